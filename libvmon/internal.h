@@ -1,0 +1,172 @@
+/*
+ * internal.h: what the parts of libvmon share and nothing outside sees.
+ *
+ * Who does what:
+ *   vmon.c		the public entry points and one sample pass, in order
+ *   tree.c		nodes: creation, the tree, stale marking, freeing (node_*)
+ *   procfs.c		reading /proc: fds held under the budget, identity (procfs_*)
+ *   parse.c		the table-driven parsers generated from defs/ (parse_*)
+ *   fields.c		the field descriptions generated from defs/
+ *   sys_stat.c sys_vm.c proc_stat.c proc_vm.c proc_io.c proc_follow.c
+ *			one sampler per want, as named in defs/ *_wants.def
+ *   dump.c escape.c	vmon_dump_procs() and vmon_escape()
+ */
+#ifndef VMON_INTERNAL_H
+#define VMON_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmon.h"
+#include "pidmap.h"
+
+/* a growable buffer for file contents */
+typedef struct vmon_buf {
+	char	*data;
+	size_t	len;	/* bytes held; data[len] is always a NUL */
+	size_t	cap;	/* bytes allocated */
+} vmon_buf_t;
+
+int vmon_buf_reserve(vmon_buf_t *buf, size_t cap);
+void vmon_buf_free(vmon_buf_t *buf);
+
+/*
+ * A node: the public vmon_proc_t followed by what only the library knows.
+ * Callers only ever see the vmon_proc_t, so it must stay the first member.
+ */
+typedef struct proc_node {
+	vmon_proc_t		pub;
+
+	unsigned long long	start;		/* identity with pid: start time, clock ticks after boot */
+	int			tgid;		/* a thread's process id; a process's own pid */
+	int			dir_fd;		/* its /proc directory, or -1 */
+	bool			dir_held;	/* dir_fd survives the pass (counted in the budget) */
+	int			schedstat_fd;	/* held open, or -1 */
+	int			status_fd;	/* held open, or -1 */
+
+	int			seen;		/* vmon->generation in which it was last found alive */
+	int			monitors;	/* vmon_proc_monitor() references */
+	int			probed;		/* vmon->generation of its last stat read */
+	int			born;		/* the sample in which it is is_new */
+	int			walked;		/* vmon->generation of its last explicit-mode walk */
+
+	/* from the stat line of the current pass, whatever the wants */
+	int			ppid;
+	int			num_threads;
+	char			state;
+
+	/* "has it run since the last sample?": the task's schedstat */
+	unsigned long long	run_ns;
+	unsigned long long	run_count;
+	int			ran_generation;	/* the pass ran_answer is for */
+	int			ran_answer;	/* 1 ran, 0 did not, -1 cannot tell */
+
+	double			cmdline_read_at;	/* CLOCK_MONOTONIC seconds of the last cmdline read */
+
+	bool			confirmed;	/* read at least once: the caller knows it */
+	bool			exec_pending;	/* re-read cmdline and exe */
+	bool			detached;	/* out of the tree, waiting for its last monitor to go */
+	bool			unmonitor_pending;	/* unmonitored during vmon_sample(): remove at its end */
+	list_head_t		stale_link;	/* in internal->stale while stale */
+} proc_node_t;
+
+static inline proc_node_t *node_of(vmon_proc_t *proc)
+{
+	return (proc_node_t *)proc;
+}
+
+/* stats the samplers count; vmon_get_stats() adds the gauges */
+struct _vmon_internal {
+	int		proc_fd;	/* dirfd(vmon->proc_dir) */
+	char		*proc_root;
+	bool		proc_is_live;	/* proc_root is the real /proc */
+	pidmap_t	procs;		/* pid -> live process node */
+	pidmap_t	threads;	/* tid -> live thread node */
+	list_head_t	stale;		/* nodes stale in the last pass, freed at the start of the next */
+	list_head_t	detached;	/* stale nodes still held by a monitor */
+
+	int		fd_budget;	/* files that may be held open between passes */
+	int		fds_held;
+
+	vmon_stats_t	stats;
+	vmon_buf_t	buf;		/* file contents being parsed */
+	vmon_buf_t	stat_line;	/* the stat line of the node being sampled */
+	vmon_buf_t	list_buf;	/* children pids gathered from several files */
+	int		stat_line_generation;	/* vmon->generation of stat_line */
+	proc_node_t	*stat_line_node;	/* ... and whose it is */
+	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
+	long		page_size;
+	int		in_sample;
+	bool		monitors_changed;	/* the top of the tree changed between samples */
+	proc_node_t	**snapshot;	/* the processes to sample in this pass */
+	size_t		snapshot_cap;
+	bool		have_schedstat;	/* /proc/PID/schedstat gives run counts */
+};
+
+/* how often a running process's cmdline is re-read without an exec (set-proc-title) */
+#define VMON_CMDLINE_REFRESH_SECS 5.0
+
+/* --- tree.c --- */
+proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc_wants_t wants);
+void node_confirm(vmon_t *vmon, proc_node_t *node);
+void node_attach(vmon_t *vmon, proc_node_t *node, proc_node_t *parent);
+void node_mark_stale(vmon_t *vmon, proc_node_t *node);
+void node_forget(vmon_t *vmon, proc_node_t *node);
+void node_free_stale(vmon_t *vmon);
+void node_remove_subtree(vmon_t *vmon, proc_node_t *node);
+void node_place_by_ppid(vmon_t *vmon, proc_node_t *node);
+void node_release_fds(vmon_t *vmon, proc_node_t *node);
+void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store);
+/* depth-first walk of the tree: threads first, then children */
+vmon_proc_t *tree_first(vmon_t *vmon);
+vmon_proc_t *tree_next(vmon_t *vmon, vmon_proc_t *proc, bool descend);
+vmon_proc_t *tree_first_postorder(vmon_t *vmon);
+vmon_proc_t *tree_next_postorder(vmon_t *vmon, vmon_proc_t *proc);
+
+/* --- procfs.c --- */
+int procfs_open_root(vmon_t *vmon, const char *root);
+int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify);
+void procfs_node_done(vmon_t *vmon, proc_node_t *node);
+int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd, vmon_buf_t *buf);
+int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, vmon_buf_t *buf);
+ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, vmon_buf_t *buf);
+int procfs_openat(vmon_t *vmon, int dir_fd, const char *name, int flags);
+void procfs_close_held(vmon_t *vmon, int *fd);
+bool procfs_hold(vmon_t *vmon);
+int procfs_probe(vmon_t *vmon, proc_node_t *node);
+int procfs_ran(vmon_t *vmon, proc_node_t *node);
+void procfs_shrink_budget(vmon_t *vmon);
+
+/* --- parse.c --- */
+const char *parse_stat_fields(const char *line, size_t len, const char **comm, size_t *comm_len);
+int parse_store(const vmon_field_t *fields, int fields_nr, vmon_source_t source, const char *file,
+		const char *text, size_t len, void *store, char *changed, char *present, bool first);
+int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest, size_t len,
+		    void *store, char *changed, char *present, bool first);
+int parse_set_number(const vmon_field_t *f, void *store, const char *text, char *changed, bool first);
+int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_t len, char *changed, bool first);
+int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, char *changed, bool first);
+int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present);
+bool parse_ull(const char **p, const char *end, unsigned long long *value);
+bool parse_ll(const char **p, const char *end, long long *value);
+
+/* --- samplers: one per want, named in defs/ *_wants.def --- */
+#define vmon_want(_sym, _name, _func) int _func(vmon_t *vmon, void **store);
+#include "defs/sys_wants.def"
+#define vmon_want(_sym, _name, _func) int _func(vmon_t *vmon, vmon_proc_t *proc, void **store);
+#include "defs/proc_wants.def"
+
+/* the value a sampler returns: did its store change? -1: it failed, errno set */
+#define SAMPLE_UNCHANGED	0
+#define SAMPLE_CHANGED		1
+
+/* store teardown, for the stores that own memory or fds */
+void sys_stat_free(vmon_t *vmon, vmon_sys_stat_t *store);
+void sys_vm_free(vmon_t *vmon, vmon_sys_vm_t *store);
+void proc_stat_free(vmon_t *vmon, vmon_proc_stat_t *store);
+void proc_vm_free(vmon_t *vmon, vmon_proc_vm_t *store);
+void proc_io_free(vmon_t *vmon, vmon_proc_io_t *store);
+void proc_follow_children_free(vmon_t *vmon, vmon_proc_follow_children_t *store);
+void proc_follow_threads_free(vmon_t *vmon, vmon_proc_follow_threads_t *store);
+
+#endif

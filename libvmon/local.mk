@@ -1,0 +1,44 @@
+# libvmon/local.mk: the library, its public headers, the defs tables it is
+# generated from, and vmondump (vmon_dump_procs() over the whole system).
+
+lib_LTLIBRARIES += libvmon/libvmon.la
+
+libvmon_libvmon_la_SOURCES = \
+	libvmon/internal.h \
+	libvmon/pidmap.c libvmon/pidmap.h \
+	libvmon/vmon.c \
+	libvmon/tree.c \
+	libvmon/procfs.c \
+	libvmon/parse.c \
+	libvmon/fields.c \
+	libvmon/escape.c \
+	libvmon/dump.c \
+	libvmon/sys_stat.c \
+	libvmon/sys_vm.c \
+	libvmon/proc_stat.c \
+	libvmon/proc_vm.c \
+	libvmon/proc_io.c \
+	libvmon/proc_follow.c \
+	libvmon/proc_files.c
+libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
+libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)
+
+# installed as <libvmon/vmon.h>, with the tables it includes beside it
+libvmonincludedir = $(includedir)/libvmon
+libvmoninclude_HEADERS = libvmon/vmon.h libvmon/bitmap.h libvmon/list.h
+libvmondefsdir = $(includedir)/libvmon/defs
+libvmondefs_DATA = $(VMON_DEFS)
+
+VMON_DEFS = \
+	defs/_begin.def defs/_end.def \
+	defs/sys_wants.def defs/proc_wants.def \
+	defs/sys_stat.def defs/sys_vm.def \
+	defs/proc_stat.def defs/proc_vm.def defs/proc_io.def defs/proc_files.def
+EXTRA_DIST += $(VMON_DEFS) libvmon/libvmon.pc.in
+
+pkgconfig_DATA = libvmon/libvmon.pc
+
+noinst_PROGRAMS += libvmon/vmondump
+libvmon_vmondump_SOURCES = libvmon/vmondump.c
+libvmon_vmondump_LDADD = libvmon/libvmon.la
+libvmon_vmondump_LDFLAGS = $(VMON_LDFLAGS)

@@ -1,0 +1,248 @@
+/*
+ * proc_follow.c: the tree-building wants.
+ *
+ * PROC_FOLLOW_THREADS lists /proc/PID/task when the process has more than
+ * one thread, and then every task is a thread node on proc->threads, the
+ * leader included (its thread node has the process's pid).  A process that
+ * had one thread at the last sample and has one now is not listed at all:
+ * its thread count comes with the stat line the probe already read.
+ *
+ * PROC_FOLLOW_CHILDREN, outside VMON_FLAG_PROC_ALL, reads the children
+ * files of the process's tasks (/proc/PID/task/TID/children: a child belongs
+ * to the thread that forked it).  In PROC_ALL mode the tree comes from every
+ * process's ppid instead, and this want has nothing to do.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* the node's task directory, rewound; held in the store when the budget allows */
+static DIR *task_dir(vmon_t *vmon, proc_node_t *node, vmon_proc_follow_threads_t *s, bool *transient)
+{
+	int dir, fd;
+	DIR *d;
+
+	*transient = false;
+	if (s && s->task_dir) {
+		rewinddir(s->task_dir);
+		return s->task_dir;
+	}
+	dir = procfs_node_dir(vmon, node, true);
+	if (dir < 0)
+		return NULL;
+	fd = procfs_openat(vmon, dir, "task", O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			errno = ESRCH;
+		return NULL;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return NULL;
+	}
+	if (s && procfs_hold(vmon))
+		s->task_dir = d;
+	else
+		*transient = true;
+	return d;
+}
+
+static int dirent_pid(const struct dirent *de)
+{
+	const char *p = de->d_name;
+	unsigned long long v;
+
+	if (!parse_ull(&p, p + strlen(p), &v) || *p || v == 0 || v > 0x7fffffff)
+		return 0;
+	return (int)v;
+}
+
+int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
+{
+	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *node = node_of(proc);
+	vmon_proc_follow_threads_t *s;
+	vmon_proc_t *thread, *tmp;
+	struct dirent *de;
+	bool transient;
+	int changes = 0;
+	DIR *d;
+
+	if (proc->is_thread)
+		return SAMPLE_UNCHANGED;
+	if (node->num_threads <= 1) {
+		/* single-threaded: no thread nodes, nothing to read */
+		list_for_each_entry_safe(thread, tmp, &proc->threads, threads) {
+			node_mark_stale(vmon, node_of(thread));
+			changes++;
+		}
+		return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
+	}
+
+	s = node_store(vmon, node, VMON_STORE_PROC_FOLLOW_THREADS);
+	if (!s)
+		return -1;
+	d = task_dir(vmon, node, s, &transient);
+	if (!d)
+		return -1;
+	errno = 0;
+	while ((de = readdir(d))) {
+		int tid = dirent_pid(de);
+		proc_node_t *t;
+
+		if (!tid)
+			continue;
+		t = pidmap_get(&in->threads, tid);
+		if (t && t->pub.parent != proc) {
+			/* a tid is unique system-wide; a mapping under another process is one we have not yet found stale */
+			node_mark_stale(vmon, t);
+			t = NULL;
+		}
+		if (!t) {
+			t = node_new(vmon, tid, proc->pid, true,
+				     proc->wants & ~(VMON_WANT_PROC_FOLLOW_CHILDREN | VMON_WANT_PROC_FOLLOW_THREADS));
+			if (!t)
+				break;
+			node_attach(vmon, t, node);
+			changes++;
+		}
+		t->seen = vmon->generation;
+	}
+	if (errno && errno != ENOENT) {
+		int err = errno;
+
+		if (transient)
+			closedir(d);
+		errno = err == ENOENT ? ESRCH : err;
+		return -1;
+	}
+	if (transient)
+		closedir(d);
+
+	list_for_each_entry_safe(thread, tmp, &proc->threads, threads) {
+		if (node_of(thread)->seen != vmon->generation && !thread->is_stale) {
+			node_mark_stale(vmon, node_of(thread));
+			changes++;
+		}
+	}
+	return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
+}
+
+/* append the pids of one children file ("pid pid pid ") to buf */
+static int read_children(vmon_t *vmon, proc_node_t *node, int tid, int *held_fd, vmon_buf_t *acc)
+{
+	vmon_buf_t *buf = &vmon->internal->buf;
+	char name[48];
+
+	snprintf(name, sizeof(name), "task/%d/children", tid);
+	if (procfs_read(vmon, node, name, held_fd, buf) < 0)
+		return -1;
+	if (vmon_buf_reserve(acc, acc->len + buf->len + 1) < 0)
+		return -1;
+	memcpy(acc->data + acc->len, buf->data, buf->len);
+	acc->len += buf->len;
+	acc->data[acc->len++] = ' ';
+	acc->data[acc->len] = '\0';
+	return 0;
+}
+
+int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
+{
+	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *node = node_of(proc);
+	vmon_proc_follow_children_t *s;
+	vmon_buf_t *acc = &in->list_buf;
+	vmon_proc_t *child, *tmp;
+	const char *p, *end;
+	int changes = 0, r = 0;
+
+	if (proc->is_thread || (vmon->flags & VMON_FLAG_PROC_ALL))
+		return SAMPLE_UNCHANGED;
+	s = node_store(vmon, node, VMON_STORE_PROC_FOLLOW_CHILDREN);
+	if (!s || vmon_buf_reserve(acc, 256) < 0)
+		return -1;
+	acc->len = 0;
+
+	if (node->num_threads <= 1) {
+		r = read_children(vmon, node, proc->pid, &s->children_fd, acc);
+	} else {
+		/* each thread's children: list the tasks, read their files once each */
+		bool transient;
+		DIR *d = task_dir(vmon, node, proc->stores[VMON_STORE_PROC_FOLLOW_THREADS], &transient);
+		struct dirent *de;
+
+		if (!d) {
+			r = -1;
+		} else {
+			while ((de = readdir(d))) {
+				int tid = dirent_pid(de);
+
+				if (!tid)
+					continue;
+				/* a thread that just exited takes its (empty) file with it: not an error */
+				if (read_children(vmon, node, tid, tid == proc->pid ? &s->children_fd : NULL, acc) < 0 &&
+				    (errno != ESRCH || tid == proc->pid)) {
+					r = -1;
+					break;
+				}
+			}
+			if (transient)
+				closedir(d);
+		}
+	}
+	if (r < 0)
+		return -1;
+
+	for (p = acc->data, end = acc->data + acc->len; p < end; ) {
+		unsigned long long v;
+		proc_node_t *c;
+
+		while (p < end && (*p == ' ' || *p == '\n'))
+			p++;
+		if (p >= end)
+			break;
+		if (!parse_ull(&p, end, &v) || v == 0 || v > 0x7fffffff) {
+			while (p < end && *p != ' ')
+				p++;
+			continue;
+		}
+		c = pidmap_get(&in->procs, (int)v);
+		if (c && c->pub.parent && c->pub.parent != proc) {
+			/* a live process has one parent: the node under another is a
+			 * process whose pid was reused (or that a subreaper adopted),
+			 * so it leaves there and the child starts here */
+			node_mark_stale(vmon, c);
+			c = NULL;
+		}
+		if (!c) {
+			c = node_new(vmon, (int)v, (int)v, false, proc->wants);
+			if (!c)
+				break;
+			changes++;
+		}
+		if (c->pub.parent != proc || list_empty(&c->pub.siblings))
+			node_attach(vmon, c, node);
+		c->seen = vmon->generation;
+	}
+
+	/* a child gone from every children file was reaped, or left with a dead parent */
+	list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
+		if (child->is_stale || node_of(child)->seen == vmon->generation)
+			continue;
+		if (node_of(child)->monitors)
+			node_attach(vmon, node_of(child), NULL);
+		else
+			node_mark_stale(vmon, node_of(child));
+		changes++;
+	}
+	return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
+}

@@ -1,0 +1,227 @@
+/*
+ * proc_stat.c: the PROC_STAT want (defs/proc_stat.def), sampled for every
+ * node.  The stat line itself was read by procfs_probe() at the start of
+ * the node's pass; what else is read depends on what can have changed:
+ *
+ *   cmdline, argv, exe	when the node is new and after an exec, which the
+ *			stat line betrays by a new comm or new code, stack,
+ *			argument or environment addresses (or the event feed
+ *			says so); and every VMON_CMDLINE_REFRESH_SECS for a
+ *			process that ran, so that titles set by
+ *			setproctitle() show.  Threads leave them empty:
+ *			they are their process's.
+ *   wchan, uid		when the task ran since the last sample or changed
+ *			state (schedstat's run count, see procfs_ran()): a
+ *			task that was not on a CPU cannot have moved to
+ *			another wait channel or changed its credentials.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+#define FIELD(_sym) (&vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[_sym])
+
+/* argv: argc pointers into cmdline, NULL-terminated; rebuilt whenever cmdline changes */
+static int build_argv(vmon_proc_stat_t *s, bool first)
+{
+	const char *p = s->cmdline.array, *end = p + s->cmdline.len;
+	int argc = 0, i = 0;
+	char **argv;
+
+	for (const char *q = p; q < end; q++) {
+		if (*q == '\0' || q + 1 == end)
+			argc++;
+	}
+	argv = realloc(s->argv, sizeof(*argv) * (size_t)(argc + 1));
+	if (!argv)
+		return -1;
+	s->argv = argv;
+	for (const char *q = p; q < end && i < argc; i++) {
+		argv[i] = (char *)q;
+		q += strlen(q) + 1;
+	}
+	argv[argc] = NULL;
+	BITSET(s->changed, VMON_PROC_STAT_ARGV);
+	BITSET(s->present, VMON_PROC_STAT_ARGV);
+	BITSET(s->present, VMON_PROC_STAT_ARGC);
+	return parse_set_ull(FIELD(VMON_PROC_STAT_ARGC), s, (unsigned long long)argc, s->changed, first);
+}
+
+static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	vmon_buf_t *buf = &vmon->internal->buf;
+	int r;
+
+	if (procfs_read(vmon, node, "cmdline", NULL, buf) < 0)
+		return -1;
+	node->cmdline_read_at = vmon->internal->now;
+	r = parse_set_string(FIELD(VMON_PROC_STAT_CMDLINE), s, buf->data, buf->len, s->changed, first);
+	if (r < 0)
+		return -1;
+	BITSET(s->present, VMON_PROC_STAT_CMDLINE);
+	if (r > 0 || first || !s->argv)
+		return build_argv(s, first) < 0 ? -1 : 1;
+	return 0;
+}
+
+static int sample_exe(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	vmon_buf_t *buf = &vmon->internal->buf;
+
+	if (procfs_readlink(vmon, node, "exe", buf) < 0) {
+		/* kernel threads have no executable; a zombie has lost its mm */
+		if (errno != ENOENT)
+			return -1;
+		buf->len = 0;
+		buf->data[0] = '\0';
+	}
+	BITSET(s->present, VMON_PROC_STAT_EXE);
+	return parse_set_string(FIELD(VMON_PROC_STAT_EXE), s, buf->data, buf->len, s->changed, first);
+}
+
+static int sample_wchan(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	vmon_buf_t *buf = &vmon->internal->buf;
+
+	if (procfs_read(vmon, node, "wchan", &s->wchan_fd, buf) < 0)
+		return -1;
+	BITSET(s->present, VMON_PROC_STAT_WCHAN);
+	return parse_set_string(FIELD(VMON_PROC_STAT_WCHAN), s, buf->data, buf->len, s->changed, first);
+}
+
+/* the owner of the node's /proc directory; an fd on a file under it keeps the owner of its open */
+static int sample_uid(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	struct stat st;
+	int dir = procfs_node_dir(vmon, node, true);
+
+	if (dir < 0 || fstat(dir, &st) < 0)
+		return -1;
+	BITSET(s->present, VMON_PROC_STAT_UID);
+	return parse_set_ull(FIELD(VMON_PROC_STAT_UID), s, st.st_uid, s->changed, first);
+}
+
+/* these move only when a new program is loaded (and are 0 when ptrace access is denied) */
+static bool execed(const vmon_proc_stat_t *s)
+{
+	static const int syms[] = {
+		VMON_PROC_STAT_COMM, VMON_PROC_STAT_STARTCODE, VMON_PROC_STAT_ENDCODE,
+		VMON_PROC_STAT_STARTSTACK, VMON_PROC_STAT_ARG_START, VMON_PROC_STAT_ENV_START,
+	};
+
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		if (BITTEST(s->changed, syms[i]))
+			return true;
+	}
+	return false;
+}
+
+int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
+{
+	struct _vmon_internal *in = vmon->internal;
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	proc_node_t *node = node_of(proc);
+	vmon_proc_stat_t *s = *store;
+	vmon_buf_t *line = &in->stat_line, *buf = &in->buf;
+	const char *rest, *comm, *p;
+	size_t comm_len;
+	char prev_state;
+	bool first;
+	int changes = 0, r, ran, errors = 0, err = 0;
+
+	/* procfs_probe() read this node's line in this pass and allocated the store */
+	if (!s || in->stat_line_node != node || in->stat_line_generation != vmon->generation) {
+		errno = EINVAL;
+		return -1;
+	}
+	first = !BITTEST(s->present, VMON_PROC_STAT_PID);
+	prev_state = s->state;
+	memset(s->changed, 0, sizeof(s->changed));
+
+	rest = parse_stat_fields(line->data, line->len, &comm, &comm_len);
+	if (!rest) {
+		errno = EPROTO;
+		return -1;
+	}
+	p = line->data;
+	r = parse_set_number(FIELD(VMON_PROC_STAT_PID), s, p, s->changed, first);
+	if (r < 0)
+		return -1;
+	changes += r;
+	BITSET(s->present, VMON_PROC_STAT_PID);
+
+	/* comm.len counts a NUL in place of the newline of /proc/PID/comm, as libvmon clients expect */
+	if (vmon_buf_reserve(buf, comm_len + 1) < 0)
+		return -1;
+	memcpy(buf->data, comm, comm_len);
+	buf->data[comm_len] = '\0';
+	r = parse_set_string(FIELD(VMON_PROC_STAT_COMM), s, buf->data, comm_len + 1, s->changed, first);
+	if (r < 0)
+		return -1;
+	changes += r;
+	BITSET(s->present, VMON_PROC_STAT_COMM);
+
+	r = parse_stat_rest(desc->fields, desc->fields_nr, rest, (size_t)(line->data + line->len - rest),
+			    s, s->changed, s->present, first);
+	if (r < 0)
+		return -1;
+	changes += r;
+
+	if (!first && execed(s))
+		node->exec_pending = true;
+	ran = first ? 1 : procfs_ran(vmon, node);
+
+	if (!proc->is_thread) {
+		if (node->exec_pending ||
+		    (ran != 0 && in->now - node->cmdline_read_at >= VMON_CMDLINE_REFRESH_SECS)) {
+			r = sample_cmdline(vmon, node, s, first);
+			if (r < 0) {
+				errors++;
+				err = errno;
+			} else {
+				changes += r;
+			}
+		} else {
+			in->stats.reads_skipped++;
+		}
+		if (node->exec_pending) {
+			r = sample_exe(vmon, node, s, first);
+			if (r < 0) {
+				errors++;
+				err = errno;
+			} else {
+				changes += r;
+			}
+		}
+	}
+
+	if (first || ran != 0 || s->state != prev_state) {
+		r = sample_wchan(vmon, node, s, first);
+		if (r < 0) {
+			errors++;
+			err = errno;
+		} else {
+			changes += r;
+		}
+		r = sample_uid(vmon, node, s, first);
+		if (r < 0) {
+			errors++;
+			err = errno;
+		} else {
+			changes += r;
+		}
+	} else {
+		in->stats.reads_skipped += 2;
+	}
+
+	if (errors) {
+		errno = err;
+		return -1;
+	}
+	return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
+}

@@ -1,0 +1,507 @@
+/*
+ * tree.c: nodes and the tree they form.
+ *
+ * A node is a process or a thread.  Processes hang from vmon->processes or
+ * from their parent's `children`; a process with more than one thread lists
+ * every thread (its leader included) on its `threads`.  Every live process
+ * is in internal->procs by pid and in vmon->htab[]; every live thread in
+ * internal->threads by tid.
+ *
+ * The lifecycle, the same in every mode: a node is is_new in the sample
+ * that finds it, is_stale in the sample that finds it gone (callbacks see it
+ * then, still in the tree), and in the next sample it leaves the tree, its
+ * dtor runs and it is freed.  A stale node that the caller still holds
+ * with vmon_proc_monitor() leaves the tree and sees its dtor on time, but its
+ * memory waits for the last vmon_proc_unmonitor(), so the caller's pointer
+ * never dangles.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static list_head_t *siblings_head(vmon_t *vmon, vmon_proc_t *proc)
+{
+	return proc->parent ? &proc->parent->children : &vmon->processes;
+}
+
+static void array_insert(vmon_t *vmon, vmon_proc_t *proc)
+{
+	int i;
+
+	if (!(vmon->flags & VMON_FLAG_PROC_ARRAY))
+		return;
+	if (vmon->array_active_nr == vmon->array_allocated_nr) {
+		int grow = vmon->array_allocated_nr / 2;
+		vmon_proc_t **array;
+
+		if (grow < VMON_ARRAY_GROWBY)
+			grow = VMON_ARRAY_GROWBY;
+		array = realloc(vmon->array, sizeof(*array) * (size_t)(vmon->array_allocated_nr + grow));
+		if (!array) {
+			/* the tree is whole without the array; count the miss rather than fail the pass */
+			proc->array_hint_pos = -1;
+			vmon->internal->stats.errors++;
+			return;
+		}
+		for (i = vmon->array_allocated_nr; i < vmon->array_allocated_nr + grow; i++)
+			array[i] = NULL;
+		vmon->array_hint_free = vmon->array_allocated_nr;
+		vmon->array = array;
+		vmon->array_allocated_nr += grow;
+	}
+	i = vmon->array_hint_free;
+	if (i < 0 || i >= vmon->array_allocated_nr || vmon->array[i]) {
+		for (i = 0; vmon->array[i]; i++)
+			;
+	}
+	vmon->array[i] = proc;
+	proc->array_hint_pos = i;
+	vmon->array_active_nr++;
+	vmon->array_hint_free = i + 1 < vmon->array_allocated_nr && !vmon->array[i + 1] ? i + 1 : -1;
+}
+
+static void array_remove(vmon_t *vmon, vmon_proc_t *proc)
+{
+	int i = proc->array_hint_pos;
+
+	if (!(vmon->flags & VMON_FLAG_PROC_ARRAY) || i < 0 || i >= vmon->array_allocated_nr || vmon->array[i] != proc)
+		return;
+	vmon->array[i] = NULL;
+	vmon->array_active_nr--;
+	vmon->array_hint_free = i;
+	proc->array_hint_pos = -1;
+}
+
+proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc_wants_t wants)
+{
+	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *node = calloc(1, sizeof(*node));
+
+	if (!node)
+		return NULL;
+	INIT_LIST_HEAD(&node->pub.bucket);
+	INIT_LIST_HEAD(&node->pub.children);
+	INIT_LIST_HEAD(&node->pub.siblings);
+	INIT_LIST_HEAD(&node->pub.threads);
+	INIT_LIST_HEAD(&node->pub.sample_callbacks);
+	INIT_LIST_HEAD(&node->stale_link);
+	node->pub.pid = pid;
+	node->pub.is_thread = is_thread;
+	node->pub.is_new = 1;
+	node->pub.array_hint_pos = -1;
+	node->pub.wants = wants;
+	node->tgid = tgid;
+	node->dir_fd = -1;
+	node->schedstat_fd = -1;
+	node->status_fd = -1;
+	node->seen = vmon->generation;
+	node->born = in->in_sample ? vmon->generation : vmon->generation + 1;
+	node->exec_pending = true;
+
+	if (pidmap_put(is_thread ? &in->threads : &in->procs, pid, node) < 0) {
+		free(node);
+		return NULL;
+	}
+	if (!is_thread)
+		list_add_tail(&node->pub.bucket, &vmon->htab[(unsigned)pid % VMON_HTAB_SIZE]);
+	array_insert(vmon, &node->pub);
+	return node;
+}
+
+/* the first successful read: the node is real, the caller gets to know it */
+void node_confirm(vmon_t *vmon, proc_node_t *node)
+{
+	if (node->confirmed)
+		return;
+	node->confirmed = true;
+	if (node->pub.is_thread)
+		vmon->internal->stats.threads_new++;
+	else
+		vmon->internal->stats.procs_new++;
+	if (vmon->proc_ctor_cb)
+		vmon->proc_ctor_cb(vmon, &node->pub);
+}
+
+static void note_change(vmon_t *vmon, vmon_proc_t *proc)
+{
+	if (!proc->parent)
+		vmon->processes_changed = 1;
+	else if (proc->is_thread)
+		proc->parent->threads_changed = 1;
+	else
+		proc->parent->children_changed = 1;
+}
+
+/*
+ * Put node under parent (NULL: the top of the tree), or a thread on its
+ * process's threads.  A move is a change to both the old and new parent.
+ */
+void node_attach(vmon_t *vmon, proc_node_t *node, proc_node_t *parent)
+{
+	vmon_proc_t *proc = &node->pub, *pp = parent ? &parent->pub : NULL;
+	bool linked = proc->is_thread ? !list_empty(&proc->threads) : !list_empty(&proc->siblings);
+
+	if (linked && proc->parent == pp)
+		return;
+	if (linked) {
+		note_change(vmon, proc);
+		if (proc->is_thread)
+			list_del_init(&proc->threads);
+		else
+			list_del_init(&proc->siblings);
+	}
+	proc->parent = pp;
+	if (proc->is_thread) {
+		list_add_tail(&proc->threads, &pp->threads);
+		pp->is_threaded = 1;
+	} else {
+		list_add_tail(&proc->siblings, siblings_head(vmon, proc));
+	}
+	note_change(vmon, proc);
+}
+
+/* free what a store owns; its held fds are closed by node_release_fds() */
+static void store_free(const vmon_store_desc_t *desc, void *store)
+{
+	if (!store)
+		return;
+	for (int i = 0; i < desc->fields_nr && desc->fields != NULL; i++) {
+		const vmon_field_t *f = &desc->fields[i];
+
+		if (f->offset + f->size > desc->size)	/* PROC_FILES describes its fds, not its store */
+			continue;
+		if (f->type == VMON_TYPE_char_array)
+			free(((vmon_char_array_t *)((char *)store + f->offset))->array);
+		else if (f->type == VMON_TYPE_str_array)
+			free(*(char ***)((char *)store + f->offset));
+	}
+	free(store);
+}
+
+/* close every fd the node holds between passes, giving them back to the budget */
+void node_release_fds(vmon_t *vmon, proc_node_t *node)
+{
+	vmon_proc_t *proc = &node->pub;
+	vmon_proc_stat_t *stat = proc->stores[VMON_STORE_PROC_STAT];
+	vmon_proc_vm_t *vm = proc->stores[VMON_STORE_PROC_VM];
+	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
+	vmon_proc_follow_children_t *children = proc->stores[VMON_STORE_PROC_FOLLOW_CHILDREN];
+	vmon_proc_follow_threads_t *threads = proc->stores[VMON_STORE_PROC_FOLLOW_THREADS];
+
+	if (node->dir_fd >= 0) {
+		if (node->dir_held) {
+			procfs_close_held(vmon, &node->dir_fd);
+		} else {
+			close(node->dir_fd);
+			node->dir_fd = -1;
+		}
+		node->dir_held = false;
+	}
+	procfs_close_held(vmon, &node->schedstat_fd);
+	procfs_close_held(vmon, &node->status_fd);
+	if (stat) {
+		procfs_close_held(vmon, &stat->stat_fd);
+		procfs_close_held(vmon, &stat->wchan_fd);
+		procfs_close_held(vmon, &stat->cmdline_fd);
+		procfs_close_held(vmon, &stat->comm_fd);
+	}
+	if (vm)
+		procfs_close_held(vmon, &vm->statm_fd);
+	if (io)
+		procfs_close_held(vmon, &io->io_fd);
+	if (children)
+		procfs_close_held(vmon, &children->children_fd);
+	if (threads && threads->task_dir) {
+		closedir(threads->task_dir);
+		threads->task_dir = NULL;
+		vmon->internal->fds_held--;
+	}
+}
+
+void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t id)
+{
+	void **store = &node->pub.stores[id];
+
+	if (!*store) {
+		*store = calloc(1, vmon_proc_store_descs[id].size);
+		if (!*store)
+			return NULL;
+		switch (id) {
+		case VMON_STORE_PROC_STAT: {
+			vmon_proc_stat_t *s = *store;
+
+			s->cmdline_fd = s->comm_fd = s->wchan_fd = s->stat_fd = -1;
+			break;
+		}
+		case VMON_STORE_PROC_VM:
+			((vmon_proc_vm_t *)*store)->statm_fd = -1;
+			break;
+		case VMON_STORE_PROC_IO:
+			((vmon_proc_io_t *)*store)->io_fd = -1;
+			break;
+		case VMON_STORE_PROC_FOLLOW_CHILDREN:
+			((vmon_proc_follow_children_t *)*store)->children_fd = -1;
+			break;
+		case VMON_STORE_PROC_FILES:
+			INIT_LIST_HEAD(&((vmon_proc_files_t *)*store)->fds);
+			break;
+		default:
+			break;
+		}
+	}
+	return *store;
+}
+
+static void stores_free(proc_node_t *node)
+{
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		store_free(&vmon_proc_store_descs[i], node->pub.stores[i]);
+		node->pub.stores[i] = NULL;
+	}
+}
+
+static void callbacks_free(vmon_proc_t *proc)
+{
+	vmon_proc_callback_t *cb, *tmp;
+
+	list_for_each_entry_safe(cb, tmp, &proc->sample_callbacks, callbacks) {
+		list_del(&cb->callbacks);
+		free(cb);
+	}
+}
+
+/*
+ * The process or thread is gone.  Its threads go with it.  Outside
+ * PROC_ALL, its followed children leave the watched subtree with it (the
+ * kernel hands them to a reaper we do not follow), except those the caller
+ * monitors itself: they move to the top.  In PROC_ALL they stay and are
+ * placed under their new parent when their stat shows it.
+ */
+void node_mark_stale(vmon_t *vmon, proc_node_t *node)
+{
+	struct _vmon_internal *in = vmon->internal;
+	vmon_proc_t *proc = &node->pub, *child, *tmp;
+
+	if (proc->is_stale)
+		return;
+	proc->is_stale = 1;
+	pidmap_del(proc->is_thread ? &in->threads : &in->procs, proc->pid, node);
+	list_add_tail(&node->stale_link, &in->stale);
+	note_change(vmon, proc);
+	node_release_fds(vmon, node);
+	if (node->confirmed) {
+		if (proc->is_thread)
+			in->stats.threads_stale++;
+		else
+			in->stats.procs_stale++;
+	}
+
+	if (!proc->is_thread) {
+		list_for_each_entry(child, &proc->threads, threads)
+			node_mark_stale(vmon, node_of(child));
+	}
+	if (!(vmon->flags & VMON_FLAG_PROC_ALL)) {
+		list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
+			if (node_of(child)->monitors && !child->is_stale)
+				node_attach(vmon, node_of(child), NULL);
+			else
+				node_mark_stale(vmon, node_of(child));
+		}
+	}
+}
+
+/* out of the tree and the indexes, dtor called: what is left is memory */
+static void node_unlink(vmon_t *vmon, proc_node_t *node)
+{
+	vmon_proc_t *proc = &node->pub, *child, *tmp;
+
+	/* whatever still hangs here is alive and placed again in this pass */
+	if (!proc->is_thread) {
+		list_for_each_entry_safe(child, tmp, &proc->threads, threads) {
+			list_del_init(&child->threads);
+			child->parent = NULL;
+		}
+	}
+	list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
+		if (child->is_stale) {
+			list_del_init(&child->siblings);
+			child->parent = NULL;
+		} else {
+			node_attach(vmon, node_of(child), NULL);
+		}
+	}
+	if (proc->is_thread)
+		list_del_init(&proc->threads);
+	else
+		list_del_init(&proc->siblings);
+	list_del_init(&proc->bucket);
+	proc->parent = NULL;
+	array_remove(vmon, proc);
+	if (!proc->is_stale)
+		pidmap_del(proc->is_thread ? &vmon->internal->threads : &vmon->internal->procs, proc->pid, node);
+	node_release_fds(vmon, node);
+	if (node->confirmed && vmon->proc_dtor_cb)
+		vmon->proc_dtor_cb(vmon, proc);
+}
+
+static void node_free(proc_node_t *node)
+{
+	stores_free(node);
+	callbacks_free(&node->pub);
+	free(node);
+}
+
+/*
+ * Out of the tree with its dtor called, then freed: a node that vanished
+ * before its first read, a stale node at the start of the next pass, or
+ * every node at vmon_destroy().  A node the caller still monitors keeps its
+ * memory on internal->detached until the last vmon_proc_unmonitor(), which
+ * calls this again to free it.
+ */
+void node_forget(vmon_t *vmon, proc_node_t *node)
+{
+	list_del_init(&node->stale_link);
+	if (!node->detached) {
+		node_unlink(vmon, node);
+		if (node->monitors) {
+			node->detached = true;
+			list_add_tail(&node->stale_link, &vmon->internal->detached);
+			return;
+		}
+	}
+	node_free(node);
+}
+
+/* the start of a pass: the nodes that were stale in the last one go */
+void node_free_stale(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *node, *tmp;
+
+	list_for_each_entry_safe(node, tmp, &in->stale, stale_link)
+		node_forget(vmon, node);
+}
+
+/*
+ * vmon_proc_unmonitor() dropped the last reference: the node leaves with
+ * the followed subtree under it (dtor for each); processes in that subtree
+ * that the caller monitors on their own move to the top instead.
+ */
+void node_remove_subtree(vmon_t *vmon, proc_node_t *node)
+{
+	vmon_proc_t *proc = &node->pub, *child, *tmp;
+
+	list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
+		if (node_of(child)->monitors)
+			node_attach(vmon, node_of(child), NULL);
+		else
+			node_remove_subtree(vmon, node_of(child));
+	}
+	if (!proc->is_thread) {
+		list_for_each_entry_safe(child, tmp, &proc->threads, threads)
+			node_remove_subtree(vmon, node_of(child));
+	}
+	note_change(vmon, proc);
+	node_forget(vmon, node);
+}
+
+/*
+ * PROC_ALL: hang the process under the process its stat names as parent,
+ * or at the top when that one is not in the tree (ppid 0, or outside our
+ * pid namespace).  Stat lines read at slightly different moments could in
+ * theory disagree into a loop; refuse any parent that descends from node.
+ */
+void node_place_by_ppid(vmon_t *vmon, proc_node_t *node)
+{
+	proc_node_t *parent = pidmap_get(&vmon->internal->procs, node->ppid);
+	vmon_proc_t *up;
+
+	if (parent == node)
+		parent = NULL;
+	for (up = parent ? &parent->pub : NULL; up; up = up->parent) {
+		if (up == &node->pub) {
+			parent = NULL;
+			break;
+		}
+	}
+	node_attach(vmon, node, parent);
+}
+
+/* --- walking the tree: threads before children, top-level processes in order --- */
+
+static vmon_proc_t *first_below(vmon_proc_t *proc)
+{
+	if (!proc->is_thread && !list_empty(&proc->threads))
+		return list_first_entry(&proc->threads, vmon_proc_t, threads);
+	if (!list_empty(&proc->children))
+		return list_first_entry(&proc->children, vmon_proc_t, siblings);
+	return NULL;
+}
+
+static vmon_proc_t *next_sibling(vmon_t *vmon, vmon_proc_t *proc)
+{
+	list_head_t *head;
+
+	if (proc->is_thread) {
+		if (!proc->parent)
+			return NULL;
+		if (proc->threads.next != &proc->parent->threads)
+			return list_entry(proc->threads.next, vmon_proc_t, threads);
+		if (!list_empty(&proc->parent->children))
+			return list_first_entry(&proc->parent->children, vmon_proc_t, siblings);
+		return NULL;
+	}
+	head = siblings_head(vmon, proc);
+	if (proc->siblings.next != head)
+		return list_entry(proc->siblings.next, vmon_proc_t, siblings);
+	return NULL;
+}
+
+vmon_proc_t *tree_first(vmon_t *vmon)
+{
+	return list_empty(&vmon->processes) ? NULL : list_first_entry(&vmon->processes, vmon_proc_t, siblings);
+}
+
+/* pre-order successor; descend=false skips proc's subtree */
+vmon_proc_t *tree_next(vmon_t *vmon, vmon_proc_t *proc, bool descend)
+{
+	vmon_proc_t *next;
+
+	if (descend && (next = first_below(proc)))
+		return next;
+	for (; proc; proc = proc->parent) {
+		if ((next = next_sibling(vmon, proc)))
+			return next;
+	}
+	return NULL;
+}
+
+static vmon_proc_t *deepest_first(vmon_proc_t *proc)
+{
+	vmon_proc_t *below;
+
+	while ((below = first_below(proc)))
+		proc = below;
+	return proc;
+}
+
+vmon_proc_t *tree_first_postorder(vmon_t *vmon)
+{
+	vmon_proc_t *first = tree_first(vmon);
+
+	return first ? deepest_first(first) : NULL;
+}
+
+/* post-order successor: everything below a node comes before it */
+vmon_proc_t *tree_next_postorder(vmon_t *vmon, vmon_proc_t *proc)
+{
+	vmon_proc_t *next = next_sibling(vmon, proc);
+
+	if (next)
+		return deepest_first(next);
+	return proc->parent;
+}

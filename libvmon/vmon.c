@@ -1,0 +1,644 @@
+/*
+ * vmon.c: libvmon's entry points and the sample pass.
+ *
+ * One vmon_sample(), in order:
+ *   1. the nodes that were stale in the last pass leave (dtor, free);
+ *   2. the per-pass flags of the others are cleared;
+ *   3. the system wants are sampled, then vmon->sample_cb runs (a client
+ *      such as vwm computes its per-sample totals there, before any
+ *      per-process callback uses them);
+ *   4. processes: with VMON_FLAG_PROC_ALL, one linear merge of the /proc
+ *      listing against the pid index, every process sampled, then each one
+ *      hung under its parent by ppid; otherwise a walk down from each
+ *      monitored process, following children and threads as wanted;
+ *   5. per-process sample callbacks, bottom-up: a node's run after
+ *      everything at and below it was sampled (all at the end with
+ *      VMON_FLAG_2PASS, and in PROC_ALL mode, where the tree is known only
+ *      once every process was read).
+ * Sampling a node means reading its stat line first (procfs_probe(): is it
+ * still the process we knew?), then its wants in the order of
+ * defs/proc_wants.def.  Per-process failures are recorded in
+ * proc->errors[] and counted; they never abort the pass.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static double monotonic_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void vmon_attr_default(vmon_attr_t *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->fd_budget = -1;
+}
+
+/*
+ * The default fd budget: half the soft RLIMIT_NOFILE, leaving the other half
+ * to the caller.  A fixture root gets none: a test swaps snapshot files under
+ * us, and a held fd would keep reading the old one.
+ */
+static int default_fd_budget(vmon_t *vmon)
+{
+	struct rlimit rl;
+
+	if (!vmon->internal->proc_is_live)
+		return 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 512;
+	return (int)(rl.rlim_cur / 2);
+}
+
+int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
+{
+	const char *root = attr->proc_root;
+	int err;
+
+	memset(vmon, 0, sizeof(*vmon));
+	for (int i = 0; i < VMON_HTAB_SIZE; i++)
+		INIT_LIST_HEAD(&vmon->htab[i]);
+	INIT_LIST_HEAD(&vmon->processes);
+	INIT_LIST_HEAD(&vmon->orphans);
+	INIT_LIST_HEAD(&vmon->fobjects);
+	vmon->flags = attr->flags;
+	vmon->sys_wants = attr->sys_wants;
+	vmon->proc_wants = attr->proc_wants | VMON_WANT_PROC_STAT;
+	vmon->ticks_per_sec = sysconf(_SC_CLK_TCK);
+	vmon->num_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	vmon->array_hint_free = -1;
+#define vmon_want(_sym, _name, _func) vmon->sys_funcs[VMON_STORE_ ## _sym] = _func;
+#include "defs/sys_wants.def"
+#define vmon_want(_sym, _name, _func) vmon->proc_funcs[VMON_STORE_ ## _sym] = _func;
+#include "defs/proc_wants.def"
+
+	if ((attr->sys_wants & ~((1L << VMON_STORE_SYS_NR) - 1)) ||
+	    (attr->proc_wants & ~((1L << VMON_STORE_PROC_NR) - 1)) ||
+	    (attr->flags & ~(VMON_FLAG_PROC_ARRAY | VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS))) {
+		errno = EINVAL;
+		return 0;
+	}
+	if (attr->proc_wants & VMON_WANT_PROC_FILES) {
+		errno = EOPNOTSUPP;	/* see proc_files.c */
+		return 0;
+	}
+
+	vmon->internal = calloc(1, sizeof(*vmon->internal));
+	if (!vmon->internal)
+		return 0;
+	vmon->internal->proc_fd = -1;
+	vmon->internal->have_schedstat = true;
+	vmon->internal->page_size = sysconf(_SC_PAGESIZE);
+	INIT_LIST_HEAD(&vmon->internal->stale);
+	INIT_LIST_HEAD(&vmon->internal->detached);
+	if (pidmap_init(&vmon->internal->procs) < 0 || pidmap_init(&vmon->internal->threads) < 0)
+		goto fail;
+
+	if (!root)
+		root = secure_getenv("VMON_PROC_ROOT");
+	if (!root || !*root)
+		root = "/proc";
+	if (procfs_open_root(vmon, root) < 0)
+		goto fail;
+	vmon->internal->fd_budget = attr->fd_budget >= 0 ? attr->fd_budget : default_fd_budget(vmon);
+	return 1;
+
+fail:
+	err = errno;
+	vmon_destroy(vmon);
+	errno = err;
+	return 0;
+}
+
+int vmon_init(vmon_t *vmon, vmon_flags_t flags, vmon_sys_wants_t sys_wants, vmon_proc_wants_t proc_wants)
+{
+	vmon_attr_t attr;
+
+	vmon_attr_default(&attr);
+	attr.flags = flags;
+	attr.sys_wants = sys_wants;
+	attr.proc_wants = proc_wants;
+	return vmon_init_attr(vmon, &attr);
+}
+
+/* every node there is, live or stale, attached or not */
+static size_t collect_nodes(vmon_t *vmon, proc_node_t ***out, size_t *cap)
+{
+	struct _vmon_internal *in = vmon->internal;
+	pidmap_t *maps[] = { &in->threads, &in->procs };
+	size_t nr = 0, need = in->procs.nr + in->threads.nr;
+	proc_node_t *node;
+
+	list_for_each_entry(node, &in->stale, stale_link)
+		need++;
+	if (need > *cap) {
+		proc_node_t **v = realloc(*out, sizeof(*v) * need);
+
+		if (!v)
+			return 0;
+		*out = v;
+		*cap = need;
+	}
+	for (size_t m = 0; m < 2; m++) {
+		for (size_t i = 0; i <= maps[m]->mask; i++) {
+			if (maps[m]->slots[i].pid)
+				(*out)[nr++] = maps[m]->slots[i].node;
+		}
+	}
+	list_for_each_entry(node, &in->stale, stale_link)
+		(*out)[nr++] = node;
+	return nr;
+}
+
+void vmon_destroy(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+
+	if (in) {
+		proc_node_t *node, *tmp, **all = NULL;
+		size_t cap = 0, nr;
+
+		/* the stale first (they are on in->stale), then the live */
+		node_free_stale(vmon);
+		nr = collect_nodes(vmon, &all, &cap);
+		for (size_t i = 0; i < nr; i++) {
+			all[i]->monitors = 0;
+			node_forget(vmon, all[i]);
+		}
+		free(all);
+		list_for_each_entry_safe(node, tmp, &in->detached, stale_link) {
+			node->monitors = 0;
+			node_forget(vmon, node);
+		}
+		pidmap_fini(&in->procs);
+		pidmap_fini(&in->threads);
+		vmon_buf_free(&in->buf);
+		vmon_buf_free(&in->stat_line);
+		vmon_buf_free(&in->list_buf);
+		free(in->snapshot);
+		free(in->proc_root);
+		free(in);
+		vmon->internal = NULL;
+	}
+	sys_stat_free(vmon, vmon->stores[VMON_STORE_SYS_STAT]);
+	sys_vm_free(vmon, vmon->stores[VMON_STORE_SYS_VM]);
+	memset(vmon->stores, 0, sizeof(vmon->stores));
+	if (vmon->proc_dir)
+		closedir(vmon->proc_dir);
+	vmon->proc_dir = NULL;
+	free(vmon->array);
+	vmon->array = NULL;
+	vmon->array_allocated_nr = vmon->array_active_nr = 0;
+}
+
+static void refcnt_update(vmon_t *vmon, proc_node_t *node)
+{
+	bool tree = (vmon->flags & VMON_FLAG_PROC_ALL) || node->pub.parent || node->pub.is_thread;
+
+	node->pub.refcnt = node->monitors + (tree && !node->detached);
+}
+
+enum sampled {
+	SAMPLED,	/* read; its stores are current */
+	SAMPLED_STALE,	/* gone: stale now, with what was read before as its last data */
+	SAMPLED_FORGOTTEN,	/* vanished before its first read: freed, never reported */
+};
+
+/*
+ * Sample one node: its stat line, then its wants.
+ * A pid found reused gives the old node stale and, when the tree holds that
+ * pid (PROC_ALL, or a followed child), a new node for the new process.
+ */
+static enum sampled sample_node(vmon_t *vmon, proc_node_t *node)
+{
+	struct _vmon_internal *in = vmon->internal;
+	vmon_proc_t *proc = &node->pub;
+
+	if (procfs_probe(vmon, node) < 0) {
+		int err = errno;
+
+		procfs_node_done(vmon, node);
+		if (err != ESRCH && err != ESTALE) {
+			proc->errors[VMON_STORE_PROC_STAT] = err;
+			in->stats.errors++;
+			return SAMPLED;
+		}
+		if (!node->confirmed) {
+			in->stats.vanished++;
+			node_forget(vmon, node);
+			return SAMPLED_FORGOTTEN;
+		}
+		if (err == ESTALE && !proc->is_thread &&
+		    ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent)) {
+			proc_node_t *parent = proc->parent ? node_of(proc->parent) : NULL, *reborn;
+
+			node_mark_stale(vmon, node);
+			reborn = node_new(vmon, proc->pid, proc->pid, false, proc->wants);
+			if (reborn) {
+				node_attach(vmon, reborn, parent);
+				reborn->seen = vmon->generation;
+				if (sample_node(vmon, reborn) == SAMPLED)
+					refcnt_update(vmon, reborn);
+			}
+			return SAMPLED_STALE;
+		}
+		node_mark_stale(vmon, node);
+		return SAMPLED_STALE;
+	}
+
+	proc->generation = vmon->generation;
+	node->seen = vmon->generation;
+	node_confirm(vmon, node);
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		int r;
+
+		if (!(proc->wants & (1L << i)))
+			continue;
+		proc->errors[i] = 0;
+		r = vmon->proc_funcs[i](vmon, proc, &proc->stores[i]);
+		if (r < 0) {
+			int err = errno;
+
+			if (err == ESRCH) {
+				/* it died while we read it: what was read stays, as its last data */
+				procfs_node_done(vmon, node);
+				node_mark_stale(vmon, node);
+				return SAMPLED_STALE;
+			}
+			proc->errors[i] = err;
+			in->stats.errors++;
+		} else if (r > 0) {
+			proc->activity |= (vmon_proc_wants_t)(1L << i);
+		}
+	}
+	node->exec_pending = false;
+	procfs_node_done(vmon, node);
+	return SAMPLED;
+}
+
+/* sample the thread nodes that PROC_FOLLOW_THREADS hung on a process */
+static void sample_threads(vmon_t *vmon, vmon_proc_t *proc)
+{
+	vmon_proc_t *thread, *tmp;
+
+	if (proc->is_stale)
+		return;
+	list_for_each_entry_safe(thread, tmp, &proc->threads, threads) {
+		if (!thread->is_stale && node_of(thread)->probed != vmon->generation)
+			sample_node(vmon, node_of(thread));
+	}
+}
+
+static void run_callbacks(vmon_t *vmon, vmon_proc_t *proc)
+{
+	vmon_proc_callback_t *cb, *tmp;
+
+	list_for_each_entry_safe(cb, tmp, &proc->sample_callbacks, callbacks)
+		cb->func(vmon, vmon->sample_cb_arg, proc, cb->arg);
+}
+
+/* explicit mode: sample the node, its threads and (recursively) its children, then its callbacks */
+static void walk_explicit(vmon_t *vmon, proc_node_t *node)
+{
+	vmon_proc_t *proc = &node->pub, *child, *tmp;
+
+	node->walked = vmon->generation;
+	if (!proc->is_stale && node->probed != vmon->generation &&
+	    sample_node(vmon, node) == SAMPLED_FORGOTTEN)
+		return;
+	sample_threads(vmon, proc);
+	list_for_each_entry_safe(child, tmp, &proc->children, siblings)
+		walk_explicit(vmon, node_of(child));
+	if (!(vmon->flags & VMON_FLAG_2PASS))
+		run_callbacks(vmon, proc);
+}
+
+static int node_pid_cmp(const void *a, const void *b)
+{
+	int pa = (*(proc_node_t *const *)a)->pub.pid, pb = (*(proc_node_t *const *)b)->pub.pid;
+
+	return (pa > pb) - (pa < pb);
+}
+
+static int snapshot_procs(vmon_t *vmon, size_t *nr)
+{
+	struct _vmon_internal *in = vmon->internal;
+	pidmap_t *map = &in->procs;
+
+	if (map->nr > in->snapshot_cap) {
+		proc_node_t **v = realloc(in->snapshot, sizeof(*v) * map->nr);
+
+		if (!v)
+			return -1;
+		in->snapshot = v;
+		in->snapshot_cap = map->nr;
+	}
+	*nr = 0;
+	for (size_t i = 0; i <= map->mask; i++) {
+		if (map->slots[i].pid)
+			in->snapshot[(*nr)++] = map->slots[i].node;
+	}
+	return 0;
+}
+
+/*
+ * PROC_ALL: merge the /proc listing into the pid index (a new pid is a new
+ * node, a known pid is marked seen), then sample every process: those the
+ * listing no longer shows are stale without a read.
+ */
+static int sample_all(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	struct dirent *de;
+	size_t nr;
+
+	rewinddir(vmon->proc_dir);
+	errno = 0;
+	while ((de = readdir(vmon->proc_dir))) {
+		const char *p = de->d_name;
+		unsigned long long v;
+		proc_node_t *node;
+
+		if (!parse_ull(&p, p + strlen(p), &v) || *p || v == 0 || v > 0x7fffffff)
+			continue;
+		node = pidmap_get(&in->procs, (int)v);
+		if (!node) {
+			node = node_new(vmon, (int)v, (int)v, false, vmon->proc_wants);
+			if (!node)
+				return -1;
+		}
+		node->seen = vmon->generation;
+		errno = 0;
+	}
+	if (errno)
+		return -1;
+
+	if (snapshot_procs(vmon, &nr) < 0)
+		return -1;
+	for (size_t i = 0; i < nr; i++) {
+		proc_node_t *node = in->snapshot[i];
+
+		if (node->pub.is_stale)
+			continue;
+		if (node->seen != vmon->generation) {
+			node_mark_stale(vmon, node);
+			continue;
+		}
+		if (node->probed != vmon->generation && sample_node(vmon, node) == SAMPLED)
+			sample_threads(vmon, &node->pub);
+	}
+
+	/* every live process under the process its stat names as parent;
+	 * those that move are placed in pid order, so siblings read in order */
+	if (snapshot_procs(vmon, &nr) < 0)
+		return -1;
+	size_t moving = 0;
+	for (size_t i = 0; i < nr; i++) {
+		proc_node_t *node = in->snapshot[i];
+		vmon_proc_t *want = node->ppid ? (vmon_proc_t *)pidmap_get(&in->procs, node->ppid) : NULL;
+
+		if (want != node->pub.parent || list_empty(&node->pub.siblings))
+			in->snapshot[moving++] = node;
+		else
+			refcnt_update(vmon, node);
+	}
+	qsort(in->snapshot, moving, sizeof(*in->snapshot), node_pid_cmp);
+	for (size_t i = 0; i < moving; i++) {
+		node_place_by_ppid(vmon, in->snapshot[i]);
+		refcnt_update(vmon, in->snapshot[i]);
+	}
+	return 0;
+}
+
+static void clear_pass_flags(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	pidmap_t *maps[] = { &in->procs, &in->threads };
+
+	for (size_t m = 0; m < 2; m++) {
+		for (size_t i = 0; i <= maps[m]->mask; i++) {
+			vmon_proc_t *proc = maps[m]->slots[i].node;
+
+			if (!maps[m]->slots[i].pid)
+				continue;
+			if (node_of(proc)->born != vmon->generation)
+				proc->is_new = 0;
+			proc->children_changed = 0;
+			proc->threads_changed = 0;
+			proc->activity = 0;
+		}
+	}
+	vmon->processes_changed = in->monitors_changed;
+	in->monitors_changed = false;
+	vmon->activity = 0;
+}
+
+int vmon_sample(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	vmon_proc_t *proc;
+	int ret = 1, err = 0;
+
+	if (!in) {
+		errno = EINVAL;
+		return 0;
+	}
+	in->in_sample = 1;
+	vmon->generation++;
+	in->now = monotonic_now();
+	in->stats.samples++;
+
+	node_free_stale(vmon);
+	clear_pass_flags(vmon);
+
+	for (int i = 0; i < VMON_STORE_SYS_NR; i++) {
+		int r;
+
+		if (!(vmon->sys_wants & (1L << i)))
+			continue;
+		vmon->sys_errors[i] = 0;
+		r = vmon->sys_funcs[i](vmon, &vmon->stores[i]);
+		if (r < 0)
+			vmon->sys_errors[i] = errno;
+		else if (r > 0)
+			vmon->activity |= (vmon_sys_wants_t)(1L << i);
+	}
+	if (vmon->sample_cb)
+		vmon->sample_cb(vmon, vmon->sample_cb_arg);
+
+	if (vmon->flags & VMON_FLAG_PROC_ALL) {
+		if (sample_all(vmon) < 0) {
+			ret = 0;
+			err = errno;
+		}
+	} else {
+		/* a walk can move top-level nodes (a monitored pid found to be a
+		 * child of another, a monitored child whose parent died): start
+		 * over after each, skipping those already walked */
+again:
+		list_for_each_entry(proc, &vmon->processes, siblings) {
+			if (node_of(proc)->walked != vmon->generation) {
+				walk_explicit(vmon, node_of(proc));
+				goto again;
+			}
+		}
+	}
+
+	if ((vmon->flags & (VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS))) {
+		for (proc = tree_first_postorder(vmon); proc; proc = tree_next_postorder(vmon, proc))
+			run_callbacks(vmon, proc);
+	}
+
+	/* unmonitored from a callback: leave now that nothing walks the tree */
+	for (proc = tree_first(vmon); proc; ) {
+		vmon_proc_t *next = tree_next(vmon, proc, true);
+		proc_node_t *node = node_of(proc);
+
+		if (node->unmonitor_pending) {
+			next = tree_next(vmon, proc, false);
+			node->unmonitor_pending = false;
+			node_remove_subtree(vmon, node);
+		}
+		proc = next;
+	}
+
+	in->in_sample = 0;
+	if (!ret)
+		errno = err;
+	return ret;
+}
+
+static vmon_proc_callback_t *find_callback(vmon_proc_t *proc,
+					   void (*func)(vmon_t *, void *, vmon_proc_t *, void *), void *arg)
+{
+	vmon_proc_callback_t *cb;
+
+	list_for_each_entry(cb, &proc->sample_callbacks, callbacks) {
+		if (cb->func == func && cb->arg == arg)
+			return cb;
+	}
+	return NULL;
+}
+
+vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
+			       void (*sample_cb)(vmon_t *, void *, vmon_proc_t *, void *), void *sample_cb_arg)
+{
+	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *node;
+
+	if (!in || pid <= 0) {
+		errno = in ? ESRCH : EINVAL;
+		return NULL;
+	}
+	if (wants == VMON_WANT_PROC_INHERIT)
+		wants = vmon->proc_wants;
+	wants |= VMON_WANT_PROC_STAT;
+
+	node = pidmap_get(&in->procs, pid);
+	if (!node) {
+		node = node_new(vmon, pid, pid, false, wants);
+		if (!node)
+			return NULL;
+		/* is the pid there?  its stat line says, and gives its identity */
+		if (procfs_probe(vmon, node) < 0) {
+			int err = errno == ESTALE ? ESRCH : errno;
+
+			procfs_node_done(vmon, node);
+			node_forget(vmon, node);
+			errno = err;
+			return NULL;
+		}
+		procfs_node_done(vmon, node);
+		node->probed = 0;	/* the next pass samples it whole */
+		node_attach(vmon, node, NULL);
+		node_confirm(vmon, node);
+		in->monitors_changed = true;
+	} else {
+		node->pub.wants |= wants;
+	}
+
+	if (sample_cb && !find_callback(&node->pub, sample_cb, sample_cb_arg)) {
+		vmon_proc_callback_t *cb = calloc(1, sizeof(*cb));
+
+		if (!cb)
+			return NULL;
+		cb->func = sample_cb;
+		cb->arg = sample_cb_arg;
+		list_add_tail(&cb->callbacks, &node->pub.sample_callbacks);
+	}
+	node->monitors++;
+	refcnt_update(vmon, node);
+	return &node->pub;
+}
+
+void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
+			 void (*sample_cb)(vmon_t *, void *, vmon_proc_t *, void *), void *sample_cb_arg)
+{
+	proc_node_t *node;
+
+	if (!vmon->internal || !proc)
+		return;
+	node = node_of(proc);
+	if (sample_cb) {
+		vmon_proc_callback_t *cb = find_callback(proc, sample_cb, sample_cb_arg);
+
+		if (cb) {
+			list_del(&cb->callbacks);
+			free(cb);
+		}
+	}
+	if (node->monitors > 0)
+		node->monitors--;
+	refcnt_update(vmon, node);
+	if (node->monitors > 0)
+		return;
+
+	if (node->detached) {
+		/* stale and already out of the tree: only the memory was waiting for us */
+		node_forget(vmon, node);
+		return;
+	}
+	/* the tree still holds it: PROC_ALL, a followed child, a thread, or stale this pass */
+	if ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent || proc->is_thread || proc->is_stale)
+		return;
+	if (vmon->internal->in_sample) {
+		node->unmonitor_pending = true;
+		return;
+	}
+	node_remove_subtree(vmon, node);
+	vmon->internal->monitors_changed = true;
+}
+
+vmon_proc_t *vmon_proc_lookup(const vmon_t *vmon, int pid)
+{
+	if (!vmon->internal)
+		return NULL;
+	return pidmap_get(&vmon->internal->procs, pid);
+}
+
+int vmon_get_stats(const vmon_t *vmon, vmon_stats_t *stats)
+{
+	const struct _vmon_internal *in = vmon->internal;
+
+	if (!in || !stats) {
+		errno = EINVAL;
+		return -1;
+	}
+	*stats = in->stats;
+	stats->procs = (int)in->procs.nr;
+	stats->threads = (int)in->threads.nr;
+	stats->fds_held = in->fds_held;
+	stats->fd_budget = in->fd_budget;
+	return 0;
+}

@@ -1,0 +1,400 @@
+/*
+ * vmon.h: libvmon, a sampler of Linux process and system state from /proc
+ * into a process tree.
+ *
+ * The types, names and call pattern are those of the libvmon of the vwm
+ * window manager, so that a program written against that header compiles
+ * unchanged; vmon(3) describes the model and lists where this library
+ * deliberately differs.  Additions are marked "libvmon 1:" below.
+ *
+ * Every datum is declared once, in a table under defs/: the store structs,
+ * the VMON_<STORE>_<FIELD> symbols that index their `changed` bitmaps and
+ * the field descriptions (vmon_sys_store_descs[], vmon_proc_store_descs[])
+ * all come from those rows.  See vmon_fields(7).
+ */
+#ifndef _VMON_H
+#define _VMON_H
+
+#include <sys/types.h>
+#include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>	/* vmon_dump_procs() */
+#include <string.h>
+
+#include "bitmap.h"
+#include "list.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VMON_HTAB_SIZE		1024	/* buckets of vmon->htab[] */
+#define VMON_ARRAY_GROWBY	5	/* least growth of vmon->array[] (it grows geometrically) */
+
+typedef enum _vmon_flags_t {
+	VMON_FLAG_NONE		= 0,
+	VMON_FLAG_PROC_ARRAY	= 1L,		/* keep every node in the flat vmon->array[] too */
+	VMON_FLAG_PROC_ALL	= 1L << 1,	/* monitor every process of the system, as one tree */
+	VMON_FLAG_2PASS		= 1L << 2,	/* sample everything first, then run every callback */
+} vmon_flags_t;
+
+/* system-wide wants: store indices into vmon->stores[], and bits of the sys_wants mask */
+typedef enum _vmon_sys_store_t {
+#define vmon_want(_sym, _name, _func) VMON_STORE_ ## _sym,
+#include "defs/sys_wants.def"
+	VMON_STORE_SYS_NR
+} vmon_sys_store_t;
+
+typedef enum _vmon_sys_wants_t {
+	VMON_WANT_SYS_NONE = 0,
+#define vmon_want(_sym, _name, _func) VMON_WANT_ ## _sym = 1L << VMON_STORE_ ## _sym,
+#include "defs/sys_wants.def"
+} vmon_sys_wants_t;
+
+/* per-process wants: store indices into proc->stores[], and bits of the proc_wants masks */
+typedef enum _vmon_proc_store_t {
+#define vmon_want(_sym, _name, _func) VMON_STORE_ ## _sym,
+#include "defs/proc_wants.def"
+	VMON_STORE_PROC_NR
+} vmon_proc_store_t;
+
+typedef enum _vmon_proc_wants_t {
+	VMON_WANT_PROC_INHERIT = 0,	/* vmon_proc_monitor(): use vmon->proc_wants */
+#define vmon_want(_sym, _name, _func) VMON_WANT_ ## _sym = 1L << VMON_STORE_ ## _sym,
+#include "defs/proc_wants.def"
+} vmon_proc_wants_t;
+
+/*
+ * A string as read from /proc.  array is always NUL-terminated; len counts
+ * the bytes the kernel gave, so for cmdline it includes every argument's
+ * NUL, and for comm it includes the NUL that replaces the kernel's newline
+ * (comm.len - 1 is the name's length, as libvmon clients expect).
+ */
+typedef struct _vmon_char_array_t {
+	char	*array;
+	size_t	len;
+	size_t	alloc_len;
+} vmon_char_array_t;
+
+typedef struct _vmon_str_array_t {
+	char	**array;
+	size_t	len;
+	size_t	alloc_len;
+} vmon_str_array_t;
+
+/* libvmon 1: the description of each datum, generated from its defs/ row */
+typedef enum _vmon_type_t {
+	VMON_TYPE_char,
+	VMON_TYPE_int,
+	VMON_TYPE_uint,
+	VMON_TYPE_long,
+	VMON_TYPE_ulong,
+	VMON_TYPE_longlong,
+	VMON_TYPE_ulonglong,
+	VMON_TYPE_char_array,	/* vmon_char_array_t */
+	VMON_TYPE_str_array,	/* char **, argc entries (the field before it) */
+} vmon_type_t;
+
+typedef enum _vmon_source_t {
+	VMON_SOURCE_POS,	/* field n of a one-line file */
+	VMON_SOURCE_KEY,	/* value n of the line starting with key */
+	VMON_SOURCE_CPU,	/* column n of the cpu lines of /proc/stat */
+	VMON_SOURCE_FILE,	/* a whole file */
+	VMON_SOURCE_LINK,	/* a symbolic link's target */
+	VMON_SOURCE_DERIVED,	/* computed; key says from what */
+} vmon_source_t;
+
+typedef struct _vmon_field_t {
+	const char	*name;		/* the struct member: "utime" */
+	const char	*label;		/* a short column header: "UTIME" */
+	const char	*desc;		/* one line, with the unit: "user-mode CPU time (clock ticks)" */
+	vmon_type_t	type;
+	size_t		offset;		/* of the member in the store struct */
+	size_t		size;		/* of the member */
+	int		sym;		/* its symbol: the bit in changed[] and present[] */
+	vmon_source_t	source;
+	const char	*file;		/* "stat", "status", "meminfo"...; NULL for DERIVED */
+	const char	*key;		/* KEY: the key; CPU: "cpu"; DERIVED: what from; else NULL */
+	int		n;		/* POS, KEY, CPU: the field number */
+} vmon_field_t;
+
+typedef struct _vmon_store_desc_t {
+	const char		*name;		/* the want's name: "proc_stat" */
+	size_t			size;		/* sizeof the store struct */
+	const vmon_field_t	*fields;	/* indexed by the store's symbols */
+	int			fields_nr;	/* 0 for stores without data of their own */
+} vmon_store_desc_t;
+
+/* system stat (/proc/stat) */
+typedef enum _vmon_sys_stat_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/sys_stat.def"
+	VMON_SYS_STAT_NR
+} vmon_sys_stat_sym_t;
+
+/* libvmon 1: one "cpuN" line of /proc/stat; changed[] uses the VMON_SYS_STAT_CPU_* symbols */
+typedef struct _vmon_sys_cpu_t {
+	char		changed[BITNSLOTS(VMON_SYS_STAT_NR)];
+	unsigned	online:1;	/* its line was in the last sample (offline CPUs have none) */
+#define VMON_DECLARE_CPU_MEMBERS
+#include "defs/sys_stat.def"
+} vmon_sys_cpu_t;
+
+typedef struct _vmon_sys_stat_t {
+	int		stat_fd;
+	char		changed[BITNSLOTS(VMON_SYS_STAT_NR)];	/* fields that changed in the last sample */
+	char		present[BITNSLOTS(VMON_SYS_STAT_NR)];	/* libvmon 1: fields the kernel printed */
+#define VMON_DECLARE_MEMBERS
+#include "defs/sys_stat.def"
+	vmon_sys_cpu_t	*cpus;		/* libvmon 1: cpus[N] is the line "cpuN" */
+	int		cpus_nr;	/* 1 + the highest N seen */
+} vmon_sys_stat_t;
+
+/* system memory (/proc/meminfo) */
+typedef enum _vmon_sys_vm_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/sys_vm.def"
+	VMON_SYS_VM_NR
+} vmon_sys_vm_sym_t;
+
+typedef struct _vmon_sys_vm_t {
+	int	meminfo_fd;
+	char	changed[BITNSLOTS(VMON_SYS_VM_NR)];
+	char	present[BITNSLOTS(VMON_SYS_VM_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/sys_vm.def"
+} vmon_sys_vm_t;
+
+/* per-process stat: sampled for every process, whatever its wants */
+typedef enum _vmon_proc_stat_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/proc_stat.def"
+	VMON_PROC_STAT_NR
+} vmon_proc_stat_sym_t;
+
+typedef struct _vmon_proc_stat_t {
+	int	cmdline_fd, comm_fd, wchan_fd, stat_fd;	/* owned by the library; -1 when not held open */
+	char	changed[BITNSLOTS(VMON_PROC_STAT_NR)];
+	char	present[BITNSLOTS(VMON_PROC_STAT_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/proc_stat.def"
+} vmon_proc_stat_t;
+
+/* per-process memory */
+typedef enum _vmon_proc_vm_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/proc_vm.def"
+	VMON_PROC_VM_NR
+} vmon_proc_vm_sym_t;
+
+typedef struct _vmon_proc_vm_t {
+	int	statm_fd;
+	char	changed[BITNSLOTS(VMON_PROC_VM_NR)];
+	char	present[BITNSLOTS(VMON_PROC_VM_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/proc_vm.def"
+} vmon_proc_vm_t;
+
+/* per-process I/O */
+typedef enum _vmon_proc_io_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/proc_io.def"
+	VMON_PROC_IO_NR
+} vmon_proc_io_sym_t;
+
+typedef struct _vmon_proc_io_t {
+	int	io_fd;
+	char	changed[BITNSLOTS(VMON_PROC_IO_NR)];
+	char	present[BITNSLOTS(VMON_PROC_IO_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/proc_io.def"
+} vmon_proc_io_t;
+
+/* the follow-children want's context */
+typedef struct _vmon_proc_follow_children_t {
+	int	children_fd;	/* /proc/PID/task/PID/children, -1 when not held open */
+} vmon_proc_follow_children_t;
+
+/* the follow-threads want's context */
+typedef struct _vmon_proc_follow_threads_t {
+	DIR	*task_dir;	/* /proc/PID/task, NULL when not held open */
+} vmon_proc_follow_threads_t;
+
+/* open files */
+typedef enum _vmon_proc_files_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/proc_files.def"
+	VMON_PROC_FILES_NR
+} vmon_proc_files_sym_t;
+
+typedef enum _vmon_fobject_type_t {
+	VMON_FOBJECT_TYPE_UNRECOGNIZED = 0,
+	VMON_FOBJECT_TYPE_PIPE,
+	VMON_FOBJECT_TYPE_SOCKET,
+	VMON_FOBJECT_TYPE_ANON,
+	VMON_FOBJECT_TYPE_NR
+} vmon_fobject_type_t;
+
+typedef struct _vmon_fobject_t {
+	list_head_t		bucket;		/* node in the fobjects table */
+	uint64_t		inum;		/* inode number */
+	list_head_t		ref_fds;	/* the vmon_proc_fd_t's that have this object open */
+	int			refcnt;		/* references: the fds on ref_fds, and any other holder */
+	vmon_fobject_type_t	type;
+	void			*foo;		/* the caller's, for fobject_ctor_cb/fobject_dtor_cb */
+} vmon_fobject_t;
+
+typedef struct _vmon_proc_fd_t {
+	list_head_t		fds;		/* node in the process's vmon_proc_files_t.fds */
+	int			generation;	/* the sample that last saw this fd */
+	struct _vmon_proc_t	*process;	/* the process holding it */
+	list_head_t		ref_fds;	/* node in object->ref_fds */
+	vmon_fobject_t		*object;	/* the file it refers to */
+#define VMON_DECLARE_MEMBERS
+#include "defs/proc_files.def"
+} vmon_proc_fd_t;
+
+typedef struct _vmon_proc_files_t {
+	int		refcnt;		/* threads share their process's table */
+	DIR		*fd_dir;	/* /proc/PID/fd, NULL when not held open */
+	list_head_t	fds;		/* the vmon_proc_fd_t's, in fd order */
+} vmon_proc_files_t;
+
+struct _vmon_t;
+struct _vmon_proc_t;
+
+/* a per-process sample callback, as registered with vmon_proc_monitor() */
+typedef struct _vmon_proc_callback_t {
+	void		(*func)(struct _vmon_t *, void *, struct _vmon_proc_t *, void *);
+	void		*arg;
+	list_head_t	callbacks;
+} vmon_proc_callback_t;
+
+typedef struct _vmon_proc_t {
+	list_head_t		bucket;		/* node in vmon->htab[] (processes only) */
+	list_head_t		children;	/* head of this process's child processes */
+	list_head_t		siblings;	/* node in the parent's children, or in vmon->processes */
+	list_head_t		threads;	/* a process: head of its threads; a thread: node in them */
+	struct _vmon_proc_t	*parent;	/* parent process (a thread's: its process); NULL at the top */
+	int			array_hint_pos;	/* index in vmon->array[] (VMON_FLAG_PROC_ARRAY) */
+	int			pid;		/* process id, or thread id for a thread */
+	int			generation;	/* vmon->generation when last sampled */
+	int			refcnt;		/* references: monitors plus the tree's own */
+	vmon_proc_wants_t	wants;		/* what is sampled at this node */
+	vmon_proc_wants_t	activity;	/* wants whose store changed in the last sample */
+	void			*stores[VMON_STORE_PROC_NR];	/* the per-want stores, NULL when not wanted */
+	list_head_t		sample_callbacks;	/* vmon_proc_callback_t's, run after sampling at and below */
+	void			*foo;		/* the caller's, for proc_ctor_cb/proc_dtor_cb */
+	unsigned		children_changed:1;	/* a child became new or stale in the last sample */
+	unsigned		threads_changed:1;	/* a thread became new or stale in the last sample */
+	unsigned		is_new:1;	/* first seen in the last sample (exactly one sample) */
+	unsigned		is_stale:1;	/* gone in the last sample (exactly one sample, then freed) */
+	unsigned		is_thread:1;	/* a thread of parent */
+	unsigned		is_threaded:1;	/* has, or has had, threads */
+	/* libvmon 1 */
+	int			errors[VMON_STORE_PROC_NR];	/* errno of the last failed sample of each store, else 0 */
+} vmon_proc_t;
+
+typedef struct _vmon_t {
+	DIR		*proc_dir;		/* the /proc root, opened by vmon_init() */
+
+	/* VMON_FLAG_PROC_ARRAY: every node, processes and threads, in no particular order */
+	vmon_proc_t	**array;
+	int		array_allocated_nr;	/* slots in array[] */
+	int		array_active_nr;	/* nodes in array[] (stale ones included); the rest are NULL */
+	int		array_hint_free;	/* a slot that may be free */
+
+	list_head_t	htab[VMON_HTAB_SIZE];	/* processes by pid (vmon(3): lookups use a resizing index) */
+	list_head_t	processes;		/* the top of the tree */
+	list_head_t	orphans;		/* processes awaiting a place in the tree, during vmon_sample() only */
+	unsigned	processes_changed:1;	/* the top of the tree changed in the last sample */
+
+	list_head_t	fobjects;		/* open file objects (PROC_FILES) */
+	int		fobjects_nr;
+
+	vmon_flags_t		flags;
+	vmon_sys_wants_t	sys_wants;
+	vmon_proc_wants_t	proc_wants;	/* what VMON_WANT_PROC_INHERIT means */
+
+	long		ticks_per_sec;		/* sysconf(_SC_CLK_TCK) */
+	long		num_cpus;		/* sysconf(_SC_NPROCESSORS_ONLN) */
+
+	/* the samplers behind each want */
+	int		(*sys_funcs[VMON_STORE_SYS_NR])(struct _vmon_t *, void **);
+	int		(*proc_funcs[VMON_STORE_PROC_NR])(struct _vmon_t *, vmon_proc_t *, void **);
+
+	vmon_sys_wants_t	activity;	/* sys wants whose store changed in the last sample */
+	void			*stores[VMON_STORE_SYS_NR];
+
+	void		(*sample_cb)(struct _vmon_t *, void *);	/* after the sys wants, once per vmon_sample() */
+	void		*sample_cb_arg;
+
+	char		buf[8192];		/* scratch */
+	char		buf_bis[8192];		/* scratch */
+	int		generation;		/* incremented by each vmon_sample() */
+
+	void		(*proc_ctor_cb)(struct _vmon_t *, vmon_proc_t *);
+	void		(*proc_dtor_cb)(struct _vmon_t *, vmon_proc_t *);
+	void		(*fobject_ctor_cb)(struct _vmon_t *, vmon_fobject_t *);
+	void		(*fobject_dtor_cb)(struct _vmon_t *, vmon_fobject_t *);
+
+	/* libvmon 1 */
+	int			sys_errors[VMON_STORE_SYS_NR];	/* errno of the last failed sample of each sys store */
+	struct _vmon_internal	*internal;			/* the library's own state */
+} vmon_t;
+
+/* libvmon 1: everything vmon_init_attr() can be told; start from vmon_attr_default() */
+typedef struct _vmon_attr_t {
+	vmon_flags_t		flags;
+	vmon_sys_wants_t	sys_wants;
+	vmon_proc_wants_t	proc_wants;
+	const char		*proc_root;	/* NULL: $VMON_PROC_ROOT, else "/proc" */
+	int			fd_budget;	/* files held open between samples; -1: the default (vmon(3)) */
+} vmon_attr_t;
+
+/* libvmon 1: counters, for a status line or a benchmark */
+typedef struct _vmon_stats_t {
+	unsigned long long	samples;	/* vmon_sample() calls */
+	unsigned long long	procs_new;	/* processes ever new */
+	unsigned long long	procs_stale;	/* processes ever stale */
+	unsigned long long	threads_new;
+	unsigned long long	threads_stale;
+	unsigned long long	vanished;	/* listed, but gone before they could be read */
+	unsigned long long	errors;		/* per-process read errors other than vanishing */
+	unsigned long long	opens;		/* files opened */
+	unsigned long long	reads;		/* files read */
+	unsigned long long	reads_skipped;	/* reads saved because nothing could have changed */
+	int			procs;		/* processes in the tree now */
+	int			threads;	/* threads in the tree now */
+	int			fds_held;	/* files held open between samples */
+	int			fd_budget;	/* their limit */
+} vmon_stats_t;
+
+int vmon_init(vmon_t *vmon, vmon_flags_t flags, vmon_sys_wants_t sys_wants, vmon_proc_wants_t proc_wants);
+void vmon_destroy(vmon_t *vmon);
+vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
+			       void (*sample_cb)(vmon_t *, void *, vmon_proc_t *, void *), void *sample_cb_arg);
+void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
+			 void (*sample_cb)(vmon_t *, void *, vmon_proc_t *, void *), void *sample_cb_arg);
+int vmon_sample(vmon_t *vmon);
+void vmon_dump_procs(vmon_t *vmon, FILE *out);
+
+/* libvmon 1 */
+void vmon_attr_default(vmon_attr_t *attr);
+int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr);
+int vmon_get_stats(const vmon_t *vmon, vmon_stats_t *stats);
+vmon_proc_t *vmon_proc_lookup(const vmon_t *vmon, int pid);
+/* vmon_escape() flags */
+#define VMON_ESCAPE_ASCII	0x1	/* escape every byte outside printable ASCII, not only controls */
+size_t vmon_escape(char *dst, size_t dst_size, const char *src, size_t src_len, unsigned flags);
+int vmon_field_format(const vmon_field_t *field, const void *store, char *buf, size_t size, unsigned flags);
+
+extern const vmon_store_desc_t vmon_sys_store_descs[VMON_STORE_SYS_NR];
+extern const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
