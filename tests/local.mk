@@ -1,0 +1,39 @@
+# tests/local.mk: cmocka unit and live tests (make check), and make check-valgrind.
+#
+# Every test is a cmocka program that exits non-zero on failure; a test that
+# needs root or BPF skips itself and prints why (they all run in CI, as root).
+
+noinst_LTLIBRARIES += tests/libtestlib.la
+tests_libtestlib_la_SOURCES = tests/testlib.c tests/testlib.h
+tests_libtestlib_la_CPPFLAGS = $(TESTS_CPP)
+
+TESTS_CPP = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures"'
+TESTS_LIBS = tests/libtestlib.la libvmon/libvmon.la $(CMOCKA_LIBS)
+# real executables, not libtool wrapper scripts, so that valgrind runs the test itself
+TESTS_LINK = -no-install $(VMON_LDFLAGS)
+
+VMON_UNIT_TESTS = \
+	tests/test_fixtures
+
+check_PROGRAMS += $(VMON_UNIT_TESTS)
+TESTS += $(VMON_UNIT_TESTS)
+
+tests_test_fixtures_SOURCES = tests/test_fixtures.c
+tests_test_fixtures_CPPFLAGS = $(TESTS_CPP)
+tests_test_fixtures_LDADD = $(TESTS_LIBS)
+tests_test_fixtures_LDFLAGS = $(TESTS_LINK)
+
+EXTRA_DIST += tests/fixtures
+
+# The unit tests again, each under valgrind: any error or definite leak fails.
+VALGRIND_FLAGS = --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	--show-leak-kinds=definite,indirect --track-origins=yes --quiet
+check-valgrind:
+	@if test "$(VALGRIND)" = no; then echo "check-valgrind: valgrind not found (apt-get install valgrind)"; exit 1; fi
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(VMON_UNIT_TESTS)' \
+		LOG_COMPILER='$(VALGRIND)' AM_LOG_FLAGS='$(VALGRIND_FLAGS)' VMON_UNDER_VALGRIND=1
+.PHONY: check-valgrind
+
+# heavy live tests scale themselves down under valgrind
+VMON_UNDER_VALGRIND = 0
+AM_TESTS_ENVIRONMENT = VMON_UNDER_VALGRIND='$(VMON_UNDER_VALGRIND)'; export VMON_UNDER_VALGRIND;

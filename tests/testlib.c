@@ -1,0 +1,298 @@
+/* testlib.c: see testlib.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#ifndef FIXTURES_DIR
+#error "build with -DFIXTURES_DIR=\"$(srcdir)/tests/fixtures\""
+#endif
+
+bool is_root(void)
+{
+	return geteuid() == 0;
+}
+
+void fixture_init(fixture_t *fx)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(fx->root, sizeof(fx->root), "%s/vmon-fixture-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(fx->root));
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+void fixture_free(fixture_t *fx)
+{
+	if (fx->root[0])
+		nftw(fx->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fx->root[0] = '\0';
+}
+
+static void make_parents(const char *path)
+{
+	char tmp[512];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0755);
+			*p = '/';
+		}
+	}
+}
+
+void fixture_write(fixture_t *fx, const char *path, const void *data, size_t len)
+{
+	char full[512], tmp[520];
+	int fd;
+
+	snprintf(full, sizeof(full), "%s/%s", fx->root, path);
+	snprintf(tmp, sizeof(tmp), "%s.new", full);
+	make_parents(full);
+	/* write aside and rename, as the kernel's files change atomically for a reader */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	assert_int_equal(rename(tmp, full), 0);
+}
+
+void fixture_printf(fixture_t *fx, const char *path, const char *fmt, ...)
+{
+	char *text;
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	assert_true(len >= 0);
+	fixture_write(fx, path, text, (size_t)len);
+	free(text);
+}
+
+void fixture_symlink(fixture_t *fx, const char *path, const char *target)
+{
+	char full[512];
+
+	snprintf(full, sizeof(full), "%s/%s", fx->root, path);
+	make_parents(full);
+	unlink(full);
+	assert_int_equal(symlink(target, full), 0);
+}
+
+void fixture_remove(fixture_t *fx, const char *path)
+{
+	char full[512];
+	struct stat st;
+
+	snprintf(full, sizeof(full), "%s/%s", fx->root, path);
+	if (lstat(full, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode))
+		nftw(full, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	else
+		unlink(full);
+}
+
+void fixture_copy(fixture_t *fx, const char *name)
+{
+	char cmd[1024];
+
+	/* the fixture names are ours, never from a process: no shell quoting issue */
+	snprintf(cmd, sizeof(cmd), "cp -a '%s/%s/.' '%s/'", FIXTURES_DIR, name, fx->root);
+	assert_int_equal(system(cmd), 0);
+}
+
+void fixture_system(fixture_t *fx)
+{
+	fixture_printf(fx, "stat",
+		"cpu  100 2 50 1000 5 0 3 0 0 0\n"
+		"cpu0 60 1 30 500 3 0 2 0 0 0\n"
+		"cpu1 40 1 20 500 2 0 1 0 0 0\n"
+		"intr 12345 1 2 3\n"
+		"ctxt 67890\n"
+		"btime 1700000000\n"
+		"processes 4242\n"
+		"procs_running 2\n"
+		"procs_blocked 0\n"
+		"softirq 100 1 2 3 4 5 6 7 8 9 10\n");
+	fixture_printf(fx, "meminfo",
+		"MemTotal:       16000000 kB\n"
+		"MemFree:         8000000 kB\n"
+		"MemAvailable:   12000000 kB\n"
+		"Buffers:          100000 kB\n"
+		"Cached:          2000000 kB\n"
+		"SwapTotal:       1000000 kB\n"
+		"SwapFree:         900000 kB\n");
+	fixture_printf(fx, "uptime", "1234.56 2000.00\n");
+}
+
+void fixture_proc(fixture_t *fx, int pid, int ppid, const char *comm, char state,
+		  unsigned long long start, const char *const *argv)
+{
+	char path[64], cmdline[4096];
+	size_t len = 0;
+
+	if (!comm && argv && argv[0]) {
+		const char *slash = strrchr(argv[0], '/');
+
+		comm = slash ? slash + 1 : argv[0];
+	}
+	snprintf(path, sizeof(path), "%d/stat", pid);
+	fixture_printf(fx, path,
+		"%d (%s) %c %d %d %d 0 -1 4194304 100 0 0 0 7 3 0 0 20 0 1 0 %llu 10485760 300 "
+		"18446744073709551615 4194304 4198400 140730000000000 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 "
+		"6291456 6295552 8388608 140730000001000 140730000001100 140730000001100 140730000002000 0\n",
+		pid, comm ? comm : "", state, ppid, pid, pid, start);
+	snprintf(path, sizeof(path), "%d/statm", pid);
+	fixture_printf(fx, path, "2560 300 200 2 0 400 0\n");
+	snprintf(path, sizeof(path), "%d/io", pid);
+	fixture_printf(fx, path,
+		"rchar: 1000\nwchar: 2000\nsyscr: 10\nsyscw: 20\nread_bytes: 4096\n"
+		"write_bytes: 8192\ncancelled_write_bytes: 0\n");
+	snprintf(path, sizeof(path), "%d/status", pid);
+	fixture_printf(fx, path,
+		"Name:\t%s\nState:\t%c (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n"
+		"VmPeak:\t   10240 kB\nVmSize:\t   10240 kB\nVmLck:\t       0 kB\nVmPin:\t       0 kB\n"
+		"VmHWM:\t    1300 kB\nVmRSS:\t    1200 kB\nRssAnon:\t     400 kB\nRssFile:\t     800 kB\n"
+		"RssShmem:\t       0 kB\nVmData:\t    1600 kB\nVmStk:\t     132 kB\nVmExe:\t       8 kB\n"
+		"VmLib:\t    1500 kB\nVmPTE:\t      44 kB\nVmSwap:\t       0 kB\nHugetlbPages:\t       0 kB\n"
+		"Threads:\t1\n",
+		comm ? comm : "", state, pid, pid, ppid);
+	for (int i = 0; argv && argv[i]; i++) {
+		size_t n = strlen(argv[i]) + 1;
+
+		assert_true(len + n <= sizeof(cmdline));
+		memcpy(cmdline + len, argv[i], n);
+		len += n;
+	}
+	snprintf(path, sizeof(path), "%d/cmdline", pid);
+	fixture_write(fx, path, cmdline, len);
+	snprintf(path, sizeof(path), "%d/wchan", pid);
+	fixture_printf(fx, path, "%s", state == 'R' ? "0" : "do_select");
+	snprintf(path, sizeof(path), "%d/schedstat", pid);
+	fixture_printf(fx, path, "1000000 2000 %d\n", 10 + pid % 7);
+	snprintf(path, sizeof(path), "%d/exe", pid);
+	fixture_symlink(fx, path, argv && argv[0] ? argv[0] : "/nonexistent");
+}
+
+int fixture_vmon(fixture_t *fx, vmon_t *vmon, vmon_flags_t flags, vmon_sys_wants_t sys, vmon_proc_wants_t proc)
+{
+	vmon_attr_t attr;
+
+	vmon_attr_default(&attr);
+	attr.flags = flags;
+	attr.sys_wants = sys;
+	attr.proc_wants = proc;
+	attr.proc_root = fx->root;
+	return vmon_init_attr(vmon, &attr);
+}
+
+pid_t spawn_fn(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(fn(arg));
+	return pid;
+}
+
+static int sleep_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return 0;
+}
+
+pid_t spawn_sleeper(void)
+{
+	return spawn_fn(sleep_forever, NULL);
+}
+
+pid_t spawn_exec(const char *const *argv)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+int reap(pid_t pid, int sig)
+{
+	int status = 0;
+
+	if (sig)
+		kill(pid, sig);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+bool wait_for(bool (*pred)(void *), void *arg, int ms)
+{
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+
+	for (int waited = 0; waited < ms; waited += 2) {
+		if (pred(arg))
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return pred(arg);
+}
+
+char proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	ssize_t n;
+	char *paren;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren && paren[1] && paren[2] ? paren[2] : '?';
+}
+
+static bool is_sleeping(void *arg)
+{
+	char s = proc_state((pid_t)(intptr_t)arg);
+
+	return s != 'R' && s != '?';
+}
+
+bool wait_sleeping(pid_t pid, int ms)
+{
+	return wait_for(is_sleeping, (void *)(intptr_t)pid, ms);
+}
