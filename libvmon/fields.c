@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,9 +77,16 @@ static void append_escaped(char *buf, size_t size, size_t *len, const char *src,
 
 int vmon_field_format(const vmon_field_t *f, const void *store, char *buf, size_t size, unsigned flags)
 {
-	const char *m = (const char *)store + f->offset;
+	const char *m;
 	size_t len = 0;
 
+	if (!f || !store || (!buf && size)) {
+		if (buf && size)
+			buf[0] = '\0';
+		errno = EINVAL;
+		return -1;
+	}
+	m = (const char *)store + f->offset;
 	switch (f->type) {
 	case VMON_TYPE_char:
 		append_escaped(buf, size, &len, m, *m ? 1 : 0, flags);
@@ -118,6 +126,7 @@ int vmon_field_format(const vmon_field_t *f, const void *store, char *buf, size_
 	default:
 		if (size)
 			buf[0] = '\0';
+		errno = EINVAL;
 		return -1;
 	}
 	if (size)

@@ -61,6 +61,20 @@ static int default_fd_budget(vmon_t *vmon)
 	return (int)(rl.rlim_cur / 2);
 }
 
+/* a proc wants mask vmon_init_attr() and vmon_proc_monitor() accept: 0, or -1 with errno */
+static int proc_wants_check(vmon_proc_wants_t wants)
+{
+	if (wants & ~((1L << VMON_STORE_PROC_NR) - 1)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (wants & VMON_WANT_PROC_FILES) {
+		errno = EOPNOTSUPP;	/* see proc_files.c */
+		return -1;
+	}
+	return 0;
+}
+
 int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 {
 	const char *root = attr->proc_root;
@@ -84,13 +98,10 @@ int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 #include "defs/proc_wants.def"
 
 	if ((attr->sys_wants & ~((1L << VMON_STORE_SYS_NR) - 1)) ||
-	    (attr->proc_wants & ~((1L << VMON_STORE_PROC_NR) - 1)) ||
-	    (attr->flags & ~(VMON_FLAG_PROC_ARRAY | VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS))) {
-		errno = EINVAL;
-		return 0;
-	}
-	if (attr->proc_wants & VMON_WANT_PROC_FILES) {
-		errno = EOPNOTSUPP;	/* see proc_files.c */
+	    (attr->flags & ~(VMON_FLAG_PROC_ARRAY | VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS)) ||
+	    proc_wants_check(attr->proc_wants) < 0) {
+		if (errno != EOPNOTSUPP)
+			errno = EINVAL;
 		return 0;
 	}
 
@@ -535,27 +546,41 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 			       void (*sample_cb)(vmon_t *, void *, vmon_proc_t *, void *), void *sample_cb_arg)
 {
 	struct _vmon_internal *in = vmon->internal;
+	vmon_proc_callback_t *cb = NULL;
 	proc_node_t *node;
 
 	if (!in || pid <= 0) {
-		errno = in ? ESRCH : EINVAL;
+		errno = EINVAL;
 		return NULL;
 	}
+	if (proc_wants_check(wants) < 0)
+		return NULL;
 	if (wants == VMON_WANT_PROC_INHERIT)
 		wants = vmon->proc_wants;
 	wants |= VMON_WANT_PROC_STAT;
 
 	node = pidmap_get(&in->procs, pid);
+	/* the one allocation that can fail comes before anything changes */
+	if (sample_cb && !(node && find_callback(&node->pub, sample_cb, sample_cb_arg))) {
+		cb = calloc(1, sizeof(*cb));
+		if (!cb)
+			return NULL;
+		cb->func = sample_cb;
+		cb->arg = sample_cb_arg;
+	}
 	if (!node) {
 		node = node_new(vmon, pid, pid, false, wants);
-		if (!node)
+		if (!node) {
+			free(cb);
 			return NULL;
+		}
 		/* is the pid there?  its stat line says, and gives its identity */
 		if (procfs_probe(vmon, node) < 0) {
 			int err = errno == ESTALE ? ESRCH : errno;
 
 			procfs_node_done(vmon, node);
 			node_forget(vmon, node);
+			free(cb);
 			errno = err;
 			return NULL;
 		}
@@ -568,15 +593,8 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 		node->pub.wants |= wants;
 	}
 
-	if (sample_cb && !find_callback(&node->pub, sample_cb, sample_cb_arg)) {
-		vmon_proc_callback_t *cb = calloc(1, sizeof(*cb));
-
-		if (!cb)
-			return NULL;
-		cb->func = sample_cb;
-		cb->arg = sample_cb_arg;
+	if (cb)
 		list_add_tail(&cb->callbacks, &node->pub.sample_callbacks);
-	}
 	node->monitors++;
 	refcnt_update(vmon, node);
 	return &node->pub;

@@ -113,6 +113,7 @@ typedef struct _vmon_field_t {
 	size_t		offset;		/* of the member in the store struct */
 	size_t		size;		/* of the member */
 	int		sym;		/* its symbol: the bit in changed[] and present[] */
+	const char	*symbol;	/* the symbol's name: "VMON_PROC_STAT_UTIME" */
 	vmon_source_t	source;
 	const char	*file;		/* "stat", "status", "meminfo"...; NULL for DERIVED */
 	const char	*key;		/* KEY: the key; CPU: "cpu"; DERIVED: what from; else NULL */
