@@ -27,8 +27,9 @@ typedef struct vmon_buf {
 	size_t	cap;	/* bytes allocated */
 } vmon_buf_t;
 
-int vmon_buf_reserve(vmon_buf_t *buf, size_t cap);
-void vmon_buf_free(vmon_buf_t *buf);
+/* not API despite the prefix: hidden, so that libvmon.so exports only vmon.h */
+__attribute__((visibility("hidden"))) int vmon_buf_reserve(vmon_buf_t *buf, size_t cap);
+__attribute__((visibility("hidden"))) void vmon_buf_free(vmon_buf_t *buf);
 
 /*
  * A node: the public vmon_proc_t followed by what only the library knows.
