@@ -1,0 +1,76 @@
+# man/local.mk: the manual, vmon_fields(7) generated from the field tables,
+# and the check that every page's example compiles and runs.
+#
+# Conventions for every page (man/check-examples.sh enforces the starred ones):
+# - Format: mdoc(7), as in quark and the BSDs.  Date every page with .Dd as
+#   VMON_MAN_DATE below; .Os is left empty.  Order of sections: NAME,
+#   LIBRARY, SYNOPSIS, DESCRIPTION, RETURN VALUES, ERRORS, EXAMPLES, SEE ALSO,
+#   then STANDARDS/HISTORY/CAVEATS/BUGS where they apply.
+# - Sections: 3 for library functions, 1 for programs (vtop.1), 5 for file
+#   formats (a log stream), 7 for overviews and tables.
+# * File naming: man/NAME.SECTION.  Every public function has a page named
+#   after it (man/vmon_sample.3).  A page that documents several functions
+#   lists them all with .Nm, and every other name gets an alias page of one
+#   line, ".so man3/PAGE.3" (man/vmon_init_attr.3).  vmon(3) is the overview.
+# * EXAMPLES: every section 3 page has at least one whole program, in a
+#   .Bd -literal ... .Ed block right after a marker line:
+#	.\" example: run	compiled with the project's warning flags (and
+#				-Werror where configured), linked against the
+#				built libvmon, run; it must exit 0 within a
+#				minute on any machine, as any user, and free
+#				everything (sanitizer builds run it under ASan)
+#	.\" example: compile	compiled and linked only: for programs that
+#				loop forever or need what a test machine lacks
+#   Write the code as mdoc literal text: \e for a backslash, \&. for a line
+#   that starts with a dot.  README.md marks its examples the same way, with
+#   "<!-- example: run -->" on the line before a ```c block.
+# * Every page renders through groff -mdoc -ww without a warning.
+# - List a new page in VMON_MAN_PAGES (or VMON_MAN_ALIASES) below; a program's
+#   page may live in its own directory's local.mk, in dist_man_MANS.
+# - vmon_fields(7) is generated at build time by man/vmon-fields-gen.c from
+#   vmon_sys_store_descs[] and vmon_proc_store_descs[]: never edit it; a new
+#   store needs a paragraph in that program's store_texts[].
+
+VMON_MAN_DATE = November 22, 2026
+
+VMON_MAN_PAGES = \
+	man/vmon.3 \
+	man/vmon_init.3 \
+	man/vmon_destroy.3 \
+	man/vmon_sample.3 \
+	man/vmon_proc_monitor.3 \
+	man/vmon_proc_lookup.3 \
+	man/vmon_dump_procs.3 \
+	man/vmon_get_stats.3 \
+	man/vmon_escape.3 \
+	man/vmon_field_format.3
+VMON_MAN_ALIASES = \
+	man/vmon_init_attr.3 \
+	man/vmon_attr_default.3 \
+	man/vmon_proc_unmonitor.3
+
+dist_man_MANS += $(VMON_MAN_PAGES) $(VMON_MAN_ALIASES)
+nodist_man_MANS += man/vmon_fields.7
+
+noinst_PROGRAMS += man/vmon-fields-gen
+man_vmon_fields_gen_SOURCES = man/vmon-fields-gen.c
+man_vmon_fields_gen_LDADD = libvmon/libvmon.la
+# a real executable, run from the build tree
+man_vmon_fields_gen_LDFLAGS = -no-install $(VMON_LDFLAGS)
+
+man/vmon_fields.7: man/vmon-fields-gen$(EXEEXT)
+	$(AM_V_GEN)man/vmon-fields-gen$(EXEEXT) '$(VMON_MAN_DATE)' >$@.tmp && mv $@.tmp $@
+CLEANFILES += man/vmon_fields.7 man/vmon_fields.7.tmp
+
+# the examples of every page and of README.md, built and run as a test
+TESTS += man/check-examples.sh
+EXTRA_DIST += man/check-examples.sh
+AM_TESTS_ENVIRONMENT += \
+	VMON_EX_CC='$(CC)'; VMON_EX_CPPFLAGS='-I$(top_srcdir)/libvmon -I$(top_srcdir)'; \
+	VMON_EX_CFLAGS='$(AM_CFLAGS) $(CFLAGS)'; VMON_EX_LDFLAGS='$(VMON_LDFLAGS) $(LDFLAGS)'; \
+	LIBTOOL='$(LIBTOOL)'; export VMON_EX_CC VMON_EX_CPPFLAGS VMON_EX_CFLAGS VMON_EX_LDFLAGS LIBTOOL;
+
+clean-local: clean-man-examples
+clean-man-examples:
+	-rm -rf man/examples.d
+.PHONY: clean-man-examples

@@ -1,0 +1,232 @@
+/*
+ * vmon-fields-gen: write vmon_fields(7), the reference of every datum, from
+ * the field tables the library itself uses (vmon_sys_store_descs[] and
+ * vmon_proc_store_descs[], generated from defs/).  The page is built at
+ * build time, so it cannot say anything the tables do not.
+ *
+ *	vmon-fields-gen DATE > vmon_fields.7
+ *
+ * What the tables do not hold is the prose about each store (what the want
+ * is for, when its files are read); it is here, keyed by store name, and a
+ * store without it is an error: a new want cannot reach the page undescribed.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmon.h"
+
+static const struct store_text {
+	const char	*name;
+	const char	*type;		/* of the store, or of each element it describes */
+	const char	*text;		/* roff text lines */
+} store_texts[] = {
+	{ "sys_stat", "vmon_sys_stat_t",
+	  "CPU times and system counters from\n.Pa /proc/stat ,\n"
+	  "and the time since boot from\n.Pa /proc/uptime .\n"
+	  "The cpu columns are the\n.Dq cpu\ntotal line's; each\n.Dq cpuN\n"
+	  "line fills\n.Fa cpus[N] ,\na\n.Vt vmon_sys_cpu_t\nwith the same members\n"
+	  "and its own\n.Fa changed\nbitmap\n.Po\n.Fa cpus_nr\nis one more than the highest N seen;\n"
+	  ".Fa online\nis set for the lines of the last sample\n.Pc .\n" },
+	{ "sys_vm", "vmon_sys_vm_t",
+	  "System memory, from\n.Pa /proc/meminfo\nparsed by key.\n"
+	  "A key the running kernel does not print is left 0 with its\n.Fa present\nbit clear.\n" },
+	{ "proc_follow_children", "vmon_proc_follow_children_t",
+	  "No data of its own: it builds the tree.\n"
+	  "Outside\n.Dv VMON_FLAG_PROC_ALL\nit reads\n.Pa /proc/PID/task/TID/children\n"
+	  "of every task of the process and hangs the children found under it;\n"
+	  "with\n.Dv VMON_FLAG_PROC_ALL\nthe tree comes from every process's ppid and this want has nothing to do.\n" },
+	{ "proc_follow_threads", "vmon_proc_follow_threads_t",
+	  "No data of its own: it lists\n.Pa /proc/PID/task\n"
+	  "when the process has more than one thread and keeps one thread node per task,\n"
+	  "the leader included, on\n.Fa proc->threads .\n" },
+	{ "proc_files", "vmon_proc_fd_t",
+	  "Open file descriptors, one\n.Vt vmon_proc_fd_t\nper descriptor on the\n.Fa fds\n"
+	  "list of the process's\n.Vt vmon_proc_files_t .\n"
+	  "Not sampled yet: asking for it fails with\n.Er EOPNOTSUPP .\n" },
+	{ "proc_stat", "vmon_proc_stat_t",
+	  "Sampled for every process and thread whatever the wants say.\n"
+	  "Fields numbered as in\n.Xr proc 5\ncome from\n.Pa /proc/PID/stat\n"
+	  "(for a thread,\n.Pa /proc/PID/task/TID/stat ) ,\n"
+	  "counted from the last\n.Ql \\&)\nso that a command name with spaces and parentheses cannot shift them.\n"
+	  "A thread's\n.Fa cmdline ,\n.Fa argv\nand\n.Fa exe\nare empty: they are its process's.\n"
+	  "See\n.Xr vmon 3\nfor when each file is read again.\n" },
+	{ "proc_vm", "vmon_proc_vm_t",
+	  "Memory:\n.Pa /proc/PID/statm\nevery sample, and the memory lines of\n.Pa /proc/PID/status\n"
+	  "when statm moved.\nKernel threads have no memory lines: those fields keep their\n.Fa present\nbit clear.\n" },
+	{ "proc_io", "vmon_proc_io_t",
+	  "I/O counters from\n.Pa /proc/PID/io .\n"
+	  "Reading another user's process needs ptrace access: the error\n.Po\n.Er EACCES\n.Pc\n"
+	  "is recorded in\n.Fa proc->errors[VMON_STORE_PROC_IO]\nand the fields are cleared with their\n.Fa present\nbits.\n" },
+};
+
+static const struct store_text *store_text(const char *name)
+{
+	for (size_t i = 0; i < sizeof(store_texts) / sizeof(store_texts[0]); i++) {
+		if (strcmp(store_texts[i].name, name) == 0)
+			return &store_texts[i];
+	}
+	return NULL;
+}
+
+static const char *type_name(vmon_type_t type)
+{
+	switch (type) {
+	case VMON_TYPE_char:		return "char";
+	case VMON_TYPE_int:		return "int";
+	case VMON_TYPE_uint:		return "unsigned int";
+	case VMON_TYPE_long:		return "long";
+	case VMON_TYPE_ulong:		return "unsigned long";
+	case VMON_TYPE_longlong:	return "long long";
+	case VMON_TYPE_ulonglong:	return "unsigned long long";
+	case VMON_TYPE_char_array:	return "vmon_char_array_t";
+	case VMON_TYPE_str_array:	return "char **";
+	}
+	return NULL;
+}
+
+/* a text line of the table's own words: nothing in it may read as roff */
+static void put_text(const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", stdout);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", stdout);
+		else if (*s == '\n')
+			putchar(' ');
+		else
+			putchar(*s);
+	}
+	putchar('\n');
+}
+
+/* "proc_stat" -> "PROC_STAT" */
+static void put_upper(const char *s)
+{
+	for (; *s; s++)
+		putchar(toupper((unsigned char)*s));
+}
+
+static void put_source(const vmon_field_t *f, const char *dir)
+{
+	switch (f->source) {
+	case VMON_SOURCE_POS:
+		printf("from\n.Pa %s%s ,\nfield %d.\n", dir, f->file, f->n);
+		break;
+	case VMON_SOURCE_KEY:
+		printf("from\n.Pa %s%s ,\nthe line\n.Dq %s ,\n", dir, f->file, f->key);
+		if (f->n == 1)
+			printf("its value.\n");
+		else
+			printf("value %d.\n", f->n);
+		break;
+	case VMON_SOURCE_CPU:
+		printf("from\n.Pa %s%s ,\ncolumn %d of the cpu lines.\n", dir, f->file, f->n);
+		break;
+	case VMON_SOURCE_FILE:
+		printf("from\n.Pa %s%s ,\nthe whole file.\n", dir, f->file);
+		break;
+	case VMON_SOURCE_LINK:
+		printf("from\n.Pa %s%s ,\nthe link's target.\n", dir, f->file);
+		break;
+	case VMON_SOURCE_DERIVED:
+		printf("computed from\n");
+		put_text(f->key);
+		break;
+	}
+}
+
+static int put_store(const vmon_store_desc_t *desc, const char *kind, const char *dir)
+{
+	const struct store_text *t = store_text(desc->name);
+
+	if (!t) {
+		fprintf(stderr, "vmon-fields-gen: store \"%s\" has no text in store_texts[]: describe it\n", desc->name);
+		return -1;
+	}
+	printf(".Ss %s\n", desc->name);
+	printf("Want\n.Dv VMON_WANT_");
+	put_upper(desc->name);
+	printf(" ,\nstore\n.Fa %s->stores[VMON_STORE_", kind);
+	put_upper(desc->name);
+	printf("]");
+	if (desc->fields_nr)
+		printf(" ,\nfields of\n.Vt %s .\n", t->type);
+	else
+		printf(" ,\na\n.Vt %s .\n", t->type);
+	fputs(t->text, stdout);
+	if (!desc->fields_nr)
+		return 0;
+
+	printf(".Bl -tag -width Ds\n");
+	for (int i = 0; i < desc->fields_nr; i++) {
+		const vmon_field_t *f = &desc->fields[i];
+		const char *type = type_name(f->type);
+
+		if (f->sym != i || !f->name || !f->symbol || !type) {
+			fprintf(stderr, "vmon-fields-gen: %s field %d is not described whole\n", desc->name, i);
+			return -1;
+		}
+		printf(".It Fa %s\n", f->name);
+		put_text(f->desc);
+		printf(".br\n.Vt %s ,\n.Dv %s ,\nlabel\n.Sy \"%s\" ;\n", type, f->symbol, f->label);
+		put_source(f, dir);
+	}
+	printf(".El\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: vmon-fields-gen DATE\n");
+		return 2;
+	}
+	printf(".\\\" vmon_fields.7: generated by man/vmon-fields-gen.c from the defs/ tables; do not edit.\n");
+	printf(".Dd %s\n.Dt VMON_FIELDS 7\n.Os %s\n", argv[1], PACKAGE_STRING);
+	printf(".Sh NAME\n.Nm vmon_fields\n.Nd every datum libvmon samples: stores, fields, symbols and sources\n");
+	printf(".Sh DESCRIPTION\n"
+	       "Each want of\n.Xr vmon 3\nfills a store, a struct reached through\n"
+	       ".Fa vmon->stores[]\nfor the system wants and\n.Fa proc->stores[]\nfor the per-process wants.\n"
+	       "Every field of a store is one row of a table under\n.Pa defs/\n"
+	       "in the source, and this page is generated from those rows.\n"
+	       ".Pp\n"
+	       "For each field: its member name, its C type, its symbol and its label (a short column header),\n"
+	       "what it means with its unit, and where it comes from.\n"
+	       "The symbol indexes the store's bitmaps:\n"
+	       ".Fn BITTEST store->changed SYMBOL\n"
+	       "is set when the field changed in the last sample (and for every field filled by the store's first sample), and\n"
+	       ".Fn BITTEST store->present SYMBOL\n"
+	       "when the kernel gave a value for it.\n"
+	       "The same descriptions are available to programs as\n"
+	       ".Vt vmon_field_t\n"
+	       "entries of\n.Va vmon_sys_store_descs[]\nand\n.Va vmon_proc_store_descs[] ,\n"
+	       "indexed by store and then by symbol; see\n.Xr vmon_field_format 3 .\n"
+	       ".Pp\n"
+	       "A\n.Vt vmon_char_array_t\nholds\n.Fa array\n(always NUL-terminated) and\n.Fa len ,\n"
+	       "the number of bytes the kernel gave.\n"
+	       "Numbers are as the kernel prints them; the units are in each description.\n"
+	       "In per-process paths, PID is the process id; a thread's files are read under\n"
+	       ".Pa /proc/PID/task/TID/ .\n");
+
+	printf(".Sh SYSTEM STORES\n");
+	for (int i = 0; i < VMON_STORE_SYS_NR; i++) {
+		if (put_store(&vmon_sys_store_descs[i], "vmon", "/proc/") < 0)
+			return 1;
+	}
+	printf(".Sh PROCESS STORES\n");
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if (put_store(&vmon_proc_store_descs[i], "proc", "/proc/PID/") < 0)
+			return 1;
+	}
+	printf(".Sh SEE ALSO\n.Xr vmon 3 ,\n.Xr vmon_field_format 3 ,\n.Xr proc 5\n");
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		perror("vmon-fields-gen: stdout");
+		return 1;
+	}
+	return 0;
+}
