@@ -42,3 +42,11 @@ noinst_PROGRAMS += libvmon/vmondump
 libvmon_vmondump_SOURCES = libvmon/vmondump.c
 libvmon_vmondump_LDADD = libvmon/libvmon.la
 libvmon_vmondump_LDFLAGS = $(VMON_LDFLAGS)
+
+# make installcheck (and so make distcheck): a client builds against the
+# installed tree through pkg-config, both ways of including the header
+installcheck-local: installcheck-libvmon
+installcheck-libvmon:
+	CC='$(CC)' DESTDIR='$(DESTDIR)' $(SHELL) $(srcdir)/libvmon/check-installed.sh '$(pkgconfigdir)' '$(mandir)'
+.PHONY: installcheck-libvmon
+EXTRA_DIST += libvmon/check-installed.sh
