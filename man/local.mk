@@ -25,8 +25,10 @@
 #   that starts with a dot.  README.md marks its examples the same way, with
 #   "<!-- example: run -->" on the line before a ```c block.
 # * Every page renders through groff -mdoc -ww without a warning.
-# - List a new page in VMON_MAN_PAGES (or VMON_MAN_ALIASES) below; a program's
-#   page may live in its own directory's local.mk, in dist_man_MANS.
+# - Every page lives in man/ (vtop.1 too), so the check finds it.  List it in
+#   VMON_MAN_PAGES (or VMON_MAN_ALIASES) below; a page of a program that is
+#   built conditionally is listed by that program's local.mk, inside its
+#   `if`, as dist_man_MANS += man/vtop.1.
 # - vmon_fields(7) is generated at build time by man/vmon-fields-gen.c from
 #   vmon_sys_store_descs[] and vmon_proc_store_descs[]: never edit it; a new
 #   store needs a paragraph in that program's store_texts[].

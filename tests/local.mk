@@ -39,9 +39,8 @@ VMON_UNDER_VALGRIND = 0
 AM_TESTS_ENVIRONMENT = VMON_UNDER_VALGRIND='$(VMON_UNDER_VALGRIND)'; export VMON_UNDER_VALGRIND;
 
 # a client written as vwm's charts use the original header, run against children it spawns
+# (VMON_UNIT_TESTS are check programs and tests, also under valgrind)
 VMON_UNIT_TESTS += tests/test_compat
-check_PROGRAMS += tests/test_compat
-TESTS += tests/test_compat
 tests_test_compat_SOURCES = tests/test_compat.c
 tests_test_compat_CPPFLAGS = $(TESTS_CPP)
 tests_test_compat_CFLAGS = $(AM_CFLAGS) -pthread
