@@ -1,0 +1,38 @@
+# tests/bench/local.mk: `make bench`, the benchmarks (not part of make check).
+#
+# `make bench` builds one program, tests/bench/bench, and runs it: every piece
+# in name order, each printing its own table.  BENCH_ARGS picks one piece and
+# passes it options, e.g.
+#	make bench BENCH_ARGS='core --procs 1000,5000 --no-peers'
+#	tests/bench/bench --list	(the pieces)
+#	tests/bench/bench core --help
+#
+# Adding a piece is one line here:
+#	tests_bench_bench_SOURCES += tests/bench/bench_feed.c
+# where bench_feed.c registers a struct bench_piece from a constructor (the
+# example is in tests/bench/bench.h, the real one in bench_core.c).  The
+# helpers in bench.h (CPU time, idle processes that are always reaped, top and
+# htop as peers, syscalls counted by strace) are there to be shared; a piece
+# that needs another library adds it with one more line:
+#	tests_bench_bench_LDADD += $(SOMETHING_LIBS)
+#
+# The program is not built by `make` or `make check` (EXTRA_PROGRAMS), and it
+# is a real executable, not a libtool wrapper, so that profilers see it:
+#	valgrind --tool=callgrind --toggle-collect=core_steady_pass tests/bench/bench core --sample-only 3
+
+EXTRA_PROGRAMS += tests/bench/bench
+CLEANFILES += tests/bench/bench
+
+tests_bench_bench_SOURCES = \
+	tests/bench/bench.h \
+	tests/bench/bench.c \
+	tests/bench/idle.c \
+	tests/bench/peers.c
+tests_bench_bench_SOURCES += tests/bench/bench_core.c
+tests_bench_bench_LDADD = libvmon/libvmon.la
+tests_bench_bench_LDFLAGS = -no-install $(VMON_LDFLAGS)
+
+BENCH_ARGS =
+bench: tests/bench/bench
+	$(AM_V_at)tests/bench/bench $(BENCH_ARGS)
+.PHONY: bench
