@@ -13,7 +13,7 @@
  * the same scale in the same run; the figures the issue quotes for the
  * original libvmon and btop are printed as a reference only.
  *
- * For profiling: `bench core --hold N` keeps N idle processes until killed,
+ * For profiling: `bench core --hold N` keeps N idle processes for a while,
  * and `bench core --sample-only N` samples N steady passes of whatever runs,
  * each inside core_steady_pass() (valgrind --tool=callgrind
  * --toggle-collect=core_steady_pass).
@@ -470,13 +470,13 @@ static void core_usage(FILE *out)
 	fprintf(out,
 		"usage: bench core [--procs N,N,...] [--passes N] [--gap-ms MS] [--no-peers] [--no-strace]\n"
 		"                  [--no-default-budget]\n"
-		"       bench core --hold N            keep N idle processes until killed (for profiling)\n"
+		"       bench core --hold N [--for S]  keep N idle processes for S seconds (600), for profiling\n"
 		"       bench core --sample-only N     N steady passes over the system as it is, in\n"
 		"                                      core_steady_pass() (valgrind --toggle-collect=...)\n");
 }
 
-/* --hold N: idle processes for a profiler run in another shell; ^C ends them */
-static int core_hold(int nr)
+/* --hold N: idle processes for a profiler run in another shell, for `seconds` at most */
+static int core_hold(int nr, int seconds)
 {
 	bench_idle_t idle;
 
@@ -485,10 +485,11 @@ static int core_hold(int nr)
 		bench_idle_kill(&idle);
 		return 1;
 	}
-	printf("holding %d idle processes (group %d); ^C or kill %d ends them\n", nr, (int)idle.pgid,
-	       (int)getpid());
-	for (;;)
-		pause();
+	printf("holding %d idle processes (group %d) for %d s; ^C or kill %d ends them sooner\n", nr,
+	       (int)idle.pgid, seconds, (int)getpid());
+	sleep_ms(seconds * 1000);
+	bench_idle_kill(&idle);
+	return 0;
 }
 
 static int core_sample_only(int passes, int gap_ms)
@@ -528,7 +529,7 @@ static int core_run(int argc, char **argv)
 	struct core_scale scales[MAX_SCALES];
 	bench_idle_t idle;
 	struct rlimit rl;
-	int status = 0;
+	int status = 0, hold = 0, hold_secs = 600, sample_only = 0;
 
 	parse_scales(&o, "1000,5000,10000");
 	for (int i = 1; i < argc; i++) {
@@ -555,14 +556,23 @@ static int core_run(int argc, char **argv)
 		} else if (strcmp(argv[i], "--no-default-budget") == 0) {
 			o.default_budget = false;
 		} else if (strcmp(argv[i], "--hold") == 0 && next) {
-			return core_hold(atoi(next));
+			hold = atoi(next);
+			i++;
+		} else if (strcmp(argv[i], "--for") == 0 && next) {
+			hold_secs = atoi(next);
+			i++;
 		} else if (strcmp(argv[i], "--sample-only") == 0 && next) {
-			return core_sample_only(atoi(next), o.gap_ms);
+			sample_only = atoi(next);
+			i++;
 		} else {
 			core_usage(strcmp(argv[i], "--help") == 0 ? stdout : stderr);
 			return strcmp(argv[i], "--help") == 0 ? 0 : 2;
 		}
 	}
+	if (hold > 0)
+		return core_hold(hold, hold_secs);
+	if (sample_only > 0)
+		return core_sample_only(sample_only, o.gap_ms);
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
 		perror("bench core: getrlimit");
