@@ -174,7 +174,10 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 	if (!first && execed(s))
 		node->exec_pending = true;
-	ran = first ? 1 : procfs_ran(vmon, node);
+	/* read schedstat on the first pass too: the next pass needs its run count to skip anything */
+	ran = procfs_ran(vmon, node);
+	if (first)
+		ran = 1;
 
 	if (!proc->is_thread) {
 		if (node->exec_pending ||
