@@ -88,6 +88,7 @@ struct _vmon_internal {
 
 	int		fd_budget;	/* files that may be held open between passes */
 	int		fds_held;
+	int		warm_held;	/* of fds_held, the warm ones (procfs.c) */
 
 	vmon_stats_t	stats;
 	vmon_buf_t	buf;		/* file contents being parsed */
@@ -117,6 +118,7 @@ void node_free_stale(vmon_t *vmon);
 void node_remove_subtree(vmon_t *vmon, proc_node_t *node);
 void node_place_by_ppid(vmon_t *vmon, proc_node_t *node);
 void node_release_fds(vmon_t *vmon, proc_node_t *node);
+void node_release_warm_fds(vmon_t *vmon, proc_node_t *node);
 void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store);
 /* depth-first walk of the tree: threads first, then children */
 vmon_proc_t *tree_first(vmon_t *vmon);
@@ -133,6 +135,7 @@ int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, vmon_buf_t *b
 ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, vmon_buf_t *buf);
 int procfs_openat(vmon_t *vmon, int dir_fd, const char *name, int flags);
 void procfs_close_held(vmon_t *vmon, int *fd);
+void procfs_close_warm(vmon_t *vmon, int *fd);
 bool procfs_hold(vmon_t *vmon);
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
 int procfs_ran(vmon_t *vmon, proc_node_t *node);

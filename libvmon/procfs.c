@@ -11,9 +11,19 @@
  * File descriptors are a budget, not a given: the fds worth keeping between
  * passes (stat, statm, io...) are held while internal->fds_held is under
  * internal->fd_budget; beyond it files are opened, read and closed each
- * pass, which costs two syscalls more per file but loses nothing.  When the
- * process runs out of fds anyway (EMFILE: the caller opened more of its own),
- * the budget halves and held fds are released until we are under it.
+ * pass, which costs two syscalls more per file (and two for the directory)
+ * but loses nothing.  When the process runs out of fds anyway (EMFILE: the
+ * caller opened more of its own), the budget halves and held fds are
+ * released until we are under it.
+ *
+ * Held fds are of two kinds.  Hot ones are read in every pass whatever the
+ * task did: stat, statm, schedstat, the follow wants' children and task
+ * directory.  Warm ones are read only in the passes after the task ran or
+ * its memory moved: io, wchan, status, and the node's directory (needed only
+ * to open what is not held, and for the owner's uid).  A warm fd saves as
+ * much as a hot one but only in those passes, so warm fds get only what the
+ * hot fds of every node leave of the budget; when a hot fd finds the budget
+ * full while warm fds hold more than their share, they are given back.
  */
 #include "config.h"
 
@@ -71,13 +81,90 @@ int procfs_open_root(vmon_t *vmon, const char *root)
 	return 0;
 }
 
-bool procfs_hold(vmon_t *vmon)
+/* the hot fds a node holds when it holds them all */
+static int hot_fds(const struct _vmon_internal *in, vmon_proc_wants_t w)
+{
+	return 1 + in->have_schedstat + !!(w & VMON_WANT_PROC_VM) + !!(w & VMON_WANT_PROC_FOLLOW_CHILDREN) +
+	       !!(w & VMON_WANT_PROC_FOLLOW_THREADS);
+}
+
+/* what the warm fds may hold: the budget less the hot fds of every node */
+static int warm_allowance(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	long left = (long)in->fd_budget - (long)hot_fds(in, vmon->proc_wants) * (long)(in->procs.nr + in->threads.nr);
+
+	return left > 0 ? (int)left : 0;
+}
+
+/* give back warm fds until they are within their share; linear, but only when the share shrank */
+static void release_warm(vmon_t *vmon, int allowance)
+{
+	struct _vmon_internal *in = vmon->internal;
+	pidmap_t *maps[] = { &in->threads, &in->procs };
+
+	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
+		for (size_t i = 0; i <= maps[m]->mask && in->warm_held > allowance; i++) {
+			if (maps[m]->slots[i].pid)
+				node_release_warm_fds(vmon, maps[m]->slots[i].node);
+		}
+	}
+}
+
+/* may `need` more fds be held?  Warm fds beyond their share make room if they must */
+static bool room_for(vmon_t *vmon, int need)
 {
 	struct _vmon_internal *in = vmon->internal;
 
-	if (in->fds_held >= in->fd_budget)
+	if (in->fds_held + need > in->fd_budget && in->warm_held > 0) {
+		int allowance = warm_allowance(vmon);
+
+		if (in->warm_held > allowance)
+			release_warm(vmon, allowance);
+	}
+	return in->fds_held + need <= in->fd_budget;
+}
+
+/* may another (hot) fd be kept open after this pass? */
+bool procfs_hold(vmon_t *vmon)
+{
+	if (!room_for(vmon, 1))
+		return false;
+	vmon->internal->fds_held++;
+	return true;
+}
+
+/*
+ * May a hot fd of node be kept open?  A node holds all its hot fds or none:
+ * one that holds some must still open its directory (and prove by a second
+ * stat read that the pid is still its own) for the others, which costs more
+ * than opening them all.  So the stat fd, its first, is held only if there
+ * is room for all of them, and the others only if the stat fd is held.
+ */
+static bool hold_hot(vmon_t *vmon, proc_node_t *node, bool first)
+{
+	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
+
+	if (first) {
+		if (!room_for(vmon, hot_fds(vmon->internal, node->pub.wants)))
+			return false;
+		vmon->internal->fds_held++;
+		return true;
+	}
+	if (!stat || stat->stat_fd < 0)
+		return false;
+	return procfs_hold(vmon);
+}
+
+/* may a warm fd be kept open after this pass? */
+static bool hold_warm(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+
+	if (in->fds_held >= in->fd_budget || in->warm_held >= warm_allowance(vmon))
 		return false;
 	in->fds_held++;
+	in->warm_held++;
 	return true;
 }
 
@@ -88,6 +175,20 @@ void procfs_close_held(vmon_t *vmon, int *fd)
 	close(*fd);
 	*fd = -1;
 	vmon->internal->fds_held--;
+}
+
+void procfs_close_warm(vmon_t *vmon, int *fd)
+{
+	if (*fd < 0)
+		return;
+	procfs_close_held(vmon, fd);
+	vmon->internal->warm_held--;
+}
+
+/* the files of a node read only after it ran or its memory moved (see the top of this file) */
+static bool is_warm(const char *name)
+{
+	return strcmp(name, "io") == 0 || strcmp(name, "wchan") == 0 || strcmp(name, "status") == 0;
 }
 
 /*
@@ -228,7 +329,7 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 		close(sfd);
 	}
 	node->dir_fd = fd;
-	node->dir_held = procfs_hold(vmon);
+	node->dir_held = hold_warm(vmon);
 	return fd;
 }
 
@@ -274,7 +375,7 @@ int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd,
 		errno = err;
 		return -1;
 	}
-	if (held_fd && procfs_hold(vmon))
+	if (held_fd && (is_warm(name) ? hold_warm(vmon) : hold_hot(vmon, node, false)))
 		*held_fd = fd;
 	else
 		close(fd);
@@ -362,7 +463,7 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 			errno = err;
 			return -1;
 		}
-		if (procfs_hold(vmon))
+		if (hold_hot(vmon, node, true))
 			stat->stat_fd = fd;
 		else
 			close(fd);

@@ -182,37 +182,47 @@ static void store_free(const vmon_store_desc_t *desc, void *store)
 	free(store);
 }
 
+/* close the warm fds the node holds between passes (procfs.c says which are warm) */
+void node_release_warm_fds(vmon_t *vmon, proc_node_t *node)
+{
+	vmon_proc_t *proc = &node->pub;
+	vmon_proc_stat_t *stat = proc->stores[VMON_STORE_PROC_STAT];
+	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
+
+	if (node->dir_held) {
+		procfs_close_warm(vmon, &node->dir_fd);
+		node->dir_held = false;
+	}
+	procfs_close_warm(vmon, &node->status_fd);
+	if (stat)
+		procfs_close_warm(vmon, &stat->wchan_fd);
+	if (io)
+		procfs_close_warm(vmon, &io->io_fd);
+}
+
 /* close every fd the node holds between passes, giving them back to the budget */
 void node_release_fds(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_t *proc = &node->pub;
 	vmon_proc_stat_t *stat = proc->stores[VMON_STORE_PROC_STAT];
 	vmon_proc_vm_t *vm = proc->stores[VMON_STORE_PROC_VM];
-	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
 	vmon_proc_follow_children_t *children = proc->stores[VMON_STORE_PROC_FOLLOW_CHILDREN];
 	vmon_proc_follow_threads_t *threads = proc->stores[VMON_STORE_PROC_FOLLOW_THREADS];
 
+	node_release_warm_fds(vmon, node);
 	if (node->dir_fd >= 0) {
-		if (node->dir_held) {
-			procfs_close_held(vmon, &node->dir_fd);
-		} else {
-			close(node->dir_fd);
-			node->dir_fd = -1;
-		}
-		node->dir_held = false;
+		/* opened for this pass only */
+		close(node->dir_fd);
+		node->dir_fd = -1;
 	}
 	procfs_close_held(vmon, &node->schedstat_fd);
-	procfs_close_held(vmon, &node->status_fd);
 	if (stat) {
 		procfs_close_held(vmon, &stat->stat_fd);
-		procfs_close_held(vmon, &stat->wchan_fd);
 		procfs_close_held(vmon, &stat->cmdline_fd);
 		procfs_close_held(vmon, &stat->comm_fd);
 	}
 	if (vm)
 		procfs_close_held(vmon, &vm->statm_fd);
-	if (io)
-		procfs_close_held(vmon, &io->io_fd);
 	if (children)
 		procfs_close_held(vmon, &children->children_fd);
 	if (threads && threads->task_dir) {
