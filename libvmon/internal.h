@@ -51,6 +51,12 @@ typedef struct proc_node {
 	int			born;		/* the sample in which it is is_new */
 	int			walked;		/* vmon->generation of its last explicit-mode walk */
 
+	/* the last stat line parsed whole (procfs_stat_line_keep()), and whether this pass's is the same */
+	char			*stat_copy;
+	size_t			stat_copy_len;
+	size_t			stat_copy_cap;
+	bool			stat_same;
+
 	/* from the stat line of the current pass, whatever the wants */
 	int			ppid;
 	int			num_threads;
@@ -138,6 +144,8 @@ void procfs_close_held(vmon_t *vmon, int *fd);
 void procfs_close_warm(vmon_t *vmon, int *fd);
 bool procfs_hold(vmon_t *vmon);
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
+void procfs_stat_line_keep(proc_node_t *node, const vmon_buf_t *line);
+void procfs_stat_line_forget(proc_node_t *node);
 int procfs_ran(vmon_t *vmon, proc_node_t *node);
 void procfs_shrink_budget(vmon_t *vmon);
 

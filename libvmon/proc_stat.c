@@ -121,35 +121,21 @@ static bool execed(const vmon_proc_stat_t *s)
 	return false;
 }
 
-int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
+/* the stat line's fields into the store; the number that changed, or -1 */
+static int parse_line(vmon_t *vmon, vmon_proc_stat_t *s, const vmon_buf_t *line, bool first)
 {
-	struct _vmon_internal *in = vmon->internal;
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
-	proc_node_t *node = node_of(proc);
-	vmon_proc_stat_t *s = *store;
-	vmon_buf_t *line = &in->stat_line, *buf = &in->buf;
-	const char *rest, *comm, *p;
+	vmon_buf_t *buf = &vmon->internal->buf;
+	const char *rest, *comm;
 	size_t comm_len;
-	char prev_state;
-	bool first;
-	int changes = 0, r, ran, errors = 0, err = 0;
-
-	/* procfs_probe() read this node's line in this pass and allocated the store */
-	if (!s || in->stat_line_node != node || in->stat_line_generation != vmon->generation) {
-		errno = EINVAL;
-		return -1;
-	}
-	first = !BITTEST(s->present, VMON_PROC_STAT_PID);
-	prev_state = s->state;
-	memset(s->changed, 0, sizeof(s->changed));
+	int changes = 0, r;
 
 	rest = parse_stat_fields(line->data, line->len, &comm, &comm_len);
 	if (!rest) {
 		errno = EPROTO;
 		return -1;
 	}
-	p = line->data;
-	r = parse_set_number(FIELD(VMON_PROC_STAT_PID), s, p, s->changed, first);
+	r = parse_set_number(FIELD(VMON_PROC_STAT_PID), s, line->data, s->changed, first);
 	if (r < 0)
 		return -1;
 	changes += r;
@@ -170,7 +156,36 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 			    s, s->changed, s->present, first);
 	if (r < 0)
 		return -1;
-	changes += r;
+	return changes + r;
+}
+
+int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
+{
+	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *node = node_of(proc);
+	vmon_proc_stat_t *s = *store;
+	char prev_state;
+	bool first;
+	int changes = 0, r, ran, errors = 0, err = 0;
+
+	/* procfs_probe() read this node's line in this pass and allocated the store */
+	if (!s || in->stat_line_node != node || in->stat_line_generation != vmon->generation) {
+		errno = EINVAL;
+		return -1;
+	}
+	first = !BITTEST(s->present, VMON_PROC_STAT_PID);
+	prev_state = s->state;
+	memset(s->changed, 0, sizeof(s->changed));
+
+	/* the same bytes as the last line parsed whole give the same values: nothing changed */
+	if (!node->stat_same) {
+		changes = parse_line(vmon, s, &in->stat_line, first);
+		if (changes < 0) {
+			procfs_stat_line_forget(node);
+			return -1;
+		}
+		procfs_stat_line_keep(node, &in->stat_line);
+	}
 
 	if (!first && execed(s))
 		node->exec_pending = true;

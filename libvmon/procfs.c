@@ -469,6 +469,12 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 			close(fd);
 	}
 
+	/* a line the same as the last one parsed whole: what the tree needs has not moved either */
+	node->stat_same = node->stat_copy && line->len == node->stat_copy_len &&
+			  memcmp(line->data, node->stat_copy, line->len) == 0;
+	if (node->stat_same)
+		goto done;
+
 	/* the few fields the tree needs, parsed here once for every want */
 	end = line->data + line->len;
 	p = parse_stat_fields(line->data, line->len, NULL, NULL);
@@ -498,10 +504,42 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	node->start = v[22 - 3];
 	node->ppid = (int)v[4 - 3];
 	node->num_threads = (int)v[20 - 3];
+done:
 	node->probed = vmon->generation;
 	in->stat_line_generation = vmon->generation;
 	in->stat_line_node = node;
 	return 0;
+}
+
+/*
+ * The stat line of this pass was parsed whole without error: keep a copy, so
+ * that the next pass can tell an identical line with a memcmp() and skip the
+ * parsing (an idle process's line rarely moves).  Without memory for the
+ * copy the next pass parses again, as it would anyway.
+ */
+void procfs_stat_line_keep(proc_node_t *node, const vmon_buf_t *line)
+{
+	if (node->stat_copy_cap < line->len) {
+		size_t cap = (line->len + 63) & ~(size_t)63;
+		char *copy = realloc(node->stat_copy, cap);
+
+		if (!copy) {
+			procfs_stat_line_forget(node);
+			return;
+		}
+		node->stat_copy = copy;
+		node->stat_copy_cap = cap;
+	}
+	memcpy(node->stat_copy, line->data, line->len);
+	node->stat_copy_len = line->len;
+}
+
+void procfs_stat_line_forget(proc_node_t *node)
+{
+	free(node->stat_copy);
+	node->stat_copy = NULL;
+	node->stat_copy_len = node->stat_copy_cap = 0;
+	node->stat_same = false;
 }
 
 /*

@@ -360,6 +360,7 @@ static void node_unlink(vmon_t *vmon, proc_node_t *node)
 
 static void node_free(proc_node_t *node)
 {
+	procfs_stat_line_forget(node);
 	stores_free(node);
 	callbacks_free(&node->pub);
 	free(node);
