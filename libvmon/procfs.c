@@ -292,10 +292,26 @@ static unsigned long long stat_line_start(const char *line, size_t len)
 	return start;
 }
 
+/* an fd the node holds under its /proc directory (the cheapest to read), or -1 */
+static int held_fd_of(const proc_node_t *node)
+{
+	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
+
+	if (node->schedstat_fd >= 0)
+		return node->schedstat_fd;
+	return stat ? stat->stat_fd : -1;
+}
+
 /*
  * The node's directory fd, opened by name if it is not held.  With verify,
- * a node whose identity is known is checked against the directory's stat:
- * a different start time means our process is gone and the pid reused.
+ * a node whose identity is known is checked: the name may by now be another
+ * process's, if ours died and its pid was reused.
+ *
+ * A node that holds a file of its own proves it with one read: an fd opened
+ * under /proc/PID reads ESRCH once that process is reaped, and a pid is not
+ * reused before its process is reaped, so a read through it that succeeds
+ * after the open says the name was still ours when we opened it.  Otherwise
+ * the directory's stat line must show the start time we know.
  */
 int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 {
@@ -312,7 +328,18 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 		errno = gone_errno(errno);
 		return -1;
 	}
-	if (verify && node->confirmed) {
+	if (verify && node->confirmed && in->proc_is_live && held_fd_of(node) >= 0) {
+		char tmp[128];
+
+		in->stats.reads++;
+		if (pread(held_fd_of(node), tmp, sizeof(tmp), 0) < 0) {
+			int err = gone_errno(errno);
+
+			close(fd);
+			errno = err;
+			return -1;
+		}
+	} else if (verify && node->confirmed) {
 		vmon_buf_t *buf = &in->buf;
 		int sfd = procfs_openat(vmon, fd, "stat", O_RDONLY);
 
