@@ -44,6 +44,7 @@ typedef struct proc_node {
 	bool			dir_held;	/* dir_fd survives the pass (counted in the budget) */
 	int			schedstat_fd;	/* held open, or -1 */
 	int			status_fd;	/* held open, or -1 */
+	int			hot_reserved;	/* hot fds counted as held, not yet open (procfs.c) */
 
 	int			seen;		/* vmon->generation in which it was last found alive */
 	int			monitors;	/* vmon_proc_monitor() references */

@@ -136,23 +136,32 @@ bool procfs_hold(vmon_t *vmon)
 
 /*
  * May a hot fd of node be kept open?  A node holds all its hot fds or none:
- * one that holds some must still open its directory (and prove by a second
- * stat read that the pid is still its own) for the others, which costs more
- * than opening them all.  So the stat fd, its first, is held only if there
- * is room for all of them, and the others only if the stat fd is held.
+ * one that holds some must still open its directory (and prove the pid is
+ * still its own) for the others, which costs more than opening them all.
+ * So the stat fd, its first, is held only if there is room for all of them,
+ * and that room is counted as held at once (node->hot_reserved) for the
+ * others, which may come passes later (schedstat is not read in the pass
+ * that vmon_proc_monitor() probes the node).
  */
 static bool hold_hot(vmon_t *vmon, proc_node_t *node, bool first)
 {
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
 	if (first) {
-		if (!room_for(vmon, hot_fds(vmon->internal, node->pub.wants)))
+		int need = hot_fds(vmon->internal, node->pub.wants);
+
+		if (!room_for(vmon, need))
 			return false;
-		vmon->internal->fds_held++;
+		vmon->internal->fds_held += need;
+		node->hot_reserved = need - 1;
 		return true;
 	}
 	if (!stat || stat->stat_fd < 0)
 		return false;
+	if (node->hot_reserved > 0) {
+		node->hot_reserved--;
+		return true;
+	}
 	return procfs_hold(vmon);
 }
 

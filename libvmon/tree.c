@@ -216,6 +216,8 @@ void node_release_fds(vmon_t *vmon, proc_node_t *node)
 		node->dir_fd = -1;
 	}
 	procfs_close_held(vmon, &node->schedstat_fd);
+	vmon->internal->fds_held -= node->hot_reserved;
+	node->hot_reserved = 0;
 	if (stat) {
 		procfs_close_held(vmon, &stat->stat_fd);
 		procfs_close_held(vmon, &stat->cmdline_fd);
