@@ -70,6 +70,7 @@ typedef struct proc_node {
 	int			ran_answer;	/* 1 ran, 0 did not, -1 cannot tell */
 
 	double			cmdline_read_at;	/* CLOCK_MONOTONIC seconds of the last cmdline read */
+	double			statm_due;	/* ... when statm must be read whatever the stat line says */
 
 	bool			confirmed;	/* read at least once: the caller knows it */
 	bool			exec_pending;	/* re-read cmdline and exe */
@@ -114,6 +115,8 @@ struct _vmon_internal {
 
 /* how often a running process's cmdline is re-read without an exec (set-proc-title) */
 #define VMON_CMDLINE_REFRESH_SECS 5.0
+/* how late a statm change that the stat line cannot show may be seen (proc_vm.c) */
+#define VMON_STATM_REFRESH_SECS 5.0
 
 /* --- tree.c --- */
 proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc_wants_t wants);

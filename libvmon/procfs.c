@@ -17,10 +17,10 @@
  * released until we are under it.
  *
  * Held fds are of two kinds.  Hot ones are read in every pass whatever the
- * task did: stat, statm, schedstat, the follow wants' children and task
- * directory.  Warm ones are read only in the passes after the task ran or
- * its memory moved: io, wchan, status, and the node's directory (needed only
- * to open what is not held, and for the owner's uid).  A warm fd saves as
+ * task did: stat, schedstat, the follow wants' children and task directory.
+ * Warm ones are read only in the passes after the task ran or its memory
+ * moved: statm, io, wchan, status, and the node's directory (needed only to
+ * open what is not held, and for the owner's uid).  A warm fd saves as
  * much as a hot one but only in those passes, so warm fds get only what the
  * hot fds of every node leave of the budget; when a hot fd finds the budget
  * full while warm fds hold more than their share, they are given back.
@@ -84,8 +84,7 @@ int procfs_open_root(vmon_t *vmon, const char *root)
 /* the hot fds a node holds when it holds them all */
 static int hot_fds(const struct _vmon_internal *in, vmon_proc_wants_t w)
 {
-	return 1 + in->have_schedstat + !!(w & VMON_WANT_PROC_VM) + !!(w & VMON_WANT_PROC_FOLLOW_CHILDREN) +
-	       !!(w & VMON_WANT_PROC_FOLLOW_THREADS);
+	return 1 + in->have_schedstat + !!(w & VMON_WANT_PROC_FOLLOW_CHILDREN) + !!(w & VMON_WANT_PROC_FOLLOW_THREADS);
 }
 
 /* what the warm fds may hold: the budget less the hot fds of every node */
@@ -197,7 +196,8 @@ void procfs_close_warm(vmon_t *vmon, int *fd)
 /* the files of a node read only after it ran or its memory moved (see the top of this file) */
 static bool is_warm(const char *name)
 {
-	return strcmp(name, "io") == 0 || strcmp(name, "wchan") == 0 || strcmp(name, "status") == 0;
+	return strcmp(name, "io") == 0 || strcmp(name, "wchan") == 0 || strcmp(name, "status") == 0 ||
+	       strcmp(name, "statm") == 0;
 }
 
 /*

@@ -187,6 +187,7 @@ void node_release_warm_fds(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_t *proc = &node->pub;
 	vmon_proc_stat_t *stat = proc->stores[VMON_STORE_PROC_STAT];
+	vmon_proc_vm_t *vm = proc->stores[VMON_STORE_PROC_VM];
 	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
 
 	if (node->dir_held) {
@@ -196,6 +197,8 @@ void node_release_warm_fds(vmon_t *vmon, proc_node_t *node)
 	procfs_close_warm(vmon, &node->status_fd);
 	if (stat)
 		procfs_close_warm(vmon, &stat->wchan_fd);
+	if (vm)
+		procfs_close_warm(vmon, &vm->statm_fd);
 	if (io)
 		procfs_close_warm(vmon, &io->io_fd);
 }
@@ -205,7 +208,6 @@ void node_release_fds(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_t *proc = &node->pub;
 	vmon_proc_stat_t *stat = proc->stores[VMON_STORE_PROC_STAT];
-	vmon_proc_vm_t *vm = proc->stores[VMON_STORE_PROC_VM];
 	vmon_proc_follow_children_t *children = proc->stores[VMON_STORE_PROC_FOLLOW_CHILDREN];
 	vmon_proc_follow_threads_t *threads = proc->stores[VMON_STORE_PROC_FOLLOW_THREADS];
 
@@ -223,8 +225,6 @@ void node_release_fds(vmon_t *vmon, proc_node_t *node)
 		procfs_close_held(vmon, &stat->cmdline_fd);
 		procfs_close_held(vmon, &stat->comm_fd);
 	}
-	if (vm)
-		procfs_close_held(vmon, &vm->statm_fd);
 	if (children)
 		procfs_close_held(vmon, &children->children_fd);
 	if (threads && threads->task_dir) {

@@ -55,8 +55,8 @@ static const struct store_text {
 	  "A thread's\n.Fa cmdline ,\n.Fa argv\nand\n.Fa exe\nare empty: they are its process's.\n"
 	  "See\n.Xr vmon 3\nfor when each file is read again.\n" },
 	{ "proc_vm", "vmon_proc_vm_t",
-	  "Memory:\n.Pa /proc/PID/statm\nevery sample, and the memory lines of\n.Pa /proc/PID/status\n"
-	  "when statm moved.\nKernel threads have no memory lines: those fields keep their\n.Fa present\nbit clear.\n" },
+	  "Memory:\n.Pa /proc/PID/statm\nunless the stat line shows it cannot have moved, and the memory lines of\n"
+	  ".Pa /proc/PID/status\nwhen statm moved (see\n.Xr vmon 3 ) .\nKernel threads have no memory lines: those fields keep their\n.Fa present\nbit clear.\n" },
 	{ "proc_io", "vmon_proc_io_t",
 	  "I/O counters from\n.Pa /proc/PID/io .\n"
 	  "Reading another user's process needs ptrace access: the error\n.Po\n.Er EACCES\n.Pc\n"

@@ -46,3 +46,10 @@ tests_test_compat_CPPFLAGS = $(TESTS_CPP)
 tests_test_compat_CFLAGS = $(AM_CFLAGS) -pthread
 tests_test_compat_LDADD = $(TESTS_LIBS)
 tests_test_compat_LDFLAGS = $(TESTS_LINK) -pthread
+
+# the read-avoidance rules and the fd budget's priorities, on fixtures and on live children
+VMON_UNIT_TESTS += tests/test_skip
+tests_test_skip_SOURCES = tests/test_skip.c
+tests_test_skip_CPPFLAGS = $(TESTS_CPP)
+tests_test_skip_LDADD = $(TESTS_LIBS)
+tests_test_skip_LDFLAGS = $(TESTS_LINK)
