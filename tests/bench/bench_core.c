@@ -233,6 +233,15 @@ static void run_case(const struct core_opts *o, bench_idle_t *idle, struct core_
 	if (o->strace) {
 		bench_syscall_segment_t seg[3];
 
+		/*
+		 * The children were woken just before the last pass, and some may
+		 * have run on after it read them (back from their handler into
+		 * pause()): one untraced pass takes that in, so that the traced
+		 * one sees them idle.
+		 */
+		sleep_ms(o->gap_ms);
+		if (sample_or_complain(&vmon, &cpu) < 0)
+			goto out;
 		sleep_ms(o->gap_ms);
 		if (bench_syscalls_start(&sc, &c->no_syscalls_why) == 0) {
 			int r = sample_or_complain(&vmon, &cpu);
