@@ -66,6 +66,7 @@ typedef struct proc_node {
 	/* "has it run since the last sample?": the task's schedstat */
 	unsigned long long	run_ns;
 	unsigned long long	run_count;
+	bool			run_known;	/* run_ns and run_count were read */
 	int			ran_generation;	/* the pass ran_answer is for */
 	int			ran_answer;	/* 1 ran, 0 did not, -1 cannot tell */
 

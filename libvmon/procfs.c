@@ -65,6 +65,33 @@ void vmon_buf_free(vmon_buf_t *buf)
 	buf->len = buf->cap = 0;
 }
 
+/*
+ * Does the kernel keep sched_info (the run counts of /proc/PID/schedstat)?
+ * Without it every task reads all zeros, and so does a task that has not
+ * run yet; our own task is running, so its count says which.
+ */
+static bool self_has_schedstat(vmon_t *vmon)
+{
+	char buf[128];
+	const char *p = buf;
+	unsigned long long v[3];
+	ssize_t r;
+	int fd = openat(vmon->internal->proc_fd, "self/schedstat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	r = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	if (r <= 0)
+		return false;
+	buf[r] = '\0';
+	for (int i = 0; i < 3; i++) {
+		if ((i && *p++ != ' ') || !parse_ull(&p, buf + r, &v[i]))
+			return false;
+	}
+	return v[2] > 0;
+}
+
 int procfs_open_root(vmon_t *vmon, const char *root)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -78,6 +105,8 @@ int procfs_open_root(vmon_t *vmon, const char *root)
 		return -1;
 	in->proc_fd = dirfd(vmon->proc_dir);
 	in->proc_is_live = fstatfs(in->proc_fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+	if (in->proc_is_live)
+		in->have_schedstat = self_has_schedstat(vmon);
 	return 0;
 }
 
@@ -602,12 +631,15 @@ int procfs_ran(vmon_t *vmon, proc_node_t *node)
 	p = in->buf.data;
 	end = p + in->buf.len;
 	if (!parse_ull(&p, end, &run_ns) || (p++, !parse_ull(&p, end, &wait_ns)) ||
-	    (p++, !parse_ull(&p, end, &count)) || count == 0) {
-		/* all zeros: the kernel does not keep sched_info; stop asking */
-		in->have_schedstat = false;
+	    (p++, !parse_ull(&p, end, &count)))
 		return -1;
-	}
-	node->ran_answer = node->run_count == 0 || count != node->run_count || run_ns != node->run_ns;
+	/*
+	 * All zeros is a task that has not run yet (a fork waiting for a CPU on
+	 * a busy machine), not a kernel without sched_info: procfs_open_root()
+	 * asked that of our own task, which is running.
+	 */
+	node->ran_answer = !node->run_known || count != node->run_count || run_ns != node->run_ns;
+	node->run_known = true;
 	node->run_count = count;
 	node->run_ns = run_ns;
 	return node->ran_answer;

@@ -222,6 +222,40 @@ static void test_statm_read_when_threaded(void **state)
 	fixture_free(&fx);
 }
 
+/*
+ * A task that has not run yet reads "0 0 0" in schedstat (a fork waiting for
+ * a CPU on a busy machine): that says nothing of the other nodes, whose skip
+ * rules go on applying.
+ */
+static void test_never_ran_task_keeps_skips(void **state)
+{
+	fixture_t fx;
+	vmon_t vmon;
+	vmon_proc_t *w;
+
+	(void)state;
+	fixture_init(&fx);
+	make_worker(&fx);
+	fixture_proc(&fx, 200, 1, "newborn", 'R', 600, (const char *const[]){ "/bin/newborn", NULL });
+	fixture_printf(&fx, "200/schedstat", "0 0 0\n");
+	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, WANTS));
+	assert_true(vmon_sample(&vmon));
+	assert_true(vmon_sample(&vmon));
+	w = must_find(&vmon, 100);
+	fixture_printf(&fx, "100/statm", "2560 300 210 2 0 400 0\n");
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(pvm(w)->shared_pages, 200);	/* still skipped: nothing ran */
+	/* the newborn runs: read again */
+	fixture_printf(&fx, "200/schedstat", "5000 100 1\n");
+	fixture_printf(&fx, "200/io", "rchar: 77\nwchar: 0\nsyscr: 1\nsyscw: 0\nread_bytes: 0\n"
+		       "write_bytes: 0\ncancelled_write_bytes: 0\n");
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(((vmon_proc_io_t *)must_find(&vmon, 200)->stores[VMON_STORE_PROC_IO])->rchars, 77);
+
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+}
+
 /* --- the fd budget, on live children --- */
 
 #define CHILDREN 100
@@ -367,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_bad_stat_line_not_skipped),
 		cmocka_unit_test(test_statm_skip_and_its_bound),
 		cmocka_unit_test(test_statm_read_when_threaded),
+		cmocka_unit_test(test_never_ran_task_keeps_skips),
 		cmocka_unit_test(test_budget_hot_fds_first),
 		cmocka_unit_test(test_woken_children_read_again),
 	};
