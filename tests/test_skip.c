@@ -70,6 +70,24 @@ static void make_worker(fixture_t *fx)
 	write_stat(fx, "7", 300, "6291456");
 }
 
+/* the worker's tree, an instance over it and its first pass; extra, if given, adds to the tree first */
+static vmon_proc_t *start_worker(fixture_t *fx, vmon_t *vmon, void (*extra)(fixture_t *))
+{
+	fixture_init(fx);
+	make_worker(fx);
+	if (extra)
+		extra(fx);
+	assert_true(fixture_vmon(fx, vmon, VMON_FLAG_PROC_ALL, 0, WANTS));
+	assert_true(vmon_sample(vmon));
+	return must_find(vmon, 100);
+}
+
+static void finish(fixture_t *fx, vmon_t *vmon)
+{
+	vmon_destroy(vmon);
+	fixture_free(fx);
+}
+
 /* an unchanged stat line is not parsed again: no changed bit, same values; one changed field shows alone */
 static void test_unchanged_stat_line(void **state)
 {
@@ -78,11 +96,7 @@ static void test_unchanged_stat_line(void **state)
 	vmon_proc_t *w;
 
 	(void)state;
-	fixture_init(&fx);
-	make_worker(&fx);
-	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, WANTS));
-	assert_true(vmon_sample(&vmon));
-	w = must_find(&vmon, 100);
+	w = start_worker(&fx, &vmon, NULL);
 	assert_int_equal(pstat(w)->utime, 7);
 
 	assert_true(vmon_sample(&vmon));
@@ -103,8 +117,7 @@ static void test_unchanged_stat_line(void **state)
 	assert_false(BITTEST(pstat(w)->changed, VMON_PROC_STAT_UTIME));
 	assert_false(w->activity & VMON_WANT_PROC_STAT);
 
-	vmon_destroy(&vmon);
-	fixture_free(&fx);
+	finish(&fx, &vmon);
 }
 
 /* a line that did not parse is never skipped as "unchanged": its error shows in every pass */
@@ -115,11 +128,7 @@ static void test_bad_stat_line_not_skipped(void **state)
 	vmon_proc_t *w;
 
 	(void)state;
-	fixture_init(&fx);
-	make_worker(&fx);
-	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, WANTS));
-	assert_true(vmon_sample(&vmon));
-	w = must_find(&vmon, 100);
+	w = start_worker(&fx, &vmon, NULL);
 	assert_int_equal(w->errors[VMON_STORE_PROC_STAT], 0);
 
 	write_stat(&fx, "7", 300, "x6291456");	/* field 45 is not a number; the probe's fields are fine */
@@ -132,8 +141,7 @@ static void test_bad_stat_line_not_skipped(void **state)
 	assert_int_equal(w->errors[VMON_STORE_PROC_STAT], 0);
 	assert_int_equal(pstat(w)->start_data, 6291456);
 
-	vmon_destroy(&vmon);
-	fixture_free(&fx);
+	finish(&fx, &vmon);
 }
 
 /*
@@ -150,12 +158,8 @@ static void test_statm_skip_and_its_bound(void **state)
 	vmon_proc_t *w;
 
 	(void)state;
-	fixture_init(&fx);
-	make_worker(&fx);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, WANTS));
-	assert_true(vmon_sample(&vmon));
-	w = must_find(&vmon, 100);
+	w = start_worker(&fx, &vmon, NULL);
 	assert_int_equal(pvm(w)->shared_pages, 200);
 
 	/* shared alone moved, the task did not run: within the bound, not seen yet */
@@ -193,8 +197,15 @@ static void test_statm_skip_and_its_bound(void **state)
 	}
 	assert_int_equal(pvm(w)->data_pages, 410);
 
-	vmon_destroy(&vmon);
-	fixture_free(&fx);
+	finish(&fx, &vmon);
+}
+
+static void two_threads(fixture_t *fx)
+{
+	fixture_printf(fx, "100/stat",
+		"100 (worker) S 1 100 100 0 -1 4194304 100 0 0 0 7 3 0 0 20 0 2 0 500 10485760 300 "
+		"18446744073709551615 4194304 4198400 140730000000000 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 "
+		"6291456 6295552 8388608 140730000001000 140730000001100 140730000001100 140730000002000 0\n");
 }
 
 /* a multi-threaded process: another thread may have run where schedstat only tells of the leader */
@@ -205,21 +216,18 @@ static void test_statm_read_when_threaded(void **state)
 	vmon_proc_t *w;
 
 	(void)state;
-	fixture_init(&fx);
-	make_worker(&fx);
-	fixture_printf(&fx, "100/stat",
-		"100 (worker) S 1 100 100 0 -1 4194304 100 0 0 0 7 3 0 0 20 0 2 0 500 10485760 300 "
-		"18446744073709551615 4194304 4198400 140730000000000 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 "
-		"6291456 6295552 8388608 140730000001000 140730000001100 140730000001100 140730000002000 0\n");
-	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, WANTS));
-	assert_true(vmon_sample(&vmon));
-	w = must_find(&vmon, 100);
+	w = start_worker(&fx, &vmon, two_threads);
 	fixture_printf(&fx, "100/statm", "2560 300 222 2 0 400 0\n");
 	assert_true(vmon_sample(&vmon));
 	assert_int_equal(pvm(w)->shared_pages, 222);
 
-	vmon_destroy(&vmon);
-	fixture_free(&fx);
+	finish(&fx, &vmon);
+}
+
+static void newborn(fixture_t *fx)
+{
+	fixture_proc(fx, 200, 1, "newborn", 'R', 600, (const char *const[]){ "/bin/newborn", NULL });
+	fixture_printf(fx, "200/schedstat", "0 0 0\n");
 }
 
 /*
@@ -234,14 +242,8 @@ static void test_never_ran_task_keeps_skips(void **state)
 	vmon_proc_t *w;
 
 	(void)state;
-	fixture_init(&fx);
-	make_worker(&fx);
-	fixture_proc(&fx, 200, 1, "newborn", 'R', 600, (const char *const[]){ "/bin/newborn", NULL });
-	fixture_printf(&fx, "200/schedstat", "0 0 0\n");
-	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, WANTS));
+	w = start_worker(&fx, &vmon, newborn);
 	assert_true(vmon_sample(&vmon));
-	assert_true(vmon_sample(&vmon));
-	w = must_find(&vmon, 100);
 	fixture_printf(&fx, "100/statm", "2560 300 210 2 0 400 0\n");
 	assert_true(vmon_sample(&vmon));
 	assert_int_equal(pvm(w)->shared_pages, 200);	/* still skipped: nothing ran */
@@ -252,8 +254,7 @@ static void test_never_ran_task_keeps_skips(void **state)
 	assert_true(vmon_sample(&vmon));
 	assert_int_equal(((vmon_proc_io_t *)must_find(&vmon, 200)->stores[VMON_STORE_PROC_IO])->rchars, 77);
 
-	vmon_destroy(&vmon);
-	fixture_free(&fx);
+	finish(&fx, &vmon);
 }
 
 /* --- the fd budget, on live children --- */
