@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,7 +482,8 @@ static void core_usage(FILE *out)
 		"                  [--no-default-budget]\n"
 		"       bench core --hold N [--for S]  keep N idle processes for S seconds (600), for profiling\n"
 		"       bench core --sample-only N     N steady passes over the system as it is, in\n"
-		"                                      core_steady_pass() (valgrind --toggle-collect=...)\n");
+		"                [--wake PGID]         core_steady_pass() (valgrind --toggle-collect=...);\n"
+		"                                      --wake: SIGUSR1 to a --hold's group before each pass\n");
 }
 
 /* --hold N: idle processes for a profiler run in another shell, for `seconds` at most */
@@ -501,7 +503,8 @@ static int core_hold(int nr, int seconds)
 	return 0;
 }
 
-static int core_sample_only(int passes, int gap_ms)
+/* --sample-only N [--wake PGID]: steady passes; with --wake, a group signalled before each (a --hold's) */
+static int core_sample_only(int passes, int gap_ms, pid_t wake_pgid)
 {
 	bench_cpu_t cpu, sum = { 0, 0, 0 };
 	vmon_stats_t st;
@@ -518,6 +521,11 @@ static int core_sample_only(int passes, int gap_ms)
 		return 1;
 	}
 	for (int i = 0; i < passes; i++) {
+		if (wake_pgid > 0 && kill(-wake_pgid, SIGUSR1) < 0) {
+			perror("bench core: --wake");
+			vmon_destroy(&vmon);
+			return 1;
+		}
 		sleep_ms(gap_ms);
 		if (sample_or_complain(&vmon, &cpu) < 0) {
 			vmon_destroy(&vmon);
@@ -538,7 +546,7 @@ static int core_run(int argc, char **argv)
 	struct core_scale scales[MAX_SCALES];
 	bench_idle_t idle;
 	struct rlimit rl;
-	int status = 0, hold = 0, hold_secs = 600, sample_only = 0;
+	int status = 0, hold = 0, hold_secs = 600, sample_only = 0, wake_pgid = 0;
 
 	parse_scales(&o, "1000,5000,10000");
 	for (int i = 1; i < argc; i++) {
@@ -570,6 +578,9 @@ static int core_run(int argc, char **argv)
 		} else if (strcmp(argv[i], "--for") == 0 && next) {
 			hold_secs = atoi(next);
 			i++;
+		} else if (strcmp(argv[i], "--wake") == 0 && next) {
+			wake_pgid = atoi(next);
+			i++;
 		} else if (strcmp(argv[i], "--sample-only") == 0 && next) {
 			sample_only = atoi(next);
 			i++;
@@ -581,7 +592,7 @@ static int core_run(int argc, char **argv)
 	if (hold > 0)
 		return core_hold(hold, hold_secs);
 	if (sample_only > 0)
-		return core_sample_only(sample_only, o.gap_ms);
+		return core_sample_only(sample_only, o.gap_ms, wake_pgid);
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
 		perror("bench core: getrlimit");
