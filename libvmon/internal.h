@@ -43,6 +43,7 @@ typedef struct proc_node {
 	int			dir_fd;		/* its /proc directory, or -1 */
 	bool			dir_held;	/* dir_fd survives the pass (counted in the budget) */
 	int			schedstat_fd;	/* held open, or -1 */
+	int			pass_schedstat_fd;	/* opened by the probe for this pass only, or -1 */
 	int			status_fd;	/* held open, or -1 */
 	int			hot_reserved;	/* hot fds counted as held, not yet open (procfs.c) */
 

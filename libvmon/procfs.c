@@ -317,8 +317,12 @@ static char *put_pid(char *p, int v)
 	return p;
 }
 
-/* "PID" or "TGID/task/TID" (at most 29 bytes): built by hand, as snprintf() showed in profiles */
-static void node_dir_path(const proc_node_t *node, char path[static 32])
+/*
+ * "PID" or "TGID/task/TID" (at most 28 bytes and a NUL), built by hand as
+ * snprintf() showed in profiles; returns where the NUL is, for a file name
+ * to follow.
+ */
+static char *node_dir_path(const proc_node_t *node, char path[static 32])
 {
 	char *p = path;
 
@@ -329,6 +333,7 @@ static void node_dir_path(const proc_node_t *node, char path[static 32])
 	}
 	p = put_pid(p, node->pub.pid);
 	*p = '\0';
+	return p;
 }
 
 /* the start time (field 22) of a stat line, or 0 if the line is malformed */
@@ -351,11 +356,13 @@ static unsigned long long stat_line_start(const char *line, size_t len)
 	return start;
 }
 
-/* an fd the node holds under its /proc directory (the cheapest to read), or -1 */
+/* an fd the node holds, or has open for this pass, under its /proc directory (the cheapest to read), or -1 */
 static int held_fd_of(const proc_node_t *node)
 {
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
+	if (node->pass_schedstat_fd >= 0)
+		return node->pass_schedstat_fd;
 	if (node->schedstat_fd >= 0)
 		return node->schedstat_fd;
 	return stat ? stat->stat_fd : -1;
@@ -419,12 +426,16 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 	return fd;
 }
 
-/* the end of the node's pass: a directory opened only for it is closed */
+/* the end of the node's pass: what was opened only for it is closed */
 void procfs_node_done(vmon_t *vmon, proc_node_t *node)
 {
 	if (node->dir_fd >= 0 && !node->dir_held) {
 		close(node->dir_fd);
 		node->dir_fd = -1;
+	}
+	if (node->pass_schedstat_fd >= 0) {
+		close(node->pass_schedstat_fd);
+		node->pass_schedstat_fd = -1;
 	}
 }
 
@@ -510,6 +521,26 @@ ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, vmon_
 }
 
 /*
+ * A node that holds nothing (the budget is spent) opens its files by name
+ * relative to the proc root, schedstat then stat, instead of opening its
+ * directory first: two syscalls less in every pass.  The stat line proves
+ * that the pid named our process when stat was opened (its start time), or
+ * gives a new node its identity; schedstat, opened before, named the same
+ * process then: a pid is not reused while its process lives, and a process
+ * gone at the first open is not alive at the second.  (For a new node, the
+ * schedstat could be a reaped predecessor's: reading it then fails with
+ * ESRCH, and procfs_ran() cannot tell, which reads everything.)  Files read
+ * later in the pass open the directory, proven by a read of this schedstat.
+ * Only on a live /proc with run counts: a fixture's files do not die.
+ */
+static bool probe_by_name(vmon_t *vmon, proc_node_t *node)
+{
+	struct _vmon_internal *in = vmon->internal;
+
+	return in->proc_is_live && in->have_schedstat && node->dir_fd < 0 && node->schedstat_fd < 0;
+}
+
+/*
  * The first read of a node in every pass: its stat line, which proves it is
  * still the process we knew (a pid with another start time is a reused pid:
  * ESTALE) and gives its parent, state and thread count for building the
@@ -533,11 +564,24 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 			return -1;
 		}
 	} else {
-		int dir = procfs_node_dir(vmon, node, false);
+		int dir = probe_by_name(vmon, node) ? in->proc_fd : procfs_node_dir(vmon, node, false);
+		char path[48];
 
 		if (dir < 0)
 			return -1;
-		fd = procfs_openat(vmon, dir, "stat", O_RDONLY);
+		if (dir == in->proc_fd) {
+			/* schedstat first, then stat: see probe_by_name() */
+			strcpy(node_dir_path(node, path), "/schedstat");
+			node->pass_schedstat_fd = procfs_openat(vmon, dir, path, O_RDONLY);
+			if (node->pass_schedstat_fd < 0) {
+				errno = gone_errno(errno);
+				return -1;
+			}
+			strcpy(node_dir_path(node, path), "/stat");
+		} else {
+			strcpy(path, "stat");
+		}
+		fd = procfs_openat(vmon, dir, path, O_RDONLY);
 		if (fd < 0) {
 			errno = gone_errno(errno);
 			return -1;
@@ -647,8 +691,17 @@ int procfs_ran(vmon_t *vmon, proc_node_t *node)
 	node->ran_answer = -1;
 	if (!in->have_schedstat)
 		return -1;
-	if (procfs_read(vmon, node, "schedstat", &node->schedstat_fd, &in->buf) < 0)
+	if (node->pass_schedstat_fd >= 0) {
+		/* opened by procfs_probe() for this pass; kept if the budget allows */
+		if (read_whole(vmon, node->pass_schedstat_fd, &in->buf, false) < 0)
+			return -1;
+		if (hold_hot(vmon, node, false)) {
+			node->schedstat_fd = node->pass_schedstat_fd;
+			node->pass_schedstat_fd = -1;
+		}
+	} else if (procfs_read(vmon, node, "schedstat", &node->schedstat_fd, &in->buf) < 0) {
 		return -1;
+	}
 	p = in->buf.data;
 	end = p + in->buf.len;
 	if (!parse_ull(&p, end, &run_ns) || (p++, !parse_ull(&p, end, &wait_ns)) ||

@@ -97,6 +97,7 @@ proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc
 	node->tgid = tgid;
 	node->dir_fd = -1;
 	node->schedstat_fd = -1;
+	node->pass_schedstat_fd = -1;
 	node->status_fd = -1;
 	node->seen = vmon->generation;
 	node->born = in->in_sample ? vmon->generation : vmon->generation + 1;
@@ -212,11 +213,7 @@ void node_release_fds(vmon_t *vmon, proc_node_t *node)
 	vmon_proc_follow_threads_t *threads = proc->stores[VMON_STORE_PROC_FOLLOW_THREADS];
 
 	node_release_warm_fds(vmon, node);
-	if (node->dir_fd >= 0) {
-		/* opened for this pass only */
-		close(node->dir_fd);
-		node->dir_fd = -1;
-	}
+	procfs_node_done(vmon, node);	/* what was opened for this pass only */
 	procfs_close_held(vmon, &node->schedstat_fd);
 	vmon->internal->fds_held -= node->hot_reserved;
 	node->hot_reserved = 0;
