@@ -99,6 +99,7 @@ struct _vmon_internal {
 	int		fd_budget;	/* files that may be held open between passes */
 	int		fds_held;
 	int		warm_held;	/* of fds_held, the warm ones (procfs.c) */
+	int		dirs_held;	/* of warm_held, the directories */
 
 	vmon_stats_t	stats;
 	vmon_buf_t	buf;		/* file contents being parsed */
@@ -148,6 +149,7 @@ ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, vmon_
 int procfs_openat(vmon_t *vmon, int dir_fd, const char *name, int flags);
 void procfs_close_held(vmon_t *vmon, int *fd);
 void procfs_close_warm(vmon_t *vmon, int *fd);
+void procfs_close_dir(vmon_t *vmon, proc_node_t *node);
 bool procfs_hold(vmon_t *vmon);
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
 void procfs_stat_line_keep(proc_node_t *node, const vmon_buf_t *line);

@@ -22,8 +22,9 @@
  * moved: statm, io, wchan, status, and the node's directory (needed only to
  * open what is not held, and for the owner's uid).  A warm fd saves as
  * much as a hot one but only in those passes, so warm fds get only what the
- * hot fds of every node leave of the budget; when a hot fd finds the budget
- * full while warm fds hold more than their share, they are given back.
+ * hot fds of every node leave of the budget (directories first, see
+ * hold_warm()); when a hot fd finds the budget full while warm fds hold more
+ * than their share, they are given back.
  */
 #include "config.h"
 
@@ -194,15 +195,36 @@ static bool hold_hot(vmon_t *vmon, proc_node_t *node, bool first)
 }
 
 /* may a warm fd be kept open after this pass? */
-static bool hold_warm(vmon_t *vmon)
+/*
+ * Of the warm fds, directories come first: a node that ran and holds its
+ * directory saves three syscalls on it (open by name, the read proving it,
+ * close) where another warm fd saves two.  So the others are held only
+ * while the share leaves room for every node's directory.
+ */
+static bool hold_warm(vmon_t *vmon, bool dir)
 {
 	struct _vmon_internal *in = vmon->internal;
+	int allowance = warm_allowance(vmon);
+	long dirs_to_come = (long)(in->procs.nr + in->threads.nr) - in->dirs_held;
 
-	if (in->fds_held >= in->fd_budget || in->warm_held >= warm_allowance(vmon))
+	if (in->fds_held >= in->fd_budget || in->warm_held >= allowance)
+		return false;
+	if (!dir && in->warm_held + dirs_to_come >= allowance)
 		return false;
 	in->fds_held++;
 	in->warm_held++;
+	in->dirs_held += dir;
 	return true;
+}
+
+/* close a node's held directory (see node_release_warm_fds()) */
+void procfs_close_dir(vmon_t *vmon, proc_node_t *node)
+{
+	if (!node->dir_held)
+		return;
+	procfs_close_warm(vmon, &node->dir_fd);
+	node->dir_held = false;
+	vmon->internal->dirs_held--;
 }
 
 void procfs_close_held(vmon_t *vmon, int *fd)
@@ -422,7 +444,7 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 		close(sfd);
 	}
 	node->dir_fd = fd;
-	node->dir_held = hold_warm(vmon);
+	node->dir_held = hold_warm(vmon, true);
 	return fd;
 }
 
@@ -472,7 +494,7 @@ int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd,
 		errno = err;
 		return -1;
 	}
-	if (held_fd && (is_warm(name) ? hold_warm(vmon) : hold_hot(vmon, node, false)))
+	if (held_fd && (is_warm(name) ? hold_warm(vmon, false) : hold_hot(vmon, node, false)))
 		*held_fd = fd;
 	else
 		close(fd);

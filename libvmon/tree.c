@@ -191,10 +191,7 @@ void node_release_warm_fds(vmon_t *vmon, proc_node_t *node)
 	vmon_proc_vm_t *vm = proc->stores[VMON_STORE_PROC_VM];
 	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
 
-	if (node->dir_held) {
-		procfs_close_warm(vmon, &node->dir_fd);
-		node->dir_held = false;
-	}
+	procfs_close_dir(vmon, node);
 	procfs_close_warm(vmon, &node->status_fd);
 	if (stat)
 		procfs_close_warm(vmon, &stat->wchan_fd);
