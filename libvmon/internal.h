@@ -139,6 +139,7 @@ int procfs_ran(vmon_t *vmon, proc_node_t *node);
 void procfs_shrink_budget(vmon_t *vmon);
 
 /* --- parse.c --- */
+size_t parse_complete_len(const char *text, size_t len);
 const char *parse_stat_fields(const char *line, size_t len, const char **comm, size_t *comm_len);
 int parse_store(const vmon_field_t *fields, int fields_nr, vmon_source_t source, const char *file,
 		const char *text, size_t len, void *store, char *changed, char *present, bool first);

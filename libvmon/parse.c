@@ -128,15 +128,19 @@ int parse_set_number(const vmon_field_t *f, void *store, const char *text, char 
 	unsigned long long u;
 	long long s;
 
+	/*
+	 * text is one whole word: a value with anything after its digits
+	 * ("12x", "0x10") is malformed, not the number its prefix spells.
+	 */
 	switch (f->type) {
 	case VMON_TYPE_char:
-		if (!*p || *p == ' ' || *p == '\n')
+		if (!*p || *p == ' ' || *p == '\n' || p[1])
 			break;
 		return parse_set_ull(f, store, (unsigned char)*p, changed, first);
 	case VMON_TYPE_int:
 	case VMON_TYPE_long:
 	case VMON_TYPE_longlong:
-		if (!parse_ll(&p, end, &s))
+		if (!parse_ll(&p, end, &s) || p != end)
 			break;
 		if ((f->type == VMON_TYPE_int && (s < INT_MIN || s > INT_MAX)) ||
 		    (f->type == VMON_TYPE_long && (s < LONG_MIN || s > LONG_MAX)))
@@ -145,7 +149,7 @@ int parse_set_number(const vmon_field_t *f, void *store, const char *text, char 
 	case VMON_TYPE_uint:
 	case VMON_TYPE_ulong:
 	case VMON_TYPE_ulonglong:
-		if (!parse_ull(&p, end, &u))
+		if (!parse_ull(&p, end, &u) || p != end)
 			break;
 		if (f->type == VMON_TYPE_uint && u > UINT_MAX)
 			break;
@@ -217,6 +221,21 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n';
 }
 
+/*
+ * How much of text can be trusted.  The kernel ends every line of the files
+ * we parse with a newline, so text that does not end with one was cut short
+ * (a fixture, a short read): its last word may be a prefix of the real one
+ * ("12" of "1234"), so it is trusted only up to that word.
+ */
+size_t parse_complete_len(const char *text, size_t len)
+{
+	if (len == 0 || text[len - 1] == '\n')
+		return len;
+	while (len > 0 && !is_space(text[len - 1]))
+		len--;
+	return len;
+}
+
 /* the n-th (1-based) whitespace-separated word of [p, end), or NULL */
 static const char *nth_word(const char *p, const char *end, int n)
 {
@@ -231,13 +250,20 @@ static const char *nth_word(const char *p, const char *end, int n)
 	return p < end ? p : NULL;
 }
 
-/* copy one word of text into a small NUL-terminated buffer for parse_set_number() */
+/*
+ * Copy one word of text into a small NUL-terminated buffer for
+ * parse_set_number().  A word too long for it is no number we store (the
+ * longest, 2^64 - 1, has 20 digits): it comes back as "-", which no number
+ * parses as, rather than cut to a prefix that might.
+ */
 static const char *word(const char *p, const char *end, char *tmp, size_t size)
 {
 	size_t n = 0;
 
 	while (p + n < end && !is_space(p[n]) && n < size - 1)
 		n++;
+	if (p + n < end && !is_space(p[n]))
+		return "-";
 	memcpy(tmp, p, n);
 	tmp[n] = '\0';
 	return tmp;
@@ -252,8 +278,11 @@ static const char *word(const char *p, const char *end, char *tmp, size_t size)
 static int parse_pos(const vmon_field_t *fields, int fields_nr, const char *file, int first_n,
 		     const char *text, size_t len, void *store, char *changed, char *present, bool first)
 {
-	const char *p = text, *end = text + len;
-	int n = first_n, changes = 0, errors = 0;
+	size_t whole = parse_complete_len(text, len);
+	const char *p = text, *end = text + whole;
+	int n = first_n, changes = 0, rows = 0, found = 0;
+	/* a line cut short is an error, though the fields before the cut are kept */
+	int errors = whole < len;
 	char tmp[32];
 
 	while (p < end && is_space(*p))
@@ -264,6 +293,7 @@ static int parse_pos(const vmon_field_t *fields, int fields_nr, const char *file
 
 		if (f->source != VMON_SOURCE_POS || strcmp(f->file, file) != 0 || f->n < first_n)
 			continue;
+		rows++;
 		if (p) {
 			p = nth_word(p, end, f->n - n + 1);
 			n = f->n;
@@ -281,8 +311,10 @@ static int parse_pos(const vmon_field_t *fields, int fields_nr, const char *file
 		if (present)
 			BITSET(present, f->sym);
 		changes += r;
+		found++;
 	}
-	if (errors) {
+	/* fewer fields is an older kernel; none at all is no such line */
+	if (errors || (rows && !found)) {
 		errno = EPROTO;
 		return -1;
 	}
@@ -299,8 +331,10 @@ static int parse_pos(const vmon_field_t *fields, int fields_nr, const char *file
 static int parse_keys(const vmon_field_t *fields, int fields_nr, const char *file,
 		      const char *text, size_t len, void *store, char *changed, char *present, bool first)
 {
-	const char *line = text, *end = text + len;
-	int changes = 0, errors = 0, cursor = 0;
+	size_t whole = parse_complete_len(text, len);
+	const char *line = text, *end = text + whole;
+	/* a file cut short, or empty, is an error (its whole lines are still read) */
+	int changes = 0, errors = whole < len || len == 0, cursor = 0;
 	unsigned char found[(256 + 7) / 8] = { 0 };
 	char tmp[32];
 
@@ -337,6 +371,8 @@ static int parse_keys(const vmon_field_t *fields, int fields_nr, const char *fil
 				int r;
 
 				if (!w) {
+					/* the key without its value: malformed, not absent */
+					errors++;
 					changes += parse_clear(f, store, changed, present);
 					continue;
 				}

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -129,6 +130,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	vmon_proc_stat_t *s = *store;
 	vmon_buf_t *line = &in->stat_line, *buf = &in->buf;
 	const char *rest, *comm, *p;
+	unsigned long long pid;
 	size_t comm_len;
 	char prev_state;
 	bool first;
@@ -148,10 +150,13 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		errno = EPROTO;
 		return -1;
 	}
+	/* field 1: the word before " (comm)", a whole number */
 	p = line->data;
-	r = parse_set_number(FIELD(VMON_PROC_STAT_PID), s, p, s->changed, first);
-	if (r < 0)
+	if (!parse_ull(&p, comm, &pid) || *p != ' ' || pid == 0 || pid > INT_MAX) {
+		errno = EPROTO;
 		return -1;
+	}
+	r = parse_set_ull(FIELD(VMON_PROC_STAT_PID), s, pid, s->changed, first);
 	changes += r;
 	BITSET(s->present, VMON_PROC_STAT_PID);
 

@@ -368,27 +368,34 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 			close(fd);
 	}
 
-	/* the few fields the tree needs, parsed here once for every want */
-	end = line->data + line->len;
-	p = parse_stat_fields(line->data, line->len, NULL, NULL);
+	/*
+	 * The few fields the tree needs, parsed here once for every want: ppid
+	 * (4), num_threads (20) and start (22).  The others are only stepped
+	 * over, so that a bad value in one of them is an error on that field
+	 * (the sampler's), not on the whole node.  A line cut short is trusted
+	 * up to its last whole word only.
+	 */
+	end = line->data + parse_complete_len(line->data, line->len);
+	p = parse_stat_fields(line->data, (size_t)(end - line->data), NULL, NULL);
 	if (!p || p >= end) {
 		errno = EPROTO;
 		return -1;
 	}
 	node->state = *p;
-	v[0] = 0;
 	for (int field = 4; field <= 22; field++) {
+		unsigned long long value;
+
 		while (p < end && *p != ' ')
 			p++;
 		while (p < end && *p == ' ')
 			p++;
-		if (*p == '-') {	/* negative fields (priority, nice) are not among those we keep */
-			p++;
-		}
-		if (!parse_ull(&p, end, &v[field - 3])) {
+		if (field != 4 && field != 20 && field != 22)
+			continue;
+		if (!parse_ull(&p, end, &value) || (p < end && *p != ' ' && *p != '\n')) {
 			errno = EPROTO;
 			return -1;
 		}
+		v[field - 3] = value;
 	}
 	if (node->confirmed && v[22 - 3] != node->start) {
 		errno = ESTALE;
