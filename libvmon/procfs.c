@@ -288,11 +288,23 @@ int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, vmon_buf_t *b
 	int fd = *held_fd;
 
 	if (fd < 0) {
+		int r;
+
 		fd = procfs_openat(vmon, vmon->internal->proc_fd, name, O_RDONLY);
 		if (fd < 0)
 			return -1;
-		/* the system files are read every pass and cost one fd each: always held */
-		*held_fd = fd;
+		/*
+		 * The system files are read every pass and cost one fd each:
+		 * always held on the real /proc.  Not on a fixture root, where
+		 * the test replaces files and a held fd would read the old one.
+		 */
+		if (vmon->internal->proc_is_live) {
+			*held_fd = fd;
+		} else {
+			r = read_whole(vmon, fd, buf, exhaust);
+			close(fd);
+			return r;
+		}
 	}
 	return read_whole(vmon, fd, buf, exhaust);
 }

@@ -13,6 +13,7 @@ TESTS_LIBS = tests/libtestlib.la libvmon/libvmon.la $(CMOCKA_LIBS)
 TESTS_LINK = -no-install $(VMON_LDFLAGS)
 
 VMON_UNIT_TESTS = \
+	tests/test_parse \
 	tests/test_fixtures
 
 check_PROGRAMS += $(VMON_UNIT_TESTS)
@@ -22,6 +23,11 @@ tests_test_fixtures_SOURCES = tests/test_fixtures.c
 tests_test_fixtures_CPPFLAGS = $(TESTS_CPP)
 tests_test_fixtures_LDADD = $(TESTS_LIBS)
 tests_test_fixtures_LDFLAGS = $(TESTS_LINK)
+
+tests_test_parse_SOURCES = tests/test_parse.c
+tests_test_parse_CPPFLAGS = $(TESTS_CPP)
+tests_test_parse_LDADD = $(TESTS_LIBS)
+tests_test_parse_LDFLAGS = $(TESTS_LINK)
 
 EXTRA_DIST += tests/fixtures
 

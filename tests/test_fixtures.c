@@ -10,19 +10,7 @@
 
 #include "testlib.h"
 
-static vmon_proc_stat_t *pstat(vmon_proc_t *proc)
-{
-	return proc->stores[VMON_STORE_PROC_STAT];
-}
 
-static vmon_proc_t *must_find(vmon_t *vmon, int pid)
-{
-	vmon_proc_t *proc = vmon_proc_lookup(vmon, pid);
-
-	if (!proc)
-		fail_msg("pid %d is not in the tree", pid);
-	return proc;
-}
 
 static void make_tree(fixture_t *fx)
 {
