@@ -190,7 +190,7 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 					continue;
 				/* a thread that just exited takes its (empty) file with it: not an error */
 				if (read_children(vmon, node, tid, tid == proc->pid ? &s->children_fd : NULL, acc) < 0 &&
-				    (errno != ESRCH || tid == proc->pid)) {
+				    ((errno != ESRCH && errno != ENOENT) || tid == proc->pid)) {
 					r = -1;
 					break;
 				}

@@ -264,7 +264,18 @@ int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd,
 		return -1;
 	fd = procfs_openat(vmon, dir, name, O_RDONLY);
 	if (fd < 0) {
-		errno = gone_errno(errno);
+		/*
+		 * ENOENT is a process that died, or a file this kernel does not
+		 * have (io without CONFIG_TASK_IO_ACCOUNTING, wchan without
+		 * CONFIG_KALLSYMS, children without CONFIG_PROC_CHILDREN), or a
+		 * thread's file after that thread exited.  Only the first is
+		 * ESRCH, which makes the node stale: the process's stat, which
+		 * every kernel has, tells them apart.
+		 */
+		if (errno == ENOENT && faccessat(dir, "stat", F_OK, 0) == 0)
+			errno = ENOENT;
+		else
+			errno = gone_errno(errno);
 		return -1;
 	}
 	if (read_whole(vmon, fd, buf, exhaust) < 0) {
