@@ -203,6 +203,11 @@ int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present
 	if (f->type == VMON_TYPE_char_array) {
 		vmon_char_array_t *a = (vmon_char_array_t *)((char *)store + f->offset);
 
+		/* an absent string is still "", never NULL: clients print array as it is */
+		if (!a->array) {
+			parse_set_string(f, store, "", 0, NULL, false);
+			return diff;
+		}
 		if (a->len) {
 			a->len = 0;
 			a->array[0] = '\0';

@@ -75,11 +75,20 @@ static int sample_exe(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool
 	vmon_buf_t *buf = &vmon->internal->buf;
 
 	if (procfs_readlink(vmon, node, "exe", buf) < 0) {
-		/* kernel threads have no executable; a zombie has lost its mm */
-		if (errno != ENOENT)
+		/*
+		 * Kernel threads have no executable and a zombie has lost its
+		 * mm (ENOENT): exe is then absent, as a key the kernel does not
+		 * print, not an empty path that is present.  Any other failure
+		 * (EACCES) is an error, and the old path is not left to look
+		 * current either.
+		 */
+		int err = errno, r = parse_clear(FIELD(VMON_PROC_STAT_EXE), s, s->changed, s->present);
+
+		if (err != ENOENT) {
+			errno = err;
 			return -1;
-		buf->len = 0;
-		buf->data[0] = '\0';
+		}
+		return r;
 	}
 	BITSET(s->present, VMON_PROC_STAT_EXE);
 	return parse_set_string(FIELD(VMON_PROC_STAT_EXE), s, buf->data, buf->len, s->changed, first);
