@@ -406,8 +406,27 @@ static int sample_all(vmon_t *vmon)
 			node_mark_stale(vmon, node);
 			continue;
 		}
-		if (node->probed != vmon->generation && sample_node(vmon, node) == SAMPLED)
+		if (node->probed == vmon->generation)
+			continue;
+		switch (sample_node(vmon, node)) {
+		case SAMPLED:
 			sample_threads(vmon, &node->pub);
+			break;
+		case SAMPLED_STALE:
+			/*
+			 * Died during its first read: new and stale in this one
+			 * sample, and like every stale node it must be in the
+			 * tree, where the callbacks and the caller see it.  The
+			 * placement below only looks at live nodes.
+			 */
+			if (list_empty(&node->pub.siblings)) {
+				node_place_by_ppid(vmon, node);
+				refcnt_update(vmon, node);
+			}
+			break;
+		case SAMPLED_FORGOTTEN:
+			break;
+		}
 	}
 
 	/* every live process under the process its stat names as parent;
