@@ -216,13 +216,15 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 			continue;
 		}
 		c = pidmap_get(&in->procs, (int)v);
-		if (c && c->pub.parent && c->pub.parent != proc) {
-			/* a live process has one parent: the node under another is a
-			 * process whose pid was reused (or that a subreaper adopted),
-			 * so it leaves there and the child starts here */
-			node_mark_stale(vmon, c);
-			c = NULL;
-		}
+		/*
+		 * A node we know under another parent (or at the top) is either
+		 * the same process, adopted here (its parent died and we are
+		 * its subreaper), or a process whose pid was reused.  It moves
+		 * here either way; sampling it next tells them apart by its
+		 * start time, and a reused pid becomes old stale + new new.
+		 * Marking it stale outright would report an adopted process as
+		 * gone and born again.
+		 */
 		if (!c) {
 			c = node_new(vmon, (int)v, (int)v, false, proc->wants);
 			if (!c)
