@@ -71,6 +71,12 @@ typedef struct proc_node {
 	list_head_t		stale_link;	/* in internal->stale while stale */
 } proc_node_t;
 
+/* a per-process sample callback: the public struct, and the run_callbacks() call it was added in */
+typedef struct proc_callback {
+	vmon_proc_callback_t	pub;
+	unsigned		added_run;
+} proc_callback_t;
+
 static inline proc_node_t *node_of(vmon_proc_t *proc)
 {
 	return (proc_node_t *)proc;
@@ -102,6 +108,8 @@ struct _vmon_internal {
 	proc_node_t	**snapshot;	/* the processes to sample in this pass */
 	size_t		snapshot_cap;
 	bool		have_schedstat;	/* /proc/PID/schedstat gives run counts */
+	unsigned	callback_run;		/* counts run_callbacks() calls */
+	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 };
 
 /* how often a running process's cmdline is re-read without an exec (set-proc-title) */

@@ -311,12 +311,34 @@ static void sample_threads(vmon_t *vmon, vmon_proc_t *proc)
 	}
 }
 
+/* the callback after cb on proc's list, or NULL */
+static vmon_proc_callback_t *callback_after(vmon_proc_t *proc, vmon_proc_callback_t *cb)
+{
+	if (cb->callbacks.next == &proc->sample_callbacks)
+		return NULL;
+	return list_entry(cb->callbacks.next, vmon_proc_callback_t, callbacks);
+}
+
+/*
+ * A callback may unmonitor any callback of its node, the next one included,
+ * and monitor again: so the next callback is kept in callback_next, which
+ * vmon_proc_unmonitor() moves on when it frees that one, and a callback
+ * added during this run waits for the next pass.  None runs after its free
+ * or twice in a pass.
+ */
 static void run_callbacks(vmon_t *vmon, vmon_proc_t *proc)
 {
-	vmon_proc_callback_t *cb, *tmp;
+	struct _vmon_internal *in = vmon->internal;
+	unsigned run = ++in->callback_run;
+	vmon_proc_callback_t *cb;
 
-	list_for_each_entry_safe(cb, tmp, &proc->sample_callbacks, callbacks)
-		cb->func(vmon, vmon->sample_cb_arg, proc, cb->arg);
+	if (list_empty(&proc->sample_callbacks))
+		return;
+	for (cb = list_first_entry(&proc->sample_callbacks, vmon_proc_callback_t, callbacks); cb; cb = in->callback_next) {
+		in->callback_next = callback_after(proc, cb);
+		if (((proc_callback_t *)cb)->added_run != run)
+			cb->func(vmon, vmon->sample_cb_arg, proc, cb->arg);
+	}
 }
 
 /* explicit mode: sample the node, its threads and (recursively) its children, then its callbacks */
@@ -565,7 +587,7 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 			       void (*sample_cb)(vmon_t *, void *, vmon_proc_t *, void *), void *sample_cb_arg)
 {
 	struct _vmon_internal *in = vmon->internal;
-	vmon_proc_callback_t *cb = NULL;
+	proc_callback_t *cb = NULL;
 	proc_node_t *node;
 
 	if (!in || pid <= 0) {
@@ -584,8 +606,9 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 		cb = calloc(1, sizeof(*cb));
 		if (!cb)
 			return NULL;
-		cb->func = sample_cb;
-		cb->arg = sample_cb_arg;
+		cb->pub.func = sample_cb;
+		cb->pub.arg = sample_cb_arg;
+		cb->added_run = in->callback_run;
 	}
 	if (!node) {
 		node = node_new(vmon, pid, pid, false, wants);
@@ -613,7 +636,7 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 	}
 
 	if (cb)
-		list_add_tail(&cb->callbacks, &node->pub.sample_callbacks);
+		list_add_tail(&cb->pub.callbacks, &node->pub.sample_callbacks);
 	node->monitors++;
 	refcnt_update(vmon, node);
 	return &node->pub;
@@ -631,6 +654,8 @@ void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
 		vmon_proc_callback_t *cb = find_callback(proc, sample_cb, sample_cb_arg);
 
 		if (cb) {
+			if (vmon->internal->callback_next == cb)
+				vmon->internal->callback_next = callback_after(proc, cb);
 			list_del(&cb->callbacks);
 			free(cb);
 		}
