@@ -637,6 +637,8 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 
 	if (cb)
 		list_add_tail(&cb->pub.callbacks, &node->pub.sample_callbacks);
+	/* unmonitored earlier in this pass's callbacks, and monitored again: it stays */
+	node->unmonitor_pending = false;
 	node->monitors++;
 	refcnt_update(vmon, node);
 	return &node->pub;

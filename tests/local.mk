@@ -14,7 +14,8 @@ TESTS_LINK = -no-install $(VMON_LDFLAGS)
 
 VMON_UNIT_TESTS = \
 	tests/test_parse \
-	tests/test_fixtures
+	tests/test_fixtures \
+	tests/test_tree
 
 check_PROGRAMS += $(VMON_UNIT_TESTS)
 TESTS += $(VMON_UNIT_TESTS)
@@ -28,6 +29,11 @@ tests_test_parse_SOURCES = tests/test_parse.c
 tests_test_parse_CPPFLAGS = $(TESTS_CPP)
 tests_test_parse_LDADD = $(TESTS_LIBS)
 tests_test_parse_LDFLAGS = $(TESTS_LINK)
+
+tests_test_tree_SOURCES = tests/test_tree.c
+tests_test_tree_CPPFLAGS = $(TESTS_CPP)
+tests_test_tree_LDADD = $(TESTS_LIBS)
+tests_test_tree_LDFLAGS = $(TESTS_LINK)
 
 EXTRA_DIST += tests/fixtures
 

@@ -72,6 +72,92 @@ void assert_bits_exactly(const char *bitmap, const vmon_store_desc_t *desc, cons
 		fail_msg("%s %s bits:%s", desc->name, what, msg);
 }
 
+struct tree_count {
+	int	nodes, live_procs, live_threads;
+};
+
+static void check_node(vmon_t *vmon, vmon_proc_t *proc, vmon_proc_t *parent, int depth, struct tree_count *c)
+{
+	vmon_proc_t *t, *child;
+
+	if (depth > 10000)
+		fail_msg("the tree is deeper than 10000: a loop at pid %d?", proc->pid);
+	if (proc->parent != parent)
+		fail_msg("pid %d: parent %d, but listed under %d", proc->pid, proc->parent ? proc->parent->pid : 0,
+			 parent ? parent->pid : 0);
+	c->nodes++;
+	if (proc->is_thread) {
+		if (!parent)
+			fail_msg("thread %d at the top", proc->pid);
+		c->live_threads += !proc->is_stale;
+	} else {
+		if (!proc->is_stale && vmon_proc_lookup(vmon, proc->pid) != proc)
+			fail_msg("live pid %d is not what vmon_proc_lookup() finds", proc->pid);
+		c->live_procs += !proc->is_stale;
+	}
+	if (vmon->flags & VMON_FLAG_PROC_ARRAY) {
+		int i = proc->array_hint_pos;
+
+		if (i < 0 || i >= vmon->array_allocated_nr || vmon->array[i] != proc)
+			fail_msg("pid %d is not in vmon->array at its array_hint_pos %d", proc->pid, i);
+	}
+	if (proc->is_thread) {
+		if (!list_empty(&proc->children))
+			fail_msg("thread %d has children", proc->pid);
+		return;
+	}
+	list_for_each_entry(t, &proc->threads, threads) {
+		if (!t->is_thread)
+			fail_msg("pid %d on the threads of %d is no thread", t->pid, proc->pid);
+		check_node(vmon, t, proc, depth + 1, c);
+	}
+	list_for_each_entry(child, &proc->children, siblings) {
+		if (child->is_thread)
+			fail_msg("thread %d among the children of %d", child->pid, proc->pid);
+		check_node(vmon, child, proc, depth + 1, c);
+	}
+}
+
+int assert_tree_consistent(vmon_t *vmon)
+{
+	struct tree_count c = { 0, 0, 0 };
+	vmon_stats_t stats;
+	vmon_proc_t *proc;
+
+	list_for_each_entry(proc, &vmon->processes, siblings)
+		check_node(vmon, proc, NULL, 0, &c);
+	assert_int_equal(vmon_get_stats(vmon, &stats), 0);
+	if (c.live_procs != stats.procs || c.live_threads != stats.threads)
+		fail_msg("the tree holds %d live processes and %d live threads, the stats say %d and %d",
+			 c.live_procs, c.live_threads, stats.procs, stats.threads);
+	if (vmon->flags & VMON_FLAG_PROC_ARRAY) {
+		int used = 0;
+
+		for (int i = 0; i < vmon->array_allocated_nr; i++) {
+			if (vmon->array[i] && vmon->array[i]->array_hint_pos != i)
+				fail_msg("vmon->array[%d] is pid %d, whose array_hint_pos is %d", i,
+					 vmon->array[i]->pid, vmon->array[i]->array_hint_pos);
+			used += vmon->array[i] != NULL;
+		}
+		if (used != vmon->array_active_nr || used != c.nodes)
+			fail_msg("vmon->array holds %d nodes, array_active_nr says %d, the tree has %d",
+				 used, vmon->array_active_nr, c.nodes);
+	}
+	return c.nodes;
+}
+
+vmon_proc_t *find_child(vmon_t *vmon, vmon_proc_t *parent, int pid)
+{
+	list_head_t *head = parent ? &parent->children : &vmon->processes;
+	vmon_proc_t *proc;
+
+	list_for_each_entry(proc, head, siblings) {
+		if (proc->pid == pid)
+			return proc;
+	}
+	return NULL;
+}
+
 bool under_valgrind(void)
 {
 	const char *v = getenv("VMON_UNDER_VALGRIND");

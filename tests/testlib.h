@@ -109,6 +109,16 @@ unsigned long long field_value(const vmon_field_t *f, const void *store);
  */
 void assert_bits_exactly(const char *bitmap, const vmon_store_desc_t *desc, const int *want, const char *what);
 
+/*
+ * The tree is what it claims to be: parent and list links agree, every live
+ * node is found by its pid, the counts match vmon_get_stats(), and with
+ * VMON_FLAG_PROC_ARRAY every node is in vmon->array at its array_hint_pos
+ * and nothing else is.  Returns the number of nodes in the tree.
+ */
+int assert_tree_consistent(vmon_t *vmon);
+/* the node of pid under parent (NULL: the top), or NULL */
+vmon_proc_t *find_child(vmon_t *vmon, vmon_proc_t *parent, int pid);
+
 bool is_root(void);
 /* the heavy live tests run smaller under valgrind (make check-valgrind sets it) */
 bool under_valgrind(void);
