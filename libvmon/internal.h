@@ -54,6 +54,7 @@ typedef struct proc_node {
 	/* from the stat line of the current pass, whatever the wants */
 	int			ppid;
 	int			num_threads;
+	int			num_threads_before;	/* at the pass before (for PROC_IO's skip) */
 	char			state;
 
 	/* "has it run since the last sample?": the task's schedstat */

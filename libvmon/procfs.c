@@ -426,6 +426,7 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	}
 	node->start = v[22 - 3];
 	node->ppid = (int)v[4 - 3];
+	node->num_threads_before = node->num_threads;
 	node->num_threads = (int)v[20 - 3];
 	node->probed = vmon->generation;
 	in->stat_line_generation = vmon->generation;
