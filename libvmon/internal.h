@@ -144,6 +144,7 @@ int procfs_openat(vmon_t *vmon, int dir_fd, const char *name, int flags);
 void procfs_close_held(vmon_t *vmon, int *fd);
 bool procfs_hold(vmon_t *vmon);
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
+bool procfs_pid_exists(vmon_t *vmon, int pid);
 int procfs_ran(vmon_t *vmon, proc_node_t *node);
 void procfs_shrink_budget(vmon_t *vmon);
 

@@ -434,6 +434,15 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	return 0;
 }
 
+/* is there a /proc/PID now (whichever process it is)? */
+bool procfs_pid_exists(vmon_t *vmon, int pid)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%d", pid);
+	return faccessat(vmon->internal->proc_fd, name, F_OK, 0) == 0;
+}
+
 /*
  * Has the task run since the last sample?  /proc/PID/schedstat counts the
  * times it was put on a CPU; a task that was not cannot have changed its

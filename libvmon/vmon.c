@@ -250,8 +250,16 @@ static enum sampled sample_node(vmon_t *vmon, proc_node_t *node)
 			node_forget(vmon, node);
 			return SAMPLED_FORGOTTEN;
 		}
-		if (err == ESTALE && !proc->is_thread &&
-		    ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent)) {
+		/*
+		 * The pid is another process's now: its start time says so
+		 * (ESTALE), or our held files of it fail (ESRCH) although the
+		 * pid was listed in this pass (by /proc, or by its parent's
+		 * children file) and still is.  Within a clock tick only the
+		 * held files can tell, and the new process must be in the tree
+		 * in this same sample, not the next.
+		 */
+		if (!proc->is_thread && ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent) &&
+		    (err == ESTALE || (node->seen == vmon->generation && procfs_pid_exists(vmon, proc->pid)))) {
 			proc_node_t *parent = proc->parent ? node_of(proc->parent) : NULL, *reborn;
 
 			node_mark_stale(vmon, node);
