@@ -236,11 +236,17 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		c->seen = vmon->generation;
 	}
 
-	/* a child gone from every children file was reaped, or left with a dead parent */
+	/*
+	 * A child gone from every children file was reaped, or was adopted
+	 * by a process we do not follow.  Either way it leaves the watched
+	 * subtree, stale where it is, so that the callbacks see it there,
+	 * bottom-up; only a live process the caller monitors itself moves
+	 * to the top instead.
+	 */
 	list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
 		if (child->is_stale || node_of(child)->seen == vmon->generation)
 			continue;
-		if (node_of(child)->monitors)
+		if (node_of(child)->monitors && procfs_pid_exists(vmon, child->pid))
 			node_attach(vmon, node_of(child), NULL);
 		else
 			node_mark_stale(vmon, node_of(child));
