@@ -4,7 +4,7 @@
 # needs root or BPF skips itself and prints why (they all run in CI, as root).
 
 noinst_LTLIBRARIES += tests/libtestlib.la
-tests_libtestlib_la_SOURCES = tests/testlib.c tests/testlib.h
+tests_libtestlib_la_SOURCES = tests/testlib.c tests/testlib.h tests/puppet.c tests/puppet.h
 tests_libtestlib_la_CPPFLAGS = $(TESTS_CPP)
 
 TESTS_CPP = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures"'
@@ -15,7 +15,8 @@ TESTS_LINK = -no-install $(VMON_LDFLAGS)
 VMON_UNIT_TESTS = \
 	tests/test_parse \
 	tests/test_fixtures \
-	tests/test_tree
+	tests/test_tree \
+	tests/test_live
 
 check_PROGRAMS += $(VMON_UNIT_TESTS)
 TESTS += $(VMON_UNIT_TESTS)
@@ -34,6 +35,11 @@ tests_test_tree_SOURCES = tests/test_tree.c
 tests_test_tree_CPPFLAGS = $(TESTS_CPP)
 tests_test_tree_LDADD = $(TESTS_LIBS)
 tests_test_tree_LDFLAGS = $(TESTS_LINK)
+
+tests_test_live_SOURCES = tests/test_live.c
+tests_test_live_CPPFLAGS = $(TESTS_CPP)
+tests_test_live_LDADD = $(TESTS_LIBS) -lpthread
+tests_test_live_LDFLAGS = $(TESTS_LINK)
 
 EXTRA_DIST += tests/fixtures
 
