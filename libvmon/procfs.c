@@ -158,9 +158,17 @@ static int read_whole(vmon_t *vmon, int fd, vmon_buf_t *buf, bool exhaust)
 	return 0;
 }
 
+/*
+ * The files made by a seq_file iterator (a record per child in children)
+ * come a page or so per read however large the buffer, so a short read is
+ * not their end: a process with 5,000 children lists ~800 in the first.
+ */
 static bool exhaust_reads(vmon_t *vmon, const char *name)
 {
-	return !vmon->internal->proc_is_live || strcmp(name, "cmdline") == 0 || strcmp(name, "environ") == 0;
+	size_t len = strlen(name);
+
+	return !vmon->internal->proc_is_live || strcmp(name, "cmdline") == 0 || strcmp(name, "environ") == 0 ||
+	       (len >= 8 && strcmp(name + len - 8, "children") == 0);
 }
 
 static void node_dir_path(const proc_node_t *node, char *path, size_t size)
