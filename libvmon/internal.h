@@ -109,6 +109,7 @@ struct _vmon_internal {
 	proc_node_t	**snapshot;	/* the processes to sample in this pass */
 	size_t		snapshot_cap;
 	bool		have_schedstat;	/* /proc/PID/schedstat gives run counts */
+	proc_node_t	*busy;		/* the node being sampled: its directories are in use */
 	unsigned	callback_run;		/* counts run_callbacks() calls */
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 };
@@ -126,6 +127,7 @@ void node_free_stale(vmon_t *vmon);
 void node_remove_subtree(vmon_t *vmon, proc_node_t *node);
 void node_place_by_ppid(vmon_t *vmon, proc_node_t *node);
 void node_release_fds(vmon_t *vmon, proc_node_t *node);
+void node_release_files(vmon_t *vmon, proc_node_t *node);
 void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store);
 /* depth-first walk of the tree: threads first, then children */
 vmon_proc_t *tree_first(vmon_t *vmon);

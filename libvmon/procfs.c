@@ -102,8 +102,19 @@ void procfs_shrink_budget(vmon_t *vmon)
 	in->fd_budget = in->fds_held / 2;
 	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
 		for (size_t i = 0; i <= maps[m]->mask && in->fds_held > in->fd_budget; i++) {
-			if (maps[m]->slots[i].pid)
-				node_release_fds(vmon, maps[m]->slots[i].node);
+			proc_node_t *node = maps[m]->slots[i].node;
+
+			if (!maps[m]->slots[i].pid)
+				continue;
+			/*
+			 * The node being sampled keeps its directories: the
+			 * open that ran out of fds is relative to one, and its
+			 * task listing may be under way.
+			 */
+			if (node == in->busy)
+				node_release_files(vmon, node);
+			else
+				node_release_fds(vmon, node);
 		}
 	}
 }

@@ -182,25 +182,19 @@ static void store_free(const vmon_store_desc_t *desc, void *store)
 	free(store);
 }
 
-/* close every fd the node holds between passes, giving them back to the budget */
-void node_release_fds(vmon_t *vmon, proc_node_t *node)
+/*
+ * Close the files (not the directories) the node holds between passes,
+ * giving them back to the budget: what procfs_shrink_budget() can take from
+ * the node being sampled, whose directories may be in use.
+ */
+void node_release_files(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_t *proc = &node->pub;
 	vmon_proc_stat_t *stat = proc->stores[VMON_STORE_PROC_STAT];
 	vmon_proc_vm_t *vm = proc->stores[VMON_STORE_PROC_VM];
 	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
 	vmon_proc_follow_children_t *children = proc->stores[VMON_STORE_PROC_FOLLOW_CHILDREN];
-	vmon_proc_follow_threads_t *threads = proc->stores[VMON_STORE_PROC_FOLLOW_THREADS];
 
-	if (node->dir_fd >= 0) {
-		if (node->dir_held) {
-			procfs_close_held(vmon, &node->dir_fd);
-		} else {
-			close(node->dir_fd);
-			node->dir_fd = -1;
-		}
-		node->dir_held = false;
-	}
 	procfs_close_held(vmon, &node->schedstat_fd);
 	procfs_close_held(vmon, &node->status_fd);
 	if (stat) {
@@ -215,6 +209,23 @@ void node_release_fds(vmon_t *vmon, proc_node_t *node)
 		procfs_close_held(vmon, &io->io_fd);
 	if (children)
 		procfs_close_held(vmon, &children->children_fd);
+}
+
+/* close every fd the node holds between passes, giving them back to the budget */
+void node_release_fds(vmon_t *vmon, proc_node_t *node)
+{
+	vmon_proc_follow_threads_t *threads = node->pub.stores[VMON_STORE_PROC_FOLLOW_THREADS];
+
+	if (node->dir_fd >= 0) {
+		if (node->dir_held) {
+			procfs_close_held(vmon, &node->dir_fd);
+		} else {
+			close(node->dir_fd);
+			node->dir_fd = -1;
+		}
+		node->dir_held = false;
+	}
+	node_release_files(vmon, node);
 	if (threads && threads->task_dir) {
 		closedir(threads->task_dir);
 		threads->task_dir = NULL;

@@ -231,7 +231,21 @@ enum sampled {
  * A pid found reused gives the old node stale and, when the tree holds that
  * pid (PROC_ALL, or a followed child), a new node for the new process.
  */
+static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node);
+
 static enum sampled sample_node(vmon_t *vmon, proc_node_t *node)
+{
+	proc_node_t *busy = vmon->internal->busy;
+	enum sampled r;
+
+	/* (the node may be freed when this returns SAMPLED_FORGOTTEN: busy is restored at once) */
+	vmon->internal->busy = node;
+	r = sample_node_busy(vmon, node);
+	vmon->internal->busy = busy;
+	return r;
+}
+
+static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
 	vmon_proc_t *proc = &node->pub;
@@ -596,7 +610,7 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 {
 	struct _vmon_internal *in = vmon->internal;
 	proc_callback_t *cb = NULL;
-	proc_node_t *node;
+	proc_node_t *node, *busy;
 
 	if (!in || pid <= 0) {
 		errno = EINVAL;
@@ -625,15 +639,19 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 			return NULL;
 		}
 		/* is the pid there?  its stat line says, and gives its identity */
+		busy = in->busy;
+		in->busy = node;
 		if (procfs_probe(vmon, node) < 0) {
 			int err = errno == ESTALE ? ESRCH : errno;
 
+			in->busy = busy;
 			procfs_node_done(vmon, node);
 			node_forget(vmon, node);
 			free(cb);
 			errno = err;
 			return NULL;
 		}
+		in->busy = busy;
 		procfs_node_done(vmon, node);
 		node->probed = 0;	/* the next pass samples it whole */
 		node_attach(vmon, node, NULL);
