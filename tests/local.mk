@@ -16,7 +16,8 @@ VMON_UNIT_TESTS = \
 	tests/test_parse \
 	tests/test_fixtures \
 	tests/test_tree \
-	tests/test_live
+	tests/test_live \
+	tests/test_fdlimit
 
 check_PROGRAMS += $(VMON_UNIT_TESTS)
 TESTS += $(VMON_UNIT_TESTS)
@@ -40,6 +41,11 @@ tests_test_live_SOURCES = tests/test_live.c
 tests_test_live_CPPFLAGS = $(TESTS_CPP)
 tests_test_live_LDADD = $(TESTS_LIBS) -lpthread
 tests_test_live_LDFLAGS = $(TESTS_LINK)
+
+tests_test_fdlimit_SOURCES = tests/test_fdlimit.c
+tests_test_fdlimit_CPPFLAGS = $(TESTS_CPP)
+tests_test_fdlimit_LDADD = $(TESTS_LIBS)
+tests_test_fdlimit_LDFLAGS = $(TESTS_LINK)
 
 EXTRA_DIST += tests/fixtures
 
