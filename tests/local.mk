@@ -39,8 +39,9 @@ tests_test_tree_LDFLAGS = $(TESTS_LINK)
 
 tests_test_live_SOURCES = tests/test_live.c
 tests_test_live_CPPFLAGS = $(TESTS_CPP)
-tests_test_live_LDADD = $(TESTS_LIBS) -lpthread
-tests_test_live_LDFLAGS = $(TESTS_LINK)
+tests_test_live_CFLAGS = $(AM_CFLAGS) -pthread
+tests_test_live_LDADD = $(TESTS_LIBS)
+tests_test_live_LDFLAGS = $(TESTS_LINK) -pthread
 
 tests_test_fdlimit_SOURCES = tests/test_fdlimit.c
 tests_test_fdlimit_CPPFLAGS = $(TESTS_CPP)
