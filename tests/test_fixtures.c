@@ -283,6 +283,17 @@ static void test_kernel_threads(void **state)
 	fixture_free(&fx);
 }
 
+static vmon_proc_t *thread_of(vmon_proc_t *proc, int tid)
+{
+	vmon_proc_t *t;
+
+	list_for_each_entry(t, &proc->threads, threads) {
+		if (t->pid == tid)
+			return t;
+	}
+	return NULL;
+}
+
 /* callbacks that count what happened to each pid (and check ctor before dtor) */
 static struct lifecycle {
 	int	ctor[1024];
@@ -804,6 +815,256 @@ static void test_dump_format(void **state)
 	fixture_free(&fx);
 }
 
+/* --- a tree captured from a real kernel (tests/fixtures/capture) --- */
+
+#define CAPTURED "linux-6.18-x86_64"
+
+static struct captured {
+	int	holder, parens, execd, zombie, threaded, kthreadd, kworker;
+} cap;
+
+static void read_manifest(void)
+{
+	FILE *f = fopen(FIXTURES_DIR "/" CAPTURED "/MANIFEST", "r");
+	char role[32];
+	int pid;
+
+	assert_non_null(f);
+	memset(&cap, 0, sizeof(cap));
+	while (fscanf(f, "%31s %d", role, &pid) == 2) {
+		int *slot = !strcmp(role, "holder") ? &cap.holder : !strcmp(role, "parens") ? &cap.parens :
+			    !strcmp(role, "execd") ? &cap.execd : !strcmp(role, "zombie") ? &cap.zombie :
+			    !strcmp(role, "threaded") ? &cap.threaded : !strcmp(role, "kthreadd") ? &cap.kthreadd :
+			    !strcmp(role, "kworker") ? &cap.kworker : NULL;
+
+		assert_non_null(slot);
+		*slot = pid;
+	}
+	fclose(f);
+	assert_true(cap.holder && cap.parens && cap.execd && cap.zombie && cap.threaded && cap.kthreadd && cap.kworker);
+}
+
+/* every stat row of a node against the captured line, split here independently: after the last ')' */
+static void check_stat_line(fixture_t *fx, vmon_proc_t *p, const char *dir)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	char path[600], line[2048], *fields[64], *save, *rest;
+	FILE *f;
+	int n = 2;
+
+	snprintf(path, sizeof(path), "%s/%s/stat", fx->root, dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	rest = strrchr(line, ')');
+	assert_non_null(rest);
+	for (char *w = strtok_r(rest + 1, " \n", &save); w && n < 63; w = strtok_r(NULL, " \n", &save))
+		fields[++n] = w;
+	for (int sym = 0; sym < desc->fields_nr; sym++) {
+		const vmon_field_t *fl = &desc->fields[sym];
+		unsigned long long want;
+
+		if (fl->source != VMON_SOURCE_POS || fl->n < 3)
+			continue;
+		assert_true(fl->n <= n);
+		want = fl->type == VMON_TYPE_char ? (unsigned char)fields[fl->n][0] :
+		       (fl->type == VMON_TYPE_int || fl->type == VMON_TYPE_longlong) ?
+		       (unsigned long long)strtoll(fields[fl->n], NULL, 10) : strtoull(fields[fl->n], NULL, 10);
+		if (field_value(fl, pstat(p)) != want || !BITTEST(pstat(p)->present, sym))
+			fail_msg("%s %d: %s is %llu, the captured line says %s", dir, p->pid, fl->name,
+				 field_value(fl, pstat(p)), fields[fl->n]);
+	}
+}
+
+static void check_no_errors(vmon_proc_t *p)
+{
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if (p->errors[i])
+			fail_msg("captured %d: errors[%s] = %d", p->pid, vmon_proc_store_descs[i].name, p->errors[i]);
+	}
+}
+
+static void check_no_memory_lines(vmon_proc_t *p)
+{
+	const vmon_store_desc_t *vm_desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
+
+	for (int sym = 0; sym < vm_desc->fields_nr; sym++) {
+		if (vm_desc->fields[sym].source == VMON_SOURCE_KEY && BITTEST(pvm(p)->present, sym))
+			fail_msg("%d has no memory lines, yet %s is present", p->pid, vm_desc->fields[sym].name);
+		if (vm_desc->fields[sym].source == VMON_SOURCE_POS && field_value(&vm_desc->fields[sym], pvm(p)))
+			fail_msg("%d has no memory, yet %s is %llu", p->pid, vm_desc->fields[sym].name,
+				 field_value(&vm_desc->fields[sym], pvm(p)));
+	}
+}
+
+/* PROC_ALL over the capture: every file of a real kernel parses, every value is the file's */
+static void test_captured_proc_all(void **state)
+{
+	fixture_t fx;
+	vmon_t vmon;
+	vmon_proc_t *holder, *parens, *execd, *zombie, *threaded, *kthreadd, *kworker, *t;
+	vmon_sys_vm_t *vm;
+	vmon_sys_stat_t *ss;
+	const vmon_store_desc_t *sys_vm_desc = &vmon_sys_store_descs[VMON_STORE_SYS_VM];
+	char path[600], line[256];
+	FILE *f;
+	int keys = 0, present = 0, threads = 0;
+
+	read_manifest();
+	fixture_init(&fx);
+	fixture_copy(&fx, CAPTURED);
+	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL | VMON_FLAG_PROC_ARRAY, VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM,
+				 all_wants | VMON_WANT_PROC_FOLLOW_THREADS));
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(assert_tree_consistent(&vmon), 7 + 3);
+	assert_int_equal(vmon.sys_errors[VMON_STORE_SYS_STAT], 0);
+	assert_int_equal(vmon.sys_errors[VMON_STORE_SYS_VM], 0);
+
+	/* meminfo: each key of our table that the kernel printed is present, the others not */
+	vm = vmon.stores[VMON_STORE_SYS_VM];
+	snprintf(path, sizeof(path), "%s/meminfo", fx.root);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		for (int sym = 0; sym < sys_vm_desc->fields_nr; sym++) {
+			const char *key = sys_vm_desc->fields[sym].key;
+			size_t klen = strlen(key);
+
+			if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+				keys++;
+				if (field_value(&sys_vm_desc->fields[sym], vm) != strtoull(line + klen + 1, NULL, 10))
+					fail_msg("meminfo %s is %llu: %s", key, field_value(&sys_vm_desc->fields[sym], vm), line);
+			}
+		}
+	}
+	fclose(f);
+	for (int sym = 0; sym < sys_vm_desc->fields_nr; sym++)
+		present += !!BITTEST(vm->present, sym);
+	assert_true(keys > 40);
+	assert_int_equal(present, keys);
+	ss = vmon.stores[VMON_STORE_SYS_STAT];
+	assert_int_equal(ss->cpus_nr, 2);
+	assert_true(ss->cpus[0].online && ss->cpus[1].online);
+	assert_true(ss->ctxt > 0 && ss->btime > 1700000000ULL);
+	snprintf(path, sizeof(path), "%s/stat", fx.root);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	{
+		unsigned long long user, nice, system;
+
+		assert_int_equal(fscanf(f, "cpu %llu %llu %llu", &user, &nice, &system), 3);
+		assert_int_equal(ss->user, user);
+		assert_int_equal(ss->system, system);
+	}
+	fclose(f);
+
+	holder = must_find(&vmon, cap.holder);
+	parens = must_find(&vmon, cap.parens);
+	execd = must_find(&vmon, cap.execd);
+	zombie = must_find(&vmon, cap.zombie);
+	threaded = must_find(&vmon, cap.threaded);
+	kthreadd = must_find(&vmon, cap.kthreadd);
+	kworker = must_find(&vmon, cap.kworker);
+	for (vmon_proc_t *const *p = (vmon_proc_t *const[]){ holder, parens, execd, zombie, threaded, kthreadd, kworker, NULL }; *p; p++) {
+		char dir[16];
+
+		check_no_errors(*p);
+		snprintf(dir, sizeof(dir), "%d", (*p)->pid);
+		check_stat_line(&fx, *p, dir);
+	}
+	/* the tree */
+	assert_null(holder->parent);
+	assert_ptr_equal(parens->parent, holder);
+	assert_ptr_equal(execd->parent, holder);
+	assert_ptr_equal(threaded->parent, holder);
+	assert_ptr_equal(zombie->parent, execd);
+	assert_null(kthreadd->parent);
+	assert_ptr_equal(kworker->parent, kthreadd);
+
+	/* ") (" and spaces in a real comm, argv and exe */
+	assert_string_equal(pstat(parens)->comm.array, "a) (b c");
+	assert_int_equal(pstat(parens)->argc, 2);
+	assert_string_equal(pstat(parens)->argv[0], "/tmp/capture/a) (b c");
+	assert_string_equal(pstat(parens)->argv[1], "600");
+	assert_string_equal(pstat(parens)->exe.array, "/tmp/capture/a) (b c");
+	assert_true(pvm(parens)->resident_pages > 0);
+	assert_true(BITTEST(pvm(parens)->present, VMON_PROC_VM_RSS_ANON_KB));
+	assert_true(BITTEST(pio(parens)->present, VMON_PROC_IO_RCHAR));
+
+	/* the zombie: no command line, executable or memory */
+	assert_int_equal(pstat(zombie)->state, 'Z');
+	assert_int_equal(pstat(zombie)->argc, 0);
+	assert_false(BITTEST(pstat(zombie)->present, VMON_PROC_STAT_EXE));
+	check_no_memory_lines(zombie);
+
+	/* kernel threads */
+	assert_true(pstat(kthreadd)->flags & 0x00200000);	/* PF_KTHREAD */
+	assert_int_equal(pstat(kthreadd)->ppid, 0);
+	assert_int_equal(pstat(kthreadd)->argc, 0);
+	assert_false(BITTEST(pstat(kthreadd)->present, VMON_PROC_STAT_EXE));
+	check_no_memory_lines(kthreadd);
+	check_no_memory_lines(kworker);
+	assert_int_equal(pstat(kworker)->state, 'I');
+	assert_int_equal(pstat(kworker)->nice, -20);
+
+	/* the threads of the threaded one: its stat says 3, task/ lists 3 */
+	assert_int_equal(pstat(threaded)->num_threads, 3);
+	list_for_each_entry(t, &threaded->threads, threads) {
+		char dir[48];
+
+		threads++;
+		check_no_errors(t);
+		snprintf(dir, sizeof(dir), "%d/task/%d", cap.threaded, t->pid);
+		check_stat_line(&fx, t, dir);
+		assert_true(BITTEST(pio(t)->present, VMON_PROC_IO_RCHAR));
+	}
+	assert_int_equal(threads, 3);
+	assert_non_null(thread_of(threaded, cap.threaded));
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+}
+
+/* explicit mode over the capture: children files; kthreadd's lists kernel threads not captured */
+static void test_captured_explicit(void **state)
+{
+	fixture_t fx;
+	vmon_t vmon;
+	vmon_proc_t *holder, *kthreadd;
+	vmon_stats_t stats;
+	char path[600];
+	int listed = 0;
+	FILE *f;
+
+	read_manifest();
+	fixture_init(&fx);
+	fixture_copy(&fx, CAPTURED);
+	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_NONE, 0,
+				 all_wants | VMON_WANT_PROC_FOLLOW_CHILDREN | VMON_WANT_PROC_FOLLOW_THREADS));
+	holder = vmon_proc_monitor(&vmon, cap.holder, VMON_WANT_PROC_INHERIT, NULL, NULL);
+	kthreadd = vmon_proc_monitor(&vmon, cap.kthreadd, VMON_WANT_PROC_INHERIT, NULL, NULL);
+	assert_non_null(holder);
+	assert_non_null(kthreadd);
+	assert_true(vmon_sample(&vmon));
+	assert_non_null(find_child(&vmon, holder, cap.parens));
+	assert_non_null(find_child(&vmon, holder, cap.threaded));
+	assert_non_null(find_child(&vmon, find_child(&vmon, holder, cap.execd), cap.zombie));
+	assert_non_null(find_child(&vmon, kthreadd, cap.kworker));
+	assert_null(find_child(&vmon, NULL, cap.kworker));
+	assert_int_equal(assert_tree_consistent(&vmon), 7 + 3);
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/children", fx.root, cap.kthreadd, cap.kthreadd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	for (int pid; fscanf(f, "%d", &pid) == 1; )
+		listed++;
+	fclose(f);
+	assert_int_equal(vmon_get_stats(&vmon, &stats), 0);
+	assert_int_equal(stats.vanished, listed - 1);
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -821,7 +1082,9 @@ int main(void)
 		cmocka_unit_test(test_follow_children),
 		cmocka_unit_test(test_proc_array),
 		cmocka_unit_test(test_dump_format),
+		cmocka_unit_test(test_captured_proc_all),
+		cmocka_unit_test(test_captured_explicit),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);
 }

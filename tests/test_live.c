@@ -95,9 +95,15 @@ static void sample(vmon_t *vmon)
 	assert_tree_consistent(vmon);
 }
 
+/* the mount point of test_pid_reuse's namespace, removed whatever happens */
+static char pidns_dir[64];
+
 static int teardown(void **state)
 {
 	puppets_cleanup();
+	if (pidns_dir[0])
+		rmdir(pidns_dir);
+	pidns_dir[0] = '\0';
 	return 0;
 }
 
@@ -738,6 +744,7 @@ static bool pidns_start(struct pidns *ns)
 
 	snprintf(ns->mnt, sizeof(ns->mnt), "/tmp/vmon-pidns-XXXXXX");
 	assert_non_null(mkdtemp(ns->mnt));
+	snprintf(pidns_dir, sizeof(pidns_dir), "%s", ns->mnt);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 	pidns_sock = sv[1];
 	pidns_test_end = sv[0];

@@ -968,5 +968,5 @@ int main(void)
 		cmocka_unit_test(test_sys_stat),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);
 }

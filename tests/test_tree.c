@@ -531,5 +531,5 @@ int main(void)
 		cmocka_unit_test(test_api_errors),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);
 }

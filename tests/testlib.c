@@ -180,12 +180,21 @@ int count_open_fds(void)
 	return n - 1;	/* not the one listing them */
 }
 
+/* the roots of the fixtures not yet freed, for fixtures_cleanup() */
+static char *fixture_roots[64];
+
 void fixture_init(fixture_t *fx)
 {
 	const char *tmp = getenv("TMPDIR");
 
 	snprintf(fx->root, sizeof(fx->root), "%s/vmon-fixture-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	assert_non_null(mkdtemp(fx->root));
+	for (size_t i = 0; i < sizeof(fixture_roots) / sizeof(fixture_roots[0]); i++) {
+		if (!fixture_roots[i]) {
+			fixture_roots[i] = strdup(fx->root);
+			break;
+		}
+	}
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -194,11 +203,36 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
+static void remove_root(const char *root)
+{
+	for (size_t i = 0; i < sizeof(fixture_roots) / sizeof(fixture_roots[0]); i++) {
+		if (fixture_roots[i] && strcmp(fixture_roots[i], root) == 0) {
+			free(fixture_roots[i]);
+			fixture_roots[i] = NULL;
+		}
+	}
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 void fixture_free(fixture_t *fx)
 {
 	if (fx->root[0])
-		nftw(fx->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_root(fx->root);
 	fx->root[0] = '\0';
+}
+
+int fixtures_cleanup(void **state)
+{
+	for (size_t i = 0; i < sizeof(fixture_roots) / sizeof(fixture_roots[0]); i++) {
+		if (fixture_roots[i]) {
+			char *root = fixture_roots[i];
+
+			fixture_roots[i] = NULL;
+			nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+			free(root);
+		}
+	}
+	return 0;
 }
 
 static void make_parents(const char *path)
@@ -273,8 +307,12 @@ void fixture_copy(fixture_t *fx, const char *name)
 {
 	char cmd[1024];
 
-	/* the fixture names are ours, never from a process: no shell quoting issue */
-	snprintf(cmd, sizeof(cmd), "cp -a '%s/%s/.' '%s/'", FIXTURES_DIR, name, fx->root);
+	/*
+	 * The fixture names are ours, never from a process: no shell quoting
+	 * issue.  Writable copies, though the source tree may be read-only
+	 * (make distcheck): the tests change and remove what they copied.
+	 */
+	snprintf(cmd, sizeof(cmd), "cp -R '%s/%s/.' '%s/' && chmod -R u+w '%s'", FIXTURES_DIR, name, fx->root, fx->root);
 	assert_int_equal(system(cmd), 0);
 }
 

@@ -33,6 +33,11 @@ typedef struct fixture {
 /* a new empty fixture root under $TMPDIR, removed by fixture_free() */
 void fixture_init(fixture_t *fx);
 void fixture_free(fixture_t *fx);
+/*
+ * A cmocka group teardown: removes the roots of fixtures a failed test left
+ * (a failing assert leaves the test before its fixture_free()).
+ */
+int fixtures_cleanup(void **state);
 /* write (replace) root/path with the given bytes; directories are created */
 void fixture_write(fixture_t *fx, const char *path, const void *data, size_t len);
 void fixture_printf(fixture_t *fx, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
