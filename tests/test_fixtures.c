@@ -283,17 +283,6 @@ static void test_kernel_threads(void **state)
 	fixture_free(&fx);
 }
 
-static vmon_proc_t *thread_of(vmon_proc_t *proc, int tid)
-{
-	vmon_proc_t *t;
-
-	list_for_each_entry(t, &proc->threads, threads) {
-		if (t->pid == tid)
-			return t;
-	}
-	return NULL;
-}
-
 /* callbacks that count what happened to each pid (and check ctor before dtor) */
 static struct lifecycle {
 	int	ctor[1024];
@@ -1020,7 +1009,7 @@ static void test_captured_proc_all(void **state)
 		assert_true(BITTEST(pio(t)->present, VMON_PROC_IO_RCHAR));
 	}
 	assert_int_equal(threads, 3);
-	assert_non_null(thread_of(threaded, cap.threaded));
+	assert_non_null(find_thread(threaded, cap.threaded));
 	vmon_destroy(&vmon);
 	fixture_free(&fx);
 }

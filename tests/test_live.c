@@ -197,17 +197,6 @@ static int count_threads(vmon_proc_t *proc)
 	return n;
 }
 
-static vmon_proc_t *thread_node(vmon_proc_t *proc, pid_t tid)
-{
-	vmon_proc_t *t;
-
-	list_for_each_entry(t, &proc->threads, threads) {
-		if (t->pid == tid)
-			return t;
-	}
-	return NULL;
-}
-
 static vmon_proc_t *must_child(vmon_t *vmon, vmon_proc_t *parent, pid_t pid)
 {
 	vmon_proc_t *c = find_child(vmon, parent, pid);
@@ -446,9 +435,9 @@ static void test_threads(void **state)
 	assert_int_equal(count_threads(na), 3);
 	assert_true(na->threads_changed);
 	assert_true(na->is_threaded);
-	lead = thread_node(na, a.pid);
-	n1 = thread_node(na, t1);
-	n2 = thread_node(na, t2);
+	lead = find_thread(na, a.pid);
+	n1 = find_thread(na, t1);
+	n2 = find_thread(na, t2);
 	assert_non_null(lead);
 	assert_non_null(n1);
 	assert_non_null(n2);
@@ -474,7 +463,7 @@ static void test_threads(void **state)
 	assert_false(n2->is_stale);
 	assert_true(na->threads_changed);
 	sample(&vmon);
-	assert_null(thread_node(na, t1));
+	assert_null(find_thread(na, t1));
 	assert_int_equal(dtors(t1), 1);
 	assert_int_equal(count_threads(na), 2);
 

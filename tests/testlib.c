@@ -158,6 +158,17 @@ vmon_proc_t *find_child(vmon_t *vmon, vmon_proc_t *parent, int pid)
 	return NULL;
 }
 
+vmon_proc_t *find_thread(vmon_proc_t *proc, int tid)
+{
+	vmon_proc_t *t;
+
+	list_for_each_entry(t, &proc->threads, threads) {
+		if (t->pid == tid)
+			return t;
+	}
+	return NULL;
+}
+
 bool under_valgrind(void)
 {
 	const char *v = getenv("VMON_UNDER_VALGRIND");

@@ -123,6 +123,8 @@ void assert_bits_exactly(const char *bitmap, const vmon_store_desc_t *desc, cons
 int assert_tree_consistent(vmon_t *vmon);
 /* the node of pid under parent (NULL: the top), or NULL */
 vmon_proc_t *find_child(vmon_t *vmon, vmon_proc_t *parent, int pid);
+/* the thread node tid of a process, or NULL */
+vmon_proc_t *find_thread(vmon_proc_t *proc, int tid);
 
 bool is_root(void);
 /* the heavy live tests run smaller under valgrind (make check-valgrind sets it) */
