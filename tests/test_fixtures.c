@@ -188,23 +188,31 @@ static void test_vanished_before_read(void **state)
 	fixture_free(&fx);
 }
 
-/* a kernel thread as the kernel shows it: no cmdline, no exe, no memory */
-static void fixture_kthread(fixture_t *fx, int pid, int ppid, const char *comm, char state, unsigned long long start)
+/* the stat line of a task without memory (a kernel thread, a zombie): no addresses, no sizes */
+static void write_memoryless_stat(fixture_t *fx, int pid, int ppid, const char *comm, char state,
+				  unsigned long long start, unsigned flags, int exit_status)
 {
 	fixture_stat_t st;
 	char path[64];
 
-	fixture_proc(fx, pid, ppid, comm, state, start, NULL);
 	fixture_stat_init(&st, pid, ppid, comm, state, start);
-	fixture_stat_set(&st, 5, "0");
-	fixture_stat_set(&st, 6, "0");
-	fixture_stat_set(&st, 9, "%d", 0x208040);	/* PF_KTHREAD | PF_NOFREEZE | PF_WQ_WORKER */
+	fixture_stat_set(&st, 9, "%u", flags);
 	for (int n = 23; n <= 51; n++) {
 		if (n != 25 && n != 38 && n != 39)
 			fixture_stat_set(&st, n, "0");
 	}
+	fixture_stat_set(&st, 52, "%d", exit_status);
 	snprintf(path, sizeof(path), "%d/stat", pid);
 	fixture_stat_write(fx, path, &st, FIXTURE_STAT_FIELDS, true);
+}
+
+/* a kernel thread as the kernel shows it: no cmdline, no exe, no memory */
+static void fixture_kthread(fixture_t *fx, int pid, int ppid, const char *comm, char state, unsigned long long start)
+{
+	char path[64];
+
+	fixture_proc(fx, pid, ppid, comm, state, start, NULL);
+	write_memoryless_stat(fx, pid, ppid, comm, state, start, 0x208040, 0);	/* PF_KTHREAD | PF_NOFREEZE | PF_WQ_WORKER */
 	snprintf(path, sizeof(path), "%d/statm", pid);
 	fixture_printf(fx, path, "0 0 0 0 0 0 0\n");
 	snprintf(path, sizeof(path), "%d/status", pid);
@@ -217,19 +225,8 @@ static void fixture_kthread(fixture_t *fx, int pid, int ppid, const char *comm, 
 /* a zombie: its stat still there, its memory and executable gone */
 static void fixture_zombie(fixture_t *fx, int pid, int ppid, const char *comm, unsigned long long start, int status)
 {
-	fixture_stat_t st;
-	char path[64];
-
 	fixture_kthread(fx, pid, ppid, comm, 'Z', start);
-	fixture_stat_init(&st, pid, ppid, comm, 'Z', start);
-	fixture_stat_set(&st, 9, "%d", 0x400004);	/* PF_EXITING */
-	for (int n = 23; n <= 51; n++) {
-		if (n != 25 && n != 38 && n != 39)
-			fixture_stat_set(&st, n, "0");
-	}
-	fixture_stat_set(&st, 52, "%d", status);
-	snprintf(path, sizeof(path), "%d/stat", pid);
-	fixture_stat_write(fx, path, &st, FIXTURE_STAT_FIELDS, true);
+	write_memoryless_stat(fx, pid, ppid, comm, 'Z', start, 0x400004, status);	/* PF_EXITING */
 }
 
 static const vmon_proc_wants_t all_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO;
