@@ -368,6 +368,12 @@ static void walk_explicit(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_t *proc = &node->pub, *child, *tmp;
 
+	/*
+	 * Once a pass: a monitored process walked at the top, then found to
+	 * be a followed child of another, was sampled and saw its callbacks.
+	 */
+	if (node->walked == vmon->generation)
+		return;
 	node->walked = vmon->generation;
 	if (!proc->is_stale && node->probed != vmon->generation &&
 	    sample_node(vmon, node) == SAMPLED_FORGOTTEN)
