@@ -482,6 +482,33 @@ static void test_unmonitor_other_callback(void **state)
 	finish(&fx, &vmon);
 }
 
+/*
+ * A process monitored on its own before its parent is: in the first sample
+ * it is walked at the top, then found as the parent's child and moved under
+ * it; its callback still runs once, after it and before its new parent's.
+ */
+static void test_monitored_child_found_later(void **state)
+{
+	fixture_t fx;
+	vmon_t vmon;
+	vmon_proc_t *leaf, *top;
+
+	make_tree(&fx);
+	start(&fx, &vmon, VMON_FLAG_NONE);
+	leaf = vmon_proc_monitor(&vmon, 300, VMON_WANT_PROC_INHERIT, on_proc, "leaf");
+	top = vmon_proc_monitor(&vmon, 100, VMON_WANT_PROC_INHERIT, on_proc, "top");
+	assert_non_null(leaf);
+	assert_non_null(top);
+	assert_true(vmon_sample(&vmon));
+	assert_ptr_equal(find_child(&vmon, find_child(&vmon, top, 200), 300), leaf);
+	assert_string_equal(seen('P', NULL, vmon.generation), "300 100");
+	assert_int_equal(count('C', 300), 1);
+	assert_int_equal(assert_tree_consistent(&vmon), 5);
+	assert_true(vmon_sample(&vmon));
+	assert_string_equal(seen('P', NULL, vmon.generation), "300 100");
+	finish(&fx, &vmon);
+}
+
 static void test_api_errors(void **state)
 {
 	fixture_t fx;
@@ -528,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_unmonitor_in_callback),
 		cmocka_unit_test(test_remonitor_in_callback),
 		cmocka_unit_test(test_unmonitor_other_callback),
+		cmocka_unit_test(test_monitored_child_found_later),
 		cmocka_unit_test(test_api_errors),
 	};
 
