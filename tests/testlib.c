@@ -314,6 +314,29 @@ void fixture_remove(fixture_t *fx, const char *path)
 		unlink(full);
 }
 
+/* NAME.link -> the symlink NAME to the target the file holds */
+static int make_link(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	size_t len = strlen(path);
+	char target[4096], link[4096];
+	FILE *f;
+	size_t n;
+
+	(void)st; (void)ftw;
+	if (flag != FTW_F || len < 5 || strcmp(path + len - 5, ".link") != 0)
+		return 0;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(target, 1, sizeof(target) - 1, f);
+	fclose(f);
+	target[n] = '\0';
+	snprintf(link, sizeof(link), "%.*s", (int)(len - 5), path);
+	if (symlink(target, link) < 0 || unlink(path) < 0)
+		return -1;
+	return 0;
+}
+
 void fixture_copy(fixture_t *fx, const char *name)
 {
 	char cmd[1024];
@@ -325,6 +348,7 @@ void fixture_copy(fixture_t *fx, const char *name)
 	 */
 	snprintf(cmd, sizeof(cmd), "cp -R '%s/%s/.' '%s/' && chmod -R u+w '%s'", FIXTURES_DIR, name, fx->root, fx->root);
 	assert_int_equal(system(cmd), 0);
+	assert_int_equal(nftw(fx->root, make_link, 16, FTW_PHYS), 0);
 }
 
 void fixture_system(fixture_t *fx)

@@ -43,7 +43,11 @@ void fixture_write(fixture_t *fx, const char *path, const void *data, size_t len
 void fixture_printf(fixture_t *fx, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void fixture_symlink(fixture_t *fx, const char *path, const char *target);
 void fixture_remove(fixture_t *fx, const char *path);
-/* copy a captured tree from tests/fixtures/NAME into the fixture root */
+/*
+ * copy a captured tree from tests/fixtures/NAME into the fixture root; a
+ * file NAME.link there (a symlink's target, as text: a release tarball
+ * follows symlinks) becomes the symlink NAME
+ */
 void fixture_copy(fixture_t *fx, const char *name);
 /*
  * A plausible process: stat, statm, io, status, cmdline (argv joined by
