@@ -7,10 +7,13 @@
  * is four characters, each a letter or '-': n new, s stale, t thread, e a
  * store failed (see errors{}).  COMM and ARGV are escaped (vmon_escape()).
  * The figures are the main fields of each wanted store, as name=value with
- * the names of defs/; vmon_dump_procs(3) documents the format.
+ * the names of defs/, and "-" for a value that is absent (its present bit
+ * clear: not printed by this kernel, or unreadable, see errors{});
+ * vmon_dump_procs(3) documents the format.
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
@@ -31,10 +34,14 @@ static const struct dump_store {
 	const char		*name;
 	const int		*syms;
 	size_t			nr;
+	size_t			present;	/* offset of the store's present[] bitmap */
 } dump_stores[] = {
-	{ VMON_STORE_PROC_STAT, "stat", stat_main, sizeof(stat_main) / sizeof(stat_main[0]) },
-	{ VMON_STORE_PROC_VM, "vm", vm_main, sizeof(vm_main) / sizeof(vm_main[0]) },
-	{ VMON_STORE_PROC_IO, "io", io_main, sizeof(io_main) / sizeof(io_main[0]) },
+	{ VMON_STORE_PROC_STAT, "stat", stat_main, sizeof(stat_main) / sizeof(stat_main[0]),
+	  offsetof(vmon_proc_stat_t, present) },
+	{ VMON_STORE_PROC_VM, "vm", vm_main, sizeof(vm_main) / sizeof(vm_main[0]),
+	  offsetof(vmon_proc_vm_t, present) },
+	{ VMON_STORE_PROC_IO, "io", io_main, sizeof(io_main) / sizeof(io_main[0]),
+	  offsetof(vmon_proc_io_t, present) },
 };
 
 static int depth_of(const vmon_proc_t *proc)
@@ -84,8 +91,14 @@ static void dump_node(vmon_t *vmon, FILE *out, vmon_proc_t *proc)
 			continue;
 		fprintf(out, " %s{", d->name);
 		for (size_t i = 0; i < d->nr; i++) {
+			const char *present = (const char *)proc->stores[d->id] + d->present;
+
 			fprintf(out, "%s%s=", i ? " " : "", vmon_proc_store_descs[d->id].fields[d->syms[i]].name);
-			dump_field(out, proc, d->id, d->syms[i], buf, size);
+			/* a value the kernel did not give (or we could not read) is "-", never a made-up 0 */
+			if (BITTEST(present, d->syms[i]))
+				dump_field(out, proc, d->id, d->syms[i], buf, size);
+			else
+				fputc('-', out);
 		}
 		fputc('}', out);
 	}

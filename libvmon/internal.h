@@ -62,6 +62,7 @@ typedef struct proc_node {
 	/* from the stat line of the current pass, whatever the wants */
 	int			ppid;
 	int			num_threads;
+	int			num_threads_before;	/* at the pass before (for PROC_IO's skip) */
 	char			state;
 
 	/* "has it run since the last sample?": the task's schedstat */
@@ -80,6 +81,12 @@ typedef struct proc_node {
 	bool			unmonitor_pending;	/* unmonitored during vmon_sample(): remove at its end */
 	list_head_t		stale_link;	/* in internal->stale while stale */
 } proc_node_t;
+
+/* a per-process sample callback: the public struct, and the run_callbacks() call it was added in */
+typedef struct proc_callback {
+	vmon_proc_callback_t	pub;
+	unsigned		added_run;
+} proc_callback_t;
 
 static inline proc_node_t *node_of(vmon_proc_t *proc)
 {
@@ -114,6 +121,9 @@ struct _vmon_internal {
 	proc_node_t	**snapshot;	/* the processes to sample in this pass */
 	size_t		snapshot_cap;
 	bool		have_schedstat;	/* /proc/PID/schedstat gives run counts */
+	proc_node_t	*busy;		/* the node being sampled: its directories are in use */
+	unsigned	callback_run;		/* counts run_callbacks() calls */
+	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 };
 
 /* how often a running process's cmdline is re-read without an exec (set-proc-title) */
@@ -131,7 +141,8 @@ void node_free_stale(vmon_t *vmon);
 void node_remove_subtree(vmon_t *vmon, proc_node_t *node);
 void node_place_by_ppid(vmon_t *vmon, proc_node_t *node);
 void node_release_fds(vmon_t *vmon, proc_node_t *node);
-void node_release_warm_fds(vmon_t *vmon, proc_node_t *node);
+void node_release_files(vmon_t *vmon, proc_node_t *node);
+void node_release_warm_files(vmon_t *vmon, proc_node_t *node);
 void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store);
 /* depth-first walk of the tree: threads first, then children */
 vmon_proc_t *tree_first(vmon_t *vmon);
@@ -154,10 +165,12 @@ bool procfs_hold(vmon_t *vmon);
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
 void procfs_stat_line_keep(proc_node_t *node, const vmon_buf_t *line);
 void procfs_stat_line_forget(proc_node_t *node);
+bool procfs_pid_exists(vmon_t *vmon, int pid);
 int procfs_ran(vmon_t *vmon, proc_node_t *node);
 void procfs_shrink_budget(vmon_t *vmon);
 
 /* --- parse.c --- */
+size_t parse_complete_len(const char *text, size_t len);
 const char *parse_stat_fields(const char *line, size_t len, const char **comm, size_t *comm_len);
 int parse_store(const vmon_field_t *fields, int fields_nr, vmon_source_t source, const char *file,
 		const char *text, size_t len, void *store, char *changed, char *present, bool first);

@@ -119,7 +119,7 @@ int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, 
 	return diff;
 }
 
-/* parse the number at [text, end) as the field's type and store it */
+/* parse the number [text, end) as the field's type and store it */
 static int set_number(const vmon_field_t *f, void *store, const char *text, const char *end, char *changed,
 		      bool first)
 {
@@ -127,15 +127,19 @@ static int set_number(const vmon_field_t *f, void *store, const char *text, cons
 	unsigned long long u;
 	long long s;
 
+	/*
+	 * text is one whole word: a value with anything after its digits
+	 * ("12x", "0x10") is malformed, not the number its prefix spells.
+	 */
 	switch (f->type) {
 	case VMON_TYPE_char:
-		if (p >= end || !*p || *p == ' ' || *p == '\n')
+		if (end - p != 1 || !*p || *p == ' ' || *p == '\n')
 			break;
 		return parse_set_ull(f, store, (unsigned char)*p, changed, first);
 	case VMON_TYPE_int:
 	case VMON_TYPE_long:
 	case VMON_TYPE_longlong:
-		if (!parse_ll(&p, end, &s))
+		if (!parse_ll(&p, end, &s) || p != end)
 			break;
 		if ((f->type == VMON_TYPE_int && (s < INT_MIN || s > INT_MAX)) ||
 		    (f->type == VMON_TYPE_long && (s < LONG_MIN || s > LONG_MAX)))
@@ -144,7 +148,7 @@ static int set_number(const vmon_field_t *f, void *store, const char *text, cons
 	case VMON_TYPE_uint:
 	case VMON_TYPE_ulong:
 	case VMON_TYPE_ulonglong:
-		if (!parse_ull(&p, end, &u))
+		if (!parse_ull(&p, end, &u) || p != end)
 			break;
 		if (f->type == VMON_TYPE_uint && u > UINT_MAX)
 			break;
@@ -156,7 +160,7 @@ static int set_number(const vmon_field_t *f, void *store, const char *text, cons
 	return -1;
 }
 
-/* parse the number at text (a NUL-terminated string) as the field's type and store it */
+/* parse the number at text, one whole NUL-terminated word, as the field's type and store it */
 int parse_set_number(const vmon_field_t *f, void *store, const char *text, char *changed, bool first)
 {
 	return set_number(f, store, text, text + strlen(text), changed, first);
@@ -204,6 +208,11 @@ int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present
 	if (f->type == VMON_TYPE_char_array) {
 		vmon_char_array_t *a = (vmon_char_array_t *)((char *)store + f->offset);
 
+		/* an absent string is still "", never NULL: clients print array as it is */
+		if (!a->array) {
+			parse_set_string(f, store, "", 0, NULL, false);
+			return diff;
+		}
 		if (a->len) {
 			a->len = 0;
 			a->array[0] = '\0';
@@ -222,6 +231,21 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n';
 }
 
+/*
+ * How much of text can be trusted.  The kernel ends every line of the files
+ * we parse with a newline, so text that does not end with one was cut short
+ * (a fixture, a short read): its last word may be a prefix of the real one
+ * ("12" of "1234"), so it is trusted only up to that word.
+ */
+size_t parse_complete_len(const char *text, size_t len)
+{
+	if (len == 0 || text[len - 1] == '\n')
+		return len;
+	while (len > 0 && !is_space(text[len - 1]))
+		len--;
+	return len;
+}
+
 /* the n-th (1-based) whitespace-separated word of [p, end), or NULL */
 static const char *nth_word(const char *p, const char *end, int n)
 {
@@ -236,12 +260,23 @@ static const char *nth_word(const char *p, const char *end, int n)
 	return p < end ? p : NULL;
 }
 
-/* where the word at p ends */
-static const char *word_end(const char *p, const char *end)
+/*
+ * Parse the word at p as the field's number, in place (a copy and a strlen()
+ * per value showed in profiles).  A word too long for any number we store
+ * (the longest, 2^64 - 1, has 20 digits; 32 bytes leave room for leading
+ * zeros) is malformed, rather than parsed.
+ */
+static int set_word(const vmon_field_t *f, void *store, const char *p, const char *end, char *changed, bool first)
 {
-	while (p < end && !is_space(*p))
-		p++;
-	return p;
+	const char *e = p;
+
+	while (e < end && !is_space(*e))
+		e++;
+	if (e - p >= 32) {
+		errno = EPROTO;
+		return -1;
+	}
+	return set_number(f, store, p, e, changed, first);
 }
 
 /* is a row's file the one being parsed?  (the first byte settles most: stat, statm, status, io...) */
@@ -265,8 +300,11 @@ static bool same_key(const char *key, const char *line, size_t klen)
 static int parse_pos(const vmon_field_t *fields, int fields_nr, const char *file, int first_n,
 		     const char *text, size_t len, void *store, char *changed, char *present, bool first)
 {
-	const char *p = text, *end = text + len;
-	int n = first_n, changes = 0, errors = 0;
+	size_t whole = parse_complete_len(text, len);
+	const char *p = text, *end = text + whole;
+	int n = first_n, changes = 0, rows = 0, found = 0;
+	/* a line cut short is an error, though the fields before the cut are kept */
+	int errors = whole < len;
 
 	while (p < end && is_space(*p))
 		p++;
@@ -276,6 +314,7 @@ static int parse_pos(const vmon_field_t *fields, int fields_nr, const char *file
 
 		if (f->source != VMON_SOURCE_POS || !same_file(f->file, file) || f->n < first_n)
 			continue;
+		rows++;
 		if (p) {
 			p = nth_word(p, end, f->n - n + 1);
 			n = f->n;
@@ -284,7 +323,7 @@ static int parse_pos(const vmon_field_t *fields, int fields_nr, const char *file
 			changes += parse_clear(f, store, changed, present);
 			continue;
 		}
-		r = set_number(f, store, p, word_end(p, end), changed, first);
+		r = set_word(f, store, p, end, changed, first);
 		if (r < 0) {
 			errors++;
 			changes += parse_clear(f, store, changed, present);
@@ -293,8 +332,10 @@ static int parse_pos(const vmon_field_t *fields, int fields_nr, const char *file
 		if (present)
 			BITSET(present, f->sym);
 		changes += r;
+		found++;
 	}
-	if (errors) {
+	/* fewer fields is an older kernel; none at all is no such line */
+	if (errors || (rows && !found)) {
 		errno = EPROTO;
 		return -1;
 	}
@@ -311,8 +352,10 @@ static int parse_pos(const vmon_field_t *fields, int fields_nr, const char *file
 static int parse_keys(const vmon_field_t *fields, int fields_nr, const char *file,
 		      const char *text, size_t len, void *store, char *changed, char *present, bool first)
 {
-	const char *line = text, *end = text + len;
-	int changes = 0, errors = 0, cursor = 0;
+	size_t whole = parse_complete_len(text, len);
+	const char *line = text, *end = text + whole;
+	/* a file cut short, or empty, is an error (its whole lines are still read) */
+	int changes = 0, errors = whole < len || len == 0, cursor = 0;
 	unsigned char found[(256 + 7) / 8] = { 0 };
 
 	if (fields_nr > 256) {
@@ -347,10 +390,12 @@ static int parse_keys(const vmon_field_t *fields, int fields_nr, const char *fil
 				int r;
 
 				if (!w) {
+					/* the key without its value: malformed, not absent */
+					errors++;
 					changes += parse_clear(f, store, changed, present);
 					continue;
 				}
-				r = set_number(f, store, w, word_end(w, eol), changed, first);
+				r = set_word(f, store, w, eol, changed, first);
 				if (r < 0) {
 					errors++;
 					changes += parse_clear(f, store, changed, present);

@@ -190,7 +190,7 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 					continue;
 				/* a thread that just exited takes its (empty) file with it: not an error */
 				if (read_children(vmon, node, tid, tid == proc->pid ? &s->children_fd : NULL, acc) < 0 &&
-				    (errno != ESRCH || tid == proc->pid)) {
+				    ((errno != ESRCH && errno != ENOENT) || tid == proc->pid)) {
 					r = -1;
 					break;
 				}
@@ -216,13 +216,15 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 			continue;
 		}
 		c = pidmap_get(&in->procs, (int)v);
-		if (c && c->pub.parent && c->pub.parent != proc) {
-			/* a live process has one parent: the node under another is a
-			 * process whose pid was reused (or that a subreaper adopted),
-			 * so it leaves there and the child starts here */
-			node_mark_stale(vmon, c);
-			c = NULL;
-		}
+		/*
+		 * A node we know under another parent (or at the top) is either
+		 * the same process, adopted here (its parent died and we are
+		 * its subreaper), or a process whose pid was reused.  It moves
+		 * here either way; sampling it next tells them apart by its
+		 * start time, and a reused pid becomes old stale + new new.
+		 * Marking it stale outright would report an adopted process as
+		 * gone and born again.
+		 */
 		if (!c) {
 			c = node_new(vmon, (int)v, (int)v, false, proc->wants);
 			if (!c)
@@ -234,11 +236,17 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		c->seen = vmon->generation;
 	}
 
-	/* a child gone from every children file was reaped, or left with a dead parent */
+	/*
+	 * A child gone from every children file was reaped, or was adopted
+	 * by a process we do not follow.  Either way it leaves the watched
+	 * subtree, stale where it is, so that the callbacks see it there,
+	 * bottom-up; only a live process the caller monitors itself moves
+	 * to the top instead.
+	 */
 	list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
 		if (child->is_stale || node_of(child)->seen == vmon->generation)
 			continue;
-		if (node_of(child)->monitors)
+		if (node_of(child)->monitors && procfs_pid_exists(vmon, child->pid))
 			node_attach(vmon, node_of(child), NULL);
 		else
 			node_mark_stale(vmon, node_of(child));

@@ -6,7 +6,11 @@
  * a single-threaded process, or a thread, that schedstat says was not on a
  * CPU since the last sample is not read again (procfs_ran()).  A process
  * that was single-threaded at the last sample can only have grown threads by
- * running, so the rule holds across thread creation too.
+ * running, so the rule holds across thread creation too.  Not across thread
+ * exit: a process's io also counts its exited threads, and a thread that did
+ * I/O and exited while the main thread slept leaves a single-threaded
+ * process whose main thread did not run.  So the process must have been
+ * single-threaded at the last sample as well.
  */
 #include "config.h"
 
@@ -29,7 +33,8 @@ int proc_io_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	first = !BITTEST(s->present, VMON_PROC_IO_RCHAR);
 	memset(s->changed, 0, sizeof(s->changed));
 
-	if (!first && (proc->is_thread || node->num_threads <= 1) && procfs_ran(vmon, node) == 0) {
+	if (!first && (proc->is_thread || (node->num_threads <= 1 && node->num_threads_before <= 1)) &&
+	    procfs_ran(vmon, node) == 0) {
 		vmon->internal->stats.reads_skipped++;
 		return SAMPLE_UNCHANGED;
 	}

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -74,11 +75,20 @@ static int sample_exe(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool
 	vmon_buf_t *buf = &vmon->internal->buf;
 
 	if (procfs_readlink(vmon, node, "exe", buf) < 0) {
-		/* kernel threads have no executable; a zombie has lost its mm */
-		if (errno != ENOENT)
+		/*
+		 * Kernel threads have no executable and a zombie has lost its
+		 * mm (ENOENT): exe is then absent, as a key the kernel does not
+		 * print, not an empty path that is present.  Any other failure
+		 * (EACCES) is an error, and the old path is not left to look
+		 * current either.
+		 */
+		int err = errno, r = parse_clear(FIELD(VMON_PROC_STAT_EXE), s, s->changed, s->present);
+
+		if (err != ENOENT) {
+			errno = err;
 			return -1;
-		buf->len = 0;
-		buf->data[0] = '\0';
+		}
+		return r;
 	}
 	BITSET(s->present, VMON_PROC_STAT_EXE);
 	return parse_set_string(FIELD(VMON_PROC_STAT_EXE), s, buf->data, buf->len, s->changed, first);
@@ -126,7 +136,8 @@ static int parse_line(vmon_t *vmon, vmon_proc_stat_t *s, const vmon_buf_t *line,
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
 	vmon_buf_t *buf = &vmon->internal->buf;
-	const char *rest, *comm;
+	const char *rest, *comm, *p;
+	unsigned long long pid;
 	size_t comm_len;
 	int changes = 0, r;
 
@@ -135,9 +146,13 @@ static int parse_line(vmon_t *vmon, vmon_proc_stat_t *s, const vmon_buf_t *line,
 		errno = EPROTO;
 		return -1;
 	}
-	r = parse_set_number(FIELD(VMON_PROC_STAT_PID), s, line->data, s->changed, first);
-	if (r < 0)
+	/* field 1: the word before " (comm)", a whole number */
+	p = line->data;
+	if (!parse_ull(&p, comm, &pid) || *p != ' ' || pid == 0 || pid > INT_MAX) {
+		errno = EPROTO;
 		return -1;
+	}
+	r = parse_set_ull(FIELD(VMON_PROC_STAT_PID), s, pid, s->changed, first);
 	changes += r;
 	BITSET(s->present, VMON_PROC_STAT_PID);
 

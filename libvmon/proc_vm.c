@@ -30,9 +30,11 @@
  * /proc/PID/mem), which shows in rss too unless reclaim took exactly as
  * many at the same time.
  *
- * So for a single-threaded process whose only task did not run since the
- * last sample (schedstat) and whose stat line kept its vsize, rss and code
- * bounds, statm can differ from the last read only after that coincidence,
+ * So for a process single-threaded now and at the last sample (a thread
+ * that re-protected memory and exited while the main one slept would leave
+ * no trace in schedstat) whose only task did not run since the last sample
+ * and whose stat line kept its vsize, rss and code bounds, statm can differ
+ * from the last read only after that coincidence,
  * or after a vfork() or CLONE_VM child re-protected its memory without
  * changing its size.  The bound: such a change shows when the process next
  * runs or its size or resident set moves, and at the latest
@@ -44,8 +46,8 @@ static bool statm_may_skip(vmon_t *vmon, proc_node_t *node)
 {
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
-	if (node->exec_pending || node->num_threads > 1 || !stat || node->pub.errors[VMON_STORE_PROC_STAT] ||
-	    vmon->internal->now >= node->statm_due)
+	if (node->exec_pending || node->num_threads > 1 || node->num_threads_before > 1 || !stat ||
+	    node->pub.errors[VMON_STORE_PROC_STAT] || vmon->internal->now >= node->statm_due)
 		return false;
 	if (BITTEST(stat->changed, VMON_PROC_STAT_VSIZE) || BITTEST(stat->changed, VMON_PROC_STAT_RSS) ||
 	    BITTEST(stat->changed, VMON_PROC_STAT_STARTCODE) || BITTEST(stat->changed, VMON_PROC_STAT_ENDCODE))

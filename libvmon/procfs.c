@@ -134,8 +134,14 @@ static void release_warm(vmon_t *vmon, int allowance)
 
 	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
 		for (size_t i = 0; i <= maps[m]->mask && in->warm_held > allowance; i++) {
-			if (maps[m]->slots[i].pid)
-				node_release_warm_fds(vmon, maps[m]->slots[i].node);
+			proc_node_t *node = maps[m]->slots[i].node;
+
+			if (!maps[m]->slots[i].pid)
+				continue;
+			node_release_warm_files(vmon, node);
+			/* (the node being sampled may be using its directory) */
+			if (node != in->busy)
+				procfs_close_dir(vmon, node);
 		}
 	}
 }
@@ -217,7 +223,7 @@ static bool hold_warm(vmon_t *vmon, bool dir)
 	return true;
 }
 
-/* close a node's held directory (see node_release_warm_fds()) */
+/* close a node's held directory (see node_release_fds()) */
 void procfs_close_dir(vmon_t *vmon, proc_node_t *node)
 {
 	if (!node->dir_held)
@@ -263,8 +269,19 @@ void procfs_shrink_budget(vmon_t *vmon)
 	in->fd_budget = in->fds_held / 2;
 	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
 		for (size_t i = 0; i <= maps[m]->mask && in->fds_held > in->fd_budget; i++) {
-			if (maps[m]->slots[i].pid)
-				node_release_fds(vmon, maps[m]->slots[i].node);
+			proc_node_t *node = maps[m]->slots[i].node;
+
+			if (!maps[m]->slots[i].pid)
+				continue;
+			/*
+			 * The node being sampled keeps its directories: the
+			 * open that ran out of fds is relative to one, and its
+			 * task listing may be under way.
+			 */
+			if (node == in->busy)
+				node_release_files(vmon, node);
+			else
+				node_release_fds(vmon, node);
 		}
 	}
 }
@@ -319,9 +336,17 @@ static int read_whole(vmon_t *vmon, int fd, vmon_buf_t *buf, bool exhaust)
 	return 0;
 }
 
+/*
+ * The files made by a seq_file iterator (a record per child in children)
+ * come a page or so per read however large the buffer, so a short read is
+ * not their end: a process with 5,000 children lists ~800 in the first.
+ */
 static bool exhaust_reads(vmon_t *vmon, const char *name)
 {
-	return !vmon->internal->proc_is_live || strcmp(name, "cmdline") == 0 || strcmp(name, "environ") == 0;
+	size_t len = strlen(name);
+
+	return !vmon->internal->proc_is_live || strcmp(name, "cmdline") == 0 || strcmp(name, "environ") == 0 ||
+	       (len >= 8 && strcmp(name + len - 8, "children") == 0);
 }
 
 /* the decimal digits of v (> 0) at p; returns the end (no NUL) */
@@ -484,7 +509,18 @@ int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd,
 		return -1;
 	fd = procfs_openat(vmon, dir, name, O_RDONLY);
 	if (fd < 0) {
-		errno = gone_errno(errno);
+		/*
+		 * ENOENT is a process that died, or a file this kernel does not
+		 * have (io without CONFIG_TASK_IO_ACCOUNTING, wchan without
+		 * CONFIG_KALLSYMS, children without CONFIG_PROC_CHILDREN), or a
+		 * thread's file after that thread exited.  Only the first is
+		 * ESRCH, which makes the node stale: the process's stat, which
+		 * every kernel has, tells them apart.
+		 */
+		if (errno == ENOENT && faccessat(dir, "stat", F_OK, 0) == 0)
+			errno = ENOENT;
+		else
+			errno = gone_errno(errno);
 		return -1;
 	}
 	if (read_whole(vmon, fd, buf, exhaust) < 0) {
@@ -508,11 +544,23 @@ int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, vmon_buf_t *b
 	int fd = *held_fd;
 
 	if (fd < 0) {
+		int r;
+
 		fd = procfs_openat(vmon, vmon->internal->proc_fd, name, O_RDONLY);
 		if (fd < 0)
 			return -1;
-		/* the system files are read every pass and cost one fd each: always held */
-		*held_fd = fd;
+		/*
+		 * The system files are read every pass and cost one fd each:
+		 * always held on the real /proc.  Not on a fixture root, where
+		 * the test replaces files and a held fd would read the old one.
+		 */
+		if (vmon->internal->proc_is_live) {
+			*held_fd = fd;
+		} else {
+			r = read_whole(vmon, fd, buf, exhaust);
+			close(fd);
+			return r;
+		}
 	}
 	return read_whole(vmon, fd, buf, exhaust);
 }
@@ -624,30 +672,39 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	/* a line the same as the last one parsed whole: what the tree needs has not moved either */
 	node->stat_same = node->stat_copy && line->len == node->stat_copy_len &&
 			  memcmp(line->data, node->stat_copy, line->len) == 0;
-	if (node->stat_same)
+	if (node->stat_same) {
+		node->num_threads_before = node->num_threads;
 		goto done;
+	}
 
-	/* the few fields the tree needs, parsed here once for every want */
-	end = line->data + line->len;
-	p = parse_stat_fields(line->data, line->len, NULL, NULL);
+	/*
+	 * The few fields the tree needs, parsed here once for every want: ppid
+	 * (4), num_threads (20) and start (22).  The others are only stepped
+	 * over, so that a bad value in one of them is an error on that field
+	 * (the sampler's), not on the whole node.  A line cut short is trusted
+	 * up to its last whole word only.
+	 */
+	end = line->data + parse_complete_len(line->data, line->len);
+	p = parse_stat_fields(line->data, (size_t)(end - line->data), NULL, NULL);
 	if (!p || p >= end) {
 		errno = EPROTO;
 		return -1;
 	}
 	node->state = *p;
-	v[0] = 0;
 	for (int field = 4; field <= 22; field++) {
+		unsigned long long value;
+
 		while (p < end && *p != ' ')
 			p++;
 		while (p < end && *p == ' ')
 			p++;
-		if (*p == '-') {	/* negative fields (priority, nice) are not among those we keep */
-			p++;
-		}
-		if (!parse_ull(&p, end, &v[field - 3])) {
+		if (field != 4 && field != 20 && field != 22)
+			continue;
+		if (!parse_ull(&p, end, &value) || (p < end && *p != ' ' && *p != '\n')) {
 			errno = EPROTO;
 			return -1;
 		}
+		v[field - 3] = value;
 	}
 	if (node->confirmed && v[22 - 3] != node->start) {
 		errno = ESTALE;
@@ -655,12 +712,22 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	}
 	node->start = v[22 - 3];
 	node->ppid = (int)v[4 - 3];
+	node->num_threads_before = node->num_threads;
 	node->num_threads = (int)v[20 - 3];
 done:
 	node->probed = vmon->generation;
 	in->stat_line_generation = vmon->generation;
 	in->stat_line_node = node;
 	return 0;
+}
+
+/* is there a /proc/PID now (whichever process it is)? */
+bool procfs_pid_exists(vmon_t *vmon, int pid)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%d", pid);
+	return faccessat(vmon->internal->proc_fd, name, F_OK, 0) == 0;
 }
 
 /*

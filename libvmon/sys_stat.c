@@ -25,11 +25,17 @@ static const struct cpu_column {
 
 #define CPU_COLUMNS_NR ((int)(sizeof(cpu_columns) / sizeof(cpu_columns[0])))
 
-/* parse the columns of one cpu line into a vmon_sys_cpu_t-shaped struct at base */
-static int parse_cpu_line(const char *p, const char *end, void *base, size_t offset_shift, char *changed, bool first)
+/*
+ * Parse the columns of one cpu line into a vmon_sys_cpu_t-shaped struct at
+ * base.  present (the store's, for the "cpu" total line; NULL for a cpuN
+ * line, whose struct has none) gets a bit for each column the line has: an
+ * older kernel prints fewer, and those it lacks are zero and absent.
+ */
+static int parse_cpu_line(const char *p, const char *end, void *base, size_t offset_shift, char *changed,
+			  char *present, bool first)
 {
 	const vmon_field_t *fields = vmon_sys_store_descs[VMON_STORE_SYS_STAT].fields;
-	int changes = 0, n = 1;
+	int changes = 0, n = 1, errors = 0;
 
 	while (p < end && *p == ' ')
 		p++;
@@ -45,14 +51,23 @@ static int parse_cpu_line(const char *p, const char *end, void *base, size_t off
 			while (p < end && *p == ' ')
 				p++;
 		}
-		/* an older kernel prints fewer columns: the rest read as zero */
-		if (p < end && *p != '\n' && !parse_ull(&p, end, &v))
-			return -1;
 		/* the same row, addressed in the per-CPU struct when offset_shift says so */
 		f.offset = offset_shift ? c->offset : f.offset;
+		if (n < c->n || p >= end || *p == '\n') {
+			changes += parse_clear(&f, base, changed, present);
+			continue;
+		}
+		/* a whole number, or the column is malformed: absent, not its old value */
+		if (!parse_ull(&p, end, &v) || (p < end && *p != ' ' && *p != '\n')) {
+			errors++;
+			changes += parse_clear(&f, base, changed, present);
+			continue;
+		}
 		changes += parse_set_ull(&f, base, v, changed, first);
+		if (present)
+			BITSET(present, c->sym);
 	}
-	return changes;
+	return errors ? -1 : changes;
 }
 
 static int grow_cpus(vmon_sys_stat_t *s, int nr)
@@ -97,6 +112,9 @@ static int sample_boottime(vmon_t *vmon, vmon_sys_stat_t *s, bool first)
 		if (p - frac == 1)
 			cs *= 10;
 	}
+	/* "seconds[.hundredths] idle": anything else after the number is not uptime */
+	if (p < end && *p != ' ' && *p != '\n')
+		goto malformed;
 	BITSET(s->present, VMON_SYS_STAT_BOOTTIME);
 	return parse_set_ull(f, s, sec * (unsigned long long)vmon->ticks_per_sec +
 			     cs * (unsigned long long)vmon->ticks_per_sec / 100, s->changed, first);
@@ -139,14 +157,11 @@ int sys_stat_sample(vmon_t *vmon, void **store)
 		if (!eol)
 			eol = end;
 		if (eol - line > 4 && strncmp(line, "cpu ", 4) == 0) {
-			r = parse_cpu_line(line + 4, eol, s, 0, s->changed, first);
+			r = parse_cpu_line(line + 4, eol, s, 0, s->changed, s->present, first);
 			if (r < 0)
 				errors++;
-			else {
+			else
 				changes += r;
-				for (int i = 0; i < CPU_COLUMNS_NR; i++)
-					BITSET(s->present, cpu_columns[i].sym);
-			}
 		} else if (eol - line > 3 && strncmp(line, "cpu", 3) == 0 && line[3] >= '0' && line[3] <= '9') {
 			const char *p = line + 3;
 			unsigned long long cpu;
@@ -157,7 +172,7 @@ int sys_stat_sample(vmon_t *vmon, void **store)
 				vmon_sys_cpu_t *c = &s->cpus[cpu];
 				bool cpu_first = !c->online && !c->user && !c->system && !c->idle;
 
-				r = parse_cpu_line(p, eol, c, 1, c->changed, first || cpu_first);
+				r = parse_cpu_line(p, eol, c, 1, c->changed, NULL, first || cpu_first);
 				if (r < 0)
 					errors++;
 				else

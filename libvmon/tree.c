@@ -183,15 +183,14 @@ static void store_free(const vmon_store_desc_t *desc, void *store)
 	free(store);
 }
 
-/* close the warm fds the node holds between passes (procfs.c says which are warm) */
-void node_release_warm_fds(vmon_t *vmon, proc_node_t *node)
+/* close the warm files the node holds between passes (procfs.c says which are warm) */
+void node_release_warm_files(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_t *proc = &node->pub;
 	vmon_proc_stat_t *stat = proc->stores[VMON_STORE_PROC_STAT];
 	vmon_proc_vm_t *vm = proc->stores[VMON_STORE_PROC_VM];
 	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
 
-	procfs_close_dir(vmon, node);
 	procfs_close_warm(vmon, &node->status_fd);
 	if (stat)
 		procfs_close_warm(vmon, &stat->wchan_fd);
@@ -201,16 +200,18 @@ void node_release_warm_fds(vmon_t *vmon, proc_node_t *node)
 		procfs_close_warm(vmon, &io->io_fd);
 }
 
-/* close every fd the node holds between passes, giving them back to the budget */
-void node_release_fds(vmon_t *vmon, proc_node_t *node)
+/*
+ * Close the files (not the directories) the node holds between passes,
+ * giving them back to the budget: what procfs_shrink_budget() can take from
+ * the node being sampled, whose directories may be in use.
+ */
+void node_release_files(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_t *proc = &node->pub;
 	vmon_proc_stat_t *stat = proc->stores[VMON_STORE_PROC_STAT];
 	vmon_proc_follow_children_t *children = proc->stores[VMON_STORE_PROC_FOLLOW_CHILDREN];
-	vmon_proc_follow_threads_t *threads = proc->stores[VMON_STORE_PROC_FOLLOW_THREADS];
 
-	node_release_warm_fds(vmon, node);
-	procfs_node_done(vmon, node);	/* what was opened for this pass only */
+	node_release_warm_files(vmon, node);
 	procfs_close_held(vmon, &node->schedstat_fd);
 	vmon->internal->fds_held -= node->hot_reserved;
 	node->hot_reserved = 0;
@@ -221,6 +222,16 @@ void node_release_fds(vmon_t *vmon, proc_node_t *node)
 	}
 	if (children)
 		procfs_close_held(vmon, &children->children_fd);
+}
+
+/* close every fd the node holds between passes, giving them back to the budget */
+void node_release_fds(vmon_t *vmon, proc_node_t *node)
+{
+	vmon_proc_follow_threads_t *threads = node->pub.stores[VMON_STORE_PROC_FOLLOW_THREADS];
+
+	procfs_close_dir(vmon, node);
+	procfs_node_done(vmon, node);	/* what was opened for this pass only */
+	node_release_files(vmon, node);
 	if (threads && threads->task_dir) {
 		closedir(threads->task_dir);
 		threads->task_dir = NULL;
@@ -312,7 +323,8 @@ void node_mark_stale(vmon_t *vmon, proc_node_t *node)
 	}
 	if (!(vmon->flags & VMON_FLAG_PROC_ALL)) {
 		list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
-			if (node_of(child)->monitors && !child->is_stale)
+			/* (one that died too is stale here, under its parent, not at the top) */
+			if (node_of(child)->monitors && !child->is_stale && procfs_pid_exists(vmon, child->pid))
 				node_attach(vmon, node_of(child), NULL);
 			else
 				node_mark_stale(vmon, node_of(child));

@@ -231,7 +231,21 @@ enum sampled {
  * A pid found reused gives the old node stale and, when the tree holds that
  * pid (PROC_ALL, or a followed child), a new node for the new process.
  */
+static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node);
+
 static enum sampled sample_node(vmon_t *vmon, proc_node_t *node)
+{
+	proc_node_t *busy = vmon->internal->busy;
+	enum sampled r;
+
+	/* (the node may be freed when this returns SAMPLED_FORGOTTEN: busy is restored at once) */
+	vmon->internal->busy = node;
+	r = sample_node_busy(vmon, node);
+	vmon->internal->busy = busy;
+	return r;
+}
+
+static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
 	vmon_proc_t *proc = &node->pub;
@@ -250,8 +264,16 @@ static enum sampled sample_node(vmon_t *vmon, proc_node_t *node)
 			node_forget(vmon, node);
 			return SAMPLED_FORGOTTEN;
 		}
-		if (err == ESTALE && !proc->is_thread &&
-		    ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent)) {
+		/*
+		 * The pid is another process's now: its start time says so
+		 * (ESTALE), or our held files of it fail (ESRCH) although the
+		 * pid was listed in this pass (by /proc, or by its parent's
+		 * children file) and still is.  Within a clock tick only the
+		 * held files can tell, and the new process must be in the tree
+		 * in this same sample, not the next.
+		 */
+		if (!proc->is_thread && ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent) &&
+		    (err == ESTALE || (node->seen == vmon->generation && procfs_pid_exists(vmon, proc->pid)))) {
 			proc_node_t *parent = proc->parent ? node_of(proc->parent) : NULL, *reborn;
 
 			node_mark_stale(vmon, node);
@@ -311,12 +333,34 @@ static void sample_threads(vmon_t *vmon, vmon_proc_t *proc)
 	}
 }
 
+/* the callback after cb on proc's list, or NULL */
+static vmon_proc_callback_t *callback_after(vmon_proc_t *proc, vmon_proc_callback_t *cb)
+{
+	if (cb->callbacks.next == &proc->sample_callbacks)
+		return NULL;
+	return list_entry(cb->callbacks.next, vmon_proc_callback_t, callbacks);
+}
+
+/*
+ * A callback may unmonitor any callback of its node, the next one included,
+ * and monitor again: so the next callback is kept in callback_next, which
+ * vmon_proc_unmonitor() moves on when it frees that one, and a callback
+ * added during this run waits for the next pass.  None runs after its free
+ * or twice in a pass.
+ */
 static void run_callbacks(vmon_t *vmon, vmon_proc_t *proc)
 {
-	vmon_proc_callback_t *cb, *tmp;
+	struct _vmon_internal *in = vmon->internal;
+	unsigned run = ++in->callback_run;
+	vmon_proc_callback_t *cb;
 
-	list_for_each_entry_safe(cb, tmp, &proc->sample_callbacks, callbacks)
-		cb->func(vmon, vmon->sample_cb_arg, proc, cb->arg);
+	if (list_empty(&proc->sample_callbacks))
+		return;
+	for (cb = list_first_entry(&proc->sample_callbacks, vmon_proc_callback_t, callbacks); cb; cb = in->callback_next) {
+		in->callback_next = callback_after(proc, cb);
+		if (((proc_callback_t *)cb)->added_run != run)
+			cb->func(vmon, vmon->sample_cb_arg, proc, cb->arg);
+	}
 }
 
 /* explicit mode: sample the node, its threads and (recursively) its children, then its callbacks */
@@ -324,6 +368,12 @@ static void walk_explicit(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_t *proc = &node->pub, *child, *tmp;
 
+	/*
+	 * Once a pass: a monitored process walked at the top, then found to
+	 * be a followed child of another, was sampled and saw its callbacks.
+	 */
+	if (node->walked == vmon->generation)
+		return;
 	node->walked = vmon->generation;
 	if (!proc->is_stale && node->probed != vmon->generation &&
 	    sample_node(vmon, node) == SAMPLED_FORGOTTEN)
@@ -406,8 +456,27 @@ static int sample_all(vmon_t *vmon)
 			node_mark_stale(vmon, node);
 			continue;
 		}
-		if (node->probed != vmon->generation && sample_node(vmon, node) == SAMPLED)
+		if (node->probed == vmon->generation)
+			continue;
+		switch (sample_node(vmon, node)) {
+		case SAMPLED:
 			sample_threads(vmon, &node->pub);
+			break;
+		case SAMPLED_STALE:
+			/*
+			 * Died during its first read: new and stale in this one
+			 * sample, and like every stale node it must be in the
+			 * tree, where the callbacks and the caller see it.  The
+			 * placement below only looks at live nodes.
+			 */
+			if (list_empty(&node->pub.siblings)) {
+				node_place_by_ppid(vmon, node);
+				refcnt_update(vmon, node);
+			}
+			break;
+		case SAMPLED_FORGOTTEN:
+			break;
+		}
 	}
 
 	/* every live process under the process its stat names as parent;
@@ -546,8 +615,8 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 			       void (*sample_cb)(vmon_t *, void *, vmon_proc_t *, void *), void *sample_cb_arg)
 {
 	struct _vmon_internal *in = vmon->internal;
-	vmon_proc_callback_t *cb = NULL;
-	proc_node_t *node;
+	proc_callback_t *cb = NULL;
+	proc_node_t *node, *busy;
 
 	if (!in || pid <= 0) {
 		errno = EINVAL;
@@ -565,8 +634,9 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 		cb = calloc(1, sizeof(*cb));
 		if (!cb)
 			return NULL;
-		cb->func = sample_cb;
-		cb->arg = sample_cb_arg;
+		cb->pub.func = sample_cb;
+		cb->pub.arg = sample_cb_arg;
+		cb->added_run = in->callback_run;
 	}
 	if (!node) {
 		node = node_new(vmon, pid, pid, false, wants);
@@ -575,15 +645,19 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 			return NULL;
 		}
 		/* is the pid there?  its stat line says, and gives its identity */
+		busy = in->busy;
+		in->busy = node;
 		if (procfs_probe(vmon, node) < 0) {
 			int err = errno == ESTALE ? ESRCH : errno;
 
+			in->busy = busy;
 			procfs_node_done(vmon, node);
 			node_forget(vmon, node);
 			free(cb);
 			errno = err;
 			return NULL;
 		}
+		in->busy = busy;
 		procfs_node_done(vmon, node);
 		node->probed = 0;	/* the next pass samples it whole */
 		node_attach(vmon, node, NULL);
@@ -594,7 +668,9 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 	}
 
 	if (cb)
-		list_add_tail(&cb->callbacks, &node->pub.sample_callbacks);
+		list_add_tail(&cb->pub.callbacks, &node->pub.sample_callbacks);
+	/* unmonitored earlier in this pass's callbacks, and monitored again: it stays */
+	node->unmonitor_pending = false;
 	node->monitors++;
 	refcnt_update(vmon, node);
 	return &node->pub;
@@ -612,6 +688,8 @@ void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
 		vmon_proc_callback_t *cb = find_callback(proc, sample_cb, sample_cb_arg);
 
 		if (cb) {
+			if (vmon->internal->callback_next == cb)
+				vmon->internal->callback_next = callback_after(proc, cb);
 			list_del(&cb->callbacks);
 			free(cb);
 		}

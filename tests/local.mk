@@ -4,7 +4,7 @@
 # needs root or BPF skips itself and prints why (they all run in CI, as root).
 
 noinst_LTLIBRARIES += tests/libtestlib.la
-tests_libtestlib_la_SOURCES = tests/testlib.c tests/testlib.h
+tests_libtestlib_la_SOURCES = tests/testlib.c tests/testlib.h tests/puppet.c tests/puppet.h
 tests_libtestlib_la_CPPFLAGS = $(TESTS_CPP)
 
 TESTS_CPP = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures"'
@@ -13,7 +13,11 @@ TESTS_LIBS = tests/libtestlib.la libvmon/libvmon.la $(CMOCKA_LIBS)
 TESTS_LINK = -no-install $(VMON_LDFLAGS)
 
 VMON_UNIT_TESTS = \
-	tests/test_fixtures
+	tests/test_parse \
+	tests/test_fixtures \
+	tests/test_tree \
+	tests/test_live \
+	tests/test_fdlimit
 
 check_PROGRAMS += $(VMON_UNIT_TESTS)
 TESTS += $(VMON_UNIT_TESTS)
@@ -22,6 +26,27 @@ tests_test_fixtures_SOURCES = tests/test_fixtures.c
 tests_test_fixtures_CPPFLAGS = $(TESTS_CPP)
 tests_test_fixtures_LDADD = $(TESTS_LIBS)
 tests_test_fixtures_LDFLAGS = $(TESTS_LINK)
+
+tests_test_parse_SOURCES = tests/test_parse.c
+tests_test_parse_CPPFLAGS = $(TESTS_CPP)
+tests_test_parse_LDADD = $(TESTS_LIBS)
+tests_test_parse_LDFLAGS = $(TESTS_LINK)
+
+tests_test_tree_SOURCES = tests/test_tree.c
+tests_test_tree_CPPFLAGS = $(TESTS_CPP)
+tests_test_tree_LDADD = $(TESTS_LIBS)
+tests_test_tree_LDFLAGS = $(TESTS_LINK)
+
+tests_test_live_SOURCES = tests/test_live.c
+tests_test_live_CPPFLAGS = $(TESTS_CPP)
+tests_test_live_CFLAGS = $(AM_CFLAGS) -pthread
+tests_test_live_LDADD = $(TESTS_LIBS)
+tests_test_live_LDFLAGS = $(TESTS_LINK) -pthread
+
+tests_test_fdlimit_SOURCES = tests/test_fdlimit.c
+tests_test_fdlimit_CPPFLAGS = $(TESTS_CPP)
+tests_test_fdlimit_LDADD = $(TESTS_LIBS)
+tests_test_fdlimit_LDFLAGS = $(TESTS_LINK)
 
 EXTRA_DIST += tests/fixtures
 

@@ -22,25 +22,6 @@
 
 #define WANTS (VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO)
 
-static vmon_proc_stat_t *pstat(vmon_proc_t *proc)
-{
-	return proc->stores[VMON_STORE_PROC_STAT];
-}
-
-static vmon_proc_vm_t *pvm(vmon_proc_t *proc)
-{
-	return proc->stores[VMON_STORE_PROC_VM];
-}
-
-static vmon_proc_t *must_find(vmon_t *vmon, int pid)
-{
-	vmon_proc_t *proc = vmon_proc_lookup(vmon, pid);
-
-	if (!proc)
-		fail_msg("pid %d is not in the tree", pid);
-	return proc;
-}
-
 static bool any_bit(const char *bits, size_t size)
 {
 	for (size_t i = 0; i < size; i++) {
@@ -252,7 +233,7 @@ static void test_never_ran_task_keeps_skips(void **state)
 	fixture_printf(&fx, "200/io", "rchar: 77\nwchar: 0\nsyscr: 1\nsyscw: 0\nread_bytes: 0\n"
 		       "write_bytes: 0\ncancelled_write_bytes: 0\n");
 	assert_true(vmon_sample(&vmon));
-	assert_int_equal(((vmon_proc_io_t *)must_find(&vmon, 200)->stores[VMON_STORE_PROC_IO])->rchars, 77);
+	assert_int_equal(pio(must_find(&vmon, 200))->rchars, 77);
 
 	finish(&fx, &vmon);
 }

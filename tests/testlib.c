@@ -1,6 +1,7 @@
 /* testlib.c: see testlib.h. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,12 +26,186 @@ bool is_root(void)
 	return geteuid() == 0;
 }
 
+vmon_proc_t *must_find(vmon_t *vmon, int pid)
+{
+	vmon_proc_t *proc = vmon_proc_lookup(vmon, pid);
+
+	if (!proc)
+		fail_msg("pid %d is not in the tree", pid);
+	return proc;
+}
+
+unsigned long long field_value(const vmon_field_t *f, const void *store)
+{
+	const char *m = (const char *)store + f->offset;
+
+	switch (f->type) {
+	case VMON_TYPE_char:		return (unsigned long long)(unsigned char)*m;
+	case VMON_TYPE_int:		return (unsigned long long)(long long)*(const int *)m;
+	case VMON_TYPE_uint:		return *(const unsigned int *)m;
+	case VMON_TYPE_long:		return (unsigned long long)(long long)*(const long *)m;
+	case VMON_TYPE_ulong:		return *(const unsigned long *)m;
+	case VMON_TYPE_longlong:	return (unsigned long long)*(const long long *)m;
+	case VMON_TYPE_ulonglong:	return *(const unsigned long long *)m;
+	default:
+		fail_msg("field %s is not a number", f->name);
+		return 0;
+	}
+}
+
+void assert_bits_exactly(const char *bitmap, const vmon_store_desc_t *desc, const int *want, const char *what)
+{
+	char msg[2048];
+	size_t len = 0;
+
+	msg[0] = '\0';
+	for (int sym = 0; sym < desc->fields_nr; sym++) {
+		bool wanted = false;
+
+		for (int i = 0; want && want[i] >= 0; i++)
+			wanted |= want[i] == sym;
+		if (!!BITTEST(bitmap, sym) != wanted && len < sizeof(msg) - 64)
+			len += (size_t)snprintf(msg + len, sizeof(msg) - len, " %s%s", wanted ? "missing:" : "extra:",
+						desc->fields[sym].name);
+	}
+	if (len)
+		fail_msg("%s %s bits:%s", desc->name, what, msg);
+}
+
+struct tree_count {
+	int	nodes, live_procs, live_threads;
+};
+
+static void check_node(vmon_t *vmon, vmon_proc_t *proc, vmon_proc_t *parent, int depth, struct tree_count *c)
+{
+	vmon_proc_t *t, *child;
+
+	if (depth > 10000)
+		fail_msg("the tree is deeper than 10000: a loop at pid %d?", proc->pid);
+	if (proc->parent != parent)
+		fail_msg("pid %d: parent %d, but listed under %d", proc->pid, proc->parent ? proc->parent->pid : 0,
+			 parent ? parent->pid : 0);
+	c->nodes++;
+	if (proc->is_thread) {
+		if (!parent)
+			fail_msg("thread %d at the top", proc->pid);
+		c->live_threads += !proc->is_stale;
+	} else {
+		if (!proc->is_stale && vmon_proc_lookup(vmon, proc->pid) != proc)
+			fail_msg("live pid %d is not what vmon_proc_lookup() finds", proc->pid);
+		c->live_procs += !proc->is_stale;
+	}
+	if (vmon->flags & VMON_FLAG_PROC_ARRAY) {
+		int i = proc->array_hint_pos;
+
+		if (i < 0 || i >= vmon->array_allocated_nr || vmon->array[i] != proc)
+			fail_msg("pid %d is not in vmon->array at its array_hint_pos %d", proc->pid, i);
+	}
+	if (proc->is_thread) {
+		if (!list_empty(&proc->children))
+			fail_msg("thread %d has children", proc->pid);
+		return;
+	}
+	list_for_each_entry(t, &proc->threads, threads) {
+		if (!t->is_thread)
+			fail_msg("pid %d on the threads of %d is no thread", t->pid, proc->pid);
+		check_node(vmon, t, proc, depth + 1, c);
+	}
+	list_for_each_entry(child, &proc->children, siblings) {
+		if (child->is_thread)
+			fail_msg("thread %d among the children of %d", child->pid, proc->pid);
+		check_node(vmon, child, proc, depth + 1, c);
+	}
+}
+
+int assert_tree_consistent(vmon_t *vmon)
+{
+	struct tree_count c = { 0, 0, 0 };
+	vmon_stats_t stats;
+	vmon_proc_t *proc;
+
+	list_for_each_entry(proc, &vmon->processes, siblings)
+		check_node(vmon, proc, NULL, 0, &c);
+	assert_int_equal(vmon_get_stats(vmon, &stats), 0);
+	if (c.live_procs != stats.procs || c.live_threads != stats.threads)
+		fail_msg("the tree holds %d live processes and %d live threads, the stats say %d and %d",
+			 c.live_procs, c.live_threads, stats.procs, stats.threads);
+	if (vmon->flags & VMON_FLAG_PROC_ARRAY) {
+		int used = 0;
+
+		for (int i = 0; i < vmon->array_allocated_nr; i++) {
+			if (vmon->array[i] && vmon->array[i]->array_hint_pos != i)
+				fail_msg("vmon->array[%d] is pid %d, whose array_hint_pos is %d", i,
+					 vmon->array[i]->pid, vmon->array[i]->array_hint_pos);
+			used += vmon->array[i] != NULL;
+		}
+		if (used != vmon->array_active_nr || used != c.nodes)
+			fail_msg("vmon->array holds %d nodes, array_active_nr says %d, the tree has %d",
+				 used, vmon->array_active_nr, c.nodes);
+	}
+	return c.nodes;
+}
+
+vmon_proc_t *find_child(vmon_t *vmon, vmon_proc_t *parent, int pid)
+{
+	list_head_t *head = parent ? &parent->children : &vmon->processes;
+	vmon_proc_t *proc;
+
+	list_for_each_entry(proc, head, siblings) {
+		if (proc->pid == pid)
+			return proc;
+	}
+	return NULL;
+}
+
+vmon_proc_t *find_thread(vmon_proc_t *proc, int tid)
+{
+	vmon_proc_t *t;
+
+	list_for_each_entry(t, &proc->threads, threads) {
+		if (t->pid == tid)
+			return t;
+	}
+	return NULL;
+}
+
+bool under_valgrind(void)
+{
+	const char *v = getenv("VMON_UNDER_VALGRIND");
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+int count_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] != '.')
+			n++;
+	}
+	closedir(d);
+	return n - 1;	/* not the one listing them */
+}
+
+/* the roots of the fixtures not yet freed, for fixtures_cleanup() */
+static char *fixture_roots[64];
+
 void fixture_init(fixture_t *fx)
 {
 	const char *tmp = getenv("TMPDIR");
 
 	snprintf(fx->root, sizeof(fx->root), "%s/vmon-fixture-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	assert_non_null(mkdtemp(fx->root));
+	for (size_t i = 0; i < sizeof(fixture_roots) / sizeof(fixture_roots[0]); i++) {
+		if (!fixture_roots[i]) {
+			fixture_roots[i] = strdup(fx->root);
+			break;
+		}
+	}
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -38,11 +214,36 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
+static void remove_root(const char *root)
+{
+	for (size_t i = 0; i < sizeof(fixture_roots) / sizeof(fixture_roots[0]); i++) {
+		if (fixture_roots[i] && strcmp(fixture_roots[i], root) == 0) {
+			free(fixture_roots[i]);
+			fixture_roots[i] = NULL;
+		}
+	}
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 void fixture_free(fixture_t *fx)
 {
 	if (fx->root[0])
-		nftw(fx->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_root(fx->root);
 	fx->root[0] = '\0';
+}
+
+int fixtures_cleanup(void **state)
+{
+	for (size_t i = 0; i < sizeof(fixture_roots) / sizeof(fixture_roots[0]); i++) {
+		if (fixture_roots[i]) {
+			char *root = fixture_roots[i];
+
+			fixture_roots[i] = NULL;
+			nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+			free(root);
+		}
+	}
+	return 0;
 }
 
 static void make_parents(const char *path)
@@ -113,13 +314,41 @@ void fixture_remove(fixture_t *fx, const char *path)
 		unlink(full);
 }
 
+/* NAME.link -> the symlink NAME to the target the file holds */
+static int make_link(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	size_t len = strlen(path);
+	char target[4096], link[4096];
+	FILE *f;
+	size_t n;
+
+	(void)st; (void)ftw;
+	if (flag != FTW_F || len < 5 || strcmp(path + len - 5, ".link") != 0)
+		return 0;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(target, 1, sizeof(target) - 1, f);
+	fclose(f);
+	target[n] = '\0';
+	snprintf(link, sizeof(link), "%.*s", (int)(len - 5), path);
+	if (symlink(target, link) < 0 || unlink(path) < 0)
+		return -1;
+	return 0;
+}
+
 void fixture_copy(fixture_t *fx, const char *name)
 {
 	char cmd[1024];
 
-	/* the fixture names are ours, never from a process: no shell quoting issue */
-	snprintf(cmd, sizeof(cmd), "cp -a '%s/%s/.' '%s/'", FIXTURES_DIR, name, fx->root);
+	/*
+	 * The fixture names are ours, never from a process: no shell quoting
+	 * issue.  Writable copies, though the source tree may be read-only
+	 * (make distcheck): the tests change and remove what they copied.
+	 */
+	snprintf(cmd, sizeof(cmd), "cp -R '%s/%s/.' '%s/' && chmod -R u+w '%s'", FIXTURES_DIR, name, fx->root, fx->root);
 	assert_int_equal(system(cmd), 0);
+	assert_int_equal(nftw(fx->root, make_link, 16, FTW_PHYS), 0);
 }
 
 void fixture_system(fixture_t *fx)
@@ -146,10 +375,94 @@ void fixture_system(fixture_t *fx)
 	fixture_printf(fx, "uptime", "1234.56 2000.00\n");
 }
 
+void fixture_stat_init(fixture_stat_t *st, int pid, int ppid, const char *comm, char state, unsigned long long start)
+{
+	static const char *const template[FIXTURE_STAT_FIELDS + 1] = {
+		[7] = "0", [8] = "-1", [9] = "4194304", [10] = "100", [11] = "0", [12] = "0", [13] = "0",
+		[14] = "7", [15] = "3", [16] = "0", [17] = "0", [18] = "20", [19] = "0", [20] = "1", [21] = "0",
+		[23] = "10485760", [24] = "300", [25] = "18446744073709551615", [26] = "4194304",
+		[27] = "4198400", [28] = "140730000000000", [29] = "0", [30] = "0", [31] = "0", [32] = "0",
+		[33] = "0", [34] = "0", [35] = "0", [36] = "0", [37] = "0", [38] = "17", [39] = "1", [40] = "0",
+		[41] = "0", [42] = "0", [43] = "0", [44] = "0", [45] = "6291456", [46] = "6295552",
+		[47] = "8388608", [48] = "140730000001000", [49] = "140730000001100", [50] = "140730000001100",
+		[51] = "140730000002000", [52] = "0",
+	};
+
+	memset(st, 0, sizeof(*st));
+	snprintf(st->comm, sizeof(st->comm), "%s", comm ? comm : "");
+	for (int i = 3; i <= FIXTURE_STAT_FIELDS; i++) {
+		if (template[i])
+			snprintf(st->f[i], sizeof(st->f[i]), "%s", template[i]);
+	}
+	fixture_stat_set(st, 1, "%d", pid);
+	fixture_stat_set(st, 3, "%c", state);
+	fixture_stat_set(st, 4, "%d", ppid);
+	fixture_stat_set(st, 5, "%d", pid);
+	fixture_stat_set(st, 6, "%d", pid);
+	fixture_stat_set(st, 22, "%llu", start);
+}
+
+void fixture_stat_set(fixture_stat_t *st, int field, const char *fmt, ...)
+{
+	va_list ap;
+
+	assert_true(field >= 1 && field <= FIXTURE_STAT_FIELDS && field != 2);
+	va_start(ap, fmt);
+	vsnprintf(st->f[field], sizeof(st->f[field]), fmt, ap);
+	va_end(ap);
+}
+
+void fixture_stat_write(fixture_t *fx, const char *path, const fixture_stat_t *st, int nfields, bool newline)
+{
+	char line[4096];
+	size_t len = 0;
+
+	for (int i = 1; i <= nfields; i++) {
+		int n = i == 2 ? snprintf(line + len, sizeof(line) - len, "%s(%s)", i > 1 ? " " : "", st->comm)
+			       : snprintf(line + len, sizeof(line) - len, "%s%s", i > 1 ? " " : "", st->f[i]);
+
+		assert_true(n >= 0 && (size_t)n < sizeof(line) - len);
+		len += (size_t)n;
+	}
+	if (newline)
+		line[len++] = '\n';
+	fixture_write(fx, path, line, len);
+}
+
+/* the files every task has, under dir ("PID" or "PID/task/TID") */
+static void fixture_task_files(fixture_t *fx, const char *dir, const fixture_stat_t *st, const char *comm,
+			       char state, int tgid, int pid, int ppid, int threads)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	fixture_stat_write(fx, path, st, FIXTURE_STAT_FIELDS, true);
+	snprintf(path, sizeof(path), "%s/statm", dir);
+	fixture_printf(fx, path, "2560 300 200 2 0 400 0\n");
+	snprintf(path, sizeof(path), "%s/io", dir);
+	fixture_printf(fx, path,
+		"rchar: 1000\nwchar: 2000\nsyscr: 10\nsyscw: 20\nread_bytes: 4096\n"
+		"write_bytes: 8192\ncancelled_write_bytes: 0\n");
+	snprintf(path, sizeof(path), "%s/status", dir);
+	fixture_printf(fx, path,
+		"Name:\t%s\nState:\t%c (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n"
+		"VmPeak:\t   10240 kB\nVmSize:\t   10240 kB\nVmLck:\t       0 kB\nVmPin:\t       0 kB\n"
+		"VmHWM:\t    1300 kB\nVmRSS:\t    1200 kB\nRssAnon:\t     400 kB\nRssFile:\t     800 kB\n"
+		"RssShmem:\t       0 kB\nVmData:\t    1600 kB\nVmStk:\t     132 kB\nVmExe:\t       8 kB\n"
+		"VmLib:\t    1500 kB\nVmPTE:\t      44 kB\nVmSwap:\t       0 kB\nHugetlbPages:\t       0 kB\n"
+		"Threads:\t%d\n",
+		comm, state, tgid, pid, ppid, threads);
+	snprintf(path, sizeof(path), "%s/wchan", dir);
+	fixture_printf(fx, path, "%s", state == 'R' ? "0" : "do_select");
+	snprintf(path, sizeof(path), "%s/schedstat", dir);
+	fixture_printf(fx, path, "1000000 2000 %d\n", 10 + pid % 7);
+}
+
 void fixture_proc(fixture_t *fx, int pid, int ppid, const char *comm, char state,
 		  unsigned long long start, const char *const *argv)
 {
-	char path[64], cmdline[4096];
+	char path[64], dir[32], cmdline[4096];
+	fixture_stat_t st;
 	size_t len = 0;
 
 	if (!comm && argv && argv[0]) {
@@ -157,27 +470,15 @@ void fixture_proc(fixture_t *fx, int pid, int ppid, const char *comm, char state
 
 		comm = slash ? slash + 1 : argv[0];
 	}
-	snprintf(path, sizeof(path), "%d/stat", pid);
-	fixture_printf(fx, path,
-		"%d (%s) %c %d %d %d 0 -1 4194304 100 0 0 0 7 3 0 0 20 0 1 0 %llu 10485760 300 "
-		"18446744073709551615 4194304 4198400 140730000000000 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 "
-		"6291456 6295552 8388608 140730000001000 140730000001100 140730000001100 140730000002000 0\n",
-		pid, comm ? comm : "", state, ppid, pid, pid, start);
-	snprintf(path, sizeof(path), "%d/statm", pid);
-	fixture_printf(fx, path, "2560 300 200 2 0 400 0\n");
-	snprintf(path, sizeof(path), "%d/io", pid);
-	fixture_printf(fx, path,
-		"rchar: 1000\nwchar: 2000\nsyscr: 10\nsyscw: 20\nread_bytes: 4096\n"
-		"write_bytes: 8192\ncancelled_write_bytes: 0\n");
-	snprintf(path, sizeof(path), "%d/status", pid);
-	fixture_printf(fx, path,
-		"Name:\t%s\nState:\t%c (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n"
-		"VmPeak:\t   10240 kB\nVmSize:\t   10240 kB\nVmLck:\t       0 kB\nVmPin:\t       0 kB\n"
-		"VmHWM:\t    1300 kB\nVmRSS:\t    1200 kB\nRssAnon:\t     400 kB\nRssFile:\t     800 kB\n"
-		"RssShmem:\t       0 kB\nVmData:\t    1600 kB\nVmStk:\t     132 kB\nVmExe:\t       8 kB\n"
-		"VmLib:\t    1500 kB\nVmPTE:\t      44 kB\nVmSwap:\t       0 kB\nHugetlbPages:\t       0 kB\n"
-		"Threads:\t1\n",
-		comm ? comm : "", state, pid, pid, ppid);
+	if (!comm)
+		comm = "";
+	fixture_stat_init(&st, pid, ppid, comm, state, start);
+	snprintf(dir, sizeof(dir), "%d", pid);
+	fixture_task_files(fx, dir, &st, comm, state, pid, pid, ppid, 1);
+	/* the leader task: its stat (for a thread listing) and its children file */
+	snprintf(dir, sizeof(dir), "%d/task/%d", pid, pid);
+	fixture_task_files(fx, dir, &st, comm, state, pid, pid, ppid, 1);
+	fixture_children(fx, pid, NULL, 0);
 	for (int i = 0; argv && argv[i]; i++) {
 		size_t n = strlen(argv[i]) + 1;
 
@@ -187,12 +488,48 @@ void fixture_proc(fixture_t *fx, int pid, int ppid, const char *comm, char state
 	}
 	snprintf(path, sizeof(path), "%d/cmdline", pid);
 	fixture_write(fx, path, cmdline, len);
-	snprintf(path, sizeof(path), "%d/wchan", pid);
-	fixture_printf(fx, path, "%s", state == 'R' ? "0" : "do_select");
-	snprintf(path, sizeof(path), "%d/schedstat", pid);
-	fixture_printf(fx, path, "1000000 2000 %d\n", 10 + pid % 7);
 	snprintf(path, sizeof(path), "%d/exe", pid);
 	fixture_symlink(fx, path, argv && argv[0] ? argv[0] : "/nonexistent");
+}
+
+void fixture_thread(fixture_t *fx, int tgid, int tid, const char *comm, char state, unsigned long long start)
+{
+	fixture_stat_t st;
+	char dir[64], path[96];
+
+	fixture_stat_init(&st, tid, 1, comm, state, start);
+	fixture_stat_set(&st, 5, "%d", tgid);
+	fixture_stat_set(&st, 6, "%d", tgid);
+	snprintf(dir, sizeof(dir), "%d/task/%d", tgid, tid);
+	fixture_task_files(fx, dir, &st, comm, state, tgid, tid, 1, 1);
+	snprintf(path, sizeof(path), "%s/children", dir);
+	fixture_printf(fx, path, "%s", "");
+}
+
+void fixture_children(fixture_t *fx, int pid, const int *children, size_t nr)
+{
+	char path[64], text[4096];
+	size_t len = 0;
+
+	text[0] = '\0';
+	for (size_t i = 0; i < nr; i++) {
+		int n = snprintf(text + len, sizeof(text) - len, "%d ", children[i]);
+
+		assert_true(n > 0 && (size_t)n < sizeof(text) - len);
+		len += (size_t)n;
+	}
+	snprintf(path, sizeof(path), "%d/task/%d/children", pid, pid);
+	fixture_write(fx, path, text, len);
+}
+
+void fixture_ran(fixture_t *fx, int pid)
+{
+	static unsigned count = 1000;
+	char path[64];
+
+	snprintf(path, sizeof(path), "%d/schedstat", pid);
+	fixture_printf(fx, path, "%u 2000 %u\n", 1000000 + count, count);
+	count++;
 }
 
 int fixture_vmon(fixture_t *fx, vmon_t *vmon, vmon_flags_t flags, vmon_sys_wants_t sys, vmon_proc_wants_t proc)
@@ -209,11 +546,15 @@ int fixture_vmon(fixture_t *fx, vmon_t *vmon, vmon_flags_t flags, vmon_sys_wants
 
 pid_t spawn_fn(int (*fn)(void *), void *arg)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	assert_true(pid >= 0);
-	if (pid == 0)
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(126);
 		_exit(fn(arg));
+	}
 	return pid;
 }
 
@@ -236,6 +577,7 @@ pid_t spawn_exec(const char *const *argv)
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
