@@ -16,6 +16,11 @@
 # that needs another library adds it with one more line:
 #	tests_bench_bench_LDADD += $(SOMETHING_LIBS)
 #
+# A benchmark that is a program of its own (its own main(), no arguments
+# needed) joins with one line too, run after the pieces when BENCH_ARGS is
+# empty:
+#	BENCH_RUN += tests/bench/files_bench
+#
 # The program is not built by `make` or `make check` (EXTRA_PROGRAMS), and it
 # is a real executable, not a libtool wrapper, so that profilers see it:
 #	valgrind --tool=callgrind --toggle-collect=core_steady_pass tests/bench/bench core --sample-only 3
@@ -33,6 +38,10 @@ tests_bench_bench_LDADD = libvmon/libvmon.la
 tests_bench_bench_LDFLAGS = -no-install $(VMON_LDFLAGS)
 
 BENCH_ARGS =
-bench: tests/bench/bench
+BENCH_RUN =
+bench: tests/bench/bench $(BENCH_RUN)
 	$(AM_V_at)tests/bench/bench $(BENCH_ARGS)
+	$(AM_V_at)set -- $(BENCH_ARGS); if test $$# -eq 0; then \
+		for p in $(BENCH_RUN); do printf '\n######## %s\n\n' "$$p"; ./$$p || exit 1; done; \
+	fi
 .PHONY: bench
