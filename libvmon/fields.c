@@ -25,6 +25,12 @@ static const vmon_field_t sys_vm_fields[VMON_SYS_VM_NR] = {
 #include "defs/sys_vm.def"
 };
 
+static const vmon_field_t sys_loadavg_fields[VMON_SYS_LOADAVG_NR] = {
+#define VMON_FIELD_TABLE
+#define VMON_FIELD_STRUCT vmon_sys_loadavg_t
+#include "defs/sys_loadavg.def"
+};
+
 static const vmon_field_t proc_stat_fields[VMON_PROC_STAT_NR] = {
 #define VMON_FIELD_TABLE
 #define VMON_FIELD_STRUCT vmon_proc_stat_t
@@ -43,6 +49,12 @@ static const vmon_field_t proc_io_fields[VMON_PROC_IO_NR] = {
 #include "defs/proc_io.def"
 };
 
+static const vmon_field_t proc_env_fields[VMON_PROC_ENV_NR] = {
+#define VMON_FIELD_TABLE
+#define VMON_FIELD_STRUCT vmon_proc_env_t
+#include "defs/proc_env.def"
+};
+
 /* PROC_FILES describes each open fd (vmon_proc_fd_t), not its vmon_proc_files_t */
 static const vmon_field_t proc_files_fields[VMON_PROC_FILES_NR] = {
 #define VMON_FIELD_TABLE
@@ -51,21 +63,108 @@ static const vmon_field_t proc_files_fields[VMON_PROC_FILES_NR] = {
 };
 
 #define STORE_DESC(_name, _struct, _fields) \
-	{ #_name, sizeof(_struct), _fields, (int)(sizeof(_fields) / sizeof(_fields[0])) }
+	{ #_name, sizeof(_struct), _fields, (int)(sizeof(_fields) / sizeof(_fields[0])), offsetof(_struct, present) }
+/* PROC_FILES describes each fd, whose struct keeps no present[] */
+#define STORE_DESC_NO_PRESENT(_name, _struct, _fields) \
+	{ #_name, sizeof(_struct), _fields, (int)(sizeof(_fields) / sizeof(_fields[0])), 0 }
 
 const vmon_store_desc_t vmon_sys_store_descs[VMON_STORE_SYS_NR] = {
 	[VMON_STORE_SYS_STAT]	= STORE_DESC(sys_stat, vmon_sys_stat_t, sys_stat_fields),
 	[VMON_STORE_SYS_VM]	= STORE_DESC(sys_vm, vmon_sys_vm_t, sys_vm_fields),
+	[VMON_STORE_SYS_LOADAVG] = STORE_DESC(sys_loadavg, vmon_sys_loadavg_t, sys_loadavg_fields),
 };
 
 const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR] = {
 	[VMON_STORE_PROC_FOLLOW_CHILDREN] = { "proc_follow_children", sizeof(vmon_proc_follow_children_t), NULL, 0 },
 	[VMON_STORE_PROC_FOLLOW_THREADS]  = { "proc_follow_threads", sizeof(vmon_proc_follow_threads_t), NULL, 0 },
-	[VMON_STORE_PROC_FILES]	= STORE_DESC(proc_files, vmon_proc_files_t, proc_files_fields),
+	[VMON_STORE_PROC_FILES]	= STORE_DESC_NO_PRESENT(proc_files, vmon_proc_files_t, proc_files_fields),
 	[VMON_STORE_PROC_STAT]	= STORE_DESC(proc_stat, vmon_proc_stat_t, proc_stat_fields),
 	[VMON_STORE_PROC_VM]	= STORE_DESC(proc_vm, vmon_proc_vm_t, proc_vm_fields),
 	[VMON_STORE_PROC_IO]	= STORE_DESC(proc_io, vmon_proc_io_t, proc_io_fields),
+	[VMON_STORE_PROC_ENV]	= STORE_DESC(proc_env, vmon_proc_env_t, proc_env_fields),
 };
+
+/* -1, 0, 1 as a is below, equal to or above b */
+static int order(int below, int above)
+{
+	return below ? -1 : above ? 1 : 0;
+}
+
+static int char_array_compare(const vmon_char_array_t *a, const vmon_char_array_t *b)
+{
+	size_t la = a->array ? a->len : 0, lb = b->array ? b->len : 0;
+	int r = (la && lb) ? memcmp(a->array, b->array, la < lb ? la : lb) : 0;
+
+	return r ? order(r < 0, r > 0) : order(la < lb, la > lb);
+}
+
+static int str_array_compare(char *const *a, char *const *b)
+{
+	for (size_t i = 0;; i++) {
+		const char *sa = a ? a[i] : NULL, *sb = b ? b[i] : NULL;
+		int r;
+
+		if (!sa || !sb)
+			return order(!sa && sb, sa && !sb);
+		r = strcmp(sa, sb);
+		if (r)
+			return order(r < 0, r > 0);
+	}
+}
+
+/*
+ * Compare one field of two stores of the same kind, as its type says:
+ * numbers by value (so that a sort by any column is a sort by the datum,
+ * not by its text), text bytewise.  A missing store sorts first.
+ */
+int vmon_field_compare(const vmon_field_t *f, const void *store_a, const void *store_b)
+{
+	const char *a, *b;
+
+	if (!store_a || !store_b)
+		return order(!store_a && store_b, store_a && !store_b);
+	a = (const char *)store_a + f->offset;
+	b = (const char *)store_b + f->offset;
+	switch (f->type) {
+	case VMON_TYPE_char:
+		return order(*(const unsigned char *)a < *(const unsigned char *)b,
+			     *(const unsigned char *)a > *(const unsigned char *)b);
+	case VMON_TYPE_int:
+		return order(*(const int *)a < *(const int *)b, *(const int *)a > *(const int *)b);
+	case VMON_TYPE_uint:
+		return order(*(const unsigned *)a < *(const unsigned *)b, *(const unsigned *)a > *(const unsigned *)b);
+	case VMON_TYPE_long:
+		return order(*(const long *)a < *(const long *)b, *(const long *)a > *(const long *)b);
+	case VMON_TYPE_ulong:
+		return order(*(const unsigned long *)a < *(const unsigned long *)b,
+			     *(const unsigned long *)a > *(const unsigned long *)b);
+	case VMON_TYPE_longlong:
+		return order(*(const long long *)a < *(const long long *)b, *(const long long *)a > *(const long long *)b);
+	case VMON_TYPE_ulonglong:
+		return order(*(const unsigned long long *)a < *(const unsigned long long *)b,
+			     *(const unsigned long long *)a > *(const unsigned long long *)b);
+	case VMON_TYPE_char_array:
+		return char_array_compare((const vmon_char_array_t *)a, (const vmon_char_array_t *)b);
+	case VMON_TYPE_str_array:
+		return str_array_compare(*(char *const *const *)a, *(char *const *const *)b);
+	}
+	return 0;
+}
+
+/*
+ * Does the store hold a value for the field?  A key the kernel does not
+ * print, a file the caller may not read (another user's io) or a line cut
+ * short leave the field's present bit clear; such a value reads as zero and
+ * should be shown as missing, not as 0.
+ */
+int vmon_field_present(const vmon_store_desc_t *desc, const vmon_field_t *f, const void *store)
+{
+	if (!store)
+		return 0;
+	if (!desc->present_offset)
+		return 1;
+	return BITTEST((const char *)store + desc->present_offset, f->sym) != 0;
+}
 
 /* append src escaped to buf at *len (bounded; *len counts what would be written) */
 static void append_escaped(char *buf, size_t size, size_t *len, const char *src, size_t src_len, unsigned flags)

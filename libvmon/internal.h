@@ -7,7 +7,8 @@
  *   procfs.c		reading /proc: fds held under the budget, identity (procfs_*)
  *   parse.c		the table-driven parsers generated from defs/ (parse_*)
  *   fields.c		the field descriptions generated from defs/
- *   sys_stat.c sys_vm.c proc_stat.c proc_vm.c proc_io.c proc_follow.c
+ *   sys_stat.c sys_vm.c sys_loadavg.c proc_stat.c proc_vm.c proc_io.c
+ *   proc_env.c proc_follow.c
  *			one sampler per want, as named in defs/ *_wants.def
  *   dump.c escape.c	vmon_dump_procs() and vmon_escape()
  */
@@ -143,6 +144,7 @@ void node_place_by_ppid(vmon_t *vmon, proc_node_t *node);
 void node_release_fds(vmon_t *vmon, proc_node_t *node);
 void node_release_files(vmon_t *vmon, proc_node_t *node);
 void node_release_warm_files(vmon_t *vmon, proc_node_t *node);
+void node_drop_stores(vmon_t *vmon, proc_node_t *node, vmon_proc_wants_t dropped);
 void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store);
 /* depth-first walk of the tree: threads first, then children */
 vmon_proc_t *tree_first(vmon_t *vmon);
@@ -180,6 +182,8 @@ int parse_set_number(const vmon_field_t *f, void *store, const char *text, char 
 int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_t len, char *changed, bool first);
 int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, char *changed, bool first);
 int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present);
+int parse_split_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
+			void *store, char *changed, char *present, bool first);
 bool parse_ull(const char **p, const char *end, unsigned long long *value);
 bool parse_ll(const char **p, const char *end, long long *value);
 
@@ -196,6 +200,7 @@ bool parse_ll(const char **p, const char *end, long long *value);
 /* store teardown, for the stores that own memory or fds */
 void sys_stat_free(vmon_t *vmon, vmon_sys_stat_t *store);
 void sys_vm_free(vmon_t *vmon, vmon_sys_vm_t *store);
+void sys_loadavg_free(vmon_t *vmon, vmon_sys_loadavg_t *store);
 void proc_stat_free(vmon_t *vmon, vmon_proc_stat_t *store);
 void proc_vm_free(vmon_t *vmon, vmon_proc_vm_t *store);
 void proc_io_free(vmon_t *vmon, vmon_proc_io_t *store);

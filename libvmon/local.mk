@@ -15,9 +15,11 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/dump.c \
 	libvmon/sys_stat.c \
 	libvmon/sys_vm.c \
+	libvmon/sys_loadavg.c \
 	libvmon/proc_stat.c \
 	libvmon/proc_vm.c \
 	libvmon/proc_io.c \
+	libvmon/proc_env.c \
 	libvmon/proc_follow.c \
 	libvmon/proc_files.c
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
@@ -32,11 +34,16 @@ libvmondefs_DATA = $(VMON_DEFS)
 VMON_DEFS = \
 	defs/_begin.def defs/_end.def \
 	defs/sys_wants.def defs/proc_wants.def \
-	defs/sys_stat.def defs/sys_vm.def \
-	defs/proc_stat.def defs/proc_vm.def defs/proc_io.def defs/proc_files.def
+	defs/sys_stat.def defs/sys_vm.def defs/sys_loadavg.def \
+	defs/proc_stat.def defs/proc_vm.def defs/proc_io.def defs/proc_env.def defs/proc_files.def
 EXTRA_DIST += $(VMON_DEFS) libvmon/libvmon.pc.in
 
 pkgconfig_DATA = libvmon/libvmon.pc
+
+# section 3 pages of the functions added for vtop (the rest of man/ has its own rules)
+dist_man_MANS += \
+	man/vmon_field_compare.3 man/vmon_field_present.3 \
+	man/vmon_proc_set_wants.3 man/vmon_set_proc_wants.3
 
 noinst_PROGRAMS += libvmon/vmondump
 libvmon_vmondump_SOURCES = libvmon/vmondump.c

@@ -449,3 +449,40 @@ int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest,
 {
 	return parse_pos(fields, fields_nr, "stat", 3, rest, len, store, changed, present, first);
 }
+
+/*
+ * Split a char_array field of NUL-terminated strings (cmdline, environ) into
+ * a str_array field of pointers into it, NULL-terminated, and store their
+ * number in the count field.  The last string may lack its NUL (a process
+ * that rewrote its arguments): it still counts.  Call it whenever the text
+ * changed; the pointers are only valid until the text changes again.
+ */
+int parse_split_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
+			void *store, char *changed, char *present, bool first)
+{
+	const vmon_char_array_t *a = (const vmon_char_array_t *)((const char *)store + text->offset);
+	char ***vp = (char ***)((char *)store + vec->offset);
+	const char *p = a->array, *end = p ? p + a->len : p;
+	int n = 0, i = 0;
+	char **v;
+
+	for (const char *q = p; q < end; q++) {
+		if (*q == '\0' || q + 1 == end)
+			n++;
+	}
+	v = realloc(*vp, sizeof(*v) * (size_t)(n + 1));
+	if (!v)
+		return -1;
+	*vp = v;
+	for (const char *q = p; q < end && i < n; i++) {
+		v[i] = (char *)q;
+		q += strnlen(q, (size_t)(end - q)) + 1;
+	}
+	v[n] = NULL;
+	mark_changed(vec, changed);
+	if (present) {
+		BITSET(present, vec->sym);
+		BITSET(present, count->sym);
+	}
+	return parse_set_ull(count, store, (unsigned long long)n, changed, first);
+}

@@ -281,6 +281,25 @@ static void stores_free(proc_node_t *node)
 	}
 }
 
+/*
+ * The node no longer wants some stores: their memory goes now, and with it
+ * any fd they held (all the node's held fds are given back; the next pass
+ * reopens those it still needs, under the budget).
+ */
+void node_drop_stores(vmon_t *vmon, proc_node_t *node, vmon_proc_wants_t dropped)
+{
+	if (!dropped)
+		return;
+	node_release_fds(vmon, node);
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if (!(dropped & (1L << i)) || i == VMON_STORE_PROC_STAT)
+			continue;
+		store_free(&vmon_proc_store_descs[i], node->pub.stores[i]);
+		node->pub.stores[i] = NULL;
+		node->pub.errors[i] = 0;
+	}
+}
+
 static void callbacks_free(vmon_proc_t *proc)
 {
 	vmon_proc_callback_t *cb, *tmp;

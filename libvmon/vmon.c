@@ -204,6 +204,7 @@ void vmon_destroy(vmon_t *vmon)
 	}
 	sys_stat_free(vmon, vmon->stores[VMON_STORE_SYS_STAT]);
 	sys_vm_free(vmon, vmon->stores[VMON_STORE_SYS_VM]);
+	sys_loadavg_free(vmon, vmon->stores[VMON_STORE_SYS_LOADAVG]);
 	memset(vmon->stores, 0, sizeof(vmon->stores));
 	if (vmon->proc_dir)
 		closedir(vmon->proc_dir);
@@ -721,6 +722,90 @@ vmon_proc_t *vmon_proc_lookup(const vmon_t *vmon, int pid)
 	if (!vmon->internal)
 		return NULL;
 	return pidmap_get(&vmon->internal->procs, pid);
+}
+
+static int check_wants(vmon_t *vmon, vmon_proc_wants_t wants)
+{
+	if (!vmon->internal || (wants & ~((1L << VMON_STORE_PROC_NR) - 1))) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (wants & VMON_WANT_PROC_FILES) {
+		errno = EOPNOTSUPP;	/* see proc_files.c */
+		return -1;
+	}
+	if (vmon->internal->in_sample) {
+		/* the pass is walking these very lists */
+		errno = EBUSY;
+		return -1;
+	}
+	return 0;
+}
+
+/* the wants of a node whose process's wants are `wants` */
+static vmon_proc_wants_t thread_wants(vmon_proc_wants_t wants)
+{
+	return wants & ~(VMON_WANT_PROC_FOLLOW_CHILDREN | VMON_WANT_PROC_FOLLOW_THREADS);
+}
+
+static void set_node_wants(vmon_t *vmon, proc_node_t *node, vmon_proc_wants_t wants)
+{
+	vmon_proc_t *proc = &node->pub, *child, *tmp;
+	vmon_proc_wants_t dropped = proc->wants & ~wants;
+
+	proc->wants = wants;
+	if (!proc->is_thread) {
+		list_for_each_entry_safe(child, tmp, &proc->threads, threads) {
+			if (dropped & VMON_WANT_PROC_FOLLOW_THREADS)
+				node_remove_subtree(vmon, node_of(child));	/* no one follows them now */
+			else
+				set_node_wants(vmon, node_of(child), thread_wants(wants));
+		}
+		/* followed children leave with the want, as they do on vmon_proc_unmonitor() */
+		if ((dropped & VMON_WANT_PROC_FOLLOW_CHILDREN) && !(vmon->flags & VMON_FLAG_PROC_ALL)) {
+			list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
+				if (node_of(child)->monitors)
+					node_attach(vmon, node_of(child), NULL);
+				else
+					node_remove_subtree(vmon, node_of(child));
+			}
+		}
+	}
+	node_drop_stores(vmon, node, dropped);
+}
+
+int vmon_proc_set_wants(vmon_t *vmon, vmon_proc_t *proc, vmon_proc_wants_t wants)
+{
+	if (!proc) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (check_wants(vmon, wants) < 0)
+		return -1;
+	if (proc->is_thread) {
+		errno = EINVAL;	/* a thread samples what its process wants */
+		return -1;
+	}
+	if (!proc->is_stale && !node_of(proc)->detached)
+		set_node_wants(vmon, node_of(proc), wants | VMON_WANT_PROC_STAT);
+	return 0;
+}
+
+int vmon_set_proc_wants(vmon_t *vmon, vmon_proc_wants_t wants)
+{
+	vmon_proc_wants_t old = vmon->proc_wants;
+	vmon_proc_t *proc;
+
+	if (check_wants(vmon, wants) < 0)
+		return -1;
+	wants |= VMON_WANT_PROC_STAT;
+	/* top down: a node's change can only remove nodes below it, so the walk goes on from there */
+	for (proc = tree_first(vmon); proc; proc = tree_next(vmon, proc, true)) {
+		if (!proc->is_thread && !proc->is_stale)
+			set_node_wants(vmon, node_of(proc), (proc->wants & ~old) | wants);
+	}
+	vmon->proc_wants = wants;
+	return 0;
 }
 
 int vmon_get_stats(const vmon_t *vmon, vmon_stats_t *stats)

@@ -125,6 +125,7 @@ typedef struct _vmon_store_desc_t {
 	size_t			size;		/* sizeof the store struct */
 	const vmon_field_t	*fields;	/* indexed by the store's symbols */
 	int			fields_nr;	/* 0 for stores without data of their own */
+	size_t			present_offset;	/* of the store's present[] bitmap; 0: it has none */
 } vmon_store_desc_t;
 
 /* system stat (/proc/stat) */
@@ -166,6 +167,21 @@ typedef struct _vmon_sys_vm_t {
 #define VMON_DECLARE_MEMBERS
 #include "defs/sys_vm.def"
 } vmon_sys_vm_t;
+
+/* libvmon 1: system load (/proc/loadavg) */
+typedef enum _vmon_sys_loadavg_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/sys_loadavg.def"
+	VMON_SYS_LOADAVG_NR
+} vmon_sys_loadavg_sym_t;
+
+typedef struct _vmon_sys_loadavg_t {
+	int	loadavg_fd;
+	char	changed[BITNSLOTS(VMON_SYS_LOADAVG_NR)];
+	char	present[BITNSLOTS(VMON_SYS_LOADAVG_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/sys_loadavg.def"
+} vmon_sys_loadavg_t;
 
 /* per-process stat: sampled for every process, whatever its wants */
 typedef enum _vmon_proc_stat_sym_t {
@@ -211,6 +227,20 @@ typedef struct _vmon_proc_io_t {
 #define VMON_DECLARE_MEMBERS
 #include "defs/proc_io.def"
 } vmon_proc_io_t;
+
+/* libvmon 1: environment and directories, for the processes that want them */
+typedef enum _vmon_proc_env_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/proc_env.def"
+	VMON_PROC_ENV_NR
+} vmon_proc_env_sym_t;
+
+typedef struct _vmon_proc_env_t {
+	char	changed[BITNSLOTS(VMON_PROC_ENV_NR)];
+	char	present[BITNSLOTS(VMON_PROC_ENV_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/proc_env.def"
+} vmon_proc_env_t;
 
 /* the follow-children want's context */
 typedef struct _vmon_proc_follow_children_t {
@@ -386,10 +416,14 @@ void vmon_attr_default(vmon_attr_t *attr);
 int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr);
 int vmon_get_stats(const vmon_t *vmon, vmon_stats_t *stats);
 vmon_proc_t *vmon_proc_lookup(const vmon_t *vmon, int pid);
+int vmon_proc_set_wants(vmon_t *vmon, vmon_proc_t *proc, vmon_proc_wants_t wants);
+int vmon_set_proc_wants(vmon_t *vmon, vmon_proc_wants_t wants);
 /* vmon_escape() flags */
 #define VMON_ESCAPE_ASCII	0x1	/* escape every byte outside printable ASCII, not only controls */
 size_t vmon_escape(char *dst, size_t dst_size, const char *src, size_t src_len, unsigned flags);
 int vmon_field_format(const vmon_field_t *field, const void *store, char *buf, size_t size, unsigned flags);
+int vmon_field_compare(const vmon_field_t *field, const void *store_a, const void *store_b);
+int vmon_field_present(const vmon_store_desc_t *desc, const vmon_field_t *field, const void *store);
 
 extern const vmon_store_desc_t vmon_sys_store_descs[VMON_STORE_SYS_NR];
 extern const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR];

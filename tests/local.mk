@@ -17,7 +17,8 @@ VMON_UNIT_TESTS = \
 	tests/test_fixtures \
 	tests/test_tree \
 	tests/test_live \
-	tests/test_fdlimit
+	tests/test_fdlimit \
+	tests/test_wants
 
 check_PROGRAMS += $(VMON_UNIT_TESTS)
 TESTS += $(VMON_UNIT_TESTS)
@@ -47,6 +48,11 @@ tests_test_fdlimit_SOURCES = tests/test_fdlimit.c
 tests_test_fdlimit_CPPFLAGS = $(TESTS_CPP)
 tests_test_fdlimit_LDADD = $(TESTS_LIBS)
 tests_test_fdlimit_LDFLAGS = $(TESTS_LINK)
+
+tests_test_wants_SOURCES = tests/test_wants.c
+tests_test_wants_CPPFLAGS = $(TESTS_CPP)
+tests_test_wants_LDADD = $(TESTS_LIBS)
+tests_test_wants_LDFLAGS = $(TESTS_LINK)
 
 EXTRA_DIST += tests/fixtures
 
