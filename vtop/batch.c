@@ -1,0 +1,508 @@
+/*
+ * batch.c: vtop -b, refreshes written to stdout for a log, a script or a
+ * fleet collector, in one of four formats.  All four are written over the
+ * column table, so every column there is in every format:
+ *
+ *   text         top -b's layout: a summary, then one line per process
+ *   json         one object per refresh, on one line; numbers are numbers,
+ *                missing values null, text escaped twice: vmon_escape()
+ *                for what came from a process, then JSON's own rules
+ *   csv          RFC 4180: one header, then a row per process per refresh
+ *   openmetrics  the Prometheus text exposition, one per refresh, each
+ *                ending with "# EOF"
+ *
+ * The first refresh is printed after two samples, so its CPU% is real.
+ * --events prints one line per process event instead.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <langinfo.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vtop.h"
+
+static void sleep_seconds(double secs)
+{
+	struct timespec ts;
+
+	if (secs <= 0)
+		return;
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* the process's identity columns come first in every format; the rest in the order asked for */
+static bool is_identity(int col)
+{
+	return !strcmp(vt_columns[col].name, "pid") || !strcmp(vt_columns[col].name, "ppid");
+}
+
+static const char *row_status(const vt_row_t *row)
+{
+	return (row->flags & VT_ROW_EXITED) ? "exited" : (row->flags & VT_ROW_NEW) ? "new" : "running";
+}
+
+static bool is_json_number(const char *s)
+{
+	char *end;
+	double d;
+
+	if (!*s)
+		return false;
+	d = strtod(s, &end);
+	return !*end && isfinite(d) && s[0] != '+' && s[0] != '.' && !(s[0] == '0' && s[1] >= '0' && s[1] <= '9');
+}
+
+/* --- text --- */
+
+static void uptime_text(char *buf, size_t size, double secs)
+{
+	unsigned long s = (unsigned long)secs, days = s / 86400;
+
+	if (days)
+		snprintf(buf, size, "%lu day%s, %lu:%02lu", days, days == 1 ? "" : "s", s / 3600 % 24, s / 60 % 60);
+	else
+		snprintf(buf, size, "%lu:%02lu", s / 3600, s / 60 % 60);
+}
+
+static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap,
+		       bool utf8)
+{
+	const vmon_sys_loadavg_t *la = snap->sys_stores[VMON_STORE_SYS_LOADAVG];
+	const vt_cpu_pct_t *c = &snap->cpu_total;
+	time_t now = (time_t)snap->when;
+	char when[16], up[48], buf[8192], prefix[4096];
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	uptime_text(up, sizeof(up), snap->uptime);
+	fprintf(out, "vtop - %s up %s", when, up);
+	if (la)
+		fprintf(out, ", load average: %lu.%02lu, %lu.%02lu, %lu.%02lu", la->load1 / 100, la->load1 % 100,
+			la->load5 / 100, la->load5 % 100, la->load15 / 100, la->load15 % 100);
+	fprintf(out, "; %s\n", snap->feed);
+	fprintf(out, "Tasks: %d total, %d running, %d sleeping, %d stopped, %d zombie; %d threads; %d exited, %d new\n",
+		snap->procs, snap->running, snap->sleeping + snap->idle + snap->disk, snap->stopped, snap->zombie,
+		snap->threads, snap->exited_now, snap->new_now);
+	fprintf(out, "%%Cpu(s): %5.1f us, %5.1f sy, %5.1f ni, %5.1f id, %5.1f wa, %5.1f hi, %5.1f si, %5.1f st\n",
+		c->user, c->system, c->nice, c->idle, c->iowait, c->irq, c->softirq, c->steal);
+	fprintf(out, "MiB Mem:  %9.1f total, %9.1f used, %9.1f buff/cache\n", (double)snap->mem_total_kb / 1024,
+		(double)snap->mem_used_kb / 1024, (double)(snap->mem_buffers_kb + snap->mem_cached_kb) / 1024);
+	fprintf(out, "MiB Swap: %9.1f total, %9.1f used\n\n", (double)snap->swap_total_kb / 1024,
+		(double)snap->swap_used_kb / 1024);
+
+	/* the header, then each line: a marker (N new, X exited) and the columns */
+	fputc(' ', out);
+	for (int i = 0; i < cfg->columns_nr; i++) {
+		const vt_column_t *col = &vt_columns[cfg->columns[i]];
+
+		fprintf(out, "%s%*s", i ? " " : "", col->left ? -col->width : col->width, col->label);
+	}
+	fputc('\n', out);
+	for (int l = 0; l < view->lines_nr; l++) {
+		const vt_row_t *row = vt_view_row(view, snap, l);
+
+		fputc((row->flags & VT_ROW_EXITED) ? 'X' : (row->flags & VT_ROW_NEW) ? 'N' : ' ', out);
+		for (int i = 0; i < cfg->columns_nr; i++) {
+			const vt_column_t *col = &vt_columns[cfg->columns[i]];
+			const char *text = buf;
+
+			if (col->derived && !strcmp(col->name, "command")) {
+				vt_view_tree_prefix(view, l, utf8, prefix, sizeof(prefix));
+				fprintf(out, "%s%s%s", i ? " " : "", prefix, vt_view_command(view, row));
+				continue;
+			}
+			if (vt_column_format(col, row, snap, buf, sizeof(buf), false) < 0)
+				text = "-";
+			fprintf(out, "%s%*s", i ? " " : "", col->left && i + 1 < cfg->columns_nr ? -col->width :
+				col->left ? 0 : col->width, text);
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
+/* --- json --- */
+
+static void json_field(FILE *out, const vmon_store_desc_t *desc, const vmon_field_t *f, const void *store,
+		       char *buf, size_t size)
+{
+	if (!vmon_field_present(desc, f, store)) {
+		fputs("null", out);
+		return;
+	}
+	vmon_field_format(f, store, buf, size, 0);
+	if (f->type == VMON_TYPE_char || f->type == VMON_TYPE_char_array || f->type == VMON_TYPE_str_array)
+		vt_json_string(out, buf);
+	else
+		fputs(buf, out);
+}
+
+static void json_cpu(FILE *out, const vt_cpu_pct_t *c)
+{
+	fprintf(out, "{\"user\":%.2f,\"nice\":%.2f,\"system\":%.2f,\"idle\":%.2f,\"iowait\":%.2f,\"irq\":%.2f,"
+		"\"softirq\":%.2f,\"steal\":%.2f,\"guest\":%.2f,\"busy\":%.2f}", c->user, c->nice, c->system,
+		c->idle, c->iowait, c->irq, c->softirq, c->steal, c->guest, c->busy);
+}
+
+static void write_json(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap)
+{
+	char buf[65536];
+
+	fprintf(out, "{\"seq\":%llu,\"time\":%.3f,\"interval\":%.3f,\"uptime\":%.2f,\"feed\":", snap->seq,
+		snap->when, snap->interval, snap->uptime);
+	vt_json_string(out, snap->feed + (strncmp(snap->feed, "feed: ", 6) ? 0 : 6));
+	fprintf(out, ",\"tasks\":{\"total\":%d,\"running\":%d,\"sleeping\":%d,\"disk\":%d,\"stopped\":%d,"
+		"\"zombie\":%d,\"idle\":%d,\"threads\":%d,\"kernel_threads\":%d,\"exited\":%d,\"new\":%d}",
+		snap->procs, snap->running, snap->sleeping, snap->disk, snap->stopped, snap->zombie, snap->idle,
+		snap->threads, snap->kthreads, snap->exited_now, snap->new_now);
+	fputs(",\"cpu\":", out);
+	json_cpu(out, &snap->cpu_total);
+	fputs(",\"cpus\":[", out);
+	for (int i = 0; i < snap->cpus_nr; i++) {
+		fputs(i ? "," : "", out);
+		json_cpu(out, &snap->cpus[i]);
+	}
+	fputs("],\"system\":{", out);
+	for (int s = 0, n = 0; s < VMON_STORE_SYS_NR; s++) {
+		const vmon_store_desc_t *desc = &vmon_sys_store_descs[s];
+
+		fprintf(out, "%s\"%s\":", n++ ? "," : "", desc->name);
+		if (!snap->sys_stores[s]) {
+			fputs("null", out);
+			continue;
+		}
+		fputc('{', out);
+		for (int i = 0; i < desc->fields_nr; i++) {
+			fprintf(out, "%s\"%s\":", i ? "," : "", desc->fields[i].name);
+			json_field(out, desc, &desc->fields[i], snap->sys_stores[s], buf, sizeof(buf));
+		}
+		fputc('}', out);
+	}
+	fputs("},\"processes\":[", out);
+	for (int l = 0; l < view->lines_nr; l++) {
+		const vt_row_t *row = vt_view_row(view, snap, l);
+
+		fprintf(out, "%s{\"pid\":%d,\"ppid\":%d,\"status\":\"%s\",\"thread\":%s", l ? "," : "", row->pid,
+			row->ppid, row_status(row), (row->flags & VT_ROW_THREAD) ? "true" : "false");
+		for (int i = 0; i < cfg->columns_nr; i++) {
+			const vt_column_t *col = &vt_columns[cfg->columns[i]];
+
+			if (is_identity(cfg->columns[i]))
+				continue;
+			fprintf(out, ",\"%s\":", col->name);
+			if (vt_column_format(col, row, snap, buf, sizeof(buf), true) < 0)
+				fputs("null", out);
+			else if (col->kind == VT_VALUE_STRING)
+				vt_json_string(out, !strcmp(col->name, "command") ? vt_view_command(view, row) : buf);
+			else if (is_json_number(buf))
+				fputs(buf, out);
+			else
+				fputs("null", out);
+		}
+		fputc('}', out);
+	}
+	fputs("]}\n", out);
+}
+
+/* --- csv --- */
+
+static void csv_value(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void write_csv(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap, bool first)
+{
+	char buf[65536];
+
+	if (first) {
+		fputs("seq,time,pid,ppid,status", out);
+		for (int i = 0; i < cfg->columns_nr; i++) {
+			if (!is_identity(cfg->columns[i]))
+				fprintf(out, ",%s", vt_columns[cfg->columns[i]].name);
+		}
+		fputs("\r\n", out);
+	}
+	for (int l = 0; l < view->lines_nr; l++) {
+		const vt_row_t *row = vt_view_row(view, snap, l);
+
+		fprintf(out, "%llu,%.3f,%d,%d,%s", snap->seq, snap->when, row->pid, row->ppid, row_status(row));
+		for (int i = 0; i < cfg->columns_nr; i++) {
+			const vt_column_t *col = &vt_columns[cfg->columns[i]];
+
+			if (is_identity(cfg->columns[i]))
+				continue;
+			fputc(',', out);
+			if (vt_column_format(col, row, snap, buf, sizeof(buf), true) >= 0)
+				csv_value(out, !strcmp(col->name, "command") ? vt_view_command(view, row) : buf);
+		}
+		fputs("\r\n", out);
+	}
+}
+
+/* --- openmetrics --- */
+
+/* OpenMetrics reserves these endings for the samples of other metric types */
+static bool reserved_suffix(const char *name)
+{
+	static const char *const suffixes[] = {
+		"_total", "_created", "_count", "_sum", "_bucket", "_gcount", "_gsum", "_info",
+	};
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t n = strlen(suffixes[i]);
+
+		if (len >= n && !strcmp(name + len - n, suffixes[i]))
+			return true;
+	}
+	return false;
+}
+
+static void om_family(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# TYPE %s %s\n# HELP %s ", name, type, name);
+	for (; *help; help++) {
+		if (*help == '\\' || *help == '\n')
+			fputs(*help == '\\' ? "\\\\" : "\\n", out);
+		else
+			fputc(*help, out);
+	}
+	fputc('\n', out);
+}
+
+static void om_name(char *buf, size_t size, const char *a, const char *b)
+{
+	snprintf(buf, size, "vtop_%s_%s%s", a, b, reserved_suffix(b) ? "_value" : "");
+}
+
+static void om_process_labels(FILE *out, const vt_row_t *row, char *buf, size_t size)
+{
+	const vmon_field_t *comm = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_COMM];
+
+	fprintf(out, "{pid=\"%d\",comm=", row->pid);
+	if (row->stores[VMON_STORE_PROC_STAT])
+		vmon_field_format(comm, row->stores[VMON_STORE_PROC_STAT], buf, size, 0);
+	else
+		buf[0] = '\0';
+	vt_om_label(out, buf);
+	fputc('}', out);
+}
+
+static void om_cpu(FILE *out, const char *cpu, const vt_cpu_pct_t *c)
+{
+	const struct { const char *mode; double v; } modes[] = {
+		{ "user", c->user }, { "nice", c->nice }, { "system", c->system }, { "idle", c->idle },
+		{ "iowait", c->iowait }, { "irq", c->irq }, { "softirq", c->softirq }, { "steal", c->steal },
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		fprintf(out, "vtop_cpu_percent{cpu=\"%s\",mode=\"%s\"} %.2f\n", cpu, modes[i].mode, modes[i].v);
+}
+
+static void write_openmetrics(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap)
+{
+	char name[128], buf[65536];
+	bool any_string = false;
+
+	/* the system stores, a family per numeric field */
+	for (int s = 0; s < VMON_STORE_SYS_NR; s++) {
+		const vmon_store_desc_t *desc = &vmon_sys_store_descs[s];
+
+		for (int i = 0; i < desc->fields_nr && snap->sys_stores[s]; i++) {
+			const vmon_field_t *f = &desc->fields[i];
+
+			if (f->type == VMON_TYPE_char || f->type == VMON_TYPE_char_array ||
+			    f->type == VMON_TYPE_str_array || !vmon_field_present(desc, f, snap->sys_stores[s]))
+				continue;
+			om_name(name, sizeof(name), desc->name, f->name);
+			om_family(out, name, "gauge", f->desc);
+			vmon_field_format(f, snap->sys_stores[s], buf, sizeof(buf), 0);
+			fprintf(out, "%s %s\n", name, buf);
+		}
+	}
+	om_family(out, "vtop_cpu_percent", "gauge", "CPU time by mode over the last interval (percent)");
+	om_cpu(out, "total", &snap->cpu_total);
+	for (int i = 0; i < snap->cpus_nr; i++) {
+		char cpu[16];
+
+		snprintf(cpu, sizeof(cpu), "%d", i);
+		om_cpu(out, cpu, &snap->cpus[i]);
+	}
+	om_family(out, "vtop_tasks", "gauge", "processes by state, and the threads of all");
+	fprintf(out, "vtop_tasks{state=\"running\"} %d\nvtop_tasks{state=\"sleeping\"} %d\n"
+		"vtop_tasks{state=\"disk\"} %d\nvtop_tasks{state=\"stopped\"} %d\nvtop_tasks{state=\"zombie\"} %d\n"
+		"vtop_tasks{state=\"idle\"} %d\nvtop_tasks{state=\"threads\"} %d\n", snap->running, snap->sleeping,
+		snap->disk, snap->stopped, snap->zombie, snap->idle, snap->threads);
+	om_family(out, "vtop_processes_exited", "gauge", "processes found gone in the last refresh");
+	fprintf(out, "vtop_processes_exited %d\n", snap->exited_now);
+
+	/* a family per numeric column, a sample per process */
+	for (int i = 0; i < cfg->columns_nr; i++) {
+		const vt_column_t *col = &vt_columns[cfg->columns[i]];
+
+		if (col->kind != VT_VALUE_NUMBER) {
+			any_string = true;
+			continue;
+		}
+		om_name(name, sizeof(name), "process", col->name);
+		om_family(out, name, "gauge", col->desc);
+		for (int l = 0; l < view->lines_nr; l++) {
+			const vt_row_t *row = vt_view_row(view, snap, l);
+			char value[64];
+
+			if (vt_column_format(col, row, snap, value, sizeof(value), true) < 0 || !is_json_number(value))
+				continue;
+			fputs(name, out);
+			om_process_labels(out, row, buf, sizeof(buf));
+			fprintf(out, " %s\n", value);
+		}
+	}
+	/* the text columns: labels of an info metric */
+	if (any_string) {
+		om_family(out, "vtop_process", "info", "the text columns of each process, escaped");
+		for (int l = 0; l < view->lines_nr; l++) {
+			const vt_row_t *row = vt_view_row(view, snap, l);
+
+			fprintf(out, "vtop_process_info{pid=\"%d\",status=\"%s\"", row->pid, row_status(row));
+			for (int i = 0; i < cfg->columns_nr; i++) {
+				const vt_column_t *col = &vt_columns[cfg->columns[i]];
+
+				if (col->kind != VT_VALUE_STRING ||
+				    vt_column_format(col, row, snap, buf, sizeof(buf), true) < 0)
+					continue;
+				fprintf(out, ",%s=", col->name);
+				vt_om_label(out, !strcmp(col->name, "command") ? vt_view_command(view, row) : buf);
+			}
+			fputs("} 1\n", out);
+		}
+	}
+	fputs("# EOF\n", out);
+}
+
+void vt_batch_write(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap,
+		    vt_format_t format, bool first)
+{
+	switch (format) {
+	case VT_FORMAT_TEXT:
+		write_text(out, cfg, view, snap, !cfg->ascii && !strcmp(nl_langinfo(CODESET), "UTF-8"));
+		break;
+	case VT_FORMAT_JSON:
+		write_json(out, cfg, view, snap);
+		break;
+	case VT_FORMAT_CSV:
+		write_csv(out, cfg, view, snap, first);
+		break;
+	case VT_FORMAT_OPENMETRICS:
+		write_openmetrics(out, cfg, view, snap);
+		break;
+	}
+}
+
+/* --events: one line per event; without the feed, what comparing samples finds */
+static void write_events(FILE *out, const vt_snapshot_t *snap)
+{
+	for (int i = 0; i < snap->events_nr; i++) {
+		const vt_event_t *e = &snap->events[i];
+		time_t t = (time_t)e->when;
+		char when[32];
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(out, "%s.%03d %s pid=%d ppid=%d", when, (int)((e->when - (double)t) * 1000),
+			e->kind == 'N' ? "new" : e->kind == 'X' ? "exit" : "exec", e->pid, e->ppid);
+		if (e->kind == 'X' && e->exit_code >= 0)
+			fprintf(out, " status=%d", e->exit_code);
+		fprintf(out, " comm=%s\n", e->comm);
+	}
+}
+
+void vt_view_configure(vt_view_t *view, const vt_config_t *cfg)
+{
+	view->tree = cfg->tree;
+	view->sort_col[0] = cfg->sort_col[0];
+	view->sort_col[1] = cfg->sort_col[1];
+	view->sort_desc[0] = cfg->sort_desc[0];
+	view->sort_desc[1] = cfg->sort_desc[1];
+	view->show_threads = cfg->threads;
+	view->show_kthreads = cfg->kthreads;
+	view->show_path = cfg->show_path;
+	view->user_set = cfg->user_set;
+	view->user_uid = cfg->user_uid;
+}
+
+int vt_batch_run(const vt_config_t *cfg)
+{
+	vmon_proc_wants_t wants = vt_columns_wants(cfg->columns, cfg->columns_nr);
+	vt_snapshot_t snap;
+	vt_source_t src;
+	vt_view_t view;
+	char err[256];
+	long n = 0;
+
+	if (vt_source_init(&src, cfg, wants, NULL, err, sizeof(err)) < 0) {
+		fprintf(stderr, "vtop: %s\n", err);
+		return 1;
+	}
+	vt_snapshot_init(&snap);
+	vt_view_init(&view);
+	vt_view_configure(&view, cfg);
+	if (cfg->events)
+		fprintf(stderr, "vtop: %s: events are found by comparing samples %g s apart; "
+			"processes that live shorter are missed\n", vt_feed_available() ? "feed" : "no event feed",
+			cfg->delay);
+
+	/* two samples before the first output: CPU% needs an interval */
+	if (vt_source_sample(&src, &snap) < 0)
+		goto fail;
+	sleep_seconds(cfg->delay < 0.5 ? cfg->delay : 0.5);
+	for (;;) {
+		if (vt_source_sample(&src, &snap) < 0)
+			goto fail;
+		if (cfg->events) {
+			write_events(stdout, &snap);
+		} else {
+			vt_view_build(&view, &snap);
+			vt_batch_write(stdout, cfg, &view, &snap, cfg->format, n == 0);
+		}
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "vtop: writing the output: %s\n", strerror(errno));
+			break;
+		}
+		if (cfg->iterations && ++n >= cfg->iterations)
+			break;
+		if (!cfg->iterations)
+			n++;
+		sleep_seconds(cfg->delay);
+	}
+	vt_view_free(&view);
+	vt_snapshot_free(&snap);
+	vt_source_fini(&src);
+	return 0;
+fail:
+	fprintf(stderr, "vtop: sampling failed: %s\n", strerror(errno));
+	vt_view_free(&view);
+	vt_snapshot_free(&snap);
+	vt_source_fini(&src);
+	return 1;
+}

@@ -1,0 +1,558 @@
+/*
+ * columns.c: every column vtop can show, print or sort by.
+ *
+ * Most columns are the fields of the defs tables, taken from
+ * vmon_proc_store_descs[] at start-up: name, label, description and type
+ * come from the field's row, the text from vmon_field_format(), the order
+ * from vmon_field_compare().  So a row added to a .def file is a column of
+ * the list, of the setup screen, of -o, json, csv and openmetrics, with no
+ * line here.  vtop's own columns (CPU%, MEM%, TIME+, USER, COMMAND...) are
+ * what it computes from several fields or from two samples: they are the
+ * small table derived[] below.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "vtop.h"
+
+const char *const vt_default_columns = "pid,user,priority,nice,virt,res,state,cpu_percent,mem_percent,time,command";
+
+static const vmon_proc_stat_t *stat_of(const vt_row_t *row)
+{
+	return row->stores[VMON_STORE_PROC_STAT];
+}
+
+static int order_double(double a, double b)
+{
+	return (a > b) - (a < b);
+}
+
+static int order_ull(unsigned long long a, unsigned long long b)
+{
+	return (a > b) - (a < b);
+}
+
+/* bytes as at most five characters and a unit: 0, 512B, 1023K, 9.99M, 99.9G, 999T */
+void vt_format_size(char *buf, size_t size, double bytes)
+{
+	static const char units[] = "BKMGTPE";
+	int u = 0;
+
+	if (bytes < 0.5) {
+		snprintf(buf, size, "0");
+		return;
+	}
+	while (bytes >= 1024 && units[u + 1]) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u == 0 || bytes >= 99.95)
+		snprintf(buf, size, "%.0f%c", bytes, units[u]);
+	else if (bytes >= 9.995)
+		snprintf(buf, size, "%.1f%c", bytes, units[u]);
+	else
+		snprintf(buf, size, "%.2f%c", bytes, units[u]);
+}
+
+/* a decimal integer that does not fit in width: scaled by powers of 1000 with k M G T P E */
+void vt_format_number(char *buf, size_t size, const char *digits, int width)
+{
+	static const char units[] = " kMGTPE";
+	long double v;
+	int u = 0;
+
+	if (width <= 0 || (int)strlen(digits) <= width) {
+		snprintf(buf, size, "%s", digits);
+		return;
+	}
+	v = strtold(digits, NULL);
+	while ((fabsl(v) >= 999.5L || u == 0) && units[u + 1]) {
+		v /= 1000;
+		u++;
+		if (fabsl(v) < 999.5L)
+			break;
+	}
+	if (fabsl(v) < 9.95L && width >= 4)
+		snprintf(buf, size, "%.1Lf%c", v, units[u]);
+	else
+		snprintf(buf, size, "%.0Lf%c", v, units[u]);
+}
+
+/* --- vtop's own columns --- */
+
+static int fmt_user(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	(void)snap;
+	(void)machine;
+	return snprintf(buf, size, "%s", row->user ? row->user : "?");
+}
+
+static int cmp_user(const vt_row_t *a, const vt_row_t *b)
+{
+	return strcmp(a->user ? a->user : "", b->user ? b->user : "");
+}
+
+static int fmt_bytes(double bytes, char *buf, size_t size, bool machine)
+{
+	if (machine)
+		return snprintf(buf, size, "%.0f", bytes);
+	vt_format_size(buf, size, bytes);
+	return (int)strlen(buf);
+}
+
+static int fmt_virt(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	(void)snap;
+	if (!stat_of(row))
+		return -1;
+	return fmt_bytes((double)stat_of(row)->vsize, buf, size, machine);
+}
+
+static int cmp_virt(const vt_row_t *a, const vt_row_t *b)
+{
+	return order_ull(stat_of(a) ? stat_of(a)->vsize : 0, stat_of(b) ? stat_of(b)->vsize : 0);
+}
+
+static int fmt_res(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	if (!stat_of(row))
+		return -1;
+	return fmt_bytes((double)stat_of(row)->rss * (double)snap->page_size, buf, size, machine);
+}
+
+static int cmp_res(const vt_row_t *a, const vt_row_t *b)
+{
+	return order_ull(stat_of(a) ? stat_of(a)->rss : 0, stat_of(b) ? stat_of(b)->rss : 0);
+}
+
+static const vmon_proc_vm_t *vm_of(const vt_row_t *row)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
+	const vmon_proc_vm_t *vm = row->stores[VMON_STORE_PROC_VM];
+
+	return vmon_field_present(desc, &desc->fields[VMON_PROC_VM_SHARED_PAGES], vm) ? vm : NULL;
+}
+
+static int fmt_shr(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	if (!vm_of(row))
+		return -1;
+	return fmt_bytes((double)vm_of(row)->shared_pages * (double)snap->page_size, buf, size, machine);
+}
+
+static int cmp_shr(const vt_row_t *a, const vt_row_t *b)
+{
+	return order_ull(vm_of(a) ? vm_of(a)->shared_pages + 1 : 0, vm_of(b) ? vm_of(b)->shared_pages + 1 : 0);
+}
+
+static int fmt_cpu(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	(void)snap;
+	return snprintf(buf, size, machine ? "%.2f" : "%.1f", row->cpu_pct);
+}
+
+static int cmp_cpu(const vt_row_t *a, const vt_row_t *b)
+{
+	return order_double(a->cpu_pct, b->cpu_pct);
+}
+
+static double mem_pct(const vt_row_t *row, const vt_snapshot_t *snap)
+{
+	if (!stat_of(row) || !snap->mem_total_kb)
+		return 0;
+	return (double)stat_of(row)->rss * (double)snap->page_size * 100.0 / ((double)snap->mem_total_kb * 1024.0);
+}
+
+static int fmt_mem(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	if (!stat_of(row) || !snap->mem_total_kb)
+		return -1;
+	return snprintf(buf, size, machine ? "%.2f" : "%.1f", mem_pct(row, snap));
+}
+
+static int fmt_time(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	unsigned long long ticks, cs;
+
+	if (!stat_of(row) || snap->ticks_per_sec <= 0)
+		return -1;
+	ticks = stat_of(row)->utime + stat_of(row)->stime;
+	cs = ticks * 100 / (unsigned long long)snap->ticks_per_sec;
+	if (machine)
+		return snprintf(buf, size, "%llu.%02llu", cs / 100, cs % 100);
+	/* as top(1)'s TIME+: minutes:seconds.hundredths, hours when it gets long */
+	if (cs < 360000ULL)
+		return snprintf(buf, size, "%llu:%02llu.%02llu", cs / 6000, cs / 100 % 60, cs % 100);
+	return snprintf(buf, size, "%lluh%02llu:%02llu", cs / 360000, cs / 6000 % 60, cs / 100 % 60);
+}
+
+static int cmp_time(const vt_row_t *a, const vt_row_t *b)
+{
+	return order_ull(stat_of(a) ? stat_of(a)->utime + stat_of(a)->stime : 0,
+			 stat_of(b) ? stat_of(b)->utime + stat_of(b)->stime : 0);
+}
+
+static int fmt_command(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	(void)snap;
+	(void)machine;
+	return snprintf(buf, size, "%s", row->command ? row->command : "");
+}
+
+static int cmp_command(const vt_row_t *a, const vt_row_t *b)
+{
+	return strcmp(a->command ? a->command : "", b->command ? b->command : "");
+}
+
+static int fmt_rate(double rate, char *buf, size_t size, bool machine)
+{
+	if (rate < 0)
+		return -1;
+	if (machine)
+		return snprintf(buf, size, "%.0f", rate);
+	vt_format_size(buf, size, rate);
+	return (int)strlen(buf);
+}
+
+static int fmt_rd(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	(void)snap;
+	return fmt_rate(row->io_read_rate, buf, size, machine);
+}
+
+static int fmt_wr(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	(void)snap;
+	return fmt_rate(row->io_write_rate, buf, size, machine);
+}
+
+static int cmp_rd(const vt_row_t *a, const vt_row_t *b)
+{
+	return order_double(a->io_read_rate, b->io_read_rate);
+}
+
+static int cmp_wr(const vt_row_t *a, const vt_row_t *b)
+{
+	return order_double(a->io_write_rate, b->io_write_rate);
+}
+
+static double started_at(const vt_row_t *row, const vt_snapshot_t *snap)
+{
+	const vmon_sys_stat_t *ss = snap->sys_stores[VMON_STORE_SYS_STAT];
+
+	if (!stat_of(row) || !ss || !ss->btime || snap->ticks_per_sec <= 0)
+		return -1;
+	return (double)ss->btime + (double)stat_of(row)->start / (double)snap->ticks_per_sec;
+}
+
+static int fmt_started(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	double at = started_at(row, snap);
+	time_t t = (time_t)at, now = (time_t)snap->when;
+	struct tm tm;
+
+	if (at < 0)
+		return -1;
+	if (machine)
+		return snprintf(buf, size, "%.2f", at);
+	localtime_r(&t, &tm);
+	/* today: the time; this year: the day; before: the year */
+	if (now - t < 24 * 3600)
+		return (int)strftime(buf, size, "%H:%M", &tm);
+	if (now - t < 365 * 24 * 3600)
+		return (int)strftime(buf, size, "%b%d", &tm);
+	return (int)strftime(buf, size, "%Y", &tm);
+}
+
+static int cmp_started(const vt_row_t *a, const vt_row_t *b)
+{
+	return order_ull(a->start, b->start);
+}
+
+static int fmt_exit(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	(void)snap;
+	if (!(row->flags & VT_ROW_EXITED) || row->exit_code < 0)
+		return -1;
+	if (machine || !WIFSIGNALED(row->exit_code))
+		return snprintf(buf, size, "%d", machine ? row->exit_code : WEXITSTATUS(row->exit_code));
+	return snprintf(buf, size, "SIG%s", vt_signal_name(WTERMSIG(row->exit_code)));
+}
+
+static int cmp_exit(const vt_row_t *a, const vt_row_t *b)
+{
+	return (a->exit_code > b->exit_code) - (a->exit_code < b->exit_code);
+}
+
+static const vt_derived_t derived[] = {
+	{ "user", "USER", "the process's owner (effective user)", 9, true, VT_VALUE_STRING, 0, fmt_user, cmp_user },
+	{ "virt", "VIRT", "virtual memory size (bytes)", 5, false, VT_VALUE_NUMBER, 0, fmt_virt, cmp_virt },
+	{ "res", "RES", "resident memory (bytes)", 5, false, VT_VALUE_NUMBER, 0, fmt_res, cmp_res },
+	{ "shr", "SHR", "resident shared memory (bytes)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM, fmt_shr, cmp_shr },
+	{ "cpu_percent", "CPU%", "CPU use over the last interval (percent of one CPU)", 5, false, VT_VALUE_NUMBER, 0,
+	  fmt_cpu, cmp_cpu },
+	{ "mem_percent", "MEM%", "resident memory (percent of RAM)", 5, false, VT_VALUE_NUMBER, 0, fmt_mem, cmp_res },
+	{ "time", "TIME+", "CPU time used, user and system (seconds)", 9, false, VT_VALUE_NUMBER, 0, fmt_time, cmp_time },
+	{ "io_read_rate", "DISK R/s", "reads from storage over the last interval (bytes/s)", 8, false, VT_VALUE_NUMBER,
+	  VMON_WANT_PROC_IO, fmt_rd, cmp_rd },
+	{ "io_write_rate", "DISK W/s", "writes to storage over the last interval (bytes/s)", 8, false, VT_VALUE_NUMBER,
+	  VMON_WANT_PROC_IO, fmt_wr, cmp_wr },
+	{ "started", "STARTED", "when the process started (seconds since the epoch)", 7, false, VT_VALUE_NUMBER, 0,
+	  fmt_started, cmp_started },
+	{ "exit_status", "EXIT", "how an exited process ended: its exit code or signal (wait status)", 7, false,
+	  VT_VALUE_NUMBER, 0, fmt_exit, cmp_exit },
+	{ "command", "COMMAND", "the command line (or [name] without one), escaped", 0, true, VT_VALUE_STRING, 0,
+	  fmt_command, cmp_command },
+};
+
+/* --- the table of all columns --- */
+
+static vt_column_t *columns;
+const vt_column_t *vt_columns;
+int vt_columns_nr;
+
+/* the stores whose fields are columns: per process, one value each */
+static const int field_stores[] = {
+	VMON_STORE_PROC_STAT, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO, VMON_STORE_PROC_ENV,
+};
+
+static int field_width(const vmon_field_t *f)
+{
+	int label = (int)strlen(f->label), w;
+
+	switch (f->type) {
+	case VMON_TYPE_char:
+		w = 1;
+		break;
+	case VMON_TYPE_int:
+	case VMON_TYPE_uint:
+		w = 6;
+		break;
+	case VMON_TYPE_char_array:
+	case VMON_TYPE_str_array:
+		w = 16;
+		break;
+	default:
+		w = 8;
+		break;
+	}
+	return label > w ? label : w;
+}
+
+int vt_columns_init(void)
+{
+	int nr = (int)(sizeof(derived) / sizeof(derived[0])), n = 0;
+
+	if (columns)
+		return 0;
+	for (size_t s = 0; s < sizeof(field_stores) / sizeof(field_stores[0]); s++)
+		nr += vmon_proc_store_descs[field_stores[s]].fields_nr;
+	columns = calloc((size_t)nr, sizeof(*columns));
+	if (!columns)
+		return -1;
+	for (size_t d = 0; d < sizeof(derived) / sizeof(derived[0]); d++) {
+		vt_column_t *c = &columns[n++];
+		const vt_derived_t *dv = &derived[d];
+
+		c->name = dv->name;
+		c->label = dv->label;
+		c->desc = dv->desc;
+		c->width = dv->width;
+		c->left = dv->left;
+		c->kind = dv->kind;
+		c->wants = dv->wants | VMON_WANT_PROC_STAT;
+		c->store = -1;
+		c->derived = dv;
+	}
+	for (size_t s = 0; s < sizeof(field_stores) / sizeof(field_stores[0]); s++) {
+		const vmon_store_desc_t *desc = &vmon_proc_store_descs[field_stores[s]];
+
+		for (int i = 0; i < desc->fields_nr; i++) {
+			const vmon_field_t *f = &desc->fields[i];
+			vt_column_t *c = &columns[n++];
+			bool text = f->type == VMON_TYPE_char || f->type == VMON_TYPE_char_array ||
+				    f->type == VMON_TYPE_str_array;
+
+			c->name = f->name;
+			c->label = f->label;
+			c->desc = f->desc;
+			c->width = field_width(f);
+			c->left = text;
+			c->kind = text ? VT_VALUE_STRING : VT_VALUE_NUMBER;
+			c->wants = (vmon_proc_wants_t)(1L << field_stores[s]) | VMON_WANT_PROC_STAT;
+			c->store = field_stores[s];
+			c->field = f;
+		}
+	}
+	/* names are keys of json objects, csv headers, metric names and vtoprc values: one each */
+	for (int i = 0; i < n; i++) {
+		for (int j = i + 1; j < n; j++) {
+			if (strcasecmp(columns[i].name, columns[j].name) == 0) {
+				free(columns);
+				columns = NULL;
+				errno = EEXIST;
+				return -1;
+			}
+		}
+	}
+	vt_columns = columns;
+	vt_columns_nr = n;
+	return 0;
+}
+
+int vt_column_find(const char *name)
+{
+	for (int i = 0; i < vt_columns_nr; i++) {
+		if (strcasecmp(vt_columns[i].name, name) == 0)
+			return i;
+	}
+	for (int i = 0; i < vt_columns_nr; i++) {
+		if (strcasecmp(vt_columns[i].label, name) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* "pid,user,CPU%,command": names or labels, comma-separated */
+int vt_column_parse_list(const char *list, int *cols, int max, char *err, size_t err_size)
+{
+	const char *p = list;
+	int nr = 0;
+
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char name[64];
+		int c;
+
+		if (len == 0 || len >= sizeof(name)) {
+			snprintf(err, err_size, "bad column name in \"%s\"", list);
+			return -1;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		c = vt_column_find(name);
+		if (c < 0) {
+			snprintf(err, err_size, "no column \"%s\" (vtop -o help lists them)", name);
+			return -1;
+		}
+		if (nr == max) {
+			snprintf(err, err_size, "more than %d columns", max);
+			return -1;
+		}
+		cols[nr++] = c;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!nr) {
+		snprintf(err, err_size, "no columns given");
+		return -1;
+	}
+	return nr;
+}
+
+/*
+ * The column's text for the row.  For a person (machine false) numbers are
+ * scaled to fit the column; for a program they are plain.  Text from the
+ * process is escaped.  Returns the length, or -1 when there is no value
+ * (shown as "-", written as null).
+ */
+int vt_column_format(const vt_column_t *col, const vt_row_t *row, const vt_snapshot_t *snap,
+		     char *buf, size_t size, bool machine)
+{
+	const vmon_store_desc_t *desc;
+	const void *store;
+	int len;
+
+	if (size)
+		buf[0] = '\0';
+	if (col->derived)
+		return col->derived->format(row, snap, buf, size, machine);
+	desc = &vmon_proc_store_descs[col->store];
+	store = row->stores[col->store];
+	if (!vmon_field_present(desc, col->field, store))
+		return -1;
+	len = vmon_field_format(col->field, store, buf, size, 0);
+	if (len >= 0 && !machine && col->kind == VT_VALUE_NUMBER && len > col->width) {
+		char digits[32];
+
+		snprintf(digits, sizeof(digits), "%s", buf);
+		vt_format_number(buf, size, digits, col->width);
+		len = (int)strlen(buf);
+	}
+	return len;
+}
+
+int vt_column_compare(const vt_column_t *col, const vt_row_t *a, const vt_row_t *b)
+{
+	const vmon_store_desc_t *desc;
+	bool pa, pb;
+
+	if (col->derived)
+		return col->derived->compare(a, b);
+	desc = &vmon_proc_store_descs[col->store];
+	pa = vmon_field_present(desc, col->field, a->stores[col->store]);
+	pb = vmon_field_present(desc, col->field, b->stores[col->store]);
+	/* a missing value sorts before any value */
+	if (!pa || !pb)
+		return (int)pa - (int)pb;
+	return vmon_field_compare(col->field, a->stores[col->store], b->stores[col->store]);
+}
+
+vmon_proc_wants_t vt_columns_wants(const int *cols, int nr)
+{
+	vmon_proc_wants_t wants = VMON_WANT_PROC_STAT;
+
+	for (int i = 0; i < nr; i++)
+		wants |= vt_columns[cols[i]].wants;
+	return wants;
+}
+
+/* --- output escaping on top of vmon_escape() --- */
+
+/* a JSON string from text vmon_escape() made (valid UTF-8, no controls): quotes and backslashes left */
+void vt_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);	/* vmon_escape() leaves none; defence in depth */
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* an OpenMetrics label value: backslash, quote and newline escaped */
+void vt_om_label(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+const char *vt_signal_name(int sig)
+{
+	const char *name = sigabbrev_np(sig);
+
+	return name ? name : "?";
+}

@@ -1,0 +1,554 @@
+/*
+ * config.c: vtop's settings: the defaults, then $XDG_CONFIG_HOME/vtop/vtoprc
+ * (what the setup screen saved), then the command line, each overriding
+ * the one before.
+ *
+ * vtoprc is "key = value" lines; '#' starts a comment.  A bad line is
+ * reported (the screen shows it) and skipped: a settings file never stops
+ * vtop from starting.  It is written whole to a temporary file and renamed
+ * over the old one, so a crash never leaves half a file.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vtop.h"
+
+void vt_config_defaults(vt_config_t *cfg)
+{
+	char err[128];
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->delay = 1.5;
+	cfg->format = VT_FORMAT_TEXT;
+	cfg->columns_nr = vt_column_parse_list(vt_default_columns, cfg->columns, VT_MAX_COLUMNS, err, sizeof(err));
+	if (cfg->columns_nr < 0)
+		cfg->columns_nr = 0;
+	cfg->tree = true;
+	cfg->show_path = true;
+	cfg->sort_col[0] = vt_column_find("cpu_percent");
+	cfg->sort_desc[0] = true;
+	cfg->sort_col[1] = vt_column_find("pid");
+	cfg->sort_desc[1] = false;
+	snprintf(cfg->backend, sizeof(cfg->backend), "auto");
+	cfg->color = VT_COLOR_AUTO;
+	cfg->mouse = true;
+	cfg->exited_keep = 3;
+}
+
+int vt_config_path(char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (xdg && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/vtop/vtoprc", xdg);
+	else if (home && home[0])
+		n = snprintf(buf, size, "%s/.config/vtop/vtoprc", home);
+	else
+		return -1;
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* "FILE:LINE: what", appended to what the screen will show */
+static void warn(vt_config_t *cfg, const char *path, int line, const char *what, const char *detail)
+{
+	size_t len = strlen(cfg->warnings);
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%s:%d: %s%s", path, line, what, detail);
+	if (len + strlen(msg) + 3 < sizeof(cfg->warnings))
+		snprintf(cfg->warnings + len, sizeof(cfg->warnings) - len, "%s%s", len ? "; " : "", msg);
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "on"))
+		*out = true;
+	else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "off"))
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_seconds(const char *v, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || end == v || *end || !(d >= 0.05 && d <= 86400))
+		return -1;
+	*out = d;
+	return 0;
+}
+
+static int parse_int(const char *v, long min, long max, long *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < min || n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+static int parse_color(const char *v, vt_color_t *out)
+{
+	if (!strcasecmp(v, "auto"))
+		*out = VT_COLOR_AUTO;
+	else if (!strcasecmp(v, "never") || !strcasecmp(v, "no") || !strcasecmp(v, "mono"))
+		*out = VT_COLOR_NEVER;
+	else if (!strcasecmp(v, "always") || !strcasecmp(v, "yes"))
+		*out = VT_COLOR_ALWAYS;
+	else
+		return -1;
+	return 0;
+}
+
+/* "[+|-]COLUMN": + ascending, - descending, neither: numbers largest first, text A first */
+static int parse_sort(const char *v, int *col, bool *desc)
+{
+	int c = vt_column_find(v[0] == '+' || v[0] == '-' ? v + 1 : v);
+
+	if (c < 0)
+		return -1;
+	*col = c;
+	if (v[0] == '+' || v[0] == '-')
+		*desc = v[0] == '-';
+	else
+		*desc = vt_columns[c].kind == VT_VALUE_NUMBER;
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* one "key = value" of vtoprc; -1 for an unknown key, -2 for a bad value */
+static int apply(vt_config_t *cfg, const char *key, const char *v)
+{
+	long n;
+	char err[128];
+	int cols[VT_MAX_COLUMNS], nr;
+
+	if (!strcmp(key, "columns")) {
+		nr = vt_column_parse_list(v, cols, VT_MAX_COLUMNS, err, sizeof(err));
+		if (nr < 0)
+			return -2;
+		memcpy(cfg->columns, cols, sizeof(int) * (size_t)nr);
+		cfg->columns_nr = nr;
+	} else if (!strcmp(key, "sort")) {
+		return parse_sort(v, &cfg->sort_col[0], &cfg->sort_desc[0]) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "sort_descending")) {
+		return parse_bool(v, &cfg->sort_desc[0]) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "tree_sort")) {
+		return parse_sort(v, &cfg->sort_col[1], &cfg->sort_desc[1]) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "tree_sort_descending")) {
+		return parse_bool(v, &cfg->sort_desc[1]) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "tree")) {
+		return parse_bool(v, &cfg->tree) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "threads")) {
+		return parse_bool(v, &cfg->threads) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "kernel_threads")) {
+		return parse_bool(v, &cfg->kthreads) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "program_path")) {
+		return parse_bool(v, &cfg->show_path) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "delay")) {
+		return parse_seconds(v, &cfg->delay) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "color")) {
+		return parse_color(v, &cfg->color) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "ascii")) {
+		return parse_bool(v, &cfg->ascii) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "mouse")) {
+		return parse_bool(v, &cfg->mouse) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "exited_refreshes")) {
+		if (parse_int(v, 1, 100, &n) < 0)
+			return -2;
+		cfg->exited_keep = (int)n;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* 0: read (or there is none yet); -1: it exists but cannot be read (warnings say why) */
+int vt_config_load(vt_config_t *cfg, const char *path)
+{
+	FILE *f;
+	char line[4096];
+	int lineno = 0;
+
+	snprintf(cfg->config_path, sizeof(cfg->config_path), "%s", path);
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		warn(cfg, path, 0, strerror(errno), "");
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *eq, *key, *val;
+		int r;
+
+		lineno++;
+		p = strchr(line, '#');
+		if (p)
+			*p = '\0';
+		p = trim(line);
+		if (!*p)
+			continue;
+		eq = strchr(p, '=');
+		if (!eq) {
+			warn(cfg, path, lineno, "not \"key = value\": ", p);
+			continue;
+		}
+		*eq = '\0';
+		key = trim(p);
+		val = trim(eq + 1);
+		r = apply(cfg, key, val);
+		if (r == -1)
+			warn(cfg, path, lineno, "unknown setting ", key);
+		else if (r == -2)
+			warn(cfg, path, lineno, "bad value for ", key);
+	}
+	fclose(f);
+	cfg->config_loaded = true;
+	return 0;
+}
+
+static int mkdir_parents(const char *path)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+int vt_config_save(const vt_config_t *cfg, const char *path, char *err, size_t err_size)
+{
+	static const char *const colors[] = { "auto", "never", "always" };
+	char tmp[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	if (!path || !path[0]) {
+		snprintf(err, err_size, "no place for vtoprc: neither XDG_CONFIG_HOME nor HOME is set");
+		return -1;
+	}
+	if (mkdir_parents(path) < 0 ||
+	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp) || (fd = mkstemp(tmp)) < 0) {
+		snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	fprintf(f, "# vtop settings, saved by the setup screen (F2); vtop(1) describes them.\n");
+	fprintf(f, "columns = ");
+	for (int i = 0; i < cfg->columns_nr; i++)
+		fprintf(f, "%s%s", i ? "," : "", vt_columns[cfg->columns[i]].name);
+	fprintf(f, "\nsort = %s%s\n", cfg->sort_desc[0] ? "-" : "+", vt_columns[cfg->sort_col[0]].name);
+	fprintf(f, "tree_sort = %s%s\n", cfg->sort_desc[1] ? "-" : "+", vt_columns[cfg->sort_col[1]].name);
+	fprintf(f, "tree = %s\n", cfg->tree ? "yes" : "no");
+	fprintf(f, "threads = %s\n", cfg->threads ? "yes" : "no");
+	fprintf(f, "kernel_threads = %s\n", cfg->kthreads ? "yes" : "no");
+	fprintf(f, "program_path = %s\n", cfg->show_path ? "yes" : "no");
+	fprintf(f, "delay = %g\n", cfg->delay);
+	fprintf(f, "color = %s\n", colors[cfg->color]);
+	fprintf(f, "ascii = %s\n", cfg->ascii ? "yes" : "no");
+	fprintf(f, "mouse = %s\n", cfg->mouse ? "yes" : "no");
+	fprintf(f, "exited_refreshes = %d\n", cfg->exited_keep);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0 || ferror(f)) {
+		snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
+	fclose(f);
+	if (rename(tmp, path) < 0) {
+		snprintf(err, err_size, "cannot replace %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+void vt_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: vtop [options]\n"
+		"  -d SECS            seconds between refreshes (default 1.5)\n"
+		"  -p PID[,PID...]    show only these processes and their descendants\n"
+		"  -u USER            show only USER's processes\n"
+		"  -t, --tree         tree view (the default); --flat for a sorted list\n"
+		"  -H                 show threads\n"
+		"  -K                 show kernel threads\n"
+		"  -s [+|-]COLUMN     sort by COLUMN (+ ascending, - descending)\n"
+		"  -o COLUMNS         the columns, comma-separated (-o help lists them)\n"
+		"  -b                 batch mode: print refreshes instead of a screen\n"
+		"  -n N               batch mode: stop after N refreshes\n"
+		"  --format FORMAT    batch output: text, json, csv or openmetrics\n"
+		"  --events           print process events as they arrive, one per line\n"
+		"  --backend NAME     event feed backend: auto or none (this build has no feed)\n"
+		"  --color WHEN       auto, never or always (NO_COLOR in the environment means never)\n"
+		"  --ascii            ASCII only: no line drawing, escape all non-ASCII text\n"
+		"  --no-mouse         leave the mouse to the terminal\n"
+		"  --exited N         refreshes an exited process stays listed (default 3)\n"
+		"  --config FILE      settings file (default $XDG_CONFIG_HOME/vtop/vtoprc)\n"
+		"  --version, --help\n"
+		"Keys: h or F1 in vtop; everything in vtop(1).\n");
+}
+
+static void list_columns(void)
+{
+	printf("%-22s %-10s %s\n", "NAME", "LABEL", "DESCRIPTION");
+	for (int i = 0; i < vt_columns_nr; i++)
+		printf("%-22s %-10s %s\n", vt_columns[i].name, vt_columns[i].label, vt_columns[i].desc);
+}
+
+static int parse_pids(vt_config_t *cfg, const char *arg)
+{
+	const char *p = arg;
+
+	while (*p) {
+		char *end;
+		long pid;
+
+		errno = 0;
+		pid = strtol(p, &end, 10);
+		if (errno || end == p || pid <= 0 || pid > INT_MAX || (*end && *end != ',')) {
+			fprintf(stderr, "vtop: -p wants process ids separated by commas, not \"%s\"\n", arg);
+			return -1;
+		}
+		if (cfg->pids_nr == VT_MAX_PIDS) {
+			fprintf(stderr, "vtop: -p: at most %d processes\n", VT_MAX_PIDS);
+			return -1;
+		}
+		cfg->pids[cfg->pids_nr++] = (int)pid;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int parse_user(vt_config_t *cfg, const char *arg)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+	long uid;
+
+	if (getpwnam_r(arg, &pw, buf, sizeof(buf), &res) == 0 && res) {
+		cfg->user_uid = res->pw_uid;
+	} else if (parse_int(arg, 0, INT_MAX, &uid) == 0) {
+		cfg->user_uid = (uid_t)uid;
+	} else {
+		fprintf(stderr, "vtop: -u: no user \"%s\"\n", arg);
+		return -1;
+	}
+	cfg->user_set = true;
+	snprintf(cfg->user_name, sizeof(cfg->user_name), "%s", arg);
+	return 0;
+}
+
+enum {
+	OPT_FORMAT = 256, OPT_BACKEND, OPT_EVENTS, OPT_VERSION, OPT_COLOR, OPT_NO_COLOR, OPT_ASCII,
+	OPT_NO_MOUSE, OPT_CONFIG, OPT_FLAT, OPT_EXITED,
+};
+
+static const struct option long_options[] = {
+	{ "tree", no_argument, NULL, 't' },
+	{ "flat", no_argument, NULL, OPT_FLAT },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "events", no_argument, NULL, OPT_EVENTS },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+	{ "ascii", no_argument, NULL, OPT_ASCII },
+	{ "no-mouse", no_argument, NULL, OPT_NO_MOUSE },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "exited", required_argument, NULL, OPT_EXITED },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char short_options[] = "d:p:u:tHKs:o:bn:hV";
+
+int vt_config_args(vt_config_t *cfg, int argc, char **argv)
+{
+	char path[PATH_MAX] = "", err[256];
+	const char *sort = NULL;
+	int opt;
+
+	/* the settings file first, so that every option overrides it */
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		if (opt == OPT_CONFIG)
+			snprintf(path, sizeof(path), "%s", optarg);
+	}
+	if (path[0] || vt_config_path(path, sizeof(path)) == 0)
+		vt_config_load(cfg, path);
+
+	opterr = 1;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		long n;
+
+		switch (opt) {
+		case 'd':
+			if (parse_seconds(optarg, &cfg->delay) < 0) {
+				fprintf(stderr, "vtop: -d wants seconds from 0.05 to 86400, not \"%s\"\n", optarg);
+				return -1;
+			}
+			break;
+		case 'p':
+			if (parse_pids(cfg, optarg) < 0)
+				return -1;
+			break;
+		case 'u':
+			if (parse_user(cfg, optarg) < 0)
+				return -1;
+			break;
+		case 't':
+			cfg->tree = true;
+			break;
+		case OPT_FLAT:
+			cfg->tree = false;
+			break;
+		case 'H':
+			cfg->threads = true;
+			break;
+		case 'K':
+			cfg->kthreads = true;
+			break;
+		case 's':
+			sort = optarg;	/* for the view chosen by all the options */
+			break;
+		case 'o':
+			if (!strcmp(optarg, "help")) {
+				list_columns();
+				return 1;
+			}
+			n = vt_column_parse_list(optarg, cfg->columns, VT_MAX_COLUMNS, err, sizeof(err));
+			if (n < 0) {
+				fprintf(stderr, "vtop: -o: %s\n", err);
+				return -1;
+			}
+			cfg->columns_nr = (int)n;
+			break;
+		case 'b':
+			cfg->batch = true;
+			break;
+		case 'n':
+			if (parse_int(optarg, 1, LONG_MAX, &n) < 0) {
+				fprintf(stderr, "vtop: -n wants a count of at least 1, not \"%s\"\n", optarg);
+				return -1;
+			}
+			cfg->iterations = n;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				cfg->format = VT_FORMAT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				cfg->format = VT_FORMAT_JSON;
+			else if (!strcmp(optarg, "csv"))
+				cfg->format = VT_FORMAT_CSV;
+			else if (!strcmp(optarg, "openmetrics"))
+				cfg->format = VT_FORMAT_OPENMETRICS;
+			else {
+				fprintf(stderr, "vtop: --format: text, json, csv or openmetrics, not \"%s\"\n", optarg);
+				return -1;
+			}
+			break;
+		case OPT_BACKEND:
+			snprintf(cfg->backend, sizeof(cfg->backend), "%s", optarg);
+			break;
+		case OPT_EVENTS:
+			cfg->events = true;
+			break;
+		case OPT_VERSION:
+		case 'V':
+			printf("vtop %s (libvmon)\n", PACKAGE_VERSION);
+			return 1;
+		case 'h':
+			vt_usage(stdout);
+			return 1;
+		case OPT_COLOR:
+			if (parse_color(optarg, &cfg->color) < 0) {
+				fprintf(stderr, "vtop: --color: auto, never or always, not \"%s\"\n", optarg);
+				return -1;
+			}
+			break;
+		case OPT_NO_COLOR:
+			cfg->color = VT_COLOR_NEVER;
+			break;
+		case OPT_ASCII:
+			cfg->ascii = true;
+			break;
+		case OPT_NO_MOUSE:
+			cfg->mouse = false;
+			break;
+		case OPT_CONFIG:
+			break;
+		case OPT_EXITED:
+			if (parse_int(optarg, 1, 100, &n) < 0) {
+				fprintf(stderr, "vtop: --exited wants 1 to 100 refreshes, not \"%s\"\n", optarg);
+				return -1;
+			}
+			cfg->exited_keep = (int)n;
+			break;
+		default:
+			vt_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vtop: unexpected argument \"%s\"\n", argv[optind]);
+		vt_usage(stderr);
+		return -1;
+	}
+	if (sort && parse_sort(sort, &cfg->sort_col[cfg->tree], &cfg->sort_desc[cfg->tree]) < 0) {
+		fprintf(stderr, "vtop: -s: no column \"%s\" (vtop -o help lists them)\n", sort);
+		return -1;
+	}
+	if (cfg->iterations && !cfg->batch && !cfg->events) {
+		fprintf(stderr, "vtop: -n counts batch refreshes: use it with -b\n");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,37 @@
+# vtop/local.mk: vtop, the viewer, and its tests (model tests in cmocka, the
+# batch formats checked by real parsers, end-to-end tests under tmux).
+
+if BUILD_VTOP
+
+# everything but the screen, shared by vtop and its tests
+noinst_LTLIBRARIES += vtop/libvtop.la
+vtop_libvtop_la_SOURCES = \
+	vtop/vtop.h \
+	vtop/arena.c \
+	vtop/snapshot.c \
+	vtop/columns.c \
+	vtop/model.c \
+	vtop/sampler.c \
+	vtop/feed.c \
+	vtop/batch.c \
+	vtop/config.c
+vtop_libvtop_la_LIBADD = libvmon/libvmon.la -lpthread -lm
+
+bin_PROGRAMS += vtop/vtop
+vtop_vtop_SOURCES = vtop/main.c vtop/tui.c vtop/setup.c
+vtop_vtop_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
+vtop_vtop_LDADD = vtop/libvtop.la $(NCURSES_LIBS)
+vtop_vtop_LDFLAGS = $(VMON_LDFLAGS)
+
+# --- tests ---
+
+# the cmocka tests join the library's: make check builds and runs them, make check-valgrind too
+VTOP_UNIT_TESTS = vtop/tests/test_model
+VMON_UNIT_TESTS += $(VTOP_UNIT_TESTS)
+
+vtop_tests_test_model_SOURCES = vtop/tests/test_model.c
+vtop_tests_test_model_CPPFLAGS = $(TESTS_CPP) -I$(top_srcdir)/tests -I$(top_srcdir)/vtop
+vtop_tests_test_model_LDADD = tests/libtestlib.la vtop/libvtop.la $(CMOCKA_LIBS)
+vtop_tests_test_model_LDFLAGS = $(TESTS_LINK)
+
+endif

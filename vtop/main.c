@@ -1,0 +1,39 @@
+/*
+ * main.c: vtop, a top/htop-class viewer of the process tree, built on
+ * libvmon alone.  The settings decide between the screen (tui.c) and batch
+ * output (batch.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vtop.h"
+
+int main(int argc, char **argv)
+{
+	vt_config_t cfg;
+	int r;
+
+	setlocale(LC_ALL, "");
+	if (vt_columns_init() < 0) {
+		fprintf(stderr, "vtop: the column table: %s\n", strerror(errno));
+		return 1;
+	}
+	vt_config_defaults(&cfg);
+	r = vt_config_args(&cfg, argc, argv);
+	if (r > 0)
+		return 0;
+	if (r < 0)
+		return 2;
+	if (cfg.batch || cfg.events)
+		return vt_batch_run(&cfg);
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "vtop: not a terminal; use -b for batch output\n");
+		return 2;
+	}
+	return vt_tui_run(&cfg);
+}

@@ -1,0 +1,606 @@
+/*
+ * model.c: the view of a snapshot: which rows are lines, in which order,
+ * at which depth, and which one is selected.  Nothing here draws; the TUI
+ * and the batch formats both read the lines, and the unit tests check them.
+ *
+ * One vt_view_build() per refresh or per change of a setting:
+ *   1. each row matches or not: threads (H), kernel threads (K), user (u),
+ *      filter (substring or extended regular expression, case-insensitive,
+ *      over the command line as shown);
+ *   2. flat: the matching rows sorted by the sort column;
+ *      tree: siblings sorted by the tree's sort column, a row that does not
+ *      match kept as context when something below it does, the children of
+ *      collapsed rows folded away, and for each line the flags that draw its
+ *      branch (last sibling, children, collapsed) and which ancestor levels
+ *      go on below it;
+ *   3. the selection: the same line index, or with F (follow) the same
+ *      process (pid and start time) wherever it went.
+ * Ties in any sort are broken by pid, so equal rows never swap places
+ * between refreshes.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "vtop.h"
+
+void vt_view_init(vt_view_t *view)
+{
+	memset(view, 0, sizeof(*view));
+	view->tree = true;
+	view->sort_col[0] = vt_column_find("cpu_percent");
+	view->sort_desc[0] = true;
+	view->sort_col[1] = vt_column_find("pid");
+	view->sort_desc[1] = false;
+	view->show_path = true;
+	view->filter_ok = true;
+	view->sel.pid = -1;
+}
+
+void vt_view_free(vt_view_t *view)
+{
+	if (view->filter_regex && view->filter[0] && view->filter_ok)
+		regfree(&view->filter_re);
+	free(view->collapsed);
+	free(view->tagged);
+	free(view->lines);
+	free(view->line_flags);
+	free(view->line_depth);
+	free(view->line_prefix);
+	free(view->prefix);
+	free(view->scratch);
+	memset(view, 0, sizeof(*view));
+}
+
+/* --- sets of processes by identity (collapsed, tagged): sorted arrays --- */
+
+static int key_cmp(vt_key_t a, vt_key_t b)
+{
+	if (a.pid != b.pid)
+		return (a.pid > b.pid) - (a.pid < b.pid);
+	return (a.start > b.start) - (a.start < b.start);
+}
+
+static int key_pos(const vt_key_t *set, int nr, vt_key_t key, bool *found)
+{
+	int lo = 0, hi = nr;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2, c = key_cmp(set[mid], key);
+
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+bool vt_key_in(const vt_key_t *set, int nr, vt_key_t key)
+{
+	bool found;
+
+	key_pos(set, nr, key, &found);
+	return found;
+}
+
+int vt_key_set(vt_key_t **set, int *nr, int *cap, vt_key_t key, bool on)
+{
+	bool found;
+	int pos = key_pos(*set, *nr, key, &found);
+
+	if (on == found)
+		return 0;
+	if (!on) {
+		memmove(*set + pos, *set + pos + 1, sizeof(**set) * (size_t)(*nr - pos - 1));
+		(*nr)--;
+		return 0;
+	}
+	if (*nr == *cap) {
+		int c = *cap ? *cap * 2 : 32;
+		vt_key_t *v = realloc(*set, sizeof(*v) * (size_t)c);
+
+		if (!v)
+			return -1;
+		*set = v;
+		*cap = c;
+	}
+	memmove(*set + pos + 1, *set + pos, sizeof(**set) * (size_t)(*nr - pos));
+	(*set)[pos] = key;
+	(*nr)++;
+	return 0;
+}
+
+static vt_key_t row_key(const vt_row_t *row)
+{
+	vt_key_t k = { row->pid, row->start };
+
+	return k;
+}
+
+bool vt_view_is_collapsed(const vt_view_t *view, const vt_row_t *row)
+{
+	return vt_key_in(view->collapsed, view->collapsed_nr, row_key(row));
+}
+
+void vt_view_set_collapsed(vt_view_t *view, const vt_row_t *row, bool collapsed)
+{
+	vt_key_set(&view->collapsed, &view->collapsed_nr, &view->collapsed_cap, row_key(row), collapsed);
+}
+
+void vt_view_collapse_all(vt_view_t *view, const vt_snapshot_t *snap, bool collapse)
+{
+	view->collapsed_nr = 0;
+	if (!collapse)
+		return;
+	for (int i = 0; i < snap->rows_nr; i++) {
+		int p = snap->rows[i].parent;
+
+		if (p >= 0)
+			vt_view_set_collapsed(view, &snap->rows[p], true);
+	}
+}
+
+bool vt_view_is_tagged(const vt_view_t *view, const vt_row_t *row)
+{
+	return vt_key_in(view->tagged, view->tagged_nr, row_key(row));
+}
+
+void vt_view_set_tagged(vt_view_t *view, const vt_row_t *row, bool tagged)
+{
+	vt_key_set(&view->tagged, &view->tagged_nr, &view->tagged_cap, row_key(row), tagged);
+}
+
+void vt_view_clear_tags(vt_view_t *view)
+{
+	view->tagged_nr = 0;
+}
+
+/* --- settings --- */
+
+int vt_view_sort_col(const vt_view_t *view)
+{
+	return view->sort_col[view->tree];
+}
+
+bool vt_view_sort_desc(const vt_view_t *view)
+{
+	return view->sort_desc[view->tree];
+}
+
+void vt_view_set_sort(vt_view_t *view, int col, bool desc)
+{
+	if (col < 0 || col >= vt_columns_nr)
+		return;
+	view->sort_col[view->tree] = col;
+	view->sort_desc[view->tree] = desc;
+}
+
+int vt_view_set_filter(vt_view_t *view, const char *text, bool regex)
+{
+	if (view->filter_regex && view->filter[0] && view->filter_ok)
+		regfree(&view->filter_re);
+	snprintf(view->filter, sizeof(view->filter), "%s", text);
+	view->filter_regex = regex;
+	view->filter_ok = true;
+	view->filter_error[0] = '\0';
+	if (regex && view->filter[0]) {
+		int r = regcomp(&view->filter_re, view->filter, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+
+		if (r) {
+			regerror(r, &view->filter_re, view->filter_error, sizeof(view->filter_error));
+			view->filter_ok = false;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* the command line as the COMMAND column shows it: argv[0] whole, or its last component */
+const char *vt_view_command(const vt_view_t *view, const vt_row_t *row)
+{
+	if (!row->command)
+		return "";
+	if (view->show_path || row->arg0_base == 0 || row->arg0_base > row->arg0_len)
+		return row->command;
+	return row->command + row->arg0_base;
+}
+
+static bool visible(const vt_view_t *view, const vt_row_t *row)
+{
+	if ((row->flags & VT_ROW_THREAD) && !view->show_threads)
+		return false;
+	if ((row->flags & VT_ROW_KTHREAD) && !view->show_kthreads)
+		return false;
+	return true;
+}
+
+bool vt_view_row_matches(const vt_view_t *view, const vt_row_t *row)
+{
+	const char *cmd;
+
+	if (!visible(view, row))
+		return false;
+	if (view->user_set && row->uid != view->user_uid)
+		return false;
+	if (!view->filter[0] || !view->filter_ok)
+		return true;
+	cmd = vt_view_command(view, row);
+	if (view->filter_regex)
+		return regexec(&view->filter_re, cmd, 0, NULL, 0) == 0;
+	return strcasestr(cmd, view->filter) != NULL;
+}
+
+/* --- building the lines --- */
+
+struct sort_ctx {
+	const vt_snapshot_t	*snap;
+	const vt_column_t	*col;
+	bool			desc;
+};
+
+static int row_order(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+	const vt_row_t *ra = &ctx->snap->rows[*(const int *)a], *rb = &ctx->snap->rows[*(const int *)b];
+	int c = ctx->col ? vt_column_compare(ctx->col, ra, rb) : 0;
+
+	if (c)
+		return ctx->desc ? -c : c;
+	return (ra->pid > rb->pid) - (ra->pid < rb->pid);
+}
+
+static int grow_lines(vt_view_t *view, int nr)
+{
+	if (nr <= view->lines_cap)
+		return 0;
+	int cap = nr + nr / 2 + 64;
+	int *lines = realloc(view->lines, sizeof(*lines) * (size_t)cap);
+	unsigned char *flags;
+	int *depth;
+	size_t *prefix;
+
+	if (!lines)
+		return -1;
+	view->lines = lines;
+	flags = realloc(view->line_flags, (size_t)cap);
+	if (!flags)
+		return -1;
+	view->line_flags = flags;
+	depth = realloc(view->line_depth, sizeof(*depth) * (size_t)cap);
+	if (!depth)
+		return -1;
+	view->line_depth = depth;
+	prefix = realloc(view->line_prefix, sizeof(*prefix) * (size_t)cap);
+	if (!prefix)
+		return -1;
+	view->line_prefix = prefix;
+	view->lines_cap = cap;
+	return 0;
+}
+
+static int add_prefix(vt_view_t *view, const unsigned char *cont, int n)
+{
+	if (view->prefix_len + (size_t)n > view->prefix_cap) {
+		size_t cap = (view->prefix_len + (size_t)n) * 2 + 256;
+		unsigned char *p = realloc(view->prefix, cap);
+
+		if (!p)
+			return -1;
+		view->prefix = p;
+		view->prefix_cap = cap;
+	}
+	memcpy(view->prefix + view->prefix_len, cont, (size_t)n);
+	view->prefix_len += (size_t)n;
+	return 0;
+}
+
+static int *scratch(vt_view_t *view, int n)
+{
+	if (n > view->scratch_cap) {
+		int *s = realloc(view->scratch, sizeof(*s) * (size_t)n);
+
+		if (!s)
+			return NULL;
+		view->scratch = s;
+		view->scratch_cap = n;
+	}
+	return view->scratch;
+}
+
+static void build_flat(vt_view_t *view, const vt_snapshot_t *snap, const unsigned char *keep, struct sort_ctx *ctx)
+{
+	int nr = 0;
+
+	for (int i = 0; i < snap->rows_nr; i++) {
+		if (keep[i] == 2)
+			view->lines[nr++] = i;
+	}
+	qsort_r(view->lines, (size_t)nr, sizeof(int), row_order, ctx);
+	for (int i = 0; i < nr; i++) {
+		view->line_flags[i] = 0;
+		view->line_depth[i] = 0;
+		view->line_prefix[i] = 0;
+	}
+	view->lines_nr = nr;
+}
+
+/*
+ * keep[i]: 0 not shown, 1 context (an ancestor of a match), 2 a match.  A
+ * kept row hangs under its parent if that is kept, else at the top (its
+ * parent is a hidden kernel thread, or not in the snapshot).  The children
+ * of each row are grouped by parent in the scratch space (first[], list[]),
+ * which also holds the stack of the depth-first walk.
+ */
+static int build_tree(vt_view_t *view, const vt_snapshot_t *snap, const unsigned char *keep, struct sort_ctx *ctx)
+{
+	int n = snap->rows_nr, nr = 0, sp = 0;
+	int *work = scratch(view, (n + 3) + n + 3 * (n + 1)), *first, *list, *stack;
+	unsigned char *cont = NULL;
+	size_t cont_cap = 0;
+
+	if (!work)
+		return -1;
+	/*
+	 * Counting sort by effective parent p (-1 .. n-1): count at first[p + 2],
+	 * prefix sums, then fill from the end of each group; afterwards p's
+	 * children are list[first[p + 2] .. first[p + 3]).
+	 */
+	first = work;
+	list = first + n + 3;
+	stack = list + n;	/* (row, depth, last) triples */
+	memset(first, 0, sizeof(int) * (size_t)(n + 3));
+	for (int i = 0; i < n; i++) {
+		int p = snap->rows[i].parent;
+
+		if (keep[i])
+			first[(p >= 0 && keep[p] ? p : -1) + 2]++;
+	}
+	for (int k = 1; k < n + 3; k++)
+		first[k] += first[k - 1];
+	for (int i = n - 1; i >= 0; i--) {
+		int p = snap->rows[i].parent;
+
+		if (keep[i])
+			list[--first[(p >= 0 && keep[p] ? p : -1) + 2]] = i;
+	}
+	for (int p = -1; p < n; p++) {
+		int lo = first[p + 2], hi = first[p + 3];
+
+		if (hi - lo > 1)
+			qsort_r(list + lo, (size_t)(hi - lo), sizeof(int), row_order, ctx);
+	}
+
+	/* depth first from the roots, pushed in reverse so that they come out in order */
+	for (int k = first[2] - 1; k >= first[1]; k--) {
+		stack[sp++] = list[k];
+		stack[sp++] = 0;
+		stack[sp++] = k == first[2] - 1;
+	}
+	while (sp) {
+		bool last = stack[--sp];
+		int depth = stack[--sp], row = stack[--sp];
+		int lo = first[row + 2], hi = first[row + 3];
+		unsigned char flags = last ? VT_LINE_LAST : 0;
+
+		if (hi > lo)
+			flags |= VT_LINE_CHILDREN;
+		if (hi > lo && vt_view_is_collapsed(view, &snap->rows[row]))
+			flags |= VT_LINE_COLLAPSED;
+		if (keep[row] == 1)
+			flags |= VT_LINE_CONTEXT;
+		/* cont[d]: the line's ancestor at depth d has siblings still to come */
+		if ((size_t)depth + 1 > cont_cap) {
+			size_t c = (size_t)depth * 2 + 64;
+			unsigned char *v = realloc(cont, c);
+
+			if (!v) {
+				free(cont);
+				return -1;
+			}
+			memset(v + cont_cap, 0, c - cont_cap);
+			cont = v;
+			cont_cap = c;
+		}
+		cont[depth] = !last;
+		view->lines[nr] = row;
+		view->line_flags[nr] = flags;
+		view->line_depth[nr] = depth;
+		view->line_prefix[nr] = view->prefix_len;
+		/* levels 1 .. depth - 1 are drawn as "| " where cont[] says, else blank */
+		if (depth > 1 && add_prefix(view, cont + 1, depth - 1) < 0) {
+			free(cont);
+			return -1;
+		}
+		nr++;
+		if (flags & VT_LINE_COLLAPSED)
+			continue;
+		for (int k = hi - 1; k >= lo; k--) {
+			stack[sp++] = list[k];
+			stack[sp++] = depth + 1;
+			stack[sp++] = k == hi - 1;
+		}
+	}
+	free(cont);
+	view->lines_nr = nr;
+	return 0;
+}
+
+void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap)
+{
+	int col = vt_view_sort_col(view);
+	struct sort_ctx ctx = { snap, col >= 0 && col < vt_columns_nr ? &vt_columns[col] : NULL, vt_view_sort_desc(view) };
+	unsigned char *keep;
+	int old_cursor = view->cursor;
+
+	view->lines_nr = 0;
+	view->prefix_len = 0;
+	view->matches = 0;
+	if (grow_lines(view, snap->rows_nr) < 0)
+		return;
+	keep = calloc((size_t)snap->rows_nr + 1, 1);
+	if (!keep)
+		return;
+	for (int i = 0; i < snap->rows_nr; i++) {
+		if (vt_view_row_matches(view, &snap->rows[i])) {
+			keep[i] = 2;
+			view->matches++;
+		}
+	}
+	if (view->tree) {
+		/* a match keeps its ancestors, as context: the walk up stops where one is kept already */
+		for (int i = 0; i < snap->rows_nr; i++) {
+			if (keep[i] != 2)
+				continue;
+			for (int p = snap->rows[i].parent; p >= 0 && !keep[p]; p = snap->rows[p].parent) {
+				if (!visible(view, &snap->rows[p]))
+					break;
+				keep[p] = 1;
+			}
+		}
+		if (build_tree(view, snap, keep, &ctx) < 0)
+			build_flat(view, snap, keep, &ctx);
+	} else {
+		build_flat(view, snap, keep, &ctx);
+	}
+	free(keep);
+
+	/* the selection: the same process when following, else the same line */
+	if (view->follow && view->sel.pid >= 0) {
+		int line = -1;
+
+		for (int i = 0; i < view->lines_nr; i++) {
+			const vt_row_t *r = &snap->rows[view->lines[i]];
+
+			if (r->pid == view->sel.pid && r->start == view->sel.start) {
+				line = i;
+				break;
+			}
+		}
+		if (line >= 0)
+			old_cursor = line;
+		else
+			view->follow = false;	/* it is gone, or filtered out */
+	}
+	vt_view_select(view, snap, old_cursor);
+}
+
+const vt_row_t *vt_view_row(const vt_view_t *view, const vt_snapshot_t *snap, int line)
+{
+	if (line < 0 || line >= view->lines_nr)
+		return NULL;
+	return &snap->rows[view->lines[line]];
+}
+
+int vt_view_find_line(const vt_view_t *view, const vt_snapshot_t *snap, int pid)
+{
+	for (int i = 0; i < view->lines_nr; i++) {
+		if (snap->rows[view->lines[i]].pid == pid)
+			return i;
+	}
+	return -1;
+}
+
+void vt_view_select(vt_view_t *view, const vt_snapshot_t *snap, int line)
+{
+	const vt_row_t *row;
+
+	if (line >= view->lines_nr)
+		line = view->lines_nr - 1;
+	if (line < 0)
+		line = 0;
+	view->cursor = line;
+	row = vt_view_row(view, snap, line);
+	if (row) {
+		view->sel.pid = row->pid;
+		view->sel.start = row->start;
+	} else {
+		view->sel.pid = -1;
+		view->sel.start = 0;
+	}
+}
+
+void vt_view_move(vt_view_t *view, const vt_snapshot_t *snap, int delta)
+{
+	long line = (long)view->cursor + delta;
+
+	if (line < 0)
+		line = 0;
+	if (line > view->lines_nr - 1)
+		line = view->lines_nr - 1;
+	vt_view_select(view, snap, (int)line);
+}
+
+/* keep the cursor on a screen of height lines */
+void vt_view_scroll_to_cursor(vt_view_t *view, int height)
+{
+	if (height < 1)
+		height = 1;
+	if (view->cursor < view->top)
+		view->top = view->cursor;
+	if (view->cursor >= view->top + height)
+		view->top = view->cursor - height + 1;
+	if (view->top > view->lines_nr - height)
+		view->top = view->lines_nr - height;
+	if (view->top < 0)
+		view->top = 0;
+}
+
+/*
+ * The next line from `from` (itself included) in direction dir (+1, -1)
+ * whose command line, as shown, holds text (case-insensitive); the search
+ * wraps around.  -1 when no line does.
+ */
+int vt_view_search(const vt_view_t *view, const vt_snapshot_t *snap, const char *text, int from, int dir)
+{
+	int n = view->lines_nr;
+
+	if (!text[0] || n == 0)
+		return -1;
+	if (from < 0)
+		from = dir > 0 ? 0 : n - 1;
+	for (int k = 0; k < n; k++) {
+		int line = ((from + dir * k) % n + n) % n;
+		const vt_row_t *row = &snap->rows[view->lines[line]];
+
+		if (strcasestr(vt_view_command(view, row), text))
+			return line;
+	}
+	return -1;
+}
+
+/*
+ * The tree branches drawn before a line's command: for each ancestor level
+ * a bar where that level goes on below, then the line's own branch, and a
+ * '+' when its children are folded away.  UTF-8 box drawing, or ASCII.
+ */
+size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, char *buf, size_t size)
+{
+	const char *bar = utf8 ? "\u2502 " : "| ", *blank = "  ";
+	const char *tee = utf8 ? "\u251c\u2500" : "|-", *elbow = utf8 ? "\u2514\u2500" : "`-";
+	size_t len = 0;
+	int depth;
+	unsigned char flags;
+
+	if (size)
+		buf[0] = '\0';
+	if (!view->tree || line < 0 || line >= view->lines_nr)
+		return 0;
+	depth = view->line_depth[line];
+	flags = view->line_flags[line];
+	for (int d = 1; d < depth; d++)
+		len += (size_t)snprintf(buf + (len < size ? len : size), len < size ? size - len : 0, "%s",
+					view->prefix[view->line_prefix[line] + (size_t)d - 1] ? bar : blank);
+	if (depth > 0)
+		len += (size_t)snprintf(buf + (len < size ? len : size), len < size ? size - len : 0, "%s",
+					(flags & VT_LINE_LAST) ? elbow : tee);
+	if (flags & VT_LINE_COLLAPSED)
+		len += (size_t)snprintf(buf + (len < size ? len : size), len < size ? size - len : 0, "+");
+	return len;
+}

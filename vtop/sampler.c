@@ -1,0 +1,438 @@
+/*
+ * sampler.c: sampling, apart from drawing.
+ *
+ * A vmon_sample() of every process takes tens of milliseconds at a few
+ * thousand processes.  If the screen waited for it, a key pressed meanwhile
+ * would wait too.  libvmon starts no threads of its own, so vtop runs the
+ * sampling in one thread of its own (vt_sampler_*), and that thread is the
+ * only one that ever touches the vmon_t: no lock is held while sampling.
+ *
+ * Three snapshots change hands (triple buffering): the sampler fills `back`,
+ * then under the lock swaps it with `ready` and marks it fresh; the screen,
+ * when told (an eventfd it polls with the keyboard), swaps `ready` with the
+ * one it draws from.  Neither side ever waits for the other's work, only for
+ * a pointer swap, and the screen always has a whole snapshot to draw, sort
+ * and search while the next sample runs.
+ *
+ * The screen's requests (interval, pause, wants, the process to detail, a
+ * sample now) are a few fields under the same lock; the sampler applies them
+ * between samples, where the library allows changing wants.
+ *
+ * vt_source_* is the sampling itself, without a thread: batch mode and the
+ * tests use it directly.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vtop.h"
+
+#define VT_SYS_WANTS	(VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM | VMON_WANT_SYS_LOADAVG)
+
+static double thread_cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* --- sampling without a thread --- */
+
+static vmon_proc_wants_t full_wants(const vt_source_t *src, vmon_proc_wants_t wants, bool threads)
+{
+	wants |= VMON_WANT_PROC_STAT;
+	if (threads)
+		wants |= VMON_WANT_PROC_FOLLOW_THREADS;
+	if (src->monitored_nr)
+		wants |= VMON_WANT_PROC_FOLLOW_CHILDREN;
+	return wants;
+}
+
+int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t wants, const char *proc_root,
+		   char *err, size_t err_size)
+{
+	vmon_attr_t attr;
+
+	memset(src, 0, sizeof(*src));
+	src->monitored_nr = cfg->pids_nr;
+	src->threads = cfg->threads;
+	src->wants = wants;
+	vmon_attr_default(&attr);
+	/* -p: the window-manager mode: the given processes and what they fork, nothing else */
+	attr.flags = cfg->pids_nr ? VMON_FLAG_NONE : VMON_FLAG_PROC_ALL;
+	attr.sys_wants = VT_SYS_WANTS;
+	attr.proc_wants = full_wants(src, wants, cfg->threads);
+	attr.proc_root = proc_root;
+	if (!vmon_init_attr(&src->vmon, &attr)) {
+		snprintf(err, err_size, "cannot start libvmon: %s", strerror(errno));
+		return -1;
+	}
+	vt_builder_init(&src->builder, &src->vmon);
+	vt_builder_hook(&src->builder);
+	src->builder.threads = cfg->threads;
+	src->builder.exited_keep = cfg->exited_keep;
+	src->builder.escape_flags = cfg->ascii ? VMON_ESCAPE_ASCII : 0;
+	if (vt_feed_open(&src->feed, &src->vmon, cfg->backend, err, err_size) < 0)
+		goto fail;
+	if (cfg->pids_nr) {
+		src->monitored_procs = calloc((size_t)cfg->pids_nr, sizeof(*src->monitored_procs));
+		if (!src->monitored_procs) {
+			snprintf(err, err_size, "out of memory");
+			goto fail;
+		}
+		for (int i = 0; i < cfg->pids_nr; i++) {
+			src->monitored_procs[i] = vmon_proc_monitor(&src->vmon, cfg->pids[i],
+								    attr.proc_wants, NULL, NULL);
+			if (!src->monitored_procs[i]) {
+				snprintf(err, err_size, "-p %d: %s", cfg->pids[i],
+					 errno == ESRCH ? "no such process" : strerror(errno));
+				goto fail;
+			}
+		}
+	}
+	return 0;
+fail:
+	vt_source_fini(src);
+	return -1;
+}
+
+void vt_source_fini(vt_source_t *src)
+{
+	for (int i = 0; i < src->monitored_nr && src->monitored_procs; i++) {
+		if (src->monitored_procs[i])
+			vmon_proc_unmonitor(&src->vmon, src->monitored_procs[i], NULL, NULL);
+	}
+	free(src->monitored_procs);
+	src->monitored_procs = NULL;
+	vt_feed_close(src->feed);
+	src->feed = NULL;
+	if (src->vmon.internal) {
+		vmon_destroy(&src->vmon);
+		vt_builder_fini(&src->builder);
+	}
+}
+
+int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
+{
+	double t0 = thread_cpu_ms(), t1;
+	int err;
+
+	if (!vmon_sample(&src->vmon)) {
+		err = errno;
+		vt_snapshot_clear(snap);
+		errno = err;
+		return -1;
+	}
+	t1 = thread_cpu_ms();
+	if (vt_builder_build(&src->builder, snap, t1 - t0) < 0)
+		return -1;
+	vt_feed_status(src->feed, snap->feed, sizeof(snap->feed));
+	/* a monitored process that exited is shown once more, then let go */
+	for (int i = 0; i < src->monitored_nr; i++) {
+		vmon_proc_t *proc = src->monitored_procs[i];
+
+		if (proc && proc->is_stale) {
+			vmon_proc_unmonitor(&src->vmon, proc, NULL, NULL);
+			src->monitored_procs[i] = NULL;
+		}
+	}
+	return 0;
+}
+
+int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads)
+{
+	vmon_proc_t *detail = src->detail_pid > 0 ? vmon_proc_lookup(&src->vmon, src->detail_pid) : NULL;
+
+	src->wants = wants;
+	src->threads = threads;
+	src->builder.threads = threads;
+	if (vmon_set_proc_wants(&src->vmon, full_wants(src, wants, threads)) < 0)
+		return -1;
+	/* the detailed process keeps its environment: it is beyond the default */
+	if (detail && !(detail->wants & VMON_WANT_PROC_ENV))
+		vmon_proc_set_wants(&src->vmon, detail, detail->wants | VMON_WANT_PROC_ENV);
+	return 0;
+}
+
+/* the environment is read for the one process whose details are shown, and only while they are */
+void vt_source_set_detail(vt_source_t *src, int pid)
+{
+	vmon_proc_t *proc;
+
+	if (pid == src->detail_pid)
+		return;
+	if (src->detail_pid > 0 && (proc = vmon_proc_lookup(&src->vmon, src->detail_pid)) && !proc->is_stale &&
+	    !(full_wants(src, src->wants, src->threads) & VMON_WANT_PROC_ENV))
+		vmon_proc_set_wants(&src->vmon, proc, proc->wants & ~VMON_WANT_PROC_ENV);
+	src->detail_pid = pid;
+	if (pid > 0 && (proc = vmon_proc_lookup(&src->vmon, pid)) && !proc->is_stale)
+		vmon_proc_set_wants(&src->vmon, proc, proc->wants | VMON_WANT_PROC_ENV);
+}
+
+/* --- the sampling thread --- */
+
+struct vt_sampler {
+	pthread_t		thread;
+	bool			started;
+	pthread_mutex_t		lock;
+	pthread_cond_t		cond;
+	int			efd;
+
+	vt_snapshot_t		bufs[3];
+	vt_snapshot_t		*back, *ready, *front;
+	bool			fresh;
+
+	/* requests, under lock */
+	double			interval;
+	bool			paused;
+	bool			now;
+	bool			quit;
+	vmon_proc_wants_t	wants;
+	bool			threads;
+	bool			wants_changed;
+	int			detail_pid;
+	char			error[256];
+
+	vt_source_t		src;
+};
+
+static double mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *sampler_main(void *arg)
+{
+	vt_sampler_t *s = arg;
+	double due = 0, started;
+	unsigned long long n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->quit) {
+		while (!s->quit && !s->now && (s->paused || mono_seconds() < due)) {
+			if (s->paused) {
+				pthread_cond_wait(&s->cond, &s->lock);
+			} else {
+				struct timespec ts;
+				double t = due;
+
+				ts.tv_sec = (time_t)t;
+				ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+				pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+			}
+		}
+		if (s->quit)
+			break;
+		s->now = false;
+		bool wants_changed = s->wants_changed;
+		vmon_proc_wants_t wants = s->wants;
+		bool threads = s->threads;
+		int detail = s->detail_pid;
+		vt_snapshot_t *back = s->back;
+
+		s->wants_changed = false;
+		pthread_mutex_unlock(&s->lock);
+
+		started = mono_seconds();
+		if (wants_changed && vt_source_set_wants(&s->src, wants, threads) < 0) {
+			pthread_mutex_lock(&s->lock);
+			snprintf(s->error, sizeof(s->error), "cannot change what is sampled: %s", strerror(errno));
+			pthread_mutex_unlock(&s->lock);
+		}
+		vt_source_set_detail(&s->src, detail);
+		int r = vt_source_sample(&s->src, back);
+		int err = errno;
+
+		pthread_mutex_lock(&s->lock);
+		if (r < 0) {
+			snprintf(s->error, sizeof(s->error), "sampling failed: %s", strerror(err));
+		} else {
+			back->paused = s->paused;
+			s->back = s->ready;
+			s->ready = back;
+			s->fresh = true;
+		}
+		/* the second sample soon, so that CPU% means something on the first screen */
+		due = started + (++n == 1 && s->interval > 0.5 ? 0.5 : s->interval);
+		pthread_mutex_unlock(&s->lock);
+		{
+			uint64_t one = 1;
+
+			if (write(s->efd, &one, sizeof(one)) < 0) {
+				/* the counter is full: the screen has a wake-up pending anyway */
+			}
+		}
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants_t wants, char *err, size_t err_size)
+{
+	vt_sampler_t *s = calloc(1, sizeof(*s));
+	pthread_condattr_t ca;
+
+	*out = NULL;
+	if (!s) {
+		snprintf(err, err_size, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < 3; i++)
+		vt_snapshot_init(&s->bufs[i]);
+	s->back = &s->bufs[0];
+	s->ready = &s->bufs[1];
+	s->front = &s->bufs[2];
+	s->interval = cfg->delay;
+	s->wants = wants;
+	s->threads = cfg->threads;
+	s->now = true;
+	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->efd < 0) {
+		snprintf(err, err_size, "eventfd: %s", strerror(errno));
+		free(s);
+		return -1;
+	}
+	if (vt_source_init(&s->src, cfg, wants, NULL, err, err_size) < 0) {
+		close(s->efd);
+		free(s);
+		return -1;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
+		snprintf(err, err_size, "cannot start the sampling thread: %s", strerror(errno));
+		vt_sampler_stop(s);
+		return -1;
+	}
+	s->started = true;
+	*out = s;
+	return 0;
+}
+
+void vt_sampler_stop(vt_sampler_t *s)
+{
+	if (!s)
+		return;
+	if (s->started) {
+		pthread_mutex_lock(&s->lock);
+		s->quit = true;
+		pthread_cond_signal(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->thread, NULL);
+	}
+	vt_source_fini(&s->src);
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
+	for (int i = 0; i < 3; i++)
+		vt_snapshot_free(&s->bufs[i]);
+	close(s->efd);
+	free(s);
+}
+
+int vt_sampler_fd(const vt_sampler_t *s)
+{
+	return s->efd;
+}
+
+/* the newest snapshot, for the screen; *changed says whether it is another one than last time */
+vt_snapshot_t *vt_sampler_take(vt_sampler_t *s, bool *changed)
+{
+	uint64_t count;
+	vt_snapshot_t *snap;
+
+	if (read(s->efd, &count, sizeof(count)) < 0) {
+		/* EAGAIN: nothing was signalled; the fresh flag decides */
+	}
+	pthread_mutex_lock(&s->lock);
+	*changed = s->fresh;
+	if (s->fresh) {
+		vt_snapshot_t *t = s->front;
+
+		s->front = s->ready;
+		s->ready = t;
+		s->fresh = false;
+	}
+	snap = s->front;
+	pthread_mutex_unlock(&s->lock);
+	return snap;
+}
+
+static void request(vt_sampler_t *s)
+{
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void vt_sampler_set_interval(vt_sampler_t *s, double secs)
+{
+	pthread_mutex_lock(&s->lock);
+	s->interval = secs;
+	request(s);
+}
+
+void vt_sampler_set_paused(vt_sampler_t *s, bool paused)
+{
+	pthread_mutex_lock(&s->lock);
+	s->paused = paused;
+	request(s);
+}
+
+void vt_sampler_set_wants(vt_sampler_t *s, vmon_proc_wants_t wants, bool threads)
+{
+	pthread_mutex_lock(&s->lock);
+	if (wants != s->wants || threads != s->threads) {
+		s->wants = wants;
+		s->threads = threads;
+		s->wants_changed = true;
+		s->now = true;
+	}
+	request(s);
+}
+
+void vt_sampler_set_detail(vt_sampler_t *s, int pid)
+{
+	pthread_mutex_lock(&s->lock);
+	if (pid != s->detail_pid) {
+		s->detail_pid = pid;
+		s->now = pid > 0;	/* the environment, as soon as it can be read */
+	}
+	request(s);
+}
+
+void vt_sampler_sample_now(vt_sampler_t *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->now = true;
+	request(s);
+}
+
+/* the last error, once; NULL if none */
+const char *vt_sampler_error(vt_sampler_t *s)
+{
+	static __thread char msg[256];
+
+	pthread_mutex_lock(&s->lock);
+	if (!s->error[0]) {
+		pthread_mutex_unlock(&s->lock);
+		return NULL;
+	}
+	snprintf(msg, sizeof(msg), "%s", s->error);
+	s->error[0] = '\0';
+	pthread_mutex_unlock(&s->lock);
+	return msg;
+}

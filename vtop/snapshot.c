@@ -1,0 +1,774 @@
+/*
+ * snapshot.c: the library's tree copied out after each vmon_sample().
+ *
+ * The sampling thread owns the vmon_t, and the next vmon_sample() frees and
+ * reallocates what the tree points to; the screen must be able to draw, sort
+ * and search while that runs.  So after each sample the builder copies what
+ * vtop shows into a vt_snapshot_t: every wanted store of every node (a
+ * memcpy each, then the strings they point to, all in the snapshot's arena),
+ * plus what vtop derives: CPU%, I/O rates, the user name, the command line
+ * escaped once.  A snapshot is then read-only and can be handed to another
+ * thread.
+ *
+ * Exited rows: a process found gone is stale in the tree for exactly the
+ * sample that found it.  The builder keeps a copy of it (a "ghost") and adds
+ * it to the next exited_keep - 1 snapshots too, under its parent, so that
+ * something that lived between two refreshes is seen for a while.  With the
+ * event feed, processes that lived and died between two samples are in the
+ * tree as well, and come out the same way.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vtop.h"
+
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h: "I am a kernel thread" */
+
+/* per node, on proc->foo: what the previous sample saw */
+struct vt_priv {
+	unsigned long long	ticks;		/* utime + stime */
+	unsigned long long	read_bytes;
+	unsigned long long	write_bytes;
+	bool			have_ticks;
+	bool			have_io;
+};
+
+struct vt_ghost {
+	vt_row_t	row;
+	vt_arena_t	arena;	/* its own copies */
+};
+
+struct vt_user {
+	uid_t	uid;
+	char	*name;
+};
+
+static double clock_seconds(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void vt_snapshot_init(vt_snapshot_t *snap)
+{
+	memset(snap, 0, sizeof(*snap));
+}
+
+void vt_snapshot_clear(vt_snapshot_t *snap)
+{
+	vt_row_t *rows = snap->rows;
+	int cap = snap->rows_cap;
+	vt_arena_t arena = snap->arena;
+
+	vt_arena_reset(&arena);
+	memset(snap, 0, sizeof(*snap));
+	snap->rows = rows;
+	snap->rows_cap = cap;
+	snap->arena = arena;
+}
+
+void vt_snapshot_free(vt_snapshot_t *snap)
+{
+	free(snap->rows);
+	vt_arena_free(&snap->arena);
+	memset(snap, 0, sizeof(*snap));
+}
+
+int vt_snapshot_find(const vt_snapshot_t *snap, int pid, unsigned long long start)
+{
+	for (int i = 0; i < snap->rows_nr; i++) {
+		if (snap->rows[i].pid == pid && (!start || snap->rows[i].start == start))
+			return i;
+	}
+	return -1;
+}
+
+/* --- copying stores out of the tree --- */
+
+static bool points_into(const vmon_char_array_t *a, const char *p)
+{
+	return a->array && p >= a->array && p <= a->array + a->len;
+}
+
+/*
+ * Copy a store and everything it points to into the arena.  String vectors
+ * (argv, envv) point into a char_array of the same store (cmdline, environ):
+ * their pointers are moved to the copy of that text; anything else is
+ * copied.  Written over the field table, so a new row in defs/ needs nothing
+ * here.
+ */
+static void *copy_store(vt_arena_t *arena, const vmon_store_desc_t *desc, const void *src)
+{
+	char *dst;
+
+	if (!src)
+		return NULL;
+	dst = vt_arena_alloc(arena, desc->size);
+	if (!dst)
+		return NULL;
+	memcpy(dst, src, desc->size);
+	for (int i = 0; i < desc->fields_nr; i++) {
+		const vmon_field_t *f = &desc->fields[i];
+		vmon_char_array_t *a = (vmon_char_array_t *)(dst + f->offset);
+
+		if (f->type != VMON_TYPE_char_array || f->offset + f->size > desc->size || !a->array)
+			continue;
+		a->array = vt_arena_strndup(arena, a->array, a->len);
+		if (!a->array) {
+			a->len = 0;
+			return dst;
+		}
+		a->alloc_len = a->len + 1;
+	}
+	for (int i = 0; i < desc->fields_nr; i++) {
+		const vmon_field_t *f = &desc->fields[i];
+		char ***vp = (char ***)(dst + f->offset), **v;
+		size_t n = 0;
+
+		if (f->type != VMON_TYPE_str_array || f->offset + f->size > desc->size || !*vp)
+			continue;
+		while ((*vp)[n])
+			n++;
+		v = vt_arena_alloc(arena, sizeof(*v) * (n + 1));
+		if (!v) {
+			*vp = NULL;
+			continue;
+		}
+		for (size_t k = 0; k < n; k++) {
+			const char *p = (*vp)[k];
+			int j;
+
+			v[k] = NULL;
+			for (j = 0; j < desc->fields_nr; j++) {
+				const vmon_field_t *t = &desc->fields[j];
+				const vmon_char_array_t *from = (const vmon_char_array_t *)((const char *)src + t->offset);
+
+				if (t->type == VMON_TYPE_char_array && t->offset + t->size <= desc->size &&
+				    points_into(from, p)) {
+					v[k] = ((vmon_char_array_t *)(dst + t->offset))->array + (p - from->array);
+					break;
+				}
+			}
+			if (!v[k])
+				v[k] = vt_arena_strndup(arena, p, strlen(p));
+		}
+		v[n] = NULL;
+		*vp = v;
+	}
+	return dst;
+}
+
+/* a row's strings and stores, again, into another arena */
+static int row_copy(vt_arena_t *arena, vt_row_t *out, const vt_row_t *in)
+{
+	*out = *in;
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if (!in->stores[i])
+			continue;
+		out->stores[i] = copy_store(arena, &vmon_proc_store_descs[i], in->stores[i]);
+		if (!out->stores[i])
+			return -1;
+	}
+	out->command = vt_arena_strndup(arena, in->command, strlen(in->command));
+	return out->command ? 0 : -1;
+}
+
+/* --- the builder --- */
+
+static void priv_ctor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	(void)vmon;
+	/* no history is no error: the row shows 0% until there is one */
+	proc->foo = calloc(1, sizeof(struct vt_priv));
+}
+
+static void priv_dtor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	(void)vmon;
+	free(proc->foo);
+	proc->foo = NULL;
+}
+
+void vt_builder_init(vt_builder_t *b, vmon_t *vmon)
+{
+	memset(b, 0, sizeof(*b));
+	b->vmon = vmon;
+	b->exited_keep = 3;
+}
+
+void vt_builder_hook(vt_builder_t *b)
+{
+	b->vmon->proc_ctor_cb = priv_ctor;
+	b->vmon->proc_dtor_cb = priv_dtor;
+}
+
+void vt_builder_fini(vt_builder_t *b)
+{
+	for (int i = 0; i < b->ghosts_nr; i++)
+		vt_arena_free(&b->ghosts[i].arena);
+	free(b->ghosts);
+	for (int i = 0; i < b->users_nr; i++)
+		free(b->users[i].name);
+	free(b->users);
+	free(b->prev_cpu_ticks);
+	free(b->pid_index);
+	memset(b, 0, sizeof(*b));
+}
+
+static const char *user_name(vt_builder_t *b, uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024], num[16];
+	const char *name;
+	char *copy;
+
+	for (int i = 0; i < b->users_nr; i++) {
+		if (b->users[i].uid == uid)
+			return b->users[i].name;
+	}
+	/* getpwuid_r reads /etc/passwd (or NSS), not /proc */
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res) {
+		name = res->pw_name;
+	} else {
+		snprintf(num, sizeof(num), "%u", (unsigned)uid);
+		name = num;
+	}
+	if (b->users_nr == b->users_cap) {
+		int cap = b->users_cap ? b->users_cap * 2 : 16;
+		struct vt_user *u = realloc(b->users, sizeof(*u) * (size_t)cap);
+
+		if (!u)
+			return "?";
+		b->users = u;
+		b->users_cap = cap;
+	}
+	copy = strdup(name);
+	if (!copy)
+		return "?";
+	b->users[b->users_nr].uid = uid;
+	b->users[b->users_nr].name = copy;
+	return b->users[b->users_nr++].name;
+}
+
+static vt_row_t *new_row(vt_snapshot_t *snap)
+{
+	if (snap->rows_nr == snap->rows_cap) {
+		int cap = snap->rows_cap ? snap->rows_cap * 2 : 1024;
+		vt_row_t *rows = realloc(snap->rows, sizeof(*rows) * (size_t)cap);
+
+		if (!rows)
+			return NULL;
+		snap->rows = rows;
+		snap->rows_cap = cap;
+	}
+	memset(&snap->rows[snap->rows_nr], 0, sizeof(vt_row_t));
+	return &snap->rows[snap->rows_nr++];
+}
+
+/* the command line, escaped once here so that drawing, filtering and every format share it */
+static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, const vmon_proc_stat_t *s)
+{
+	const vmon_field_t *argv_f = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_ARGV];
+	const vmon_field_t *comm_f = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_COMM];
+	bool use_argv = s && s->argc > 0 && s->argv && s->argv[0] && !(row->flags & VT_ROW_THREAD);
+	bool brackets = s && !use_argv && !(row->flags & VT_ROW_THREAD);
+	const vmon_field_t *f = use_argv ? argv_f : comm_f;
+	size_t len;
+	char *text;
+
+	if (!s) {
+		row->command = "?";
+		return 0;
+	}
+	len = (size_t)vmon_field_format(f, s, NULL, 0, b->escape_flags);
+	text = vt_arena_alloc(&snap->arena, len + 3);
+	if (!text)
+		return -1;
+	/* a process without arguments (a kernel thread, a zombie) shows [comm], as ps(1) does */
+	vmon_field_format(f, s, text + brackets, len + 1, b->escape_flags);
+	if (brackets) {
+		text[0] = '[';
+		text[len + 1] = ']';
+		text[len + 2] = '\0';
+		len += 2;
+	}
+	row->command = text;
+	row->arg0_len = use_argv ? vmon_escape(NULL, 0, s->argv[0], strlen(s->argv[0]), b->escape_flags) : len;
+	if (row->arg0_len > len)
+		row->arg0_len = len;
+	row->arg0_base = 0;
+	if (use_argv) {
+		for (size_t i = 0; i + 1 < row->arg0_len; i++) {
+			if (text[i] == '/')
+				row->arg0_base = i + 1;
+		}
+	}
+	return 0;
+}
+
+static bool present(int store, int sym, const void *s)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[store];
+
+	return vmon_field_present(desc, &desc->fields[sym], s);
+}
+
+/* one node of the tree into a row of the snapshot */
+static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *proc, int parent,
+			  unsigned long long boottime, unsigned long long dt_ticks)
+{
+	vmon_proc_stat_t *s = proc->stores[VMON_STORE_PROC_STAT];
+	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
+	struct vt_priv *priv = proc->foo;
+	vt_row_t *row = new_row(snap);
+
+	if (!row)
+		return NULL;
+	row->pid = proc->pid;
+	row->parent = parent;
+	row->ppid = parent >= 0 ? snap->rows[parent].pid : 0;
+	row->exit_code = -1;
+	row->io_read_rate = row->io_write_rate = -1;
+	if (proc->is_thread)
+		row->flags |= VT_ROW_THREAD;
+	if (proc->is_new && b->seq > 1)
+		row->flags |= VT_ROW_NEW;
+	if (proc->is_stale)
+		row->flags |= VT_ROW_EXITED;
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		row->errors[i] = proc->errors[i];
+		if (!proc->stores[i] || !(proc->wants & (1L << i)))
+			continue;
+		row->stores[i] = copy_store(&snap->arena, &vmon_proc_store_descs[i], proc->stores[i]);
+		if (!row->stores[i])
+			return NULL;
+	}
+	s = row->stores[VMON_STORE_PROC_STAT];
+	io = row->stores[VMON_STORE_PROC_IO];
+	if (s) {
+		unsigned long long ticks = s->utime + s->stime;
+
+		row->start = s->start;
+		row->state = s->state ? s->state : '?';
+		row->uid = s->uid;
+		row->user = present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_UID, s) ? user_name(b, s->uid) : "?";
+		if ((s->flags & PF_KTHREAD) || proc->pid == 2 || s->ppid == 2 ||
+		    (parent >= 0 && (snap->rows[parent].flags & VT_ROW_KTHREAD)))
+			row->flags |= VT_ROW_KTHREAD;
+		if (proc->is_stale) {
+			row->state = 'X';
+			/* a zombie's last stat line carries its exit status */
+			if (s->state == 'Z' && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXIT_CODE, s))
+				row->exit_code = s->exit_code;
+		} else if (priv && priv->have_ticks && dt_ticks) {
+			row->cpu_pct = ticks >= priv->ticks ? (double)(ticks - priv->ticks) * 100.0 / (double)dt_ticks : 0;
+		} else if (b->prev_boottime && s->start > b->prev_boottime && boottime > s->start) {
+			/* born during the interval: its whole life is the interval */
+			row->cpu_pct = (double)ticks * 100.0 / (double)(boottime - s->start);
+		}
+		if (row->cpu_pct > 100.0 * (double)b->vmon->num_cpus)
+			row->cpu_pct = 100.0 * (double)b->vmon->num_cpus;
+		if (priv) {
+			priv->ticks = ticks;
+			priv->have_ticks = true;
+		}
+	} else {
+		row->state = '?';
+		row->user = "?";
+	}
+	if (io && present(VMON_STORE_PROC_IO, VMON_PROC_IO_READBYTES, io)) {
+		if (priv && priv->have_io && snap->interval > 0 && !proc->is_stale) {
+			row->io_read_rate = io->read_bytes >= priv->read_bytes ?
+					    (double)(io->read_bytes - priv->read_bytes) / snap->interval : 0;
+			row->io_write_rate = io->write_bytes >= priv->write_bytes ?
+					     (double)(io->write_bytes - priv->write_bytes) / snap->interval : 0;
+		}
+		if (priv) {
+			priv->read_bytes = io->read_bytes;
+			priv->write_bytes = io->write_bytes;
+			priv->have_io = true;
+		}
+	}
+	if (set_command(b, snap, row, s) < 0)
+		return NULL;
+	return row;
+}
+
+static void cpu_pct(vt_cpu_pct_t *out, const unsigned long long *now, const unsigned long long *prev)
+{
+	unsigned long long d[10], total = 0;
+
+	for (int i = 0; i < 10; i++) {
+		d[i] = now[i] >= prev[i] ? now[i] - prev[i] : 0;
+		/* guest time is also counted in user (and guest_nice in nice) */
+		if (i < 8)
+			total += d[i];
+	}
+	memset(out, 0, sizeof(*out));
+	out->online = true;
+	if (!total)
+		return;
+	out->user = 100.0 * (double)(d[0] - (d[8] < d[0] ? d[8] : d[0])) / (double)total;
+	out->nice = 100.0 * (double)(d[1] - (d[9] < d[1] ? d[9] : d[1])) / (double)total;
+	out->system = 100.0 * (double)d[2] / (double)total;
+	out->idle = 100.0 * (double)d[3] / (double)total;
+	out->iowait = 100.0 * (double)d[4] / (double)total;
+	out->irq = 100.0 * (double)d[5] / (double)total;
+	out->softirq = 100.0 * (double)d[6] / (double)total;
+	out->steal = 100.0 * (double)d[7] / (double)total;
+	out->guest = 100.0 * (double)(d[8] + d[9]) / (double)total;
+	out->busy = 100.0 - out->idle - out->iowait;
+	if (out->busy < 0)
+		out->busy = 0;
+}
+
+static void cpu_columns(unsigned long long *v, const vmon_sys_cpu_t *c)
+{
+	const unsigned long long cols[10] = {
+		c->user, c->nice, c->system, c->idle, c->iowait, c->irq, c->softirq, c->steal, c->guest, c->guest_nice,
+	};
+
+	memcpy(v, cols, sizeof(cols));
+}
+
+static void total_columns(unsigned long long *v, const vmon_sys_stat_t *s)
+{
+	const unsigned long long cols[10] = {
+		s->user, s->nice, s->system, s->idle, s->iowait, s->irq, s->softirq, s->steal, s->guest, s->guest_nice,
+	};
+
+	memcpy(v, cols, sizeof(cols));
+}
+
+/* the system stores copied, and what the header shows computed from them */
+static int add_system(vt_builder_t *b, vt_snapshot_t *snap)
+{
+	vmon_t *vmon = b->vmon;
+	const vmon_sys_stat_t *ss = vmon->stores[VMON_STORE_SYS_STAT];
+	const vmon_sys_vm_t *vm = vmon->stores[VMON_STORE_SYS_VM];
+	int nr;
+
+	for (int i = 0; i < VMON_STORE_SYS_NR; i++) {
+		snap->sys_errors[i] = vmon->sys_errors[i];
+		if (!vmon->stores[i] || !(vmon->sys_wants & (1L << i)))
+			continue;
+		snap->sys_stores[i] = copy_store(&snap->arena, &vmon_sys_store_descs[i], vmon->stores[i]);
+		if (!snap->sys_stores[i])
+			return -1;
+	}
+	if (ss) {
+		vmon_sys_stat_t *copy = snap->sys_stores[VMON_STORE_SYS_STAT];
+		size_t cpus = (size_t)(ss->cpus_nr ? ss->cpus_nr : 1);
+		unsigned long long *now;
+
+		copy->cpus = vt_arena_alloc(&snap->arena, sizeof(*copy->cpus) * cpus);
+		snap->cpus = vt_arena_alloc(&snap->arena, sizeof(*snap->cpus) * cpus);
+		now = malloc(sizeof(*now) * 10 * (size_t)(ss->cpus_nr + 1));
+		if (!copy->cpus || !snap->cpus || !now) {
+			free(now);
+			return -1;
+		}
+		memcpy(copy->cpus, ss->cpus, sizeof(*ss->cpus) * (size_t)ss->cpus_nr);
+		snap->cpus_nr = ss->cpus_nr;
+		total_columns(now, ss);
+		for (int i = 0; i < ss->cpus_nr; i++)
+			cpu_columns(now + 10 * (i + 1), &ss->cpus[i]);
+		/* the first sample compares with boot: an average since then */
+		nr = b->prev_cpus_nr == ss->cpus_nr && b->prev_cpu_ticks ? ss->cpus_nr + 1 : 0;
+		for (int i = 0; i <= ss->cpus_nr; i++) {
+			static const unsigned long long zero[10];
+			const unsigned long long *prev = i < nr ? b->prev_cpu_ticks + 10 * i : zero;
+
+			cpu_pct(i ? &snap->cpus[i - 1] : &snap->cpu_total, now + 10 * i, prev);
+			if (i)
+				snap->cpus[i - 1].online = ss->cpus[i - 1].online;
+		}
+		free(b->prev_cpu_ticks);
+		b->prev_cpu_ticks = now;
+		b->prev_cpus_nr = ss->cpus_nr;
+		snap->uptime = (double)ss->boottime / (double)vmon->ticks_per_sec;
+	}
+	if (vm) {
+		unsigned long long avail = vm->available_kb ? vm->available_kb : vm->free_kb + vm->cached_kb + vm->buffers_kb;
+
+		snap->mem_total_kb = vm->total_kb;
+		snap->mem_used_kb = vm->total_kb > avail ? vm->total_kb - avail : 0;
+		snap->mem_buffers_kb = vm->buffers_kb;
+		snap->mem_cached_kb = vm->cached_kb;
+		snap->swap_total_kb = vm->swap_total_kb;
+		snap->swap_used_kb = vm->swap_total_kb > vm->swap_free_kb ? vm->swap_total_kb - vm->swap_free_kb : 0;
+	}
+	return 0;
+}
+
+static void count_state(vt_snapshot_t *snap, const vt_row_t *row)
+{
+	const vmon_proc_stat_t *s = row->stores[VMON_STORE_PROC_STAT];
+
+	if (row->flags & VT_ROW_EXITED)
+		return;
+	if (row->flags & VT_ROW_THREAD)
+		return;
+	snap->procs++;
+	if (row->flags & VT_ROW_KTHREAD)
+		snap->kthreads++;
+	if (s && s->num_threads > 1)
+		snap->threads += (int)s->num_threads - 1;
+	switch (row->state) {
+	case 'R': snap->running++; break;
+	case 'D': snap->disk++; break;
+	case 'Z': snap->zombie++; break;
+	case 'T': case 't': snap->stopped++; break;
+	case 'I': snap->idle++; break;
+	default: snap->sleeping++; break;
+	}
+}
+
+static int index_rows(vt_builder_t *b, const vt_snapshot_t *snap)
+{
+	size_t size = 1024;
+
+	while (size < (size_t)snap->rows_nr * 2)
+		size *= 2;
+	if (size - 1 != b->pid_index_mask || !b->pid_index) {
+		int *index = realloc(b->pid_index, sizeof(*index) * size);
+
+		if (!index)
+			return -1;
+		b->pid_index = index;
+		b->pid_index_mask = size - 1;
+	}
+	for (size_t i = 0; i < size; i++)
+		b->pid_index[i] = -1;
+	for (int i = 0; i < snap->rows_nr; i++) {
+		const vt_row_t *r = &snap->rows[i];
+		size_t h;
+
+		if (r->flags & (VT_ROW_THREAD | VT_ROW_EXITED))
+			continue;
+		for (h = (size_t)r->pid & b->pid_index_mask; b->pid_index[h] >= 0; h = (h + 1) & b->pid_index_mask)
+			;
+		b->pid_index[h] = i;
+	}
+	return 0;
+}
+
+static int lookup_pid(const vt_builder_t *b, const vt_snapshot_t *snap, int pid)
+{
+	for (size_t h = (size_t)pid & b->pid_index_mask; b->pid_index[h] >= 0; h = (h + 1) & b->pid_index_mask) {
+		if (snap->rows[b->pid_index[h]].pid == pid)
+			return b->pid_index[h];
+	}
+	return -1;
+}
+
+static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
+{
+	vt_event_t *e;
+
+	if (!snap->events) {
+		/* at most one per row; allocated once per snapshot */
+		snap->events = vt_arena_alloc(&snap->arena, sizeof(*e) * (size_t)(snap->rows_cap + 1));
+		if (!snap->events)
+			return;
+	}
+	if (snap->events_nr > snap->rows_cap)
+		return;
+	e = &snap->events[snap->events_nr++];
+	e->when = snap->when;
+	e->kind = kind;
+	e->pid = row->pid;
+	e->ppid = row->ppid;
+	e->exit_code = row->exit_code;
+	snprintf(e->comm, sizeof(e->comm), "%s", row->command);
+}
+
+/*
+ * The exited rows of earlier samples (ghosts[0, old)): one refresh older,
+ * and into this snapshot under their parent.  Those made in this sample
+ * (ghosts[old, ghosts_nr)) are in it already, as the stale rows of the tree.
+ */
+static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
+{
+	int kept = 0, fresh = b->ghosts_nr - old;
+
+	for (int i = 0; i < old; i++) {
+		struct vt_ghost *g = &b->ghosts[i];
+		vt_row_t *row;
+
+		g->row.exited_age++;
+		if (g->row.exited_age >= b->exited_keep) {
+			vt_arena_free(&g->arena);
+			continue;
+		}
+		b->ghosts[kept++] = *g;
+		row = new_row(snap);
+		if (!row || row_copy(&snap->arena, row, &b->ghosts[kept - 1].row) < 0)
+			return -1;
+		row->parent = row->ppid ? lookup_pid(b, snap, row->ppid) : -1;
+	}
+	memmove(b->ghosts + kept, b->ghosts + old, sizeof(*b->ghosts) * (size_t)fresh);
+	b->ghosts_nr = kept + fresh;
+	return 0;
+}
+
+static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
+{
+	struct vt_ghost *g;
+
+	if (b->exited_keep <= 1)
+		return 0;
+	if (b->ghosts_nr == b->ghosts_cap) {
+		int cap = b->ghosts_cap ? b->ghosts_cap * 2 : 64;
+		struct vt_ghost *v = realloc(b->ghosts, sizeof(*v) * (size_t)cap);
+
+		if (!v)
+			return -1;
+		b->ghosts = v;
+		b->ghosts_cap = cap;
+	}
+	g = &b->ghosts[b->ghosts_nr];
+	memset(&g->arena, 0, sizeof(g->arena));
+	if (row_copy(&g->arena, &g->row, row) < 0) {
+		vt_arena_free(&g->arena);
+		return -1;
+	}
+	g->row.parent = -1;
+	g->row.flags &= ~VT_ROW_NEW;
+	b->ghosts_nr++;
+	return 0;
+}
+
+/* depth first, iteratively: a chain of nested shells is no stack overflow */
+struct walk {
+	vmon_proc_t	*proc;
+	int		parent;
+};
+
+static int push(struct walk **stack, size_t *nr, size_t *cap, vmon_proc_t *proc, int parent)
+{
+	if (*nr == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		struct walk *s = realloc(*stack, sizeof(*s) * c);
+
+		if (!s)
+			return -1;
+		*stack = s;
+		*cap = c;
+	}
+	(*stack)[*nr].proc = proc;
+	(*stack)[(*nr)++].parent = parent;
+	return 0;
+}
+
+static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boottime, unsigned long long dt_ticks)
+{
+	vmon_t *vmon = b->vmon;
+	struct walk *stack = NULL;
+	size_t nr = 0, cap = 0;
+	vmon_proc_t *proc;
+	int err = 0;
+
+	list_for_each_entry_reverse(proc, &vmon->processes, siblings) {
+		if (push(&stack, &nr, &cap, proc, -1) < 0)
+			goto fail;
+	}
+	while (nr) {
+		struct walk w = stack[--nr];
+		vmon_proc_t *child;
+		vt_row_t *row;
+		int index;
+
+		proc = w.proc;
+		if (!proc->stores[VMON_STORE_PROC_STAT])
+			continue;	/* found but not read yet (monitored between samples) */
+		row = add_node(b, snap, proc, w.parent, boottime, dt_ticks);
+		if (!row)
+			goto fail;
+		index = (int)(row - snap->rows);
+		count_state(snap, row);
+		if (proc->is_stale && !proc->is_thread) {
+			snap->exited_now++;
+			if (b->seq > 1)
+				add_event(snap, row, 'X');
+			if (keep_ghost(b, row) < 0)
+				goto fail;
+		} else if ((row->flags & VT_ROW_NEW) && !proc->is_thread) {
+			snap->new_now++;
+			add_event(snap, row, 'N');
+		}
+		list_for_each_entry_reverse(child, &proc->children, siblings) {
+			if (push(&stack, &nr, &cap, child, index) < 0)
+				goto fail;
+		}
+		if (proc->is_thread || !b->threads)
+			continue;
+		list_for_each_entry_reverse(child, &proc->threads, threads) {
+			/* the leader's thread node is the process itself */
+			if (child->pid == proc->pid || child->is_stale)
+				continue;
+			if (push(&stack, &nr, &cap, child, index) < 0)
+				goto fail;
+		}
+	}
+	free(stack);
+	return 0;
+fail:
+	err = errno ? errno : ENOMEM;
+	free(stack);
+	errno = err;
+	return -1;
+}
+
+/*
+ * Copy the tree of the sample just taken into snap (which is cleared first).
+ * sample_cpu_ms is the CPU time vmon_sample() took, for the header.
+ */
+int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
+{
+	vmon_t *vmon = b->vmon;
+	const vmon_sys_stat_t *ss = vmon->stores[VMON_STORE_SYS_STAT];
+	unsigned long long boottime = ss ? ss->boottime : 0, dt_ticks = 0;
+	double mono = clock_seconds(CLOCK_MONOTONIC), self;
+	struct rusage ru;
+	int old;
+
+	vt_snapshot_clear(snap);
+	b->seq++;
+	snap->seq = b->seq;
+	snap->when = clock_seconds(CLOCK_REALTIME);
+	snap->ticks_per_sec = vmon->ticks_per_sec;
+	snap->page_size = sysconf(_SC_PAGESIZE);
+	snap->sample_cpu_ms = sample_cpu_ms;
+	snap->threads_shown = b->threads;
+	if (b->prev_boottime && boottime > b->prev_boottime)
+		dt_ticks = boottime - b->prev_boottime;
+	snap->interval = dt_ticks ? (double)dt_ticks / (double)vmon->ticks_per_sec :
+			 b->prev_mono ? mono - b->prev_mono : 0;
+
+	old = b->ghosts_nr;
+	if (add_system(b, snap) < 0 || add_tree(b, snap, boottime, dt_ticks) < 0 ||
+	    index_rows(b, snap) < 0 || add_ghosts(b, snap, old) < 0)
+		return -1;
+
+	getrusage(RUSAGE_SELF, &ru);
+	self = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	if (b->prev_mono && mono > b->prev_mono)
+		snap->self_cpu_pct = 100.0 * (self - b->prev_self_cpu) / (mono - b->prev_mono);
+	b->prev_self_cpu = self;
+	b->prev_mono = mono;
+	b->prev_boottime = boottime;
+	b->prev_when = snap->when;
+	return 0;
+}

@@ -1,0 +1,544 @@
+/*
+ * test_model.c: vtop's model on fixture /proc trees: snapshots copied out of
+ * the library, tree flattening, collapse, sort, filter, search, selection
+ * and exited rows, and the column table.  The fixture trees are the ground
+ * truth: every expected line below follows from the processes written into
+ * them.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+#include "vtop.h"
+
+typedef struct world {
+	fixture_t	fx;
+	vt_config_t	cfg;
+	vt_source_t	src;
+	vt_snapshot_t	snap;
+	vt_view_t	view;
+	double		uptime;
+} world_t;
+
+/*
+ *	1 init
+ *	├─100 /bin/sh -c work
+ *	│  ├─101 sleep 10
+ *	│  └─102 sleep 20
+ *	└─200 bash
+ *	2 kthreadd
+ *	└─3 [kworker/0:0]
+ */
+static void make_tree(fixture_t *fx)
+{
+	static const char *const init_argv[] = { "/sbin/init", NULL };
+	static const char *const sh_argv[] = { "/bin/sh", "-c", "work", NULL };
+	static const char *const s1_argv[] = { "sleep", "10", NULL };
+	static const char *const s2_argv[] = { "sleep", "20", NULL };
+	static const char *const bash_argv[] = { "bash", NULL };
+
+	fixture_system(fx);
+	fixture_printf(fx, "loadavg", "0.50 0.25 0.10 1/123 4567\n");
+	fixture_proc(fx, 1, 0, "init", 'S', 5, init_argv);
+	fixture_proc(fx, 2, 0, "kthreadd", 'S', 5, NULL);
+	fixture_proc(fx, 3, 2, "kworker/0:0", 'I', 6, NULL);
+	fixture_proc(fx, 100, 1, NULL, 'S', 500, sh_argv);
+	fixture_proc(fx, 101, 100, NULL, 'S', 510, s1_argv);
+	fixture_proc(fx, 102, 100, NULL, 'S', 520, s2_argv);
+	fixture_proc(fx, 200, 1, NULL, 'R', 600, bash_argv);
+}
+
+/* a process's stat line again, with other CPU times and (for a zombie) an exit status */
+static void proc_stat(fixture_t *fx, int pid, int ppid, const char *comm, char state, unsigned long long start,
+		      unsigned long long utime, unsigned long long stime, int exit_code)
+{
+	fixture_stat_t st;
+	char path[64];
+
+	fixture_stat_init(&st, pid, ppid, comm, state, start);
+	fixture_stat_set(&st, 14, "%llu", utime);
+	fixture_stat_set(&st, 15, "%llu", stime);
+	fixture_stat_set(&st, 52, "%d", exit_code);
+	snprintf(path, sizeof(path), "%d/stat", pid);
+	fixture_stat_write(fx, path, &st, FIXTURE_STAT_FIELDS, true);
+}
+
+static void tick(world_t *w, double secs)
+{
+	w->uptime += secs;
+	fixture_printf(&w->fx, "uptime", "%.2f 2000.00\n", w->uptime);
+}
+
+static void sample(world_t *w)
+{
+	assert_int_equal(vt_source_sample(&w->src, &w->snap), 0);
+	vt_view_build(&w->view, &w->snap);
+}
+
+static void world_open(world_t *w)
+{
+	char err[256];
+
+	memset(w, 0, sizeof(*w));
+	assert_int_equal(vt_columns_init(), 0);
+	fixture_init(&w->fx);
+	make_tree(&w->fx);
+	w->uptime = 1234.56;
+	vt_config_defaults(&w->cfg);
+	w->cfg.exited_keep = 3;
+	if (vt_source_init(&w->src, &w->cfg, vt_columns_wants(w->cfg.columns, w->cfg.columns_nr), w->fx.root,
+			   err, sizeof(err)) < 0)
+		fail_msg("vt_source_init: %s", err);
+	vt_snapshot_init(&w->snap);
+	vt_view_init(&w->view);
+	vt_view_configure(&w->view, &w->cfg);
+	sample(w);
+}
+
+static void world_close(world_t *w)
+{
+	vt_view_free(&w->view);
+	vt_snapshot_free(&w->snap);
+	vt_source_fini(&w->src);
+	fixture_free(&w->fx);
+}
+
+/* the pids of the lines, in order, into a string: "1 100 101 102 200" */
+static const char *line_pids(const world_t *w)
+{
+	static char buf[1024];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < w->view.lines_nr; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d", i ? " " : "",
+					vt_view_row(&w->view, &w->snap, i)->pid);
+	return buf;
+}
+
+static const vt_row_t *row_of(const world_t *w, int pid)
+{
+	int i = vt_snapshot_find(&w->snap, pid, 0);
+
+	if (i < 0)
+		fail_msg("pid %d is not in the snapshot", pid);
+	return &w->snap.rows[i];
+}
+
+static void test_snapshot_copies(void **state)
+{
+	world_t w;
+	const vt_row_t *sh;
+	const vmon_proc_stat_t *copy, *lib;
+
+	world_open(&w);
+	assert_int_equal(w.snap.rows_nr, 7);
+	sh = row_of(&w, 100);
+	assert_int_equal(sh->ppid, 1);
+	assert_int_equal(w.snap.rows[sh->parent].pid, 1);
+	assert_string_equal(sh->command, "/bin/sh -c work");
+	assert_int_equal(sh->arg0_len, strlen("/bin/sh"));
+	assert_int_equal(sh->arg0_base, strlen("/bin/"));
+	assert_int_equal(sh->state, 'S');
+	/* the copy is the snapshot's own: its argv points into its own cmdline, not the library's */
+	copy = sh->stores[VMON_STORE_PROC_STAT];
+	lib = vmon_proc_lookup(&w.src.vmon, 100)->stores[VMON_STORE_PROC_STAT];
+	assert_ptr_not_equal(copy, lib);
+	assert_ptr_not_equal(copy->cmdline.array, lib->cmdline.array);
+	assert_true(copy->argv[2] >= copy->cmdline.array && copy->argv[2] < copy->cmdline.array + copy->cmdline.len);
+	assert_string_equal(copy->argv[2], "work");
+	assert_string_equal(row_of(&w, 3)->command, "[kworker/0:0]");
+	assert_true(row_of(&w, 3)->flags & VT_ROW_KTHREAD);
+	assert_true(row_of(&w, 2)->flags & VT_ROW_KTHREAD);
+	assert_false(row_of(&w, 100)->flags & VT_ROW_KTHREAD);
+	/* tasks by state, the header's figures */
+	assert_int_equal(w.snap.procs, 7);
+	assert_int_equal(w.snap.running, 1);
+	assert_int_equal(w.snap.idle, 1);
+	assert_int_equal(w.snap.kthreads, 2);
+	assert_int_equal(w.snap.mem_total_kb, 16000000);
+	assert_int_equal(w.snap.cpus_nr, 2);
+	world_close(&w);
+}
+
+static void test_tree_flattening(void **state)
+{
+	world_t w;
+	char prefix[256];
+
+	world_open(&w);
+	/* kernel threads hidden by default; the tree in pid order */
+	assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	assert_int_equal(w.view.line_depth[0], 0);
+	assert_int_equal(w.view.line_depth[1], 1);
+	assert_int_equal(w.view.line_depth[2], 2);
+	assert_int_equal(w.view.line_depth[3], 2);
+	assert_int_equal(w.view.line_depth[4], 1);
+	assert_true(w.view.line_flags[0] & VT_LINE_CHILDREN);
+	assert_false(w.view.line_flags[2] & VT_LINE_LAST);
+	assert_true(w.view.line_flags[3] & VT_LINE_LAST);
+	assert_true(w.view.line_flags[4] & VT_LINE_LAST);
+	/* the branches: 101 and 102 are under 100, which has a sibling (200) below */
+	vt_view_tree_prefix(&w.view, 1, false, prefix, sizeof(prefix));
+	assert_string_equal(prefix, "|-");
+	vt_view_tree_prefix(&w.view, 2, false, prefix, sizeof(prefix));
+	assert_string_equal(prefix, "| |-");
+	vt_view_tree_prefix(&w.view, 3, false, prefix, sizeof(prefix));
+	assert_string_equal(prefix, "| `-");
+	vt_view_tree_prefix(&w.view, 4, false, prefix, sizeof(prefix));
+	assert_string_equal(prefix, "`-");
+	vt_view_tree_prefix(&w.view, 3, true, prefix, sizeof(prefix));
+	assert_string_equal(prefix, "\u2502 \u2514\u2500");
+
+	w.view.show_kthreads = true;
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 100 101 102 200 2 3");
+
+	/* flat: every row, sorted (pid ascending here) */
+	w.view.tree = false;
+	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 2 3 100 101 102 200");
+	assert_int_equal(w.view.line_depth[3], 0);
+	world_close(&w);
+}
+
+static void test_collapse(void **state)
+{
+	world_t w;
+	char prefix[64];
+
+	world_open(&w);
+	vt_view_set_collapsed(&w.view, row_of(&w, 100), true);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 100 200");
+	assert_true(w.view.line_flags[1] & VT_LINE_COLLAPSED);
+	vt_view_tree_prefix(&w.view, 1, false, prefix, sizeof(prefix));
+	assert_string_equal(prefix, "|-+");
+	/* the fold survives a new sample: it is kept by identity */
+	tick(&w, 1);
+	sample(&w);
+	assert_string_equal(line_pids(&w), "1 100 200");
+	vt_view_set_collapsed(&w.view, row_of(&w, 100), false);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	/* everything folded: the roots only; then all open again */
+	vt_view_collapse_all(&w.view, &w.snap, true);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1");
+	vt_view_collapse_all(&w.view, &w.snap, false);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	world_close(&w);
+}
+
+static void test_sort(void **state)
+{
+	world_t w;
+
+	world_open(&w);
+	/* tree: siblings sorted by the tree's sort column, descending pid */
+	vt_view_set_sort(&w.view, vt_column_find("pid"), true);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 200 100 102 101");
+	/* by command: "/bin/sh -c work" < "bash" (bytes), "sleep 10" < "sleep 20" */
+	vt_view_set_sort(&w.view, vt_column_find("command"), false);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	/* flat, by a defs field (numbers by value: start 5 < 500 < 510 < 520 < 600) */
+	w.view.tree = false;
+	vt_view_set_sort(&w.view, vt_column_find("start"), true);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "200 102 101 100 1");
+	/* equal keys keep pid order: every state but 200's is S */
+	vt_view_set_sort(&w.view, vt_column_find("S"), false);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "200 1 100 101 102");
+	/* the flat and tree sorts are separate settings */
+	w.view.tree = true;
+	assert_int_equal(vt_view_sort_col(&w.view), vt_column_find("command"));
+	world_close(&w);
+}
+
+static void test_filter(void **state)
+{
+	world_t w;
+
+	world_open(&w);
+	/* substring, case-insensitive: the matches, and in the tree their ancestors as context */
+	assert_int_equal(vt_view_set_filter(&w.view, "SLEEP", false), 0);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 100 101 102");
+	assert_int_equal(w.view.matches, 2);
+	assert_true(w.view.line_flags[0] & VT_LINE_CONTEXT);
+	assert_true(w.view.line_flags[1] & VT_LINE_CONTEXT);
+	assert_false(w.view.line_flags[2] & VT_LINE_CONTEXT);
+	w.view.tree = false;
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.lines_nr, 2);
+
+	/* an extended regular expression */
+	assert_int_equal(vt_view_set_filter(&w.view, "^sleep [2-9]", true), 0);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "102");
+	/* a bad one: said so, and it hides nothing */
+	assert_int_equal(vt_view_set_filter(&w.view, "sle(ep", true), -1);
+	assert_false(w.view.filter_ok);
+	assert_true(w.view.filter_error[0] != '\0');
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.lines_nr, 5);
+	/* the command as shown: without the program's path, "/bin/" no longer matches */
+	assert_int_equal(vt_view_set_filter(&w.view, "/bin/", false), 0);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "100");
+	w.view.show_path = false;
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.lines_nr, 0);
+	w.view.show_path = true;
+
+	/* by user: the fixture's files are ours */
+	assert_int_equal(vt_view_set_filter(&w.view, "", false), 0);
+	w.view.user_set = true;
+	w.view.user_uid = getuid();
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.lines_nr, 5);
+	w.view.user_uid = getuid() + 1;
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.lines_nr, 0);
+	world_close(&w);
+}
+
+static void test_search(void **state)
+{
+	world_t w;
+	int line;
+
+	world_open(&w);
+	line = vt_view_search(&w.view, &w.snap, "SLEEP", 0, 1);
+	assert_int_equal(vt_view_row(&w.view, &w.snap, line)->pid, 101);
+	/* the next one after it, then around the end to the first again */
+	line = vt_view_search(&w.view, &w.snap, "sleep", line + 1, 1);
+	assert_int_equal(vt_view_row(&w.view, &w.snap, line)->pid, 102);
+	line = vt_view_search(&w.view, &w.snap, "sleep", line + 1, 1);
+	assert_int_equal(vt_view_row(&w.view, &w.snap, line)->pid, 101);
+	/* backwards */
+	line = vt_view_search(&w.view, &w.snap, "sleep", 0, -1);
+	assert_int_equal(vt_view_row(&w.view, &w.snap, line)->pid, 102);
+	assert_int_equal(vt_view_search(&w.view, &w.snap, "nothing-like-this", 0, 1), -1);
+	assert_int_equal(vt_view_search(&w.view, &w.snap, "", 0, 1), -1);
+	world_close(&w);
+}
+
+static void test_selection_follow(void **state)
+{
+	world_t w;
+
+	world_open(&w);
+	w.view.tree = false;
+	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
+	vt_view_build(&w.view, &w.snap);
+	vt_view_select(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 100));
+	assert_int_equal(w.view.cursor, 1);
+	/* without follow the line stays put while the order changes under it: 1 100 101 102 200 reversed */
+	vt_view_set_sort(&w.view, vt_column_find("pid"), true);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.cursor, 1);
+	assert_int_equal(w.view.sel.pid, 102);
+	/* with follow, the selection goes where the process goes */
+	w.view.follow = true;
+	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(vt_view_row(&w.view, &w.snap, w.view.cursor)->pid, 102);
+	assert_int_equal(w.view.cursor, 3);
+	/* a followed process that goes away (here: filtered out) ends the follow */
+	assert_int_equal(vt_view_set_filter(&w.view, "bash", false), 0);
+	vt_view_build(&w.view, &w.snap);
+	assert_false(w.view.follow);
+	/* moving stays within the lines */
+	vt_view_move(&w.view, &w.snap, 100);
+	assert_int_equal(w.view.cursor, w.view.lines_nr - 1);
+	vt_view_move(&w.view, &w.snap, -100);
+	assert_int_equal(w.view.cursor, 0);
+	world_close(&w);
+}
+
+static void test_exited_rows(void **state)
+{
+	world_t w;
+	const vt_row_t *gone;
+	char buf[64];
+	int col;
+
+	world_open(&w);
+	tick(&w, 1);
+	sample(&w);
+	/* 102 becomes a zombie that exited with status 3, then is reaped */
+	proc_stat(&w.fx, 102, 100, "sleep", 'Z', 520, 7, 3, 3 << 8);
+	tick(&w, 1);
+	sample(&w);
+	fixture_remove(&w.fx, "102");
+	tick(&w, 1);
+	sample(&w);
+	gone = row_of(&w, 102);
+	assert_true(gone->flags & VT_ROW_EXITED);
+	assert_int_equal(gone->state, 'X');
+	assert_int_equal(gone->exited_age, 0);
+	assert_int_equal(gone->exit_code, 3 << 8);
+	assert_int_equal(w.snap.rows[gone->parent].pid, 100);
+	assert_int_equal(w.snap.exited_now, 1);
+	assert_int_equal(w.snap.events_nr, 1);
+	assert_int_equal(w.snap.events[0].kind, 'X');
+	assert_int_equal(w.snap.events[0].pid, 102);
+	/* it is in the tree where it was, and its exit status is a column */
+	assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	col = vt_column_find("exit_status");
+	assert_int_equal(vt_column_format(&vt_columns[col], gone, &w.snap, buf, sizeof(buf), false), 1);
+	assert_string_equal(buf, "3");
+	/* it stays for exited_keep refreshes, under its parent, then goes */
+	for (int age = 1; age < w.cfg.exited_keep; age++) {
+		tick(&w, 1);
+		sample(&w);
+		gone = row_of(&w, 102);
+		assert_true(gone->flags & VT_ROW_EXITED);
+		assert_int_equal(gone->exited_age, age);
+		assert_int_equal(w.snap.rows[gone->parent].pid, 100);
+		assert_int_equal(w.snap.exited_now, 0);
+		assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	}
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(vt_snapshot_find(&w.snap, 102, 0), -1);
+	assert_string_equal(line_pids(&w), "1 100 101 200");
+
+	/* a parent and child gone together: the child's ghost has no parent left, it goes to the top */
+	fixture_remove(&w.fx, "100");
+	fixture_remove(&w.fx, "101");
+	tick(&w, 1);
+	sample(&w);
+	assert_true(row_of(&w, 101)->flags & VT_ROW_EXITED);
+	assert_int_equal(w.snap.exited_now, 2);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(row_of(&w, 101)->parent, -1);
+	assert_int_equal(row_of(&w, 100)->parent, vt_snapshot_find(&w.snap, 1, 0));
+	world_close(&w);
+}
+
+static void test_new_rows_and_cpu(void **state)
+{
+	world_t w;
+	static const char *const argv[] = { "newcomer", NULL };
+	const vt_row_t *r;
+
+	world_open(&w);
+	assert_false(row_of(&w, 101)->flags & VT_ROW_NEW);	/* the first sample marks nothing new */
+	/* one second later 200 used 0.5 s more CPU: 50 % */
+	proc_stat(&w.fx, 200, 1, "bash", 'R', 600, 7 + 30, 3 + 20, 0);
+	fixture_proc(&w.fx, 300, 200, NULL, 'R', 1234 * 100 + 56 + 50, argv);	/* born half a second ago */
+	tick(&w, 1);
+	sample(&w);
+	r = row_of(&w, 200);
+	assert_true(r->cpu_pct > 49.9 && r->cpu_pct < 50.1);
+	assert_true(row_of(&w, 101)->cpu_pct == 0);
+	r = row_of(&w, 300);
+	assert_true(r->flags & VT_ROW_NEW);
+	/* born during the interval: its 10 ticks over its 0.5 s of life */
+	assert_true(r->cpu_pct > 19.9 && r->cpu_pct < 20.1);
+	assert_int_equal(w.snap.new_now, 1);
+	assert_true(w.snap.interval > 0.99 && w.snap.interval < 1.01);
+	world_close(&w);
+}
+
+static void test_escaped_command(void **state)
+{
+	static const char *const argv[] = { "/tmp/\x1b]2;pwned\x07", "a\xff" "b", NULL };
+	world_t w;
+	const vt_row_t *r;
+
+	world_open(&w);
+	fixture_proc(&w.fx, 400, 1, "\x1b[31mred", 'S', 900, argv);
+	tick(&w, 1);
+	sample(&w);
+	r = row_of(&w, 400);
+	assert_string_equal(r->command, "/tmp/\\x1b]2;pwned\\x07 a\\xffb");
+	for (const char *p = r->command; *p; p++)
+		assert_true((unsigned char)*p >= 0x20 && (unsigned char)*p != 0x7f);
+	world_close(&w);
+}
+
+static void test_columns(void **state)
+{
+	world_t w;
+	int cols[VT_MAX_COLUMNS];
+	char err[128], buf[256];
+	const vt_row_t *r;
+	int n;
+
+	world_open(&w);
+	/* every field of the per-process defs tables is a column */
+	for (int s = VMON_STORE_PROC_STAT; s <= VMON_STORE_PROC_ENV; s++) {
+		const vmon_store_desc_t *desc = &vmon_proc_store_descs[s];
+
+		for (int i = 0; i < desc->fields_nr; i++)
+			assert_true(vt_column_find(desc->fields[i].name) >= 0);
+	}
+	n = vt_column_parse_list("pid,USER,CPU%,command,rchars", cols, VT_MAX_COLUMNS, err, sizeof(err));
+	assert_int_equal(n, 5);
+	assert_string_equal(vt_columns[cols[2]].name, "cpu_percent");
+	assert_true(vt_columns_wants(cols, n) & VMON_WANT_PROC_IO);
+	assert_false(vt_columns_wants(cols, 3) & VMON_WANT_PROC_IO);
+	assert_int_equal(vt_column_parse_list("pid,nonesuch", cols, VT_MAX_COLUMNS, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "nonesuch"));
+	assert_int_equal(vt_column_parse_list("pid,,user", cols, VT_MAX_COLUMNS, err, sizeof(err)), -1);
+
+	r = row_of(&w, 100);
+	assert_true(vt_column_format(&vt_columns[vt_column_find("pid")], r, &w.snap, buf, sizeof(buf), false) > 0);
+	assert_string_equal(buf, "100");
+	/* 300 pages resident */
+	vt_column_format(&vt_columns[vt_column_find("res")], r, &w.snap, buf, sizeof(buf), true);
+	assert_int_equal(atoll(buf), 300LL * sysconf(_SC_PAGESIZE));
+	vt_column_format(&vt_columns[vt_column_find("time")], r, &w.snap, buf, sizeof(buf), false);
+	assert_string_equal(buf, "0:00.10");
+	/* not sampled (io is not wanted by the default columns): no value, not 0 */
+	assert_int_equal(vt_column_format(&vt_columns[vt_column_find("rchars")], r, &w.snap, buf, sizeof(buf), true), -1);
+	/* every column formats every row, both ways, within the buffer */
+	for (int c = 0; c < vt_columns_nr; c++) {
+		for (int i = 0; i < w.snap.rows_nr; i++) {
+			vt_column_format(&vt_columns[c], &w.snap.rows[i], &w.snap, buf, sizeof(buf), false);
+			assert_true(strlen(buf) < sizeof(buf));
+			vt_column_format(&vt_columns[c], &w.snap.rows[i], &w.snap, buf, sizeof(buf), true);
+		}
+	}
+	/* numbers too wide for their column are scaled */
+	vt_format_number(buf, sizeof(buf), "123456789", 6);
+	assert_string_equal(buf, "123M");
+	vt_format_number(buf, sizeof(buf), "1234", 6);
+	assert_string_equal(buf, "1234");
+	vt_format_size(buf, sizeof(buf), 1536.0 * 1024);
+	assert_string_equal(buf, "1.50M");
+	world_close(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_snapshot_copies),
+		cmocka_unit_test(test_tree_flattening),
+		cmocka_unit_test(test_collapse),
+		cmocka_unit_test(test_sort),
+		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_search),
+		cmocka_unit_test(test_selection_follow),
+		cmocka_unit_test(test_exited_rows),
+		cmocka_unit_test(test_new_rows_and_cpu),
+		cmocka_unit_test(test_escaped_command),
+		cmocka_unit_test(test_columns),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
