@@ -18,7 +18,7 @@ vtop_libvtop_la_SOURCES = \
 vtop_libvtop_la_LIBADD = libvmon/libvmon.la -lpthread -lm
 
 bin_PROGRAMS += vtop/vtop
-vtop_vtop_SOURCES = vtop/main.c vtop/tui.c vtop/setup.c
+vtop_vtop_SOURCES = vtop/main.c vtop/tui.h vtop/tui.c vtop/screens.c vtop/setup.c
 vtop_vtop_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
 vtop_vtop_LDADD = vtop/libvtop.la $(NCURSES_LIBS)
 vtop_vtop_LDFLAGS = $(VMON_LDFLAGS)

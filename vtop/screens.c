@@ -1,0 +1,767 @@
+/*
+ * screens.c: what the screen shows besides the list: the help, the details
+ * of a process, the event log (full-screen views that share one way of
+ * drawing scrollable lines), and the dialogs over the list: signal, renice,
+ * confirmation, sort column, user.
+ *
+ * Kill and renice act on what was selected or tagged when the dialog
+ * opened, identified by pid and start time; before acting, each target is
+ * looked up again in the newest snapshot, so a process that exited in the
+ * meantime is reported, not signalled.  (Between that snapshot and the
+ * signal a pid could still be reused; the window is one refresh, as in
+ * every top.)  Each failure is shown with the pid and the reason.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "tui.h"
+
+/* --- a scrollable page of lines --- */
+
+typedef struct page {
+	char	**lines;
+	int	nr;
+	int	cap;
+} page_t;
+
+static void page_add(page_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void page_add(page_t *p, const char *fmt, ...)
+{
+	va_list ap;
+	char *line;
+
+	if (p->nr == p->cap) {
+		int cap = p->cap ? p->cap * 2 : 64;
+		char **v = realloc(p->lines, sizeof(*v) * (size_t)cap);
+
+		if (!v)
+			return;
+		p->lines = v;
+		p->cap = cap;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) >= 0)
+		p->lines[p->nr++] = line;
+	va_end(ap);
+}
+
+static void page_free(page_t *p)
+{
+	for (int i = 0; i < p->nr; i++)
+		free(p->lines[i]);
+	free(p->lines);
+}
+
+/* a title line, the lines from t->scroll, and a key hint at the bottom */
+static void page_draw(tui_t *t, const char *title, const page_t *p, const char *hint)
+{
+	int h = LINES, w = COLS, body = h - 2;
+
+	if (body < 1)
+		body = h > 0 ? h : 0;
+	if (t->scroll > p->nr - body)
+		t->scroll = p->nr - body;
+	if (t->scroll < 0)
+		t->scroll = 0;
+	tui_fill(0, 0, w, t->attrs[C_HEADER]);
+	attron(t->attrs[C_HEADER]);
+	tui_text(0, 0, w, title, 0);
+	attroff(t->attrs[C_HEADER]);
+	for (int i = 0; i < body - (h > 2 ? 0 : 1) && t->scroll + i < p->nr; i++)
+		tui_text(1 + i, 0, w, p->lines[t->scroll + i], 0);
+	if (h >= 3) {
+		tui_fill(h - 1, 0, w, t->attrs[C_FKEY_LABEL]);
+		attron(t->attrs[C_FKEY_LABEL]);
+		tui_text(h - 1, 0, w, hint, 0);
+		attroff(t->attrs[C_FKEY_LABEL]);
+	}
+}
+
+/* the keys every page shares; true if the page should close */
+static bool page_key(tui_t *t, int ch)
+{
+	int body = LINES - 2 > 1 ? LINES - 2 : 1;
+
+	switch (ch) {
+	case KEY_UP:
+		t->scroll--;
+		break;
+	case KEY_DOWN:
+		t->scroll++;
+		break;
+	case KEY_PPAGE:
+		t->scroll -= body;
+		break;
+	case KEY_NPAGE:
+	case ' ':
+		t->scroll += body;
+		break;
+	case KEY_HOME:
+		t->scroll = 0;
+		break;
+	case KEY_END:
+		t->scroll = 1 << 30;
+		break;
+	case 27:
+	case 'q':
+	case KEY_F(10):
+		return true;
+	}
+	return false;
+}
+
+/* --- help --- */
+
+static void help_page(page_t *p)
+{
+	page_add(p, "vtop %s: the process tree, sampled by libvmon. Keys (htop's, and a few more):", PACKAGE_VERSION);
+	page_add(p, "%s", "");
+	for (int i = 0; i < tui_key_help_nr(); i++) {
+		if (tui_key_help_keys(i))
+			page_add(p, "  %-12s %s", tui_key_help_keys(i), tui_key_help_text(i));
+	}
+	page_add(p, "%s", "");
+	page_add(p, "Marks in the first column (and their colours):");
+	page_add(p, "  X  exited: gone since a recent refresh, shown for a few more (red)");
+	page_add(p, "  N  new: first seen in this refresh (green)");
+	page_add(p, "  *  tagged with Space or c (yellow)");
+	page_add(p, "  dim lines are not matches but the ancestors of one, kept to show where it is");
+	page_add(p, "Meters: CPU  | user  + nice  # system  * irq, softirq and steal");
+	page_add(p, "        Mem  | used  * buffers and cache;  Swp  | used");
+	page_add(p, "In the search and filter prompts: Enter keeps, Esc goes back, ^U erases;");
+	page_add(p, "  search: F3 or ^N next, ^P previous; filter: ^R switches substring and regex.");
+	page_add(p, "Text from processes (names, arguments, paths, environment) is shown escaped: \\xNN.");
+}
+
+void screens_draw_help(tui_t *t)
+{
+	page_t p = { 0 };
+
+	help_page(&p);
+	page_draw(t, " vtop help", &p, " Esc q h: back   Up Down PgUp PgDn: scroll");
+	page_free(&p);
+}
+
+bool screens_key_help(tui_t *t, int ch)
+{
+	if (page_key(t, ch) || ch == 'h' || ch == KEY_F(1) || ch == '?')
+		t->mode = MODE_LIST;
+	return true;
+}
+
+/* --- details --- */
+
+void screens_open_details(tui_t *t)
+{
+	const vt_row_t *row = tui_selected(t);
+
+	if (!row)
+		return;
+	t->detail.pid = row->pid;
+	t->detail.start = row->start;
+	t->mode = MODE_DETAILS;
+	t->scroll = 0;
+	/* the environment is read for this process only, from the next sample: asked for now */
+	vt_sampler_set_detail(t->sampler, row->pid);
+	t->detail_asked = true;
+}
+
+static void close_details(tui_t *t)
+{
+	t->mode = MODE_LIST;
+	vt_sampler_set_detail(t->sampler, 0);
+	t->detail_asked = false;
+}
+
+static const char *state_name(char s)
+{
+	switch (s) {
+	case 'R': return "running";
+	case 'S': return "sleeping";
+	case 'D': return "disk sleep";
+	case 'Z': return "zombie";
+	case 'T': return "stopped";
+	case 't': return "traced";
+	case 'I': return "idle";
+	case 'X': return "exited";
+	default: return "?";
+	}
+}
+
+static void escaped(char *buf, size_t size, const char *s, size_t len)
+{
+	vmon_escape(buf, size, s, len, 0);
+}
+
+static void add_field(page_t *p, const char *what, const vt_row_t *row, int store, int sym)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[store];
+	const vmon_field_t *f = &desc->fields[sym];
+	char buf[4096];
+
+	if (vmon_field_present(desc, f, row->stores[store])) {
+		vmon_field_format(f, row->stores[store], buf, sizeof(buf), 0);
+		page_add(p, "%-18s %s", what, buf[0] ? buf : "(none)");
+	} else if (row->errors[store]) {
+		page_add(p, "%-18s not readable: %s", what, strerror(row->errors[store]));
+	} else {
+		page_add(p, "%-18s %s", what, row->stores[store] || store != VMON_STORE_PROC_ENV ? "(unknown)" :
+			 "(reading...)");
+	}
+}
+
+static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
+{
+	const vt_snapshot_t *snap = t->snap;
+	const vmon_proc_stat_t *s = row->stores[VMON_STORE_PROC_STAT];
+	const vmon_proc_env_t *env = row->stores[VMON_STORE_PROC_ENV];
+	char buf[4096], a[32], b[32], c[32];
+	int col, n = 0;
+
+	page_add(p, "PID %d   parent %d   user %s (%u)   state %c (%s)%s", row->pid, row->ppid, row->user,
+		 (unsigned)row->uid, row->state, state_name(row->state), (row->flags & VT_ROW_THREAD) ? "   thread" :
+		 (row->flags & VT_ROW_KTHREAD) ? "   kernel thread" : "");
+	if (row->flags & VT_ROW_EXITED) {
+		if (row->exit_code >= 0 && WIFSIGNALED(row->exit_code))
+			page_add(p, "Exited, killed by SIG%s, %d refresh(es) ago", vt_signal_name(WTERMSIG(row->exit_code)),
+				 row->exited_age);
+		else if (row->exit_code >= 0)
+			page_add(p, "Exited with status %d, %d refresh(es) ago", WEXITSTATUS(row->exit_code),
+				 row->exited_age);
+		else
+			page_add(p, "Exited %d refresh(es) ago (its exit status was not seen: feed: none)",
+				 row->exited_age);
+	}
+	col = vt_column_find("time");
+	vt_column_format(&vt_columns[col], row, snap, a, sizeof(a), false);
+	col = vt_column_find("started");
+	vt_column_format(&vt_columns[col], row, snap, b, sizeof(b), false);
+	page_add(p, "CPU %.1f%%   CPU time %s   started %s   threads %lld   nice %lld   priority %lld", row->cpu_pct,
+		 a, b, s ? s->num_threads : 0, s ? s->nice : 0, s ? s->priority : 0);
+	vt_format_size(a, sizeof(a), s ? (double)s->vsize : 0);
+	vt_format_size(b, sizeof(b), s ? (double)s->rss * (double)snap->page_size : 0);
+	snprintf(c, sizeof(c), "%.1f%%", snap->mem_total_kb && s ? (double)s->rss * (double)snap->page_size * 100 /
+		 ((double)snap->mem_total_kb * 1024) : 0.0);
+	page_add(p, "Memory: virtual %s   resident %s (%s of RAM)", a, b, c);
+	if (s) {
+		add_field(p, "Name:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_COMM);
+		add_field(p, "Executable:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXE);
+		add_field(p, "Waiting in:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_WCHAN);
+	}
+	add_field(p, "Working directory:", row, VMON_STORE_PROC_ENV, VMON_PROC_ENV_CWD);
+	add_field(p, "Root directory:", row, VMON_STORE_PROC_ENV, VMON_PROC_ENV_ROOT);
+	page_add(p, "%s", "");
+	if (s && s->argc > 0 && s->argv) {
+		page_add(p, "Command line (%d argument%s):", s->argc, s->argc == 1 ? "" : "s");
+		for (int i = 0; i < s->argc && s->argv[i]; i++) {
+			escaped(buf, sizeof(buf), s->argv[i], strlen(s->argv[i]));
+			page_add(p, "  [%d] %s", i, buf);
+		}
+	} else {
+		page_add(p, "Command line: none (a kernel thread, a zombie, or a thread)");
+	}
+	page_add(p, "%s", "");
+	if (env && vmon_field_present(&vmon_proc_store_descs[VMON_STORE_PROC_ENV],
+				      &vmon_proc_store_descs[VMON_STORE_PROC_ENV].fields[VMON_PROC_ENV_ENVV], env)) {
+		page_add(p, "Environment (%d variable%s):", env->envc, env->envc == 1 ? "" : "s");
+		for (int i = 0; i < env->envc && env->envv[i]; i++) {
+			escaped(buf, sizeof(buf), env->envv[i], strlen(env->envv[i]));
+			page_add(p, "  %s", buf);
+		}
+	} else if (row->errors[VMON_STORE_PROC_ENV]) {
+		page_add(p, "Environment: not readable: %s", strerror(row->errors[VMON_STORE_PROC_ENV]));
+	} else if (row->flags & VT_ROW_EXITED) {
+		page_add(p, "Environment: not read before it exited");
+	} else {
+		page_add(p, "Environment: reading...");
+	}
+	page_add(p, "%s", "");
+	for (int i = 0; i < snap->rows_nr; i++)
+		n += snap->rows[i].parent == index && !(snap->rows[i].flags & VT_ROW_THREAD);
+	page_add(p, "Children (%d):", n);
+	for (int i = 0; i < snap->rows_nr; i++) {
+		const vt_row_t *r = &snap->rows[i];
+
+		if (r->parent == index && !(r->flags & VT_ROW_THREAD))
+			page_add(p, "  %7d %c %s%s", r->pid, r->state, r->command,
+				 (r->flags & VT_ROW_EXITED) ? "  (exited)" : "");
+	}
+	n = 0;
+	for (int i = 0; i < snap->rows_nr; i++)
+		n += snap->rows[i].parent == index && (snap->rows[i].flags & VT_ROW_THREAD);
+	if (n) {
+		page_add(p, "Threads (%d):", n);
+		for (int i = 0; i < snap->rows_nr; i++) {
+			const vt_row_t *r = &snap->rows[i];
+
+			if (r->parent == index && (r->flags & VT_ROW_THREAD))
+				page_add(p, "  %7d %c %s  %.1f%%", r->pid, r->state, r->command, r->cpu_pct);
+		}
+	}
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if (row->errors[i] && i != VMON_STORE_PROC_ENV)
+			page_add(p, "Could not read %s: %s", vmon_proc_store_descs[i].name, strerror(row->errors[i]));
+	}
+}
+
+void screens_draw_details(tui_t *t)
+{
+	int index = vt_snapshot_find(t->snap, t->detail.pid, t->detail.start);
+	page_t p = { 0 };
+	char title[128];
+
+	snprintf(title, sizeof(title), " Process %d", t->detail.pid);
+	if (index < 0)
+		page_add(&p, "Process %d is no longer there (it exited, and its exited row has gone).", t->detail.pid);
+	else
+		details_page(t, &p, &t->snap->rows[index], index);
+	page_draw(t, title, &p, " Esc q Enter: back   k: kill   Up Down PgUp PgDn: scroll");
+	page_free(&p);
+}
+
+bool screens_key_details(tui_t *t, int ch)
+{
+	if (ch == 'k' || ch == KEY_F(9)) {
+		int line = vt_view_find_line(&t->view, t->snap, t->detail.pid);
+
+		close_details(t);
+		if (line >= 0) {
+			vt_view_select(&t->view, t->snap, line);
+			screens_open_kill(t);
+		}
+		return true;
+	}
+	if (page_key(t, ch) || ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+		close_details(t);
+	return true;
+}
+
+/* --- the event log --- */
+
+void screens_add_events(tui_t *t, const vt_snapshot_t *snap)
+{
+	for (int i = 0; i < snap->events_nr; i++) {
+		t->events[t->events_head] = snap->events[i];
+		t->events_head = (t->events_head + 1) % TUI_EVENTS_MAX;
+		if (t->events_nr < TUI_EVENTS_MAX)
+			t->events_nr++;
+	}
+}
+
+void screens_draw_events(tui_t *t)
+{
+	page_t p = { 0 };
+	char title[256];
+
+	snprintf(title, sizeof(title), " Event log (%s): newest first", t->snap->feed[0] ? t->snap->feed : "feed: none");
+	if (!vt_feed_available()) {
+		page_add(&p, "Without the event feed these are the processes found new or gone by comparing samples");
+		page_add(&p, "(every %g s); a process that lived between two samples is not seen.", t->cfg->delay);
+		page_add(&p, "%s", "");
+	}
+	if (!t->events_nr)
+		page_add(&p, "nothing yet");
+	for (int k = 0; k < t->events_nr; k++) {
+		const vt_event_t *e = &t->events[(t->events_head - 1 - k + 2 * TUI_EVENTS_MAX) % TUI_EVENTS_MAX];
+		time_t when = (time_t)e->when;
+		char ts[16], status[32] = "";
+		struct tm tm;
+
+		localtime_r(&when, &tm);
+		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+		if (e->kind == 'X' && e->exit_code >= 0)
+			snprintf(status, sizeof(status), " status %d", e->exit_code);
+		page_add(&p, "%s.%03d %-5s %7d ppid %-7d %s%s", ts, (int)((e->when - (double)when) * 1000),
+			 e->kind == 'N' ? "new" : e->kind == 'X' ? "exit" : "exec", e->pid, e->ppid, e->comm, status);
+	}
+	page_draw(t, title, &p, " Esc q e: back   c: clear   Up Down PgUp PgDn: scroll");
+	page_free(&p);
+}
+
+bool screens_key_events(tui_t *t, int ch)
+{
+	if (ch == 'c') {
+		t->events_nr = 0;
+		t->events_head = 0;
+	} else if (page_key(t, ch) || ch == 'e') {
+		t->mode = MODE_LIST;
+	}
+	return true;
+}
+
+/* --- dialogs --- */
+
+/* the processes a kill or renice is for: the tagged ones, else the selected one */
+static bool take_targets(tui_t *t)
+{
+	const vt_row_t *sel = tui_selected(t);
+	int nr = t->view.tagged_nr ? t->view.tagged_nr : sel ? 1 : 0;
+
+	free(t->targets);
+	t->targets = NULL;
+	t->targets_nr = 0;
+	if (!nr)
+		return false;
+	t->targets = malloc(sizeof(*t->targets) * (size_t)nr);
+	if (!t->targets)
+		return false;
+	if (t->view.tagged_nr) {
+		memcpy(t->targets, t->view.tagged, sizeof(*t->targets) * (size_t)nr);
+	} else {
+		t->targets[0].pid = sel->pid;
+		t->targets[0].start = sel->start;
+	}
+	t->targets_nr = nr;
+	return true;
+}
+
+/* "1234 (sleep)" or "3 tagged processes" */
+static void targets_text(const tui_t *t, char *buf, size_t size)
+{
+	int i;
+
+	if (t->targets_nr != 1) {
+		snprintf(buf, size, "%d tagged processes", t->targets_nr);
+		return;
+	}
+	i = vt_snapshot_find(t->snap, t->targets[0].pid, t->targets[0].start);
+	snprintf(buf, size, "%d (%.40s)", t->targets[0].pid, i >= 0 ? t->snap->rows[i].command : "gone");
+}
+
+#define SIGNALS_NR 31
+
+void screens_open_kill(tui_t *t)
+{
+	if (!take_targets(t))
+		return;
+	t->menu = MENU_KILL;
+	t->menu_sel = SIGTERM - 1;
+	t->menu_top = 0;
+	t->menu_typed = 0;
+}
+
+void screens_open_renice(tui_t *t, int delta)
+{
+	int i;
+
+	if (!take_targets(t))
+		return;
+	i = vt_snapshot_find(t->snap, t->targets[0].pid, t->targets[0].start);
+	t->nice_value = i >= 0 && t->snap->rows[i].stores[VMON_STORE_PROC_STAT] ?
+			(int)((vmon_proc_stat_t *)t->snap->rows[i].stores[VMON_STORE_PROC_STAT])->nice : 0;
+	t->nice_value += delta;
+	if (t->nice_value < -20)
+		t->nice_value = -20;
+	if (t->nice_value > 19)
+		t->nice_value = 19;
+	t->menu = MENU_RENICE;
+}
+
+void screens_open_sort(tui_t *t)
+{
+	t->menu = MENU_SORT;
+	t->menu_sel = vt_view_sort_col(&t->view);
+	t->menu_top = 0;
+}
+
+static int uid_cmp(const void *a, const void *b)
+{
+	uid_t x = *(const uid_t *)a, y = *(const uid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void screens_open_user(tui_t *t)
+{
+	uid_t *u = malloc(sizeof(*u) * (size_t)(t->snap->rows_nr + 1));
+	int nr = 0;
+
+	if (!u)
+		return;
+	for (int i = 0; i < t->snap->rows_nr; i++)
+		u[nr++] = t->snap->rows[i].uid;
+	qsort(u, (size_t)nr, sizeof(*u), uid_cmp);
+	free(t->users);
+	t->users = u;
+	t->users_nr = 0;
+	for (int i = 0; i < nr; i++) {
+		if (t->users_nr == 0 || u[t->users_nr - 1] != u[i])
+			u[t->users_nr++] = u[i];
+	}
+	t->menu = MENU_USER;
+	t->menu_sel = 0;
+	t->menu_top = 0;
+}
+
+static const char *user_of(const tui_t *t, uid_t uid)
+{
+	for (int i = 0; i < t->snap->rows_nr; i++) {
+		if (t->snap->rows[i].uid == uid)
+			return t->snap->rows[i].user;
+	}
+	return "?";
+}
+
+/* the entries of a list dialog */
+static int menu_count(const tui_t *t)
+{
+	switch (t->menu) {
+	case MENU_KILL:
+		return SIGNALS_NR;
+	case MENU_SORT:
+		return vt_columns_nr;
+	case MENU_USER:
+		return t->users_nr + 1;
+	default:
+		return 0;
+	}
+}
+
+static void menu_entry(const tui_t *t, int i, char *buf, size_t size)
+{
+	switch (t->menu) {
+	case MENU_KILL:
+		snprintf(buf, size, "%2d SIG%s", i + 1, vt_signal_name(i + 1));
+		break;
+	case MENU_SORT:
+		snprintf(buf, size, "%-10s %s", vt_columns[i].label, vt_columns[i].desc);
+		break;
+	case MENU_USER:
+		if (i == 0)
+			snprintf(buf, size, "all users");
+		else
+			snprintf(buf, size, "%s (%u)", user_of(t, t->users[i - 1]), (unsigned)t->users[i - 1]);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+void screens_draw_menu(tui_t *t)
+{
+	int h = LINES, w = COLS, bw, bh, by, bx, n = menu_count(t);
+	char title[160], what[80], line[256];
+	int attr = t->attrs[C_DIALOG];
+
+	targets_text(t, what, sizeof(what));
+	if (t->menu == MENU_CONFIRM || t->menu == MENU_RENICE) {
+		if (t->menu == MENU_CONFIRM)
+			snprintf(line, sizeof(line), "Send SIG%s to %s?  y: yes  n Esc: no", vt_signal_name(t->signal), what);
+		else
+			snprintf(line, sizeof(line), "Renice %s to %d?  F7 -: lower  F8 +: higher  Enter: yes  Esc: no",
+				 what, t->nice_value);
+		bw = tui_text_width(line) + 4;
+		if (bw > w)
+			bw = w;
+		bh = h >= 3 ? 3 : h;
+		by = (h - bh) / 2;
+		bx = (w - bw) / 2;
+		tui_box(by, bx, bh, bw, t->menu == MENU_CONFIRM ? " Confirm " : " Renice ", attr);
+		attron(attr);
+		tui_text(by + (bh > 1), bx + (bw > 2 ? 2 : 0), bw - (bw > 4 ? 4 : 0), line, 0);
+		attroff(attr);
+		return;
+	}
+	if (t->menu == MENU_KILL)
+		snprintf(title, sizeof(title), " Send a signal to %s ", what);
+	else if (t->menu == MENU_SORT)
+		snprintf(title, sizeof(title), " Sort by ");
+	else
+		snprintf(title, sizeof(title), " Show the processes of ");
+	bw = t->menu == MENU_SORT ? 60 : 40;
+	if (bw < tui_text_width(title) + 4)
+		bw = tui_text_width(title) + 4;
+	if (bw > w)
+		bw = w;
+	bh = n + 2 < h - 2 ? n + 2 : h - 2;
+	if (bh < 3)
+		bh = h < 3 ? h : 3;
+	by = (h - bh) / 2;
+	bx = (w - bw) / 2;
+	tui_box(by, bx, bh, bw, title, attr);
+	if (t->menu_sel < t->menu_top)
+		t->menu_top = t->menu_sel;
+	if (t->menu_sel >= t->menu_top + bh - 2)
+		t->menu_top = t->menu_sel - (bh - 2) + 1;
+	for (int i = 0; i < bh - 2 && t->menu_top + i < n; i++) {
+		int e = t->menu_top + i, a = e == t->menu_sel ? t->attrs[C_SELECTED] : attr;
+
+		menu_entry(t, e, line, sizeof(line));
+		tui_fill(by + 1 + i, bx + 1, bw - 2, a);
+		attron(a);
+		tui_text(by + 1 + i, bx + 2, bw - 4, line, 0);
+		attroff(a);
+	}
+}
+
+static int do_kill(pid_t pid, int sig)
+{
+	return kill(pid, sig);
+}
+
+static int do_renice(pid_t pid, int nice_value)
+{
+	return setpriority(PRIO_PROCESS, (id_t)pid, nice_value);
+}
+
+/*
+ * act(pid, arg) on each target that the newest snapshot still shows alive;
+ * the failures, each with its pid and reason, into errors.  Returns how
+ * many succeeded.
+ */
+static int each_target(tui_t *t, int (*act)(pid_t, int), int arg, char *errors, size_t size)
+{
+	int done = 0;
+
+	errors[0] = '\0';
+	for (int k = 0; k < t->targets_nr; k++) {
+		int i = vt_snapshot_find(t->snap, t->targets[k].pid, t->targets[k].start);
+		size_t len = strlen(errors);
+
+		if (i < 0 || (t->snap->rows[i].flags & VT_ROW_EXITED))
+			snprintf(errors + len, size - len, "%s%d: it exited", len ? "; " : "", t->targets[k].pid);
+		else if (act(t->targets[k].pid, arg) < 0)
+			snprintf(errors + len, size - len, "%s%d: %s", len ? "; " : "", t->targets[k].pid, strerror(errno));
+		else
+			done++;
+	}
+	/* show the result at the next sample, not a refresh later */
+	vt_sampler_sample_now(t->sampler);
+	return done;
+}
+
+static void send_signal(tui_t *t)
+{
+	char errors[400];
+	int sent = each_target(t, do_kill, t->signal, errors, sizeof(errors));
+
+	if (errors[0])
+		tui_message(t, true, "kill SIG%s: %s%s", vt_signal_name(t->signal), errors,
+			    sent ? " (sent to the others)" : "");
+	else
+		tui_message(t, false, "sent SIG%s to %d process%s", vt_signal_name(t->signal), sent, sent == 1 ? "" : "es");
+}
+
+static void renice(tui_t *t)
+{
+	char errors[400];
+	int done = each_target(t, do_renice, t->nice_value, errors, sizeof(errors));
+
+	if (errors[0])
+		tui_message(t, true, "renice to %d: %s", t->nice_value, errors);
+	else
+		tui_message(t, false, "reniced %d process%s to %d", done, done == 1 ? "" : "es", t->nice_value);
+}
+
+static void menu_choose(tui_t *t)
+{
+	switch (t->menu) {
+	case MENU_KILL:
+		t->signal = t->menu_sel + 1;
+		t->menu = MENU_CONFIRM;
+		return;
+	case MENU_SORT:
+		vt_view_set_sort(&t->view, t->menu_sel, vt_columns[t->menu_sel].kind == VT_VALUE_NUMBER);
+		tui_rebuild(t);
+		break;
+	case MENU_USER:
+		t->view.user_set = t->menu_sel > 0;
+		if (t->menu_sel > 0)
+			t->view.user_uid = t->users[t->menu_sel - 1];
+		tui_rebuild(t);
+		break;
+	default:
+		break;
+	}
+	t->menu = MENU_NONE;
+}
+
+bool screens_key_menu(tui_t *t, int ch)
+{
+	int n = menu_count(t);
+
+	if (t->menu == MENU_CONFIRM) {
+		if (ch == 'y' || ch == 'Y')
+			send_signal(t);
+		else
+			tui_message(t, false, "no signal sent");
+		t->menu = MENU_NONE;
+		return true;
+	}
+	if (t->menu == MENU_RENICE) {
+		switch (ch) {
+		case KEY_F(7): case ']': case '-': case KEY_LEFT:
+			if (t->nice_value > -20)
+				t->nice_value--;
+			break;
+		case KEY_F(8): case '[': case '+': case KEY_RIGHT:
+			if (t->nice_value < 19)
+				t->nice_value++;
+			break;
+		case '\n': case '\r': case KEY_ENTER: case 'y':
+			renice(t);
+			t->menu = MENU_NONE;
+			break;
+		case 27: case 'n': case 'q':
+			t->menu = MENU_NONE;
+			break;
+		}
+		return true;
+	}
+	switch (ch) {
+	case KEY_UP:
+		t->menu_sel--;
+		break;
+	case KEY_DOWN:
+		t->menu_sel++;
+		break;
+	case KEY_PPAGE:
+		t->menu_sel -= 10;
+		break;
+	case KEY_NPAGE:
+		t->menu_sel += 10;
+		break;
+	case KEY_HOME:
+		t->menu_sel = 0;
+		break;
+	case KEY_END:
+		t->menu_sel = n - 1;
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		menu_choose(t);
+		return true;
+	case 27:
+	case 'q':
+	case KEY_F(10):
+		t->menu = MENU_NONE;
+		return true;
+	default:
+		/* the signal menu takes a number typed: 9 for KILL, 1 then 5 for TERM */
+		if (t->menu == MENU_KILL && ch >= '0' && ch <= '9') {
+			int v = t->menu_typed * 10 + (ch - '0');
+
+			t->menu_typed = v <= SIGNALS_NR ? v : ch - '0';
+			if (t->menu_typed >= 1)
+				t->menu_sel = t->menu_typed - 1;
+			return true;
+		}
+		break;
+	}
+	t->menu_typed = 0;
+	if (t->menu_sel < 0)
+		t->menu_sel = 0;
+	if (t->menu_sel >= n)
+		t->menu_sel = n - 1;
+	return true;
+}

@@ -1,0 +1,172 @@
+/*
+ * tui.h: what the parts of the screen share (tui.c, screens.c, setup.c).
+ * tui.c owns curses: the main list, its header and the key table; the
+ * full-screen views and the dialogs draw through the helpers below.
+ */
+#ifndef VTOP_TUI_H
+#define VTOP_TUI_H
+
+#include <curses.h>
+
+#include "vtop.h"
+
+typedef enum {
+	MODE_LIST,
+	MODE_HELP,
+	MODE_DETAILS,
+	MODE_EVENTS,
+	MODE_SETUP,
+} tui_mode_t;
+
+typedef enum {
+	PROMPT_NONE,
+	PROMPT_SEARCH,
+	PROMPT_FILTER,
+} tui_prompt_t;
+
+typedef enum {
+	MENU_NONE,
+	MENU_KILL,	/* choose a signal */
+	MENU_SORT,	/* choose a sort column */
+	MENU_USER,	/* choose a user */
+	MENU_RENICE,	/* choose a nice value */
+	MENU_CONFIRM,	/* yes or no, then act */
+} tui_menu_t;
+
+/* the colour pairs (or, without colour, attributes) of each kind of text */
+enum {
+	C_NORMAL = 1,
+	C_METER_LABEL,
+	C_BAR_USER,
+	C_BAR_NICE,
+	C_BAR_SYSTEM,
+	C_BAR_OTHER,
+	C_BAR_MEM,
+	C_BAR_CACHE,
+	C_HEADER,
+	C_SELECTED,
+	C_EXITED,
+	C_NEW,
+	C_KTHREAD,
+	C_CONTEXT,
+	C_THREAD,
+	C_TREE,
+	C_FKEY,
+	C_FKEY_LABEL,
+	C_ERROR,
+	C_DIALOG,
+	C_TAGGED,
+	C_NR
+};
+
+#define TUI_EVENTS_MAX	2000
+
+typedef struct tui {
+	vt_config_t		*cfg;
+	vt_sampler_t		*sampler;
+	vt_snapshot_t		*snap;
+	vt_view_t		view;
+	vmon_proc_wants_t	wants;
+
+	tui_mode_t		mode;
+	tui_prompt_t		prompt;
+	tui_menu_t		menu;
+	tui_menu_t		confirm_for;	/* what MENU_CONFIRM confirms */
+	bool			quit;
+	bool			paused;
+
+	/* the prompt's text as typed */
+	char			input[256];
+	size_t			input_len;
+	bool			input_regex;
+	char			search[256];	/* the last search, for n and N */
+	int			search_origin;	/* the line the search started from */
+
+	/* the message line */
+	char			msg[512];
+	bool			msg_error;
+	double			msg_until;	/* CLOCK_MONOTONIC seconds; 0: until a key */
+
+	/* dialogs */
+	int			menu_sel;
+	int			menu_top;
+	int			menu_typed;	/* the signal number typed so far */
+	vt_key_t		*targets;	/* the processes a kill or renice is for, taken when it opened */
+	int			targets_nr;
+	int			signal;
+	int			nice_value;
+	uid_t			*users;		/* the user menu's entries */
+	int			users_nr;
+
+	/* full-screen views */
+	int			scroll;
+	vt_key_t		detail;
+	bool			detail_asked;	/* the environment was asked of the sampler */
+
+	vt_event_t		*events;	/* a ring of the last TUI_EVENTS_MAX */
+	int			events_nr;
+	int			events_head;
+
+	/* typing a pid jumps to it */
+	char			pid_typed[12];
+	double			pid_typed_at;
+
+	/* the layout of the last frame, for the mouse */
+	int			list_y;
+	int			list_h;
+	int			header_y;
+	int			col_x[VT_MAX_COLUMNS];	/* where each column's header starts, -1 if not shown */
+	int			col_x_end[VT_MAX_COLUMNS];
+	int			widths[VT_MAX_COLUMNS];
+	int			widths_for[VT_MAX_COLUMNS];	/* the column each width is for */
+	bool			shown[VT_MAX_COLUMNS];	/* it fits on this terminal */
+	int			hscroll;
+
+	bool			utf8;
+	bool			color;
+	bool			mouse;
+	int			attrs[C_NR];
+
+	/* the setup screen */
+	int			setup_pane;
+	int			setup_sel[3];
+	int			setup_top[3];
+} tui_t;
+
+/* tui.c */
+void tui_message(tui_t *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void tui_apply_columns(tui_t *t);
+void tui_rebuild(tui_t *t);
+int tui_text(int y, int x, int width, const char *s, int skip);
+void tui_fill(int y, int x, int width, int attr);
+int tui_text_width(const char *s);
+const vt_row_t *tui_selected(const tui_t *t);
+void tui_box(int y, int x, int h, int w, const char *title, int attr);
+
+/* screens.c: full-screen views and dialogs */
+void screens_draw_help(tui_t *t);
+bool screens_key_help(tui_t *t, int ch);
+void screens_draw_details(tui_t *t);
+bool screens_key_details(tui_t *t, int ch);
+void screens_open_details(tui_t *t);
+void screens_draw_events(tui_t *t);
+bool screens_key_events(tui_t *t, int ch);
+void screens_add_events(tui_t *t, const vt_snapshot_t *snap);
+void screens_draw_menu(tui_t *t);
+bool screens_key_menu(tui_t *t, int ch);
+void screens_open_kill(tui_t *t);
+void screens_open_renice(tui_t *t, int delta);
+void screens_open_sort(tui_t *t);
+void screens_open_user(tui_t *t);
+
+/* setup.c */
+void setup_draw(tui_t *t);
+bool setup_key(tui_t *t, int ch);
+void setup_open(tui_t *t);
+
+/* the key table, for the help screen: entries without keys continue the one before */
+int tui_key_help_nr(void);
+const char *tui_key_help_keys(int i);
+const char *tui_key_help_text(int i);
+
+#endif
