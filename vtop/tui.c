@@ -748,24 +748,28 @@ static void act_tree(tui_t *t)
 	tui_message(t, false, "%s view", t->view.tree ? "tree" : "flat");
 }
 
-static void sort_by(tui_t *t, const char *name)
+/* sort by a column, largest first for numbers; the same key again turns the order round, as in htop */
+static void sort_by(tui_t *t, int col, bool desc)
 {
-	int col = vt_column_find(name);
-
 	if (col < 0)
 		return;
-	/* the same key again turns the order round, as in htop */
 	if (vt_view_sort_col(&t->view) == col)
-		vt_view_set_sort(&t->view, col, !vt_view_sort_desc(&t->view));
-	else
-		vt_view_set_sort(&t->view, col, vt_columns[col].kind == VT_VALUE_NUMBER);
+		desc = !vt_view_sort_desc(&t->view);
+	vt_view_set_sort(&t->view, col, desc);
 	tui_rebuild(t);
 }
 
-static void act_sort_cpu(tui_t *t) { sort_by(t, "cpu_percent"); }
-static void act_sort_mem(tui_t *t) { sort_by(t, "mem_percent"); }
-static void act_sort_time(tui_t *t) { sort_by(t, "time"); }
-static void act_sort_pid(tui_t *t) { sort_by(t, "pid"); }
+static void sort_by_name(tui_t *t, const char *name)
+{
+	int col = vt_column_find(name);
+
+	sort_by(t, col, col >= 0 && vt_columns[col].kind == VT_VALUE_NUMBER);
+}
+
+static void act_sort_cpu(tui_t *t) { sort_by_name(t, "cpu_percent"); }
+static void act_sort_mem(tui_t *t) { sort_by_name(t, "mem_percent"); }
+static void act_sort_time(tui_t *t) { sort_by_name(t, "time"); }
+static void act_sort_pid(tui_t *t) { sort_by(t, vt_column_find("pid"), false); }
 
 static void act_sort_invert(tui_t *t)
 {
@@ -944,7 +948,7 @@ static const struct action {
 	{ { 'M', 0 }, act_sort_mem, NULL, NULL },
 	{ { 'T', 0 }, act_sort_time, NULL, NULL },
 	{ { 'I', 0 }, act_sort_invert, "I", "reverse the sort order" },
-	{ { 'O', 0 }, act_sort_pid, "O", "sort by PID" },
+	{ { 'O', 0 }, act_sort_pid, "O", "sort by PID, lowest first (again: reverse)" },
 	{ { KEY_F(7), ']', 0 }, act_nice_down, "F7 ]", "renice: more priority (lower nice; root only)" },
 	{ { KEY_F(8), '[', 0 }, act_nice_up, "F8 [", "renice: less priority (higher nice)" },
 	{ { KEY_F(9), 'k', 0 }, act_kill, "F9 k", "send a signal to the selected or tagged processes" },
@@ -1100,7 +1104,7 @@ static void mouse_key(tui_t *t)
 		/* a click on a column's header sorts by it; again, the other way */
 		for (int i = 0; i < t->cfg->columns_nr; i++) {
 			if (t->col_x[i] >= 0 && ev.x >= t->col_x[i] && ev.x < t->col_x_end[i]) {
-				sort_by(t, vt_columns[t->cfg->columns[i]].name);
+				sort_by_name(t, vt_columns[t->cfg->columns[i]].name);
 				return;
 			}
 		}

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""batch.py: vtop -b's output read back by real parsers.
+
+Children this test starts are the ground truth: one with a name and
+arguments full of what a terminal or a parser could trip on (escape
+sequences, quotes, commas, backslashes, a newline, a tab, invalid UTF-8, a
+right-to-left override), and a parent with a child.  Each format must
+parse (json with the json module, csv with the csv module, openmetrics with
+its grammar in openmetrics.py), carry the children with the right pids,
+parents and escaped text, and never hold a raw control character.
+"""
+
+import csv
+import ctypes
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import openmetrics  # noqa: E402
+
+VTOP = os.environ.get("VTOP", "./vtop/vtop")
+PR_SET_PDEATHSIG = 1
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+    else:
+        print("ok:", what)
+
+
+def die_with_parent():
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def spawn(argv, **kw):
+    """A child in a process group of its own, so that its own children go with it."""
+    return subprocess.Popen(argv, preexec_fn=die_with_parent, start_new_session=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+
+
+def vtop(*args, timeout=60):
+    env = dict(os.environ, XDG_CONFIG_HOME=tmp, LANG="C.UTF-8")
+    r = subprocess.run([VTOP] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                       timeout=timeout)
+    if r.returncode != 0:
+        print(r.stderr.decode(errors="replace"))
+    check(r.returncode == 0, "vtop %s exits 0" % " ".join(args))
+    return r.stdout
+
+
+def no_controls(data, what):
+    bad = [b for b in data if (b < 0x20 and b not in (0x0a, 0x0d)) or b == 0x7f]
+    check(not bad, "%s: no raw control bytes (found %r)" % (what, bytes(bad[:5])))
+
+
+def escaped(raw):
+    """What vmon_escape() makes of raw bytes: the reference for this test (see vmon_escape(3))."""
+    out = []
+    text = raw.decode("utf-8", errors="surrogateescape")
+    for ch in text:
+        cp = ord(ch)
+        if 0xDC80 <= cp <= 0xDCFF:  # an undecodable byte
+            out.append("\\x%02x" % (cp - 0xDC00))
+        elif cp < 0x20 or cp == 0x7F or 0x80 <= cp <= 0x9F or cp in (0x200E, 0x200F, 0x2028, 0x2029, 0xFEFF) \
+                or 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069:
+            out.append("".join("\\x%02x" % b for b in ch.encode("utf-8")))
+        elif ch == "\\":
+            out.append("\\\\")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+tmp = tempfile.mkdtemp(prefix="vtop-batch-")
+children = []
+try:
+    # a program whose name (comm) and arguments hold everything nasty
+    name = b"e\x1b[1m\",\\\n\xffz"
+    link = os.path.join(tmp.encode(), name)
+    os.symlink(b"/bin/sleep", link)
+    # exec'd through the link: the link's name is the process's comm and argv[0]
+    nasty = spawn([b"/bin/sh", b"-c", b'exec "$0" 600', link], env={"X": "1"})
+    children.append(nasty)
+    parent = spawn(["/bin/sh", "-c", "sleep 611 & wait"])
+    children.append(parent)
+    time.sleep(0.5)
+    kid = None
+    for _ in range(50):
+        out = subprocess.run(["pgrep", "-P", str(parent.pid)], stdout=subprocess.PIPE).stdout.split()
+        if out:
+            kid = int(out[0])
+            break
+        time.sleep(0.1)
+    check(kid is not None, "the sleeping child of the parent was started")
+    comm_expected = escaped(name[:15])
+    cmd_expected = escaped(link + b" 600")
+
+    cols = "pid,ppid,user,state,cpu_percent,mem_percent,time,comm,command,rchars,exit_status,started"
+
+    # --- json ---
+    out = vtop("-b", "-n", "2", "-d", "0.3", "--flat", "-K", "--format", "json", "-o", cols)
+    no_controls(out, "json")
+    lines = out.decode("utf-8").splitlines()
+    check(len(lines) == 2, "json: one line per refresh (%d)" % len(lines))
+    frames = [json.loads(line) for line in lines]
+    f = frames[-1]
+    check(isinstance(f["time"], float) and isinstance(f["seq"], int), "json: typed header fields")
+    check(isinstance(f["system"]["sys_vm"]["total_kb"], int), "json: system fields are numbers")
+    check(isinstance(f["system"]["sys_loadavg"]["load1"], int), "json: load average present")
+    check(len(f["cpus"]) == os.cpu_count(), "json: one entry per CPU")
+    procs = {p["pid"]: p for p in f["processes"]}
+    check(nasty.pid in procs, "json: the nasty child is there")
+    check(kid in procs and procs[kid]["ppid"] == parent.pid, "json: the child under its parent")
+    check(parent.pid in procs and procs[parent.pid]["ppid"] == os.getpid(), "json: the parent under this test")
+    p = procs.get(nasty.pid, {})
+    check(p.get("comm") == comm_expected, "json: comm escaped: %r vs %r" % (p.get("comm"), comm_expected))
+    check(p.get("command") == cmd_expected, "json: command escaped: %r vs %r" % (p.get("command"), cmd_expected))
+    check(p.get("state") in ("S", "R"), "json: state is a one-letter string")
+    check(isinstance(p.get("cpu_percent"), float), "json: cpu_percent is a number")
+    check(isinstance(p.get("rchars"), int), "json: rchars (a defs field) is a number")
+    check(p.get("exit_status") is None, "json: a missing value is null")
+    dirty = [(q["pid"], k) for q in f["processes"] for k, v in q.items()
+             if isinstance(v, str) and any(ord(c) < 0x20 or ord(c) == 0x7f for c in v)]
+    check(not dirty, "json: no decoded string holds a control character %s" % dirty[:3])
+
+    # --- csv ---
+    out = vtop("-b", "-n", "2", "-d", "0.3", "--flat", "--format", "csv", "-o", cols)
+    no_controls(out.replace(b"\r\n", b""), "csv")
+    rows = list(csv.reader(io.StringIO(out.decode("utf-8"), newline="")))
+    header = rows[0]
+    check(header[:5] == ["seq", "time", "pid", "ppid", "status"], "csv: identity columns first")
+    check("command" in header and "comm" in header, "csv: the asked columns in the header")
+    check(all(len(r) == len(header) for r in rows[1:]), "csv: every row as wide as the header")
+    check(len({r[0] for r in rows[1:]}) == 2, "csv: two refreshes")
+    by_pid = {int(r[2]): dict(zip(header, r)) for r in rows[1:] if r[0] == rows[-1][0]}
+    check(by_pid.get(nasty.pid, {}).get("command") == cmd_expected, "csv: command escaped and quoted right")
+    check(by_pid.get(nasty.pid, {}).get("comm") == comm_expected, "csv: comm escaped and quoted right")
+    check(by_pid.get(kid, {}).get("ppid") == str(parent.pid), "csv: the child under its parent")
+    check(by_pid.get(nasty.pid, {}).get("exit_status") == "", "csv: a missing value is empty")
+
+    # --- openmetrics ---
+    out = vtop("-b", "-n", "2", "-d", "0.3", "--flat", "--format", "openmetrics", "-o", cols)
+    no_controls(out, "openmetrics")
+    text = out.decode("utf-8")
+    parts = text.split("# EOF\n")
+    check(len(parts) == 3 and parts[2] == "", "openmetrics: one exposition per refresh")
+    for i, part in enumerate(parts[:2]):
+        try:
+            fams = openmetrics.validate(part + "# EOF\n")
+            check(True, "openmetrics: exposition %d follows the grammar (%d families)" % (i, len(fams)))
+        except ValueError as e:
+            check(False, "openmetrics: exposition %d: %s" % (i, e))
+    s = openmetrics.samples(parts[1])
+    cpu = [x for x in s if x[0] == "vtop_process_cpu_percent" and x[1].get("pid") == str(nasty.pid)]
+    check(len(cpu) == 1 and cpu[0][1]["comm"] == comm_expected, "openmetrics: the nasty child's CPU%, comm label escaped")
+    info = [x for x in s if x[0] == "vtop_process_info" and x[1].get("pid") == str(nasty.pid)]
+    check(len(info) == 1 and info[0][1].get("command") == cmd_expected, "openmetrics: command as an info label")
+    check(any(x[0] == "vtop_sys_vm_total_kb" and x[2] > 0 for x in s), "openmetrics: a system gauge")
+    # the checker itself catches what it should
+    for bad, why in (("x 1\n", "no EOF"), ("# TYPE a gauge\na_total 1\n# EOF\n", "a suffix a gauge may not have"),
+                     ('# TYPE a gauge\na{l="\n"} 1\n# EOF\n', "a raw newline in a label"),
+                     ("# TYPE a gauge\na 1\n# TYPE b gauge\nb 1\n# TYPE a gauge\na 2\n# EOF\n", "a family twice"),
+                     ('# TYPE a gauge\na{x="1",x="2"} 1\n# EOF\n', "a label twice")):
+        try:
+            openmetrics.validate(bad)
+            check(False, "openmetrics checker refuses %s" % why)
+        except ValueError:
+            check(True, "openmetrics checker refuses %s" % why)
+
+    # --- text ---
+    out = vtop("-b", "-n", "1", "-d", "0.3", "--flat")
+    no_controls(out, "text")
+    check(cmd_expected.encode() in out, "text: the command escaped")
+    check(b"Tasks:" in out and b"feed: none" in out, "text: the summary, and the feed said to be none")
+    out = vtop("-b", "-n", "1", "-d", "0.3", "--ascii")
+    check(all(b < 0x80 for b in out), "text --ascii: nothing but ASCII, tree lines included")
+
+    # --- -p: the window-manager mode: the parent, its child, nothing else ---
+    out = vtop("-b", "-n", "1", "-d", "0.3", "-p", str(parent.pid), "--format", "json")
+    f = json.loads(out.decode("utf-8").splitlines()[-1])
+    pids = sorted(p["pid"] for p in f["processes"])
+    check(pids == sorted([parent.pid, kid]), "-p: only the process and its descendants (%s)" % pids)
+
+    # --- --events: a process started and ended while it runs ---
+    env = dict(os.environ, XDG_CONFIG_HOME=tmp)
+    ev = subprocess.Popen([VTOP, "--events", "-d", "0.2", "-n", "25"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env, preexec_fn=die_with_parent)
+    children.append(ev)
+    time.sleep(1.0)
+    short = spawn(["/bin/sleep", "1.2"])
+    children.append(short)
+    short.wait()
+    out, err = ev.communicate(timeout=30)
+    text = out.decode("utf-8")
+    check(" new pid=%d " % short.pid in text, "--events: the short process's start")
+    check(" exit pid=%d " % short.pid in text, "--events: and its exit")
+    check(b"no event feed" in err, "--events: says it has no feed and what that means")
+
+    # --- bad input: clear errors, no output ---
+    for args, what in ((["-b", "-n", "0"], "-n 0"), (["-b", "--format", "xml"], "an unknown format"),
+                       (["-b", "-o", "pid,bogus"], "an unknown column"), (["-p", "0"], "pid 0"),
+                       (["--backend", "bpf", "-b", "-n", "1"], "a feed backend this build lacks")):
+        r = subprocess.run([VTOP] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30,
+                           env=dict(os.environ, XDG_CONFIG_HOME=tmp))
+        check(r.returncode != 0 and r.stderr.startswith(b"vtop: ") and not r.stdout,
+              "refuses %s with a message (%r)" % (what, r.stderr[:80]))
+finally:
+    for c in children:
+        try:
+            os.killpg(c.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        c.wait()
+    subprocess.run(["rm", "-rf", tmp])
+
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)

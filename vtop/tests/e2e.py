@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""e2e.py: vtop on a terminal, driven like a person would: under tmux, keys
+sent with send-keys, the screen read back with capture-pane.
+
+The processes on screen that matter are children this test starts (their
+pids are the ground truth), found with vtop's own filter and search.  Each
+check waits for the screen to show what it must (vtop refreshes every 0.3 s
+here) and fails after a timeout, printing the screen it saw.
+"""
+
+import ctypes
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+VTOP = os.environ.get("VTOP", "./vtop/vtop")
+PR_SET_PDEATHSIG = 1
+SOCKET = "vtop-e2e-%d" % os.getpid()
+failures = []
+
+if not shutil.which("tmux"):
+    print("SKIP: tmux is not installed (apt-get install tmux)")
+    sys.exit(77)
+
+
+def die_with_parent():
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def spawn(argv, **kw):
+    """A child in a process group of its own, so that what it starts goes with it."""
+    return subprocess.Popen(argv, preexec_fn=die_with_parent, start_new_session=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+
+
+def tmux(*args, check=True):
+    r = subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null"] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    if check and r.returncode != 0:
+        raise RuntimeError("tmux %s: %s" % (" ".join(args), r.stderr.decode(errors="replace")))
+    return r.stdout.decode("utf-8", errors="replace")
+
+
+def screen():
+    return tmux("capture-pane", "-p", "-t", "vt")
+
+
+def keys(*k):
+    tmux("send-keys", "-t", "vt", *k)
+
+
+def literal(text):
+    tmux("send-keys", "-t", "vt", "-l", text)
+
+
+def wait_for(pred, what, timeout=10.0):
+    """Wait until pred(screen) is true; record a failure with the last screen if it never is."""
+    deadline = time.time() + timeout
+    s = ""
+    while time.time() < deadline:
+        s = screen()
+        try:
+            if pred(s):
+                print("ok:", what)
+                return s
+        except (ValueError, IndexError):
+            pass
+        time.sleep(0.1)
+    failures.append(what)
+    print("FAIL:", what)
+    print("---- screen ----\n%s\n----------------" % s)
+    return None
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def list_lines(s):
+    """The process lines: after the column header line, before the bottom line."""
+    lines = s.split("\n")
+    for i, line in enumerate(lines):
+        if re.match(r"^\s+PID", line):
+            return lines[i + 1:-1]
+    return []
+
+
+def line_of(s, pattern):
+    for i, line in enumerate(list_lines(s)):
+        if re.search(pattern, line):
+            return i, line
+    return None
+
+
+def pid_order(s, pids):
+    order = []
+    for line in list_lines(s):
+        m = re.match(r"^.\s*(\d+) ", line)
+        if m and int(m.group(1)) in pids:
+            order.append(int(m.group(1)))
+    return order
+
+
+def vtop_alive():
+    return tmux("list-panes", "-t", "vt", "-F", "#{pane_dead}", check=False).strip() == "0"
+
+
+tmp = tempfile.mkdtemp(prefix="vtop-e2e-")
+children = []
+try:
+    # the ground truth: a parent with a child, a few sleepers, and a name with an escape sequence in it
+    parent = spawn(["/bin/sh", "-c", "sleep 7771 & wait"])
+    children.append(parent)
+    sleepers = [spawn(["/bin/sleep", "888%d" % i]) for i in range(4)]
+    children.extend(sleepers)
+    victim = spawn(["/bin/sleep", "9999"])
+    children.append(victim)
+    evil_name = "ev\x1b[31mil"
+    os.symlink("/bin/sleep", os.path.join(tmp, evil_name))
+    evil = spawn([os.path.join(tmp, evil_name), "6666"])
+    children.append(evil)
+    marked = spawn(["/bin/sleep", "5555"], env={"VTOP_E2E_MARK": "seen-it"})
+    children.append(marked)
+    time.sleep(0.3)
+    kid = int(subprocess.run(["pgrep", "-P", str(parent.pid)], stdout=subprocess.PIPE).stdout.split()[0])
+
+    cfgdir = os.path.join(tmp, "config")
+    # exited rows stay 30 refreshes (9 s): long enough to be seen on a loaded machine
+    cmd = "env XDG_CONFIG_HOME=%s LANG=C.UTF-8 TERM=screen-256color %s -d 0.3 --exited 30" % (cfgdir, VTOP)
+    tmux("new-session", "-d", "-s", "vt", "-x", "110", "-y", "32", cmd)
+    tmux("set-option", "-t", "vt", "remain-on-exit", "on")
+    wait_for(lambda s: "F10Quit" in s and "Mem[" in s and list_lines(s), "vtop starts: meters, list, function keys")
+
+    # --- the child under its parent in the tree ---
+    keys("\\")
+    literal("sleep 7771")
+    keys("Enter")
+
+    def child_under_parent(s):
+        p = line_of(s, r"^.\s*%d .*sh -c sleep 7771" % parent.pid)
+        c = line_of(s, r"^.\s*%d .*sleep 7771" % kid)
+        if not p or not c or c[0] != p[0] + 1:
+            return False
+        # the child's branch starts one level (two columns) right of its parent's
+        pb = re.search(r"[\u2514\u251c]\u2500", p[1])
+        cb = re.search(r"[\u2514\u251c]\u2500sleep 7771", c[1])
+        return pb and cb and cb.start() == pb.start() + 2
+    wait_for(child_under_parent, "tree: the spawned child is right under its parent, one level in")
+
+    # --- a filter hides rows: the sleepers are not there, the match is ---
+    s = screen()
+    check(all("888%d" % i not in s for i in range(4)), "filter: the other processes are hidden")
+    check("filter: sleep 7771" in s, "filter: the bottom line says what is filtered")
+
+    # --- sorting changes the order: the sleepers by PID, flat, one way then the other ---
+    keys("\\")
+    keys("C-u")
+    literal("sleep 888")
+    keys("Enter", "F5")
+    wait_for(lambda s: len(pid_order(s, [p.pid for p in sleepers])) == 4, "flat view: the four sleepers listed")
+    keys("O")
+    if not vtop_alive():
+        check(False, "vtop still runs")
+    up = sorted(p.pid for p in sleepers)
+    s = wait_for(lambda s: pid_order(s, up) in (up, up[::-1]), "sorted by PID")
+    first = pid_order(s, up) if s else []
+    keys("I")
+    wait_for(lambda s: pid_order(s, up) == first[::-1] and first, "I: the order turns round")
+    keys(">")
+    wait_for(lambda s: re.search(r"USER[\u25bc\u25b2v^]", s) or re.search(r"PRI[\u25bc\u25b2v^]", s),
+             "> moves the sort to the next column (its header marked)")
+    keys("F6")
+    wait_for(lambda s: "Sort by" in s, "F6: the sort menu")
+    keys("Escape")
+
+    # --- search, then details with the environment, then kill ---
+    keys("\\", "C-u", "Enter", "F5")  # no filter, back to the tree
+    wait_for(lambda s: "filter:" not in s, "filter cleared")
+    keys("/")
+    literal("sleep 5555")
+    keys("Enter", "Enter")
+    wait_for(lambda s: "Process %d" % marked.pid in s, "search + Enter: the details of the found process")
+    wait_for(lambda s: "VTOP_E2E_MARK=seen-it" in s, "details: its environment")
+    s = screen()
+    check("[1] 5555" in s, "details: its arguments one by one")
+    check("Working directory:" in s, "details: its working directory")
+    keys("Escape")
+
+    keys("/")
+    literal("sleep 9999")
+    keys("Enter")
+    wait_for(lambda s: line_of(s, r"sleep 9999"), "search: the victim found")
+    keys("k")
+    wait_for(lambda s: "Send a signal to %d" % victim.pid in s, "k: the signal menu, for the selected process")
+    keys("Enter")
+    wait_for(lambda s: "Send SIGTERM to %d" % victim.pid in s, "a confirmation before anything is sent")
+    keys("y")
+    try:
+        victim.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    check(victim.returncode == -signal.SIGTERM, "kill: the child died of SIGTERM (%s)" % victim.returncode)
+    wait_for(lambda s: "sent SIGTERM to 1 process" in s, "kill: the result is said")
+    # exited rows: it stays a few refreshes, marked X
+    keys("\\")
+    literal("sleep 9999")
+    keys("Enter")
+    wait_for(lambda s: re.search(r"^X\s*%d " % victim.pid, "\n".join(list_lines(s)), re.M),
+             "the killed process shows as an exited row, marked X")
+    keys("\\", "C-u", "Enter")
+
+    # --- a name holding an escape sequence is shown escaped ---
+    keys("\\")
+    literal("6666")
+    keys("Enter", "F5")
+    wait_for(lambda s: "ev\\x1b[31mil 6666" in s, "an escape sequence in a name is shown as \\x1b (flat view)")
+    raw = tmux("capture-pane", "-p", "-e", "-t", "vt")
+    check("\x1b[31mil" not in raw, "and never reaches the terminal as one")
+    keys("\\", "C-u", "Enter", "F5")
+
+    # --- resize to 40x10 and back ---
+    tmux("resize-window", "-t", "vt", "-x", "40", "-y", "10")
+    s = wait_for(lambda s: len(s.rstrip("\n").split("\n")) <= 10 and re.search(r"^\s+PID", s, re.M)
+                 and "COMMAND" in s, "40x10: the list and its header still drawn")
+    check(vtop_alive(), "40x10: vtop still runs")
+    tmux("resize-window", "-t", "vt", "-x", "110", "-y", "32")
+    wait_for(lambda s: "Mem[" in s and "F10Quit" in s, "back to 110x32: the meters are back")
+
+    # --- a fast burst of keys: every one is handled ---
+    keys("\\")
+    literal("sleep 888")
+    keys("Enter", "F5")
+    wait_for(lambda s: len(pid_order(s, up)) == 4, "burst: the sleepers, flat")
+    # Home, then Down three times, Up once, Down once, and Enter: all in one write
+    keys("Home", "Down", "Down", "Down", "Up", "Down", "Enter")
+    s = wait_for(lambda s: re.search(r"^ Process (\d+)", s), "burst: the details of the line the keys led to")
+    shown = int(re.search(r"^ Process (\d+)", s).group(1)) if s else -1
+    keys("Escape")
+    s = wait_for(lambda s: len(pid_order(s, up)) == 4, "burst: back to the list")
+    check(s and pid_order(s, up)[3] == shown, "burst: all seven keys handled, in order: line 4 was detailed")
+    # twenty-one tree toggles at once: an odd number, so the view flips once
+    keys(*(["t"] * 21))
+    wait_for(lambda s: "tree view" in s, "burst: 21 toggles leave the tree view on")
+
+    # --- help and setup ---
+    keys("F1")
+    wait_for(lambda s: "vtop help" in s and "F9 k" in s, "F1: the help with the key map")
+    keys("Escape", "F2")
+    wait_for(lambda s: "Columns shown" in s and "Columns to add" in s, "F2: the setup screen")
+    keys("Escape")
+    path = os.path.join(cfgdir, "vtop", "vtoprc")
+    deadline = time.time() + 5
+    while not os.path.exists(path) and time.time() < deadline:
+        time.sleep(0.1)
+    check(os.path.exists(path) and "columns = pid," in open(path).read(), "leaving setup saves vtoprc")
+
+    keys("q")
+    deadline = time.time() + 5
+    while vtop_alive() and time.time() < deadline:
+        time.sleep(0.1)
+    check(not vtop_alive(), "q quits")
+finally:
+    tmux("kill-server", check=False)
+    for c in children:
+        try:
+            os.killpg(c.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        c.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
