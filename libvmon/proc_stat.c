@@ -183,7 +183,9 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		procfs_stat_line_keep(node, &in->stat_line);
 	}
 
-	if (!first && execed(s))
+	/* a zombie's stat shows 0 for the addresses of the memory map it no
+	 * longer has: that is no exec, and its last command line stays */
+	if (!first && execed(s) && s->state != 'Z' && s->state != 'X')
 		node->exec_pending = true;
 	/* read schedstat on the first pass too: the next pass needs its run count to skip anything */
 	ran = procfs_ran(vmon, node);

@@ -576,14 +576,18 @@ static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
 {
 	vt_event_t *e;
 
-	if (!snap->events) {
-		/* at most one per row; allocated once per snapshot */
-		snap->events = vt_arena_alloc(&snap->arena, sizeof(*e) * (size_t)(snap->rows_cap + 1));
-		if (!snap->events)
-			return;
+	if (snap->events_nr == snap->events_cap) {
+		/* the arena does not grow in place: a bigger block, and the old one is left to the reset */
+		int cap = snap->events_cap ? snap->events_cap * 2 : 256;
+		vt_event_t *v = vt_arena_alloc(&snap->arena, sizeof(*v) * (size_t)cap);
+
+		if (!v)
+			return;	/* the log misses an event; the rows are whole */
+		if (snap->events_nr)
+			memcpy(v, snap->events, sizeof(*v) * (size_t)snap->events_nr);
+		snap->events = v;
+		snap->events_cap = cap;
 	}
-	if (snap->events_nr > snap->rows_cap)
-		return;
 	e = &snap->events[snap->events_nr++];
 	e->when = snap->when;
 	e->kind = kind;
@@ -617,7 +621,8 @@ static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 			return -1;
 		row->parent = row->ppid ? lookup_pid(b, snap, row->ppid) : -1;
 	}
-	memmove(b->ghosts + kept, b->ghosts + old, sizeof(*b->ghosts) * (size_t)fresh);
+	if (fresh)
+		memmove(b->ghosts + kept, b->ghosts + old, sizeof(*b->ghosts) * (size_t)fresh);
 	b->ghosts_nr = kept + fresh;
 	return 0;
 }

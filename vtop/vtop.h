@@ -124,6 +124,7 @@ typedef struct vt_snapshot {
 
 	vt_event_t		*events;	/* what happened since the previous snapshot */
 	int			events_nr;
+	int			events_cap;
 	bool			threads_shown;	/* thread rows were asked for */
 	bool			paused;
 } vt_snapshot_t;

@@ -11,7 +11,6 @@ parents and escaped text, and never hold a raw control character.
 """
 
 import csv
-import ctypes
 import io
 import json
 import os
@@ -21,30 +20,14 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import openmetrics  # noqa: E402
-
-VTOP = os.environ.get("VTOP", "./vtop/vtop")
-PR_SET_PDEATHSIG = 1
-failures = []
+from vtoptest import VTOP, check, finish, kill_all, spawn  # noqa: E402
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    else:
-        print("ok:", what)
 
 
-def die_with_parent():
-    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def spawn(argv, **kw):
-    """A child in a process group of its own, so that its own children go with it."""
-    return subprocess.Popen(argv, preexec_fn=die_with_parent, start_new_session=True, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
 
 
 def vtop(*args, timeout=60):
@@ -192,14 +175,15 @@ try:
 
     # --- --events: a process started and ended while it runs ---
     env = dict(os.environ, XDG_CONFIG_HOME=tmp)
-    ev = subprocess.Popen([VTOP, "--events", "-d", "0.2", "-n", "25"], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, env=env, preexec_fn=die_with_parent)
+    ev = spawn([VTOP, "--events", "-d", "0.2", "-n", "40"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     children.append(ev)
-    time.sleep(1.0)
-    short = spawn(["/bin/sleep", "1.2"])
+    note = ev.stderr.readline()  # written before the first sample
+    time.sleep(1.5)  # the first two samples are behind it: what starts now is new to it
+    short = spawn(["/bin/sleep", "2"])
     children.append(short)
     short.wait()
-    out, err = ev.communicate(timeout=30)
+    out, err = ev.communicate(timeout=60)
+    err = note + err
     text = out.decode("utf-8")
     check(" new pid=%d " % short.pid in text, "--events: the short process's start")
     check(" exit pid=%d " % short.pid in text, "--events: and its exit")
@@ -214,13 +198,7 @@ try:
         check(r.returncode != 0 and r.stderr.startswith(b"vtop: ") and not r.stdout,
               "refuses %s with a message (%r)" % (what, r.stderr[:80]))
 finally:
-    for c in children:
-        try:
-            os.killpg(c.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        c.wait()
+    kill_all(children)
     subprocess.run(["rm", "-rf", tmp])
 
-print("%d failure(s)" % len(failures))
-sys.exit(1 if failures else 0)
+sys.exit(finish())

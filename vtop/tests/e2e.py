@@ -8,7 +8,6 @@ check waits for the screen to show what it must (vtop refreshes every 0.3 s
 here) and fails after a timeout, printing the screen it saw.
 """
 
-import ctypes
 import os
 import re
 import shutil
@@ -18,30 +17,21 @@ import sys
 import tempfile
 import time
 
-VTOP = os.environ.get("VTOP", "./vtop/vtop")
-PR_SET_PDEATHSIG = 1
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vtoptest import VTOP, check, failures, finish, kill_all, spawn  # noqa: E402
+
 SOCKET = "vtop-e2e-%d" % os.getpid()
-failures = []
 
 if not shutil.which("tmux"):
     print("SKIP: tmux is not installed (apt-get install tmux)")
     sys.exit(77)
 
 
-def die_with_parent():
-    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def spawn(argv, **kw):
-    """A child in a process group of its own, so that what it starts goes with it."""
-    return subprocess.Popen(argv, preexec_fn=die_with_parent, start_new_session=True, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
-
-
-def tmux(*args, check=True):
+def tmux(*args, must=True):
     r = subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null"] + list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
-    if check and r.returncode != 0:
+    if must and r.returncode != 0:
         raise RuntimeError("tmux %s: %s" % (" ".join(args), r.stderr.decode(errors="replace")))
     return r.stdout.decode("utf-8", errors="replace")
 
@@ -77,11 +67,6 @@ def wait_for(pred, what, timeout=10.0):
     return None
 
 
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
-
 
 def list_lines(s):
     """The process lines: after the column header line, before the bottom line."""
@@ -109,7 +94,7 @@ def pid_order(s, pids):
 
 
 def vtop_alive():
-    return tmux("list-panes", "-t", "vt", "-F", "#{pane_dead}", check=False).strip() == "0"
+    return tmux("list-panes", "-t", "vt", "-F", "#{pane_dead}", must=False).strip() == "0"
 
 
 tmp = tempfile.mkdtemp(prefix="vtop-e2e-")
@@ -267,14 +252,8 @@ try:
         time.sleep(0.1)
     check(not vtop_alive(), "q quits")
 finally:
-    tmux("kill-server", check=False)
-    for c in children:
-        try:
-            os.killpg(c.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        c.wait()
+    tmux("kill-server", must=False)
+    kill_all(children)
     shutil.rmtree(tmp, ignore_errors=True)
 
-print("%d failure(s)" % len(failures))
-sys.exit(1 if failures else 0)
+sys.exit(finish())

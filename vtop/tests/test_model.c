@@ -429,6 +429,34 @@ static void test_exited_rows(void **state)
 	world_close(&w);
 }
 
+/* more processes come and go in one refresh than any first guess of the event log's size */
+static void test_many_events(void **state)
+{
+	static const char *const argv[] = { "worker", NULL };
+	char dir[32];
+	world_t w;
+
+	world_open(&w);
+	for (int pid = 1000; pid < 2100; pid++)
+		fixture_proc(&w.fx, pid, 1, NULL, 'S', 700, argv);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.snap.new_now, 1100);
+	assert_int_equal(w.snap.events_nr, 1100);
+	for (int i = 0; i < w.snap.events_nr; i++)
+		assert_int_equal(w.snap.events[i].kind, 'N');
+	for (int pid = 1000; pid < 2100; pid++) {
+		snprintf(dir, sizeof(dir), "%d", pid);
+		fixture_remove(&w.fx, dir);
+	}
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.snap.exited_now, 1100);
+	assert_int_equal(w.snap.events_nr, 1100);
+	assert_int_equal(w.snap.events[1099].kind, 'X');
+	world_close(&w);
+}
+
 static void test_new_rows_and_cpu(void **state)
 {
 	world_t w;
@@ -535,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_selection_follow),
 		cmocka_unit_test(test_exited_rows),
+		cmocka_unit_test(test_many_events),
 		cmocka_unit_test(test_new_rows_and_cpu),
 		cmocka_unit_test(test_escaped_command),
 		cmocka_unit_test(test_columns),
