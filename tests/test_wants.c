@@ -381,7 +381,7 @@ static bool is_zombie(void *arg)
 /* a process that exited and is not reaped yet keeps its command line: its zeroed addresses are no exec */
 static void test_zombie_keeps_cmdline(void **state)
 {
-	static const char *const argv[] = { "sleep", "0.3", NULL };
+	static const char *const argv[] = { "sleep", "60", NULL };
 	vmon_proc_stat_t *s;
 	vmon_proc_t *proc;
 	vmon_t vmon;
@@ -394,14 +394,16 @@ static void test_zombie_keeps_cmdline(void **state)
 		proc = vmon_proc_lookup(&vmon, child);
 		assert_non_null(proc);
 		s = proc->stores[VMON_STORE_PROC_STAT];
-	} while (s->argc != 2 && ++tries < 100 && usleep(2000) == 0);
+	} while (s->argc != 2 && ++tries < 500 && usleep(10000) == 0);
 	assert_int_equal(s->argc, 2);
+	/* killed and not reaped: a zombie */
+	kill(child, SIGTERM);
 	assert_true(wait_for(is_zombie, (void *)(intptr_t)child, 5000));
 	assert_true(vmon_sample(&vmon));
 	assert_ptr_equal(vmon_proc_lookup(&vmon, child), proc);
 	assert_int_equal(s->state, 'Z');
 	assert_int_equal(s->argc, 2);
-	assert_string_equal(s->argv[1], "0.3");
+	assert_string_equal(s->argv[1], "60");
 	vmon_destroy(&vmon);
 	reap(child, 0);
 }
