@@ -26,13 +26,21 @@ vtop_vtop_LDFLAGS = $(VMON_LDFLAGS)
 # --- tests ---
 
 # the cmocka tests join the library's: make check builds and runs them, make check-valgrind too
-VTOP_UNIT_TESTS = vtop/tests/test_model
+VTOP_UNIT_TESTS = vtop/tests/test_model vtop/tests/test_config
 VMON_UNIT_TESTS += $(VTOP_UNIT_TESTS)
 
+VTOP_TESTS_CPP = $(TESTS_CPP) -I$(top_srcdir)/tests -I$(top_srcdir)/vtop
+VTOP_TESTS_LIBS = tests/libtestlib.la vtop/libvtop.la $(CMOCKA_LIBS)
+
 vtop_tests_test_model_SOURCES = vtop/tests/test_model.c
-vtop_tests_test_model_CPPFLAGS = $(TESTS_CPP) -I$(top_srcdir)/tests -I$(top_srcdir)/vtop
-vtop_tests_test_model_LDADD = tests/libtestlib.la vtop/libvtop.la $(CMOCKA_LIBS)
+vtop_tests_test_model_CPPFLAGS = $(VTOP_TESTS_CPP)
+vtop_tests_test_model_LDADD = $(VTOP_TESTS_LIBS)
 vtop_tests_test_model_LDFLAGS = $(TESTS_LINK)
+
+vtop_tests_test_config_SOURCES = vtop/tests/test_config.c
+vtop_tests_test_config_CPPFLAGS = $(VTOP_TESTS_CPP)
+vtop_tests_test_config_LDADD = $(VTOP_TESTS_LIBS)
+vtop_tests_test_config_LDFLAGS = $(TESTS_LINK)
 
 # the batch formats read back by real parsers, and vtop on a terminal under tmux
 VTOP_SCRIPT_TESTS = vtop/tests/batch.py vtop/tests/e2e.py

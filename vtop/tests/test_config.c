@@ -1,0 +1,214 @@
+/*
+ * test_config.c: vtop's settings: the defaults, vtoprc (read, saved, read
+ * back; bad lines reported and skipped), and the command line overriding
+ * the file.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+#include "vtop.h"
+
+static char dir[256];
+
+static int setup(void **state)
+{
+	snprintf(dir, sizeof(dir), "%s/vtop-config-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(vt_columns_init(), 0);
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[512];
+
+	/* our own temporary directory, named by us: no quoting issue */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int args(vt_config_t *cfg, const char *a1, const char *a2, const char *a3, const char *a4)
+{
+	char *argv[6] = { "vtop", (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL };
+	int argc = 1;
+
+	while (argc < 5 && argv[argc])
+		argc++;
+	return vt_config_args(cfg, argc, argv);
+}
+
+static void test_defaults(void **state)
+{
+	vt_config_t cfg;
+	char path[512];
+
+	vt_config_defaults(&cfg);
+	assert_true(cfg.tree);
+	assert_int_equal(cfg.columns_nr, 11);
+	assert_string_equal(vt_columns[cfg.columns[0]].label, "PID");
+	assert_string_equal(vt_columns[cfg.columns[10]].label, "COMMAND");
+	assert_int_equal(cfg.sort_col[0], vt_column_find("cpu_percent"));
+	assert_true(cfg.sort_desc[0]);
+	assert_int_equal(vt_config_path(path, sizeof(path)), 0);
+	assert_non_null(strstr(path, "/vtop/vtoprc"));
+	assert_true(strncmp(path, dir, strlen(dir)) == 0);
+}
+
+static void test_file_and_warnings(void **state)
+{
+	char path[512];
+	vt_config_t cfg;
+
+	snprintf(path, sizeof(path), "%s/rc", dir);
+	write_file(path,
+		   "# a comment\n"
+		   "columns = pid,USER,CPU%,command   # labels work too\n"
+		   "sort = +pid\n"
+		   "tree = no\n"
+		   "delay = 2.5\n"
+		   "no equals sign here\n"
+		   "frobnicate = 1\n"
+		   "threads = maybe\n"
+		   "columns = pid,nonesuch\n"
+		   "exited_refreshes = 7\n");
+	vt_config_defaults(&cfg);
+	assert_int_equal(vt_config_load(&cfg, path), 0);
+	assert_int_equal(cfg.columns_nr, 4);
+	assert_string_equal(vt_columns[cfg.columns[2]].name, "cpu_percent");
+	assert_int_equal(cfg.sort_col[0], vt_column_find("pid"));
+	assert_false(cfg.sort_desc[0]);
+	assert_false(cfg.tree);
+	assert_true(cfg.delay == 2.5);
+	assert_int_equal(cfg.exited_keep, 7);
+	assert_false(cfg.threads);	/* the bad value left the default */
+	/* every bad line said, with where it is */
+	assert_non_null(strstr(cfg.warnings, ":6: not \"key = value\""));
+	assert_non_null(strstr(cfg.warnings, ":7: unknown setting frobnicate"));
+	assert_non_null(strstr(cfg.warnings, ":8: bad value for threads"));
+	assert_non_null(strstr(cfg.warnings, ":9: bad value for columns"));
+	/* no file yet is no error */
+	vt_config_defaults(&cfg);
+	snprintf(path, sizeof(path), "%s/none", dir);
+	assert_int_equal(vt_config_load(&cfg, path), 0);
+	assert_string_equal(cfg.warnings, "");
+}
+
+static void test_save_and_read_back(void **state)
+{
+	vt_config_t a, b;
+	char path[512], err[256];
+
+	vt_config_defaults(&a);
+	a.columns_nr = vt_column_parse_list("pid,ppid,rchars,command", a.columns, VT_MAX_COLUMNS, err, sizeof(err));
+	a.tree = false;
+	a.kthreads = true;
+	a.delay = 0.5;
+	a.color = VT_COLOR_NEVER;
+	a.sort_col[0] = vt_column_find("rchars");
+	a.sort_desc[0] = true;
+	a.exited_keep = 9;
+	/* into a directory that does not exist yet */
+	snprintf(path, sizeof(path), "%s/new/vtop/vtoprc", dir);
+	assert_int_equal(vt_config_save(&a, path, err, sizeof(err)), 0);
+	vt_config_defaults(&b);
+	assert_int_equal(vt_config_load(&b, path), 0);
+	assert_string_equal(b.warnings, "");
+	assert_int_equal(b.columns_nr, 4);
+	assert_memory_equal(a.columns, b.columns, sizeof(int) * 4);
+	assert_false(b.tree);
+	assert_true(b.kthreads);
+	assert_true(b.delay == 0.5);
+	assert_int_equal(b.color, VT_COLOR_NEVER);
+	assert_int_equal(b.sort_col[0], a.sort_col[0]);
+	assert_true(b.sort_desc[0]);
+	assert_int_equal(b.exited_keep, 9);
+	/* a place that cannot be written: an error that says so */
+	assert_int_equal(vt_config_save(&a, "/proc/vtop-cannot/vtoprc", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/proc/vtop-cannot"));
+}
+
+static void test_command_line_overrides(void **state)
+{
+	char path[512];
+	vt_config_t cfg;
+
+	snprintf(path, sizeof(path), "%s/vtop", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/vtop/vtoprc", dir);
+	write_file(path, "delay = 3\ntree = no\ncolumns = pid,command\n");
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-d", "0.5", NULL, NULL), 0);
+	assert_true(cfg.delay == 0.5);	/* the command line wins */
+	assert_false(cfg.tree);		/* the file's, where the command line says nothing */
+	assert_int_equal(cfg.columns_nr, 2);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-t", "-o", "pid,user,command", NULL), 0);
+	assert_true(cfg.tree);
+	assert_int_equal(cfg.columns_nr, 3);
+	/* -s sorts the view the options chose */
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-s", "-user", "--flat", NULL), 0);
+	assert_int_equal(cfg.sort_col[0], vt_column_find("user"));
+	assert_true(cfg.sort_desc[0]);
+	/* --config: another file */
+	snprintf(path, sizeof(path), "%s/other", dir);
+	write_file(path, "delay = 7\n");
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--config", path, NULL, NULL), 0);
+	assert_true(cfg.delay == 7);
+	assert_string_equal(cfg.config_path, path);
+}
+
+static void test_bad_arguments(void **state)
+{
+	vt_config_t cfg;
+
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-d", "0", NULL, NULL), -1);
+	assert_int_equal(args(&cfg, "-d", "x", NULL, NULL), -1);
+	assert_int_equal(args(&cfg, "-o", "pid,bogus", NULL, NULL), -1);
+	assert_int_equal(args(&cfg, "-p", "12,x", NULL, NULL), -1);
+	assert_int_equal(args(&cfg, "-p", "0", NULL, NULL), -1);
+	assert_int_equal(args(&cfg, "-u", "no-such-user-here", NULL, NULL), -1);
+	assert_int_equal(args(&cfg, "-b", "--format", "yaml", NULL), -1);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-n", "3", NULL, NULL), -1);	/* -n without -b */
+	assert_int_equal(args(&cfg, "-s", "nonesuch", NULL, NULL), -1);
+	assert_int_equal(args(&cfg, "stray", NULL, NULL, NULL), -1);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-p", "1,2,3", "-u", "0"), 0);
+	assert_int_equal(cfg.pids_nr, 3);
+	assert_int_equal(cfg.pids[2], 3);
+	assert_true(cfg.user_set);
+	assert_int_equal(cfg.user_uid, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_file_and_warnings),
+		cmocka_unit_test(test_save_and_read_back),
+		cmocka_unit_test(test_command_line_overrides),
+		cmocka_unit_test(test_bad_arguments),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
