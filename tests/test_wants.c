@@ -277,6 +277,20 @@ static void test_set_proc_wants_all(void **state)
 	fixture_free(&fx);
 }
 
+/*
+ * The live tests' child, killed and reaped by the teardown even when an
+ * assertion ends the test early: a failed test leaves nothing running.
+ */
+static pid_t live_child;
+
+static int reap_live_child(void **state)
+{
+	if (live_child > 0)
+		reap(live_child, SIGKILL);
+	live_child = 0;
+	return 0;
+}
+
 /* live: the environment and cwd of a child we started */
 static void test_env_live(void **state)
 {
@@ -289,7 +303,7 @@ static void test_env_live(void **state)
 
 	/* the environment a program starts with is what /proc/PID/environ shows */
 	setenv("VMON_TEST_MARKER", "hello world", 1);
-	child = spawn_exec(argv);
+	child = live_child = spawn_exec(argv);
 	unsetenv("VMON_TEST_MARKER");
 	assert_true(wait_sleeping(child, 5000));
 	assert_true(vmon_init(&vmon, VMON_FLAG_PROC_ALL, 0, VMON_WANT_PROC_STAT));
@@ -306,7 +320,6 @@ static void test_env_live(void **state)
 		found |= strcmp(e->envv[i], "VMON_TEST_MARKER=hello world") == 0;
 	assert_true(found);
 	vmon_destroy(&vmon);
-	reap(child, SIGKILL);
 }
 
 static void *idle_thread(void *arg)
@@ -344,7 +357,7 @@ static int count_threads(vmon_proc_t *proc)
 /* threads followed from one sample on, and unfollowed: their nodes leave at once */
 static void test_follow_threads_toggle(void **state)
 {
-	pid_t child = spawn_fn(threaded_child, NULL);
+	pid_t child = live_child = spawn_fn(threaded_child, NULL);
 	vmon_stats_t stats;
 	vmon_proc_t *proc;
 	vmon_t vmon;
@@ -370,7 +383,6 @@ static void test_follow_threads_toggle(void **state)
 	assert_true(vmon_sample(&vmon));
 	assert_int_equal(count_threads(proc), 0);
 	vmon_destroy(&vmon);
-	reap(child, SIGKILL);
 }
 
 static bool is_zombie(void *arg)
@@ -385,7 +397,7 @@ static void test_zombie_keeps_cmdline(void **state)
 	vmon_proc_stat_t *s;
 	vmon_proc_t *proc;
 	vmon_t vmon;
-	pid_t child = spawn_exec(argv);
+	pid_t child = live_child = spawn_exec(argv);
 	int tries = 0;
 
 	assert_true(vmon_init(&vmon, VMON_FLAG_PROC_ALL, 0, VMON_WANT_PROC_STAT));
@@ -405,7 +417,6 @@ static void test_zombie_keeps_cmdline(void **state)
 	assert_int_equal(s->argc, 2);
 	assert_string_equal(s->argv[1], "60");
 	vmon_destroy(&vmon);
-	reap(child, 0);
 }
 
 int main(void)
@@ -418,9 +429,9 @@ int main(void)
 		cmocka_unit_test(test_env_fixture),
 		cmocka_unit_test(test_set_wants_errors),
 		cmocka_unit_test(test_set_proc_wants_all),
-		cmocka_unit_test(test_env_live),
-		cmocka_unit_test(test_follow_threads_toggle),
-		cmocka_unit_test(test_zombie_keeps_cmdline),
+		cmocka_unit_test_teardown(test_env_live, reap_live_child),
+		cmocka_unit_test_teardown(test_follow_threads_toggle, reap_live_child),
+		cmocka_unit_test_teardown(test_zombie_keeps_cmdline, reap_live_child),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,8 +99,8 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 	fprintf(out, "MiB Swap: %9.1f total, %9.1f used\n\n", (double)snap->swap_total_kb / 1024,
 		(double)snap->swap_used_kb / 1024);
 
-	/* the header, then each line: a marker (N new, X exited) and the columns */
-	fputc(' ', out);
+	/* the header, then each line: a mark (N new, X exited), a space and the columns */
+	fputs("  ", out);
 	for (int i = 0; i < cfg->columns_nr; i++) {
 		const vt_column_t *col = &vt_columns[cfg->columns[i]];
 
@@ -111,6 +111,7 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 		const vt_row_t *row = vt_view_row(view, snap, l);
 
 		fputc((row->flags & VT_ROW_EXITED) ? 'X' : (row->flags & VT_ROW_NEW) ? 'N' : ' ', out);
+		fputc(' ', out);
 		for (int i = 0; i < cfg->columns_nr; i++) {
 			const vt_column_t *col = &vt_columns[cfg->columns[i]];
 			const char *text = buf;

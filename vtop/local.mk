@@ -17,6 +17,8 @@ vtop_libvtop_la_SOURCES = \
 	vtop/config.c
 vtop_libvtop_la_LIBADD = libvmon/libvmon.la -lpthread -lm
 
+dist_man_MANS += man/vtop.1
+
 bin_PROGRAMS += vtop/vtop
 vtop_vtop_SOURCES = vtop/main.c vtop/tui.h vtop/tui.c vtop/screens.c vtop/setup.c
 vtop_vtop_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)

@@ -366,10 +366,12 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		    (parent >= 0 && (snap->rows[parent].flags & VT_ROW_KTHREAD)))
 			row->flags |= VT_ROW_KTHREAD;
 		if (proc->is_stale) {
-			row->state = 'X';
 			/* a zombie's last stat line carries its exit status */
 			if (s->state == 'Z' && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXIT_CODE, s))
 				row->exit_code = s->exit_code;
+			/* the copy's state is what it is now: dead, as proc(5) calls it */
+			s->state = 'X';
+			row->state = 'X';
 		} else if (priv && priv->have_ticks && dt_ticks) {
 			row->cpu_pct = ticks >= priv->ticks ? (double)(ticks - priv->ticks) * 100.0 / (double)dt_ticks : 0;
 		} else if (b->prev_boottime && s->start > b->prev_boottime && boottime > s->start) {

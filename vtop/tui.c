@@ -405,7 +405,7 @@ static int draw_header(tui_t *t, int h, int w)
 static void drop_columns(tui_t *t)
 {
 	const vt_config_t *cfg = t->cfg;
-	int need = 1, fill = -1, sort = vt_view_sort_col(&t->view), room = COLS - 12;
+	int need = 2, fill = -1, sort = vt_view_sort_col(&t->view), room = COLS - 12;
 
 	for (int i = 0; i < cfg->columns_nr; i++) {
 		t->shown[i] = true;
@@ -485,7 +485,7 @@ static int row_attr(const tui_t *t, const vt_row_t *row, unsigned char flags, bo
 static void draw_column_header(tui_t *t, int y, int w)
 {
 	const vt_config_t *cfg = t->cfg;
-	int x = 1, sort = vt_view_sort_col(&t->view);
+	int x = 2, sort = vt_view_sort_col(&t->view);
 	char label[64];
 
 	tui_fill(y, 0, w, t->attrs[C_HEADER]);
@@ -519,7 +519,7 @@ static void draw_row(tui_t *t, int y, int w, int line)
 	const vt_row_t *row = vt_view_row(&t->view, t->snap, line);
 	unsigned char flags = t->view.line_flags[line];
 	bool selected = line == t->view.cursor;
-	int attr = row_attr(t, row, flags, selected), x = 1;
+	int attr = row_attr(t, row, flags, selected), x = 2;
 	char buf[512], prefix[1024];
 	char mark = (row->flags & VT_ROW_EXITED) ? 'X' : vt_view_is_tagged(&t->view, row) ? '*' :
 		    (row->flags & VT_ROW_NEW) ? 'N' : ' ';
