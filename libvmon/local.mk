@@ -40,10 +40,6 @@ EXTRA_DIST += $(VMON_DEFS) libvmon/libvmon.pc.in
 
 pkgconfig_DATA = libvmon/libvmon.pc
 
-# section 3 pages of the functions added for vtop (the rest of man/ has its own rules)
-dist_man_MANS += \
-	man/vmon_field_compare.3 man/vmon_field_present.3 \
-	man/vmon_proc_set_wants.3 man/vmon_set_proc_wants.3
 
 noinst_PROGRAMS += libvmon/vmondump
 libvmon_vmondump_SOURCES = libvmon/vmondump.c

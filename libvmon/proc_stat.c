@@ -30,8 +30,27 @@
 /* argv: argc pointers into cmdline, NULL-terminated; rebuilt whenever cmdline changes */
 static int build_argv(vmon_proc_stat_t *s, bool first)
 {
-	return parse_split_strings(FIELD(VMON_PROC_STAT_CMDLINE), FIELD(VMON_PROC_STAT_ARGC), FIELD(VMON_PROC_STAT_ARGV),
-				   s, s->changed, s->present, first);
+	const char *p = s->cmdline.array, *end = p + s->cmdline.len;
+	int argc = 0, i = 0;
+	char **argv;
+
+	for (const char *q = p; q < end; q++) {
+		if (*q == '\0' || q + 1 == end)
+			argc++;
+	}
+	argv = realloc(s->argv, sizeof(*argv) * (size_t)(argc + 1));
+	if (!argv)
+		return -1;
+	s->argv = argv;
+	for (const char *q = p; q < end && i < argc; i++) {
+		argv[i] = (char *)q;
+		q += strlen(q) + 1;
+	}
+	argv[argc] = NULL;
+	BITSET(s->changed, VMON_PROC_STAT_ARGV);
+	BITSET(s->present, VMON_PROC_STAT_ARGV);
+	BITSET(s->present, VMON_PROC_STAT_ARGC);
+	return parse_set_ull(FIELD(VMON_PROC_STAT_ARGC), s, (unsigned long long)argc, s->changed, first);
 }
 
 static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
@@ -183,9 +202,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		procfs_stat_line_keep(node, &in->stat_line);
 	}
 
-	/* a zombie's stat shows 0 for the addresses of the memory map it no
-	 * longer has: that is no exec, and its last command line stays */
-	if (!first && execed(s) && s->state != 'Z' && s->state != 'X')
+	if (!first && execed(s))
 		node->exec_pending = true;
 	/* read schedstat on the first pass too: the next pass needs its run count to skip anything */
 	ran = procfs_ran(vmon, node);

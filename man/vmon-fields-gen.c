@@ -34,6 +34,10 @@ static const struct store_text {
 	{ "sys_vm", "vmon_sys_vm_t",
 	  "System memory, from\n.Pa /proc/meminfo\nparsed by key.\n"
 	  "A key the running kernel does not print is left 0 with its\n.Fa present\nbit clear.\n" },
+	{ "sys_loadavg", "vmon_sys_loadavg_t",
+	  "The load averages and task counts of\n.Pa /proc/loadavg .\n"
+	  "The averages are kept in hundredths (the kernel prints two decimals of a fixed-point value:\n"
+	  "0.27 is 27), so no floating point enters a store.\n" },
 	{ "proc_follow_children", "vmon_proc_follow_children_t",
 	  "No data of its own: it builds the tree.\n"
 	  "Outside\n.Dv VMON_FLAG_PROC_ALL\nit reads\n.Pa /proc/PID/task/TID/children\n"
@@ -57,6 +61,14 @@ static const struct store_text {
 	{ "proc_vm", "vmon_proc_vm_t",
 	  "Memory:\n.Pa /proc/PID/statm\nunless the stat line shows it cannot have moved, and the memory lines of\n"
 	  ".Pa /proc/PID/status\nwhen statm moved (see\n.Xr vmon 3 ) .\nKernel threads have no memory lines: those fields keep their\n.Fa present\nbit clear.\n" },
+	{ "proc_env", "vmon_proc_env_t",
+	  "What a process runs in: its environment strings from\n.Pa /proc/PID/environ\n"
+	  "(split into\n.Fa envc\nand\n.Fa envv\nas the command line into\n.Fa argc\nand\n.Fa argv )\n"
+	  "and the targets of its\n.Pa cwd\nand\n.Pa root\nlinks, read through the process's own directory.\n"
+	  "Another user's process needs ptrace access: the error is recorded in\n"
+	  ".Fa proc->errors[VMON_STORE_PROC_ENV]\nand what could not be read keeps its\n.Fa present\nbit clear.\n"
+	  "Meant for the few processes a caller looks at closely: set it on one node with\n"
+	  ".Xr vmon_proc_set_wants 3 .\n" },
 	{ "proc_io", "vmon_proc_io_t",
 	  "I/O counters from\n.Pa /proc/PID/io .\n"
 	  "Reading another user's process needs ptrace access: the error\n.Po\n.Er EACCES\n.Pc\n"

@@ -3,7 +3,7 @@
  * one node or of the whole instance after vmon_init():
  * vmon_proc_set_wants(), vmon_set_proc_wants(); the PROC_ENV and
  * SYS_LOADAVG stores; the typed field helpers vmon_field_compare() and
- * vmon_field_present(); a zombie keeping its command line.
+ * vmon_field_present().
  */
 #include "config.h"
 
@@ -385,40 +385,6 @@ static void test_follow_threads_toggle(void **state)
 	vmon_destroy(&vmon);
 }
 
-static bool is_zombie(void *arg)
-{
-	return proc_state((pid_t)(intptr_t)arg) == 'Z';
-}
-
-/* a process that exited and is not reaped yet keeps its command line: its zeroed addresses are no exec */
-static void test_zombie_keeps_cmdline(void **state)
-{
-	static const char *const argv[] = { "sleep", "60", NULL };
-	vmon_proc_stat_t *s;
-	vmon_proc_t *proc;
-	vmon_t vmon;
-	pid_t child = live_child = spawn_exec(argv);
-	int tries = 0;
-
-	assert_true(vmon_init(&vmon, VMON_FLAG_PROC_ALL, 0, VMON_WANT_PROC_STAT));
-	do {	/* until the child has exec'd sleep */
-		assert_true(vmon_sample(&vmon));
-		proc = vmon_proc_lookup(&vmon, child);
-		assert_non_null(proc);
-		s = proc->stores[VMON_STORE_PROC_STAT];
-	} while (s->argc != 2 && ++tries < 500 && usleep(10000) == 0);
-	assert_int_equal(s->argc, 2);
-	/* killed and not reaped: a zombie */
-	kill(child, SIGTERM);
-	assert_true(wait_for(is_zombie, (void *)(intptr_t)child, 5000));
-	assert_true(vmon_sample(&vmon));
-	assert_ptr_equal(vmon_proc_lookup(&vmon, child), proc);
-	assert_int_equal(s->state, 'Z');
-	assert_int_equal(s->argc, 2);
-	assert_string_equal(s->argv[1], "60");
-	vmon_destroy(&vmon);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,7 +397,6 @@ int main(void)
 		cmocka_unit_test(test_set_proc_wants_all),
 		cmocka_unit_test_teardown(test_env_live, reap_live_child),
 		cmocka_unit_test_teardown(test_follow_threads_toggle, reap_live_child),
-		cmocka_unit_test_teardown(test_zombie_keeps_cmdline, reap_live_child),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,6 +39,15 @@ struct vt_priv {
 	unsigned long long	write_bytes;
 	bool			have_ticks;
 	bool			have_io;
+	/*
+	 * The last command line a process showed.  A zombie's cmdline reads
+	 * empty (its memory is gone, and the library reports what /proc
+	 * shows), but a process that just exited should still be known by
+	 * its arguments, on its row and in the event log.
+	 */
+	char			*command;
+	size_t			arg0_len;
+	size_t			arg0_base;
 };
 
 struct vt_ghost {
@@ -194,9 +203,42 @@ static void priv_ctor(vmon_t *vmon, vmon_proc_t *proc)
 
 static void priv_dtor(vmon_t *vmon, vmon_proc_t *proc)
 {
+	struct vt_priv *priv = proc->foo;
+
 	(void)vmon;
-	free(proc->foo);
+	if (priv)
+		free(priv->command);
+	free(priv);
 	proc->foo = NULL;
+}
+
+/* a row with arguments updates the node's last command line; a zombie's or a dead one's falls back on it */
+static void last_command(vt_snapshot_t *snap, vt_row_t *row, const vmon_proc_stat_t *s, struct vt_priv *priv)
+{
+	bool has_args = s && s->argc > 0 && !(row->flags & VT_ROW_THREAD);
+
+	if (!priv)
+		return;
+	if (has_args) {
+		if (!priv->command || strcmp(priv->command, row->command) != 0) {
+			char *copy = strdup(row->command);
+
+			if (!copy)
+				return;
+			free(priv->command);
+			priv->command = copy;
+		}
+		priv->arg0_len = row->arg0_len;
+		priv->arg0_base = row->arg0_base;
+	} else if (priv->command && s && (s->state == 'Z' || s->state == 'X' || (row->flags & VT_ROW_EXITED))) {
+		const char *copy = vt_arena_strndup(&snap->arena, priv->command, strlen(priv->command));
+
+		if (!copy)
+			return;
+		row->command = copy;
+		row->arg0_len = priv->arg0_len;
+		row->arg0_base = priv->arg0_base;
+	}
 }
 
 void vt_builder_init(vt_builder_t *b, vmon_t *vmon)
@@ -403,6 +445,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	}
 	if (set_command(b, snap, row, s) < 0)
 		return NULL;
+	last_command(snap, row, s, priv);
 	return row;
 }
 

@@ -142,7 +142,7 @@ try:
     # --- a filter hides rows: the sleepers are not there, the match is ---
     s = screen()
     check(all("888%d" % i not in s for i in range(4)), "filter: the other processes are hidden")
-    check("filter: sleep 7771" in s, "filter: the bottom line says what is filtered")
+    wait_for(lambda s: "filter: sleep 7771" in s, "filter: the bottom line says what is filtered")
 
     # --- sorting changes the order: the sleepers by PID, flat, one way then the other ---
     keys("\\")

@@ -64,6 +64,13 @@ static void proc_stat(fixture_t *fx, int pid, int ppid, const char *comm, char s
 	fixture_stat_set(&st, 14, "%llu", utime);
 	fixture_stat_set(&st, 15, "%llu", stime);
 	fixture_stat_set(&st, 52, "%d", exit_code);
+	if (state == 'Z') {
+		/* a zombie has no memory map: its code and stack addresses read 0, and its cmdline empty */
+		for (int f = 26; f <= 28; f++)
+			fixture_stat_set(&st, f, "0");
+		snprintf(path, sizeof(path), "%d/cmdline", pid);
+		fixture_write(fx, path, "", 0);
+	}
 	snprintf(path, sizeof(path), "%d/stat", pid);
 	fixture_stat_write(fx, path, &st, FIXTURE_STAT_FIELDS, true);
 }
@@ -381,6 +388,9 @@ static void test_exited_rows(void **state)
 	proc_stat(&w.fx, 102, 100, "sleep", 'Z', 520, 7, 3, 3 << 8);
 	tick(&w, 1);
 	sample(&w);
+	/* the library reads its empty cmdline again; the row keeps the arguments it had */
+	assert_int_equal(((vmon_proc_stat_t *)row_of(&w, 102)->stores[VMON_STORE_PROC_STAT])->argc, 0);
+	assert_string_equal(row_of(&w, 102)->command, "sleep 20");
 	fixture_remove(&w.fx, "102");
 	tick(&w, 1);
 	sample(&w);
@@ -389,6 +399,7 @@ static void test_exited_rows(void **state)
 	assert_int_equal(gone->state, 'X');
 	assert_int_equal(gone->exited_age, 0);
 	assert_int_equal(gone->exit_code, 3 << 8);
+	assert_string_equal(gone->command, "sleep 20");
 	assert_int_equal(w.snap.rows[gone->parent].pid, 100);
 	assert_int_equal(w.snap.exited_now, 1);
 	assert_int_equal(w.snap.events_nr, 1);
