@@ -13,6 +13,7 @@ parents and escaped text, and never hold a raw control character.
 import csv
 import io
 import json
+import select
 import os
 import signal
 import subprocess
@@ -175,18 +176,43 @@ try:
 
     # --- --events: a process started and ended while it runs ---
     env = dict(os.environ, XDG_CONFIG_HOME=tmp)
-    ev = spawn([VTOP, "--events", "-d", "0.2", "-n", "40"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    ev = spawn([VTOP, "--events", "-d", "0.2", "-n", "1000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     children.append(ev)
-    note = ev.stderr.readline()  # written before the first sample
-    time.sleep(1.5)  # the first two samples are behind it: what starts now is new to it
-    short = spawn(["/bin/sleep", "2"])
+    # markers until one is reported new: then vtop is past its first samples, and what starts now is new to it
+    buf = b""
+
+    def read_until(pattern, secs):
+        global buf
+        end = time.time() + secs
+        while pattern not in buf and time.time() < end:
+            r, _, _ = select.select([ev.stdout], [], [], 0.1)
+            if r:
+                chunk = os.read(ev.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                buf += chunk
+        return pattern in buf
+
+    marked = False
+    for _ in range(20):
+        marker = spawn(["/bin/sleep", "60"])
+        children.append(marker)
+        if read_until(b" new pid=%d " % marker.pid, 5):
+            marked = True
+            break
+    check(marked, "--events: a process started while it runs")
+    short = spawn(["/bin/sleep", "1"])
     children.append(short)
     short.wait()
-    out, err = ev.communicate(timeout=60)
-    err = note + err
-    text = out.decode("utf-8")
-    check(" new pid=%d " % short.pid in text, "--events: the short process's start")
-    check(" exit pid=%d " % short.pid in text, "--events: and its exit")
+    read_until(b" exit pid=%d " % short.pid, 60)
+    ev.kill()
+    out, err = ev.communicate(timeout=30)
+    text = (buf + out).decode("utf-8")
+    seen = check(" new pid=%d " % short.pid in text, "--events: the short process's start")
+    seen &= check(" exit pid=%d " % short.pid in text, "--events: and its exit")
+    if not seen:
+        print("---- vtop --events wrote %d lines; about pid %d:" % (text.count("\n"), short.pid))
+        print("\n".join(line for line in text.splitlines() if "pid=%d " % short.pid in line) or "(nothing)")
     check(b"no event feed" in err, "--events: says it has no feed and what that means")
 
     # --- bad input: clear errors, no output ---
