@@ -48,7 +48,7 @@ def literal(text):
     tmux("send-keys", "-t", "vt", "-l", text)
 
 
-def wait_for(pred, what, timeout=10.0):
+def wait_for(pred, what, timeout=20.0):
     """Wait until pred(screen) is true; record a failure with the last screen if it never is."""
     deadline = time.time() + timeout
     s = ""
