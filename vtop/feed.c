@@ -1,13 +1,27 @@
 /*
  * feed.c: the kernel event feed, as vtop sees it.
  *
- * The feed (fork, exec and exit events between samples) is being built in
- * libvmon; until this library has it, vtop says so: the header's feed
- * meter reads "feed: none", --backend accepts only "none" or "auto" (which
- * falls back to none), and --events explains why it has nothing to print.
- * Everything the feed will change is behind these few functions, so that
- * using it is one change here: open it with the library, report its
- * backend, event rate and losses, and hand events to the log view.
+ * The feed (fork, exec and exit events between samples, on the feed branch
+ * of libvmon) is not in this library yet, and vtop says so: the header's
+ * feed meter reads "feed: none", --backend accepts only "none" or "auto"
+ * (which falls back to none), and --events and the event log (e) say that
+ * their events come from comparing samples.
+ *
+ * Everything the feed changes for vtop is behind these few functions, so
+ * that using it is one change here and in vt_source_init():
+ *   - vt_feed_open(): the backend list goes to vmon_attr_t.feed (before
+ *     vmon_init_attr(), which opens the feed before its first /proc scan),
+ *     and vmon_feed_set_callback() collects fork/exec/exit events for the
+ *     snapshot's event list (snapshot.c's add_event());
+ *   - vt_feed_status(): "feed: BACKEND, N ev/s, lost M" from
+ *     vmon_feed_get_stats() (or vmon_feed_reason() when it fell back);
+ *   - the sampling thread also waits on vmon_feed_fd() and calls
+ *     vmon_feed_process() when it is readable, so the kernel's buffer is
+ *     drained between refreshes;
+ *   - exited rows take proc->exit_status when proc->has_exit_status.
+ * Processes that lived between two samples then arrive as nodes new and
+ * stale in the same sample, and the builder shows them as exited rows with
+ * no other change.
  */
 #include "config.h"
 

@@ -747,15 +747,17 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 			goto fail;
 		index = (int)(row - snap->rows);
 		count_state(snap, row);
+		/* with the event feed a process can be both: born and gone between two samples */
+		if ((row->flags & VT_ROW_NEW) && !proc->is_thread) {
+			snap->new_now++;
+			add_event(snap, row, 'N');
+		}
 		if (proc->is_stale && !proc->is_thread) {
 			snap->exited_now++;
 			if (b->seq > 1)
 				add_event(snap, row, 'X');
 			if (keep_ghost(b, row) < 0)
 				goto fail;
-		} else if ((row->flags & VT_ROW_NEW) && !proc->is_thread) {
-			snap->new_now++;
-			add_event(snap, row, 'N');
 		}
 		list_for_each_entry_reverse(child, &proc->children, siblings) {
 			if (push(&stack, &nr, &cap, child, index) < 0)
