@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +57,30 @@ static vmon_proc_wants_t full_wants(const vt_source_t *src, vmon_proc_wants_t wa
 	return wants;
 }
 
+/*
+ * The files libvmon may keep open between samples.  Its default is half the
+ * soft RLIMIT_NOFILE, leaving the rest to a program that has its own files;
+ * vtop has a handful (the terminal, an eventfd, vtoprc while it is saved), so
+ * it raises the soft limit to the hard one and gives the library all but a
+ * margin: past the budget each file is opened, read and closed every
+ * sample, which at thousands of processes costs more than the reads.
+ */
+static int fd_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -1;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1 << 20)
+		return 1 << 20;
+	return rl.rlim_cur > 256 ? (int)rl.rlim_cur - 128 : -1;
+}
+
 int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t wants, const char *proc_root,
 		   char *err, size_t err_size)
 {
@@ -71,6 +96,8 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	attr.sys_wants = VT_SYS_WANTS;
 	attr.proc_wants = full_wants(src, wants, cfg->threads);
 	attr.proc_root = proc_root;
+	if (!proc_root)
+		attr.fd_budget = fd_budget();
 	if (!vmon_init_attr(&src->vmon, &attr)) {
 		snprintf(err, err_size, "cannot start libvmon: %s", strerror(errno));
 		return -1;

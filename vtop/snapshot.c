@@ -264,6 +264,7 @@ void vt_builder_fini(vt_builder_t *b)
 	free(b->users);
 	free(b->prev_cpu_ticks);
 	free(b->pid_index);
+	free(b->scratch);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -332,12 +333,23 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		row->command = "?";
 		return 0;
 	}
-	len = (size_t)vmon_field_format(f, s, NULL, 0, b->escape_flags);
+	/* escaped into the scratch buffer once, grown and done again only for a longer line */
+	for (;;) {
+		len = (size_t)vmon_field_format(f, s, b->scratch, b->scratch_cap, b->escape_flags);
+		if (b->scratch && len < b->scratch_cap)
+			break;
+		char *bigger = realloc(b->scratch, len + 256);
+
+		if (!bigger)
+			return -1;
+		b->scratch = bigger;
+		b->scratch_cap = len + 256;
+	}
 	text = vt_arena_alloc(&snap->arena, len + 3);
 	if (!text)
 		return -1;
 	/* a process without arguments (a kernel thread, a zombie) shows [comm], as ps(1) does */
-	vmon_field_format(f, s, text + brackets, len + 1, b->escape_flags);
+	memcpy(text + brackets, b->scratch, len + 1);
 	if (brackets) {
 		text[0] = '[';
 		text[len + 1] = ']';

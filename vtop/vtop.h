@@ -163,6 +163,8 @@ typedef struct vt_builder {
 
 	int			*pid_index;	/* open addressing: pid -> row, for parents */
 	size_t			pid_index_mask;
+	char			*scratch;	/* a command line being escaped */
+	size_t			scratch_cap;
 } vt_builder_t;
 
 void vt_builder_init(vt_builder_t *b, vmon_t *vmon);
