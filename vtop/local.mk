@@ -50,13 +50,17 @@ TESTS += $(VTOP_SCRIPT_TESTS)
 EXTRA_DIST += $(VTOP_SCRIPT_TESTS) vtop/tests/openmetrics.py vtop/tests/vtoptest.py
 AM_TESTS_ENVIRONMENT += VTOP='$(abs_top_builddir)/vtop/vtop'; export VTOP;
 
-# vtop against top -b, and vtop interactive (not part of make check: it holds
-# thousands of processes and takes minutes).  make vtop-bench VTOP_BENCH_ARGS='--procs 1000'
-# built with the tests (so that it always compiles), run only by make vtop-bench
-check_PROGRAMS += tests/bench/vtop_bench
+# vtop against top -b, and vtop interactive: part of make bench (not of make
+# check: it holds thousands of processes and takes minutes).  Alone, with
+# options: make vtop-bench VTOP_BENCH_ARGS='--procs 1000 --secs 10'
+EXTRA_PROGRAMS += tests/bench/vtop_bench
+CLEANFILES += tests/bench/vtop_bench
 tests_bench_vtop_bench_SOURCES = tests/bench/vtop_bench.c
 tests_bench_vtop_bench_LDADD = -lutil
 tests_bench_vtop_bench_LDFLAGS = $(VMON_LDFLAGS)
+# it runs vtop/vtop: built first
+EXTRA_tests_bench_vtop_bench_DEPENDENCIES = vtop/vtop$(EXEEXT)
+BENCH_RUN += tests/bench/vtop_bench
 
 endif
 
