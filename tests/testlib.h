@@ -56,9 +56,6 @@ void fixture_copy(fixture_t *fx, const char *name);
  */
 void fixture_proc(fixture_t *fx, int pid, int ppid, const char *comm, char state,
 		  unsigned long long start, const char *const *argv);
-/* rewrite only the stat line: CPU times and (for a zombie) the exit status */
-void fixture_proc_stat(fixture_t *fx, int pid, int ppid, const char *comm, char state, unsigned long long start,
-		       unsigned long long utime, unsigned long long stime, int exit_code);
 void fixture_system(fixture_t *fx);	/* /proc/stat, meminfo, uptime */
 int fixture_vmon(fixture_t *fx, vmon_t *vmon, vmon_flags_t flags, vmon_sys_wants_t sys, vmon_proc_wants_t proc);
 
