@@ -356,21 +356,24 @@ static void node_unlink(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_t *proc = &node->pub, *child, *tmp;
 
-	/* whatever still hangs here is alive and placed again in this pass */
+	/*
+	 * Its threads are stale with it and leave in the same node_free_stale()
+	 * (a thread is never at the top).  Its children outlive it and move to
+	 * the top, the stale ones too: a node leaves the tree only when it is
+	 * itself unlinked, as it leaves the indexes and vmon->array then.  A
+	 * live child is placed again in this pass.  A child that is stale now
+	 * may stay until the next pass: one that died during its first read
+	 * and hung under a new parent that vanished before its own first read
+	 * (forgotten mid-pass by sample_node()).
+	 */
 	if (!proc->is_thread) {
 		list_for_each_entry_safe(child, tmp, &proc->threads, threads) {
 			list_del_init(&child->threads);
 			child->parent = NULL;
 		}
 	}
-	list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
-		if (child->is_stale) {
-			list_del_init(&child->siblings);
-			child->parent = NULL;
-		} else {
-			node_attach(vmon, node_of(child), NULL);
-		}
-	}
+	list_for_each_entry_safe(child, tmp, &proc->children, siblings)
+		node_attach(vmon, node_of(child), NULL);
 	if (proc->is_thread)
 		list_del_init(&proc->threads);
 	else

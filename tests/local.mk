@@ -4,13 +4,17 @@
 # needs root or BPF skips itself and prints why (they all run in CI, as root).
 
 noinst_LTLIBRARIES += tests/libtestlib.la
-tests_libtestlib_la_SOURCES = tests/testlib.c tests/testlib.h tests/puppet.c tests/puppet.h
+tests_libtestlib_la_SOURCES = tests/testlib.c tests/testlib.h tests/puppet.c tests/puppet.h tests/consistency.c
 tests_libtestlib_la_CPPFLAGS = $(TESTS_CPP)
 
 TESTS_CPP = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures"'
 TESTS_LIBS = tests/libtestlib.la libvmon/libvmon.la $(CMOCKA_LIBS)
 # real executables, not libtool wrapper scripts, so that valgrind runs the test itself
 TESTS_LINK = -no-install $(VMON_LDFLAGS)
+# ... and every vmon_sample() of the test checks the tree's consistency after it
+# (tests/consistency.c); a program whose own libraries call vmon_sample() must
+# list tests/libtestlib.la after them
+TESTS_LINK_CHECKED = $(TESTS_LINK) -Wl,--wrap=vmon_sample
 
 VMON_UNIT_TESTS = \
 	tests/test_parse \
@@ -26,33 +30,33 @@ TESTS += $(VMON_UNIT_TESTS)
 tests_test_fixtures_SOURCES = tests/test_fixtures.c
 tests_test_fixtures_CPPFLAGS = $(TESTS_CPP)
 tests_test_fixtures_LDADD = $(TESTS_LIBS)
-tests_test_fixtures_LDFLAGS = $(TESTS_LINK)
+tests_test_fixtures_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 tests_test_parse_SOURCES = tests/test_parse.c
 tests_test_parse_CPPFLAGS = $(TESTS_CPP)
 tests_test_parse_LDADD = $(TESTS_LIBS)
-tests_test_parse_LDFLAGS = $(TESTS_LINK)
+tests_test_parse_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 tests_test_tree_SOURCES = tests/test_tree.c
 tests_test_tree_CPPFLAGS = $(TESTS_CPP)
 tests_test_tree_LDADD = $(TESTS_LIBS)
-tests_test_tree_LDFLAGS = $(TESTS_LINK)
+tests_test_tree_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 tests_test_live_SOURCES = tests/test_live.c
 tests_test_live_CPPFLAGS = $(TESTS_CPP)
 tests_test_live_CFLAGS = $(AM_CFLAGS) -pthread
 tests_test_live_LDADD = $(TESTS_LIBS)
-tests_test_live_LDFLAGS = $(TESTS_LINK) -pthread
+tests_test_live_LDFLAGS = $(TESTS_LINK_CHECKED) -pthread
 
 tests_test_fdlimit_SOURCES = tests/test_fdlimit.c
 tests_test_fdlimit_CPPFLAGS = $(TESTS_CPP)
 tests_test_fdlimit_LDADD = $(TESTS_LIBS)
-tests_test_fdlimit_LDFLAGS = $(TESTS_LINK)
+tests_test_fdlimit_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 tests_test_wants_SOURCES = tests/test_wants.c
 tests_test_wants_CPPFLAGS = $(TESTS_CPP)
 tests_test_wants_LDADD = $(TESTS_LIBS)
-tests_test_wants_LDFLAGS = $(TESTS_LINK)
+tests_test_wants_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 EXTRA_DIST += tests/fixtures
 
@@ -76,11 +80,11 @@ tests_test_compat_SOURCES = tests/test_compat.c
 tests_test_compat_CPPFLAGS = $(TESTS_CPP)
 tests_test_compat_CFLAGS = $(AM_CFLAGS) -pthread
 tests_test_compat_LDADD = $(TESTS_LIBS)
-tests_test_compat_LDFLAGS = $(TESTS_LINK) -pthread
+tests_test_compat_LDFLAGS = $(TESTS_LINK_CHECKED) -pthread
 
 # the read-avoidance rules and the fd budget's priorities, on fixtures and on live children
 VMON_UNIT_TESTS += tests/test_skip
 tests_test_skip_SOURCES = tests/test_skip.c
 tests_test_skip_CPPFLAGS = $(TESTS_CPP)
 tests_test_skip_LDADD = $(TESTS_LIBS)
-tests_test_skip_LDFLAGS = $(TESTS_LINK)
+tests_test_skip_LDFLAGS = $(TESTS_LINK_CHECKED)

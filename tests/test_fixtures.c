@@ -285,19 +285,27 @@ static struct lifecycle {
 	int	ctor[1024];
 	int	dtor[1024];
 	int	stale_seen[1024];
-	fixture_t *vanish_fx;	/* the ctor of vanish_pid removes its directory */
-	int	vanish_pid;
+	fixture_t *vanish_fx;	/* the ctor of a pid with vanish[pid] removes its directory, */
+	bool	vanish[1024];
+	int	vanish_also[1024];	/* ... and that of vanish_also[pid], if not 0 */
 } life;
+
+static void remove_pid_dir(fixture_t *fx, int pid)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "%d", pid);
+	fixture_remove(fx, path);
+}
 
 static void count_ctor(vmon_t *vmon, vmon_proc_t *proc)
 {
 	assert_true(proc->pid < 1024);
 	life.ctor[proc->pid]++;
-	if (life.vanish_fx && proc->pid == life.vanish_pid) {
-		char path[32];
-
-		snprintf(path, sizeof(path), "%d", proc->pid);
-		fixture_remove(life.vanish_fx, path);
+	if (life.vanish_fx && life.vanish[proc->pid]) {
+		remove_pid_dir(life.vanish_fx, proc->pid);
+		if (life.vanish_also[proc->pid])
+			remove_pid_dir(life.vanish_fx, life.vanish_also[proc->pid]);
 	}
 }
 
@@ -445,7 +453,7 @@ static void test_vanish_mid_read(void **state)
 	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, all_wants));
 	lifecycle_init(&vmon);
 	life.vanish_fx = &fx;
-	life.vanish_pid = 77;
+	life.vanish[77] = true;
 	assert_true(vmon_sample(&vmon));
 	p = find_child(&vmon, must_find(&vmon, 1), 77);
 	assert_non_null(p);
@@ -481,6 +489,84 @@ static void test_vanish_mid_read(void **state)
 	assert_int_equal(stats.procs, 2);
 	vmon_destroy(&vmon);
 	assert_int_equal(life.dtor[201], 1);
+	fixture_free(&fx);
+}
+
+/*
+ * A child and its parent, both new, both gone in the same pass: the child
+ * dies during its first read (its ctor removes it, and its parent with it),
+ * so it is new and stale in this sample; the parent is listed but gone by
+ * its own first read, so it is never reported.  Whichever of the two is
+ * read first, the child must be in the tree (under its parent if that one
+ * was read, at the top if not) and in the flat array, once each.  Which is
+ * read first follows the pid index's order, so several pairs cover both.
+ */
+static void test_vanish_with_new_parent(void **state)
+{
+	enum { PAIRS = 8 };
+	fixture_t fx;
+	vmon_t vmon;
+	int forgotten = 0, nodes;
+
+	fixture_init(&fx);
+	fixture_system(&fx);
+	fixture_proc(&fx, 1, 0, "init", 'S', 5, NULL);
+	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL | VMON_FLAG_PROC_ARRAY, 0, all_wants));
+	lifecycle_init(&vmon);
+	assert_true(vmon_sample(&vmon));
+	life.vanish_fx = &fx;
+	for (int i = 0; i < PAIRS; i++) {
+		int parent = 300 + i, child = 400 + 17 * i;
+
+		fixture_proc(&fx, parent, 1, "parent", 'S', (unsigned long long)parent, NULL);
+		fixture_proc(&fx, child, parent, "child", 'S', (unsigned long long)child, NULL);
+		life.vanish[child] = true;
+		life.vanish_also[child] = parent;
+	}
+	assert_true(vmon_sample(&vmon));
+	nodes = assert_tree_consistent(&vmon);
+	for (int i = 0; i < PAIRS; i++) {
+		int parent = 300 + i, child = 400 + 17 * i;
+		vmon_proc_t *p = find_child(&vmon, must_find(&vmon, 1), parent), *c;
+
+		assert_null(vmon_proc_lookup(&vmon, child));
+		if (life.ctor[parent]) {
+			/* read before its child removed it: live in this sample, the child under it */
+			assert_non_null(p);
+			assert_ptr_equal(vmon_proc_lookup(&vmon, parent), p);
+			assert_true(p->is_new);
+			c = find_child(&vmon, p, child);
+		} else {
+			/* never read: never reported, and the child is at the top */
+			forgotten++;
+			assert_null(p);
+			assert_null(vmon_proc_lookup(&vmon, parent));
+			c = find_child(&vmon, NULL, child);
+		}
+		if (!c)
+			fail_msg("child %d of parent %d (%s) is not in the tree", child, parent,
+				 life.ctor[parent] ? "read" : "gone before its read");
+		assert_true(c->is_new);
+		assert_true(c->is_stale);
+		assert_int_equal(life.ctor[child], 1);
+		assert_int_equal(life.dtor[child], 0);
+	}
+	/* both orders happened, or this test proves nothing */
+	assert_true(forgotten > 0 && forgotten < PAIRS);
+	assert_int_equal(nodes, 1 + (PAIRS - forgotten) + PAIRS);
+
+	/* the parents that were read are stale now; then everyone is gone */
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(assert_tree_consistent(&vmon), 1 + PAIRS - forgotten);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(assert_tree_consistent(&vmon), 1);
+	for (int i = 0; i < PAIRS; i++) {
+		int parent = 300 + i, child = 400 + 17 * i;
+
+		assert_int_equal(life.dtor[child], 1);
+		assert_int_equal(life.dtor[parent], life.ctor[parent]);
+	}
+	vmon_destroy(&vmon);
 	fixture_free(&fx);
 }
 
@@ -1063,6 +1149,7 @@ int main(void)
 		cmocka_unit_test(test_zombie),
 		cmocka_unit_test(test_pid_reuse_explicit),
 		cmocka_unit_test(test_vanish_mid_read),
+		cmocka_unit_test(test_vanish_with_new_parent),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_reparent_by_ppid),
 		cmocka_unit_test(test_follow_children),
