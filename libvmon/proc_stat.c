@@ -14,6 +14,11 @@
  *			state (schedstat's run count, see procfs_ran()): a
  *			task that was not on a CPU cannot have moved to
  *			another wait channel or changed its credentials.
+ *
+ * One of these that the kernel refuses to show us (EACCES, EPERM: exe of
+ * another user's process, for one) is an expected limit of an unprivileged
+ * caller, not a failure of the store: that field is absent and nothing is
+ * recorded in errors[].  Any other failure is.
  */
 #include "config.h"
 
@@ -53,13 +58,50 @@ static int build_argv(vmon_proc_stat_t *s, bool first)
 	return parse_set_ull(FIELD(VMON_PROC_STAT_ARGC), s, (unsigned long long)argc, s->changed, first);
 }
 
+/* the kernel will not show us this field (see the top): not an error */
+static bool refused(int err)
+{
+	return err == EACCES || err == EPERM;
+}
+
+/*
+ * A field that could not be read: absent (present bit clear, empty), not its
+ * old value looking current; an error unless the kernel refused it to us or
+ * err_absent says the kernel has no such field for this task.  A task that
+ * is gone (ESRCH) keeps what was read, as its last data.  Returns whether
+ * the field changed, or -1.
+ */
+static int unreadable(vmon_proc_stat_t *s, int sym, int err, int err_absent)
+{
+	int r = 0;
+
+	if (err != ESRCH)
+		r = parse_clear(FIELD(sym), s, s->changed, s->present);
+	if (refused(err) || err == err_absent)
+		return r;
+	errno = err;
+	return -1;
+}
+
 static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
 {
 	vmon_buf_t *buf = &vmon->internal->buf;
 	int r;
 
-	if (procfs_read(vmon, node, "cmdline", NULL, buf) < 0)
-		return -1;
+	if (procfs_read(vmon, node, "cmdline", NULL, buf) < 0) {
+		int err = errno;
+
+		r = unreadable(s, VMON_PROC_STAT_CMDLINE, err, 0);
+		/* argv points into cmdline: empty with it, and absent with it */
+		if (err != ESRCH && (s->argc || !s->argv)) {
+			if (build_argv(s, first) < 0)
+				return -1;
+			BITCLEAR(s->present, VMON_PROC_STAT_ARGV);
+			BITCLEAR(s->present, VMON_PROC_STAT_ARGC);
+		}
+		errno = err;
+		return r;
+	}
 	node->cmdline_read_at = vmon->internal->now;
 	r = parse_set_string(FIELD(VMON_PROC_STAT_CMDLINE), s, buf->data, buf->len, s->changed, first);
 	if (r < 0)
@@ -74,22 +116,14 @@ static int sample_exe(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool
 {
 	vmon_buf_t *buf = &vmon->internal->buf;
 
-	if (procfs_readlink(vmon, node, "exe", buf) < 0) {
-		/*
-		 * Kernel threads have no executable and a zombie has lost its
-		 * mm (ENOENT): exe is then absent, as a key the kernel does not
-		 * print, not an empty path that is present.  Any other failure
-		 * (EACCES) is an error, and the old path is not left to look
-		 * current either.
-		 */
-		int err = errno, r = parse_clear(FIELD(VMON_PROC_STAT_EXE), s, s->changed, s->present);
-
-		if (err != ENOENT) {
-			errno = err;
-			return -1;
-		}
-		return r;
-	}
+	/*
+	 * Kernel threads have no executable and a zombie has lost its mm
+	 * (ENOENT): exe is then absent, as a key the kernel does not print,
+	 * not an empty path that is present.  Another user's process gives
+	 * EACCES (the ptrace access check).
+	 */
+	if (procfs_readlink(vmon, node, "exe", buf) < 0)
+		return unreadable(s, VMON_PROC_STAT_EXE, errno, ENOENT);
 	BITSET(s->present, VMON_PROC_STAT_EXE);
 	return parse_set_string(FIELD(VMON_PROC_STAT_EXE), s, buf->data, buf->len, s->changed, first);
 }
@@ -99,7 +133,7 @@ static int sample_wchan(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bo
 	vmon_buf_t *buf = &vmon->internal->buf;
 
 	if (procfs_read(vmon, node, "wchan", &s->wchan_fd, buf) < 0)
-		return -1;
+		return unreadable(s, VMON_PROC_STAT_WCHAN, errno, 0);
 	BITSET(s->present, VMON_PROC_STAT_WCHAN);
 	return parse_set_string(FIELD(VMON_PROC_STAT_WCHAN), s, buf->data, buf->len, s->changed, first);
 }
@@ -111,7 +145,7 @@ static int sample_uid(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool
 	int dir = procfs_node_dir(vmon, node, true);
 
 	if (dir < 0 || fstat(dir, &st) < 0)
-		return -1;
+		return unreadable(s, VMON_PROC_STAT_UID, errno, 0);
 	BITSET(s->present, VMON_PROC_STAT_UID);
 	return parse_set_ull(FIELD(VMON_PROC_STAT_UID), s, st.st_uid, s->changed, first);
 }

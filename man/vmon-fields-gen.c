@@ -57,6 +57,8 @@ static const struct store_text {
 	  "(for a thread,\n.Pa /proc/PID/task/TID/stat ) ,\n"
 	  "counted from the last\n.Ql \\&)\nso that a command name with spaces and parentheses cannot shift them.\n"
 	  "A thread's\n.Fa cmdline ,\n.Fa argv\nand\n.Fa exe\nare empty: they are its process's.\n"
+	  "The\n.Fa exe\nof another user's process cannot be read: it is empty with its\n.Fa present\nbit clear,\n"
+	  "and that is no error of the store.\n"
 	  "See\n.Xr vmon 3\nfor when each file is read again.\n" },
 	{ "proc_vm", "vmon_proc_vm_t",
 	  "Memory:\n.Pa /proc/PID/statm\nunless the stat line shows it cannot have moved, and the memory lines of\n"

@@ -509,6 +509,59 @@ static void test_exe(void **state)
 	assert_string_equal(pstat(p)->exe.array, "");
 	assert_false(BITTEST(pstat(p)->present, VMON_PROC_STAT_EXE));
 	finish(&fx, &vmon);
+
+	/*
+	 * A failure other than a refusal (EACCES, EPERM: test_live's
+	 * test_eacces, as another user) is an error of the store, and exe
+	 * is absent, not its old path; here exe is no symlink (EINVAL).
+	 */
+	setup(&fx, &st);
+	start(&fx, &vmon, 0, VMON_WANT_PROC_STAT);
+	p = must_find(&vmon, PID);
+	assert_string_equal(pstat(p)->exe.array, "/usr/bin/prog");
+	fixture_remove(&fx, "42/exe");
+	fixture_printf(&fx, "42/exe", "not a link");
+	snprintf(st.comm, sizeof(st.comm), "other");	/* an exec: exe is read again */
+	write_stat(&fx, &st);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(p->errors[VMON_STORE_PROC_STAT], EINVAL);
+	assert_string_equal(pstat(p)->exe.array, "");
+	assert_false(BITTEST(pstat(p)->present, VMON_PROC_STAT_EXE));
+	assert_true(BITTEST(pstat(p)->changed, VMON_PROC_STAT_EXE));
+	finish(&fx, &vmon);
+}
+
+/* a cmdline that cannot be read is an error, and absent with argv: not the old arguments */
+static void test_cmdline_unreadable(void **state)
+{
+	fixture_t fx;
+	fixture_stat_t st;
+	vmon_t vmon;
+	vmon_proc_t *p;
+
+	setup(&fx, &st);
+	start(&fx, &vmon, 0, VMON_WANT_PROC_STAT);
+	p = must_find(&vmon, PID);
+	assert_int_equal(pstat(p)->argc, 2);
+
+	/* a directory where cmdline was: EISDIR */
+	fixture_remove(&fx, "42/cmdline");
+	fixture_printf(&fx, "42/cmdline/x", "x");
+	snprintf(st.comm, sizeof(st.comm), "other");	/* an exec: cmdline is read again */
+	write_stat(&fx, &st);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(p->errors[VMON_STORE_PROC_STAT], EISDIR);
+	assert_int_equal(pstat(p)->cmdline.len, 0);
+	assert_int_equal(pstat(p)->argc, 0);
+	assert_null(pstat(p)->argv[0]);
+	for (int sym = VMON_PROC_STAT_CMDLINE; sym <= VMON_PROC_STAT_ARGV; sym++) {
+		assert_false(BITTEST(pstat(p)->present, sym));
+		assert_true(BITTEST(pstat(p)->changed, sym));
+	}
+	/* the rest of the store is read as ever */
+	assert_string_equal(pstat(p)->comm.array, "other");
+	assert_string_equal(pstat(p)->exe.array, "/usr/bin/prog");
+	finish(&fx, &vmon);
 }
 
 /* statm and the memory lines of status */
@@ -974,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_exec_rereads_cmdline),
 		cmocka_unit_test(test_cmdlines),
 		cmocka_unit_test(test_exe),
+		cmocka_unit_test(test_cmdline_unreadable),
 		cmocka_unit_test(test_vm),
 		cmocka_unit_test(test_vm_malformed),
 		cmocka_unit_test(test_io),
