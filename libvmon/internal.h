@@ -167,7 +167,7 @@ bool procfs_hold(vmon_t *vmon);
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
 void procfs_stat_line_keep(proc_node_t *node, const vmon_buf_t *line);
 void procfs_stat_line_forget(proc_node_t *node);
-bool procfs_pid_exists(vmon_t *vmon, int pid);
+bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node);
 int procfs_ran(vmon_t *vmon, proc_node_t *node);
 void procfs_shrink_budget(vmon_t *vmon);
 

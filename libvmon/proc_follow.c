@@ -246,7 +246,7 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
 		if (child->is_stale || node_of(child)->seen == vmon->generation)
 			continue;
-		if (node_of(child)->monitors && procfs_pid_exists(vmon, child->pid))
+		if (node_of(child)->monitors && procfs_node_exists(vmon, node_of(child)))
 			node_attach(vmon, node_of(child), NULL);
 		else
 			node_mark_stale(vmon, node_of(child));

@@ -721,13 +721,13 @@ done:
 	return 0;
 }
 
-/* is there a /proc/PID now (whichever process it is)? */
-bool procfs_pid_exists(vmon_t *vmon, int pid)
+/* is there a /proc/PID (a thread: /proc/TGID/task/TID) now, whichever task it is? */
+bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node)
 {
-	char name[16];
+	char path[32];
 
-	snprintf(name, sizeof(name), "%d", pid);
-	return faccessat(vmon->internal->proc_fd, name, F_OK, 0) == 0;
+	node_dir_path(node, path);
+	return faccessat(vmon->internal->proc_fd, path, F_OK, 0) == 0;
 }
 
 /*

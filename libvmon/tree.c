@@ -343,7 +343,7 @@ void node_mark_stale(vmon_t *vmon, proc_node_t *node)
 	if (!(vmon->flags & VMON_FLAG_PROC_ALL)) {
 		list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
 			/* (one that died too is stale here, under its parent, not at the top) */
-			if (node_of(child)->monitors && !child->is_stale && procfs_pid_exists(vmon, child->pid))
+			if (node_of(child)->monitors && !child->is_stale && procfs_node_exists(vmon, node_of(child)))
 				node_attach(vmon, node_of(child), NULL);
 			else
 				node_mark_stale(vmon, node_of(child));

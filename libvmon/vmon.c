@@ -229,10 +229,30 @@ enum sampled {
 
 /*
  * Sample one node: its stat line, then its wants.
- * A pid found reused gives the old node stale and, when the tree holds that
- * pid (PROC_ALL, or a followed child), a new node for the new process.
+ * A pid or tid found reused gives the old node stale and, when the tree
+ * holds that id (PROC_ALL, a followed child, a followed thread), a new node
+ * for the new task (see id_reused()).
  */
 static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node);
+
+/*
+ * The node's id is another task's now: its start time says so (ESTALE), or
+ * our held files of it fail (ESRCH) although the id was listed in this pass
+ * (by /proc, by its parent's children file, or by its process's task
+ * directory) and still is.  Within a clock tick only the held files can
+ * tell, and the new task must be in the tree in this same sample, not the
+ * next: where the tree holds that id.  A thread's id is its process's
+ * task/TID, so a new task there is a new thread of the same process (one
+ * of another process is found by that process's listing).
+ */
+static bool id_reused(vmon_t *vmon, proc_node_t *node, int err)
+{
+	vmon_proc_t *proc = &node->pub;
+
+	if (!proc->is_thread && !(vmon->flags & VMON_FLAG_PROC_ALL) && !proc->parent)
+		return false;
+	return err == ESTALE || (node->seen == vmon->generation && procfs_node_exists(vmon, node));
+}
 
 static enum sampled sample_node(vmon_t *vmon, proc_node_t *node)
 {
@@ -265,20 +285,11 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			node_forget(vmon, node);
 			return SAMPLED_FORGOTTEN;
 		}
-		/*
-		 * The pid is another process's now: its start time says so
-		 * (ESTALE), or our held files of it fail (ESRCH) although the
-		 * pid was listed in this pass (by /proc, or by its parent's
-		 * children file) and still is.  Within a clock tick only the
-		 * held files can tell, and the new process must be in the tree
-		 * in this same sample, not the next.
-		 */
-		if (!proc->is_thread && ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent) &&
-		    (err == ESTALE || (node->seen == vmon->generation && procfs_pid_exists(vmon, proc->pid)))) {
+		if (id_reused(vmon, node, err)) {
 			proc_node_t *parent = proc->parent ? node_of(proc->parent) : NULL, *reborn;
 
 			node_mark_stale(vmon, node);
-			reborn = node_new(vmon, proc->pid, proc->pid, false, proc->wants);
+			reborn = node_new(vmon, proc->pid, node->tgid, proc->is_thread, proc->wants);
 			if (reborn) {
 				node_attach(vmon, reborn, parent);
 				reborn->seen = vmon->generation;

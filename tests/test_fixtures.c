@@ -634,6 +634,34 @@ static void test_threads(void **state)
 	assert_false(p->threads_changed);
 	assert_false(t101->is_new);
 
+	/* tid 102 is another thread's now (a later start): old stale and new new in the same sample */
+	fixture_thread(&fx, 100, 102, "worker-3", 'S', 170);
+	assert_true(vmon_sample(&vmon));
+	assert_true(t102->is_stale);
+	assert_string_equal(pstat(t102)->comm.array, "worker-2");
+	{
+		vmon_proc_t *t, *reborn = NULL;
+
+		list_for_each_entry(t, &p->threads, threads) {
+			if (t->pid == 102 && t != t102)
+				reborn = t;
+		}
+		if (!reborn)
+			fail_msg("tid 102 was reused: the new thread is not in the tree in the same sample");
+		assert_true(reborn->is_new);
+		assert_false(reborn->is_stale);
+		assert_ptr_equal(reborn->parent, p);
+		assert_string_equal(pstat(reborn)->comm.array, "worker-3");
+		assert_true(p->threads_changed);
+		assert_int_equal(life.ctor[102], 2);
+		assert_int_equal(assert_tree_consistent(&vmon), 6);
+		assert_true(vmon_sample(&vmon));
+		assert_int_equal(life.dtor[102], 1);
+		assert_false(reborn->is_new);
+		assert_int_equal(assert_tree_consistent(&vmon), 5);
+		t102 = reborn;
+	}
+
 	/* one exits */
 	fixture_remove(&fx, "100/task/102");
 	fixture_stat_set(&st, 20, "2");
@@ -642,10 +670,10 @@ static void test_threads(void **state)
 	assert_true(p->threads_changed);
 	assert_true(t102->is_stale);
 	assert_false(t101->is_stale);
-	assert_int_equal(life.dtor[102], 0);
+	assert_int_equal(life.dtor[102], 1);
 	assert_int_equal(assert_tree_consistent(&vmon), 5);
 	assert_true(vmon_sample(&vmon));
-	assert_int_equal(life.dtor[102], 1);
+	assert_int_equal(life.dtor[102], 2);
 	assert_false(p->threads_changed);
 	assert_int_equal(assert_tree_consistent(&vmon), 4);
 

@@ -2,11 +2,11 @@
  * test_live.c: libvmon on the real /proc, against children the test spawns
  * and drives (puppet.h): fork trees in explicit mode (PROC_FOLLOW_CHILDREN)
  * and in PROC_ALL, exec, threads coming and going (PROC_FOLLOW_THREADS),
- * exit and zombies, re-parenting to a subreaper and to init, PID reuse in a
- * PID namespace of our own (root), callbacks and 2PASS, unmonitor from a
- * callback, another user's io (EACCES) and exe, and escaping in the dump.  What
- * the library reports is checked against what the children were told to do
- * and against /proc read directly.
+ * exit and zombies, re-parenting to a subreaper and to init, PID and thread
+ * id reuse in a PID namespace of our own (root), callbacks and 2PASS,
+ * unmonitor from a callback, another user's io (EACCES) and exe, and
+ * escaping in the dump.  What the library reports is checked against what
+ * the children were told to do and against /proc read directly.
  */
 #include "config.h"
 
@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -630,11 +631,12 @@ static void test_reparent_to_init(void **state)
 /*
  * PID reuse, as root, in a PID namespace of our own where nobody else forks:
  * a helper enters it and forks its init, which mounts a procfs of the
- * namespace (in a mount namespace of its own) and spawns sleepers at the
- * pid we ask for (ns_last_pid).  libvmon reads that procfs through
- * /proc/INIT/root.  The old process must be stale and the new one new in the
- * same sample, whether the old one's files were held open (a read of a held
- * fd fails) or not (the start time differs).
+ * namespace (in a mount namespace of its own) and spawns sleepers, or
+ * threads of its own, at the pid we ask for (ns_last_pid).  libvmon reads
+ * that procfs through /proc/INIT/root.  The old process (thread) must be
+ * stale and the new one new in the same sample, whether the old one's files
+ * were held open (a read of a held fd fails) or not (the start time
+ * differs).
  */
 static int pidns_init(void *arg);
 
@@ -657,7 +659,75 @@ static int pidns_command(struct pidns *ns, char op, int pid)
 static int pidns_sock, pidns_test_end;
 static const char *pidns_mnt;
 
-/* pid 1 of the namespace: mount its procfs, then spawn ('s') and kill ('k') sleepers at given pids */
+/* the threads of the namespace's init: each waits until a byte comes on its wake pipe */
+static struct pidns_thread {
+	pthread_t	thread;
+	pid_t		tid;		/* 0: a free slot */
+	int		wake[2];
+	int		report[2];	/* the thread tells its tid */
+} pidns_threads[4];
+
+static void *pidns_thread_main(void *arg)
+{
+	struct pidns_thread *t = arg;
+	pid_t tid = gettid();
+	char c;
+
+	if (write(t->report[1], &tid, sizeof(tid)) == (ssize_t)sizeof(tid))
+		(void)!read(t->wake[0], &c, 1);
+	return NULL;
+}
+
+static void pidns_thread_end(struct pidns_thread *t)
+{
+	(void)!write(t->wake[1], "x", 1);
+	pthread_join(t->thread, NULL);
+	for (int i = 0; i < 2; i++) {
+		close(t->wake[i]);
+		close(t->report[i]);
+	}
+	t->tid = 0;
+}
+
+/*
+ * A thread of ours at tid, or -1.  The tid of a thread just joined may not
+ * be free yet (the kernel wakes the joiner before it releases the task), so
+ * a thread that got another tid ends and we try again.
+ */
+static int pidns_thread_start(int tid)
+{
+	struct pidns_thread *t = NULL;
+
+	for (size_t i = 0; i < sizeof(pidns_threads) / sizeof(pidns_threads[0]) && !t; i++)
+		t = pidns_threads[i].tid ? NULL : &pidns_threads[i];
+	for (int attempt = 0; t && attempt < 1000; attempt++) {
+		char text[16];
+		int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+		bool written;
+
+		snprintf(text, sizeof(text), "%d", tid - 1);
+		written = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+		if (fd >= 0)
+			close(fd);
+		if (!written || pipe2(t->wake, O_CLOEXEC) < 0)
+			return -1;
+		if (pipe2(t->report, O_CLOEXEC) < 0 || pthread_create(&t->thread, NULL, pidns_thread_main, t) != 0)
+			return -1;
+		if (read(t->report[0], &t->tid, sizeof(t->tid)) != (ssize_t)sizeof(t->tid))
+			return -1;
+		if (t->tid == tid)
+			return tid;
+		pidns_thread_end(t);
+		usleep(1000);
+	}
+	return -1;
+}
+
+/*
+ * pid 1 of the namespace: mount its procfs, then spawn ('s') and kill ('k')
+ * sleepers at given pids, and start ('t') and end ('x') threads of its own
+ * at given tids
+ */
 static int pidns_init(void *arg)
 {
 	int msg[2];
@@ -689,6 +759,15 @@ static int pidns_init(void *arg)
 		} else if (msg[0] == 'k') {
 			kill(msg[1], SIGKILL);
 			r = waitpid(msg[1], NULL, 0);
+		} else if (msg[0] == 't') {
+			r = pidns_thread_start(msg[1]);
+		} else if (msg[0] == 'x') {
+			for (size_t i = 0; i < sizeof(pidns_threads) / sizeof(pidns_threads[0]); i++) {
+				if (pidns_threads[i].tid == msg[1]) {
+					pidns_thread_end(&pidns_threads[i]);
+					r = msg[1];
+				}
+			}
 		}
 		if (send(pidns_sock, &r, sizeof(r), MSG_NOSIGNAL) < 0)
 			break;
@@ -765,6 +844,14 @@ static void pidns_stop(struct pidns *ns)
 	rmdir(ns->mnt);
 }
 
+static void pidns_must_start(struct pidns *ns)
+{
+	if (!pidns_start(ns)) {
+		pidns_stop(ns);
+		fail_msg("could not start a PID namespace with its own procfs");
+	}
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -825,10 +912,7 @@ static void test_pid_reuse(void **state)
 	vmon_t vmon;
 
 	SKIP_IF(!is_root(), "PID reuse needs root: a PID namespace, a procfs mount and ns_last_pid");
-	if (!pidns_start(&ns)) {
-		pidns_stop(&ns);
-		fail_msg("could not start a PID namespace with its own procfs");
-	}
+	pidns_must_start(&ns);
 	/* PROC_ALL, files held open (the default budget) and not (no budget) */
 	for (int budget = -1; budget <= 0; budget++) {
 		for (int pause_ms = 0; pause_ms <= 30; pause_ms += 30) {
@@ -848,6 +932,86 @@ static void test_pid_reuse(void **state)
 		assert_non_null(init);
 		check_reuse(&vmon, &ns, init, true, budget ? 0 : 30);
 		vmon_destroy(&vmon);
+	}
+	pidns_stop(&ns);
+}
+
+/* the live thread node tid of proc, or NULL (a stale one with the same tid may be there too) */
+static vmon_proc_t *live_thread(vmon_proc_t *proc, int tid)
+{
+	vmon_proc_t *t;
+
+	list_for_each_entry(t, &proc->threads, threads) {
+		if (t->pid == tid && !t->is_stale)
+			return t;
+	}
+	return NULL;
+}
+
+/* as check_reuse(), for a thread of the namespace's init: its tid reused by a new thread of init */
+static void check_tid_reuse(vmon_t *vmon, struct pidns *ns, int pause_ms)
+{
+	const int tid = 100;
+	vmon_proc_t *init, *old, *reborn;
+
+	assert_int_equal(pidns_command(ns, 't', tid), tid);
+	sample(vmon);
+	init = must_find(vmon, 1);
+	old = live_thread(init, tid);
+	assert_non_null(old);
+	assert_true(old->is_new);
+	sample(vmon);
+	assert_false(old->is_new);
+	assert_ptr_equal(live_thread(init, tid), old);
+
+	assert_int_equal(pidns_command(ns, 'x', tid), tid);
+	sleep_ms(pause_ms);
+	assert_int_equal(pidns_command(ns, 't', tid), tid);
+	sample(vmon);
+	assert_true(old->is_stale);
+	assert_false(old->is_new);
+	reborn = live_thread(init, tid);
+	if (!reborn)
+		fail_msg("tid %d was reused (%s mode, fd budget %d, %d ms apart): the new thread is not in the tree"
+			 " in the same sample as the old one goes stale", tid,
+			 (vmon->flags & VMON_FLAG_PROC_ALL) ? "PROC_ALL" : "explicit", stats_budget(vmon), pause_ms);
+	assert_true(reborn->is_new);
+	assert_ptr_equal(reborn->parent, init);
+	assert_true(init->threads_changed);
+	assert_int_equal(ctors(tid), 2);
+	sample(vmon);
+	assert_false(reborn->is_new);
+	assert_false(reborn->is_stale);
+	assert_int_equal(dtors(tid), 1);
+	assert_ptr_equal(live_thread(init, tid), reborn);
+	assert_int_equal(pidns_command(ns, 'x', tid), tid);
+	sample(vmon);
+	assert_true(reborn->is_stale);
+	sample(vmon);
+	assert_int_equal(dtors(tid), 2);
+}
+
+static void test_tid_reuse(void **state)
+{
+	struct pidns ns;
+	vmon_t vmon;
+
+	SKIP_IF(!is_root(), "thread id reuse needs root: a PID namespace, a procfs mount and ns_last_pid");
+	pidns_must_start(&ns);
+	/* PROC_ALL and explicit mode; files held open (the default budget) and not (no budget) */
+	for (int all = 0; all < 2; all++) {
+		for (int budget = -1; budget <= 0; budget++) {
+			for (int pause_ms = 0; pause_ms <= 30; pause_ms += 30) {
+				if (budget == 0 && pause_ms == 0)
+					continue;	/* nothing could tell them apart: the same tid and start, no fd */
+				live_init(&vmon, ns.root, all ? VMON_FLAG_PROC_ALL : VMON_FLAG_NONE,
+					  VMON_WANT_PROC_STAT | VMON_WANT_PROC_FOLLOW_THREADS, budget);
+				if (!all)
+					assert_non_null(vmon_proc_monitor(&vmon, 1, VMON_WANT_PROC_INHERIT, NULL, NULL));
+				check_tid_reuse(&vmon, &ns, pause_ms);
+				vmon_destroy(&vmon);
+			}
+		}
 	}
 	pidns_stop(&ns);
 }
@@ -1115,6 +1279,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_reparent_to_subreaper, teardown),
 		cmocka_unit_test_teardown(test_reparent_to_init, teardown),
 		cmocka_unit_test_teardown(test_pid_reuse, teardown),
+		cmocka_unit_test_teardown(test_tid_reuse, teardown),
 		cmocka_unit_test_teardown(test_callbacks, teardown),
 		cmocka_unit_test_teardown(test_2pass, teardown),
 		cmocka_unit_test_teardown(test_eacces, teardown),
