@@ -22,15 +22,14 @@
 #include "pidmap.h"
 
 /* a growable buffer for file contents */
-typedef struct vmon_buf {
+typedef struct buf {
 	char	*data;
 	size_t	len;	/* bytes held; data[len] is always a NUL */
 	size_t	cap;	/* bytes allocated */
-} vmon_buf_t;
+} buf_t;
 
-/* not API despite the prefix: hidden, so that libvmon.so exports only vmon.h */
-__attribute__((visibility("hidden"))) int vmon_buf_reserve(vmon_buf_t *buf, size_t cap);
-__attribute__((visibility("hidden"))) void vmon_buf_free(vmon_buf_t *buf);
+int buf_reserve(buf_t *buf, size_t cap);
+void buf_free(buf_t *buf);
 
 /*
  * A node: the public vmon_proc_t followed by what only the library knows.
@@ -110,9 +109,9 @@ struct _vmon_internal {
 	int		dirs_held;	/* of warm_held, the directories */
 
 	vmon_stats_t	stats;
-	vmon_buf_t	buf;		/* file contents being parsed */
-	vmon_buf_t	stat_line;	/* the stat line of the node being sampled */
-	vmon_buf_t	list_buf;	/* children pids gathered from several files */
+	buf_t		buf;		/* file contents being parsed */
+	buf_t		stat_line;	/* the stat line of the node being sampled */
+	buf_t		list_buf;	/* children pids gathered from several files */
 	int		stat_line_generation;	/* vmon->generation of stat_line */
 	proc_node_t	*stat_line_node;	/* ... and whose it is */
 	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
@@ -128,9 +127,9 @@ struct _vmon_internal {
 };
 
 /* how often a running process's cmdline is re-read without an exec (set-proc-title) */
-#define VMON_CMDLINE_REFRESH_SECS 5.0
+#define CMDLINE_REFRESH_SECS 5.0
 /* how late a statm change that the stat line cannot show may be seen (proc_vm.c) */
-#define VMON_STATM_REFRESH_SECS 5.0
+#define STATM_REFRESH_SECS 5.0
 
 /* --- tree.c --- */
 proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc_wants_t wants);
@@ -156,16 +155,16 @@ vmon_proc_t *tree_next_postorder(vmon_t *vmon, vmon_proc_t *proc);
 int procfs_open_root(vmon_t *vmon, const char *root);
 int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify);
 void procfs_node_done(vmon_t *vmon, proc_node_t *node);
-int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd, vmon_buf_t *buf);
-int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, vmon_buf_t *buf);
-ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, vmon_buf_t *buf);
+int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd, buf_t *buf);
+int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, buf_t *buf);
+ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, buf_t *buf);
 int procfs_openat(vmon_t *vmon, int dir_fd, const char *name, int flags);
 void procfs_close_held(vmon_t *vmon, int *fd);
 void procfs_close_warm(vmon_t *vmon, int *fd);
 void procfs_close_dir(vmon_t *vmon, proc_node_t *node);
 bool procfs_hold(vmon_t *vmon);
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
-void procfs_stat_line_keep(proc_node_t *node, const vmon_buf_t *line);
+void procfs_stat_line_keep(proc_node_t *node, const buf_t *line);
 void procfs_stat_line_forget(proc_node_t *node);
 bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node);
 int procfs_ran(vmon_t *vmon, proc_node_t *node);

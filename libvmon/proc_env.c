@@ -22,7 +22,7 @@
 
 static int sample_environ(vmon_t *vmon, proc_node_t *node, vmon_proc_env_t *s, bool first)
 {
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	int r;
 
 	if (procfs_read(vmon, node, "environ", NULL, buf) < 0)
@@ -43,7 +43,7 @@ static int sample_environ(vmon_t *vmon, proc_node_t *node, vmon_proc_env_t *s, b
 static int sample_link(vmon_t *vmon, proc_node_t *node, vmon_proc_env_t *s, int sym, bool first)
 {
 	const vmon_field_t *f = FIELD(sym);
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	int r;
 
 	if (procfs_readlink(vmon, node, f->file, buf) < 0)

@@ -138,15 +138,15 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 }
 
 /* append the pids of one children file ("pid pid pid ") to buf */
-static int read_children(vmon_t *vmon, proc_node_t *node, int tid, int *held_fd, vmon_buf_t *acc)
+static int read_children(vmon_t *vmon, proc_node_t *node, int tid, int *held_fd, buf_t *acc)
 {
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	char name[48];
 
 	snprintf(name, sizeof(name), "task/%d/children", tid);
 	if (procfs_read(vmon, node, name, held_fd, buf) < 0)
 		return -1;
-	if (vmon_buf_reserve(acc, acc->len + buf->len + 1) < 0)
+	if (buf_reserve(acc, acc->len + buf->len + 1) < 0)
 		return -1;
 	memcpy(acc->data + acc->len, buf->data, buf->len);
 	acc->len += buf->len;
@@ -160,7 +160,7 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	struct _vmon_internal *in = vmon->internal;
 	proc_node_t *node = node_of(proc);
 	vmon_proc_follow_children_t *s;
-	vmon_buf_t *acc = &in->list_buf;
+	buf_t *acc = &in->list_buf;
 	vmon_proc_t *child, *tmp;
 	const char *p, *end;
 	int changes = 0, r = 0;
@@ -168,7 +168,7 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (proc->is_thread || (vmon->flags & VMON_FLAG_PROC_ALL))
 		return SAMPLE_UNCHANGED;
 	s = node_store(vmon, node, VMON_STORE_PROC_FOLLOW_CHILDREN);
-	if (!s || vmon_buf_reserve(acc, 256) < 0)
+	if (!s || buf_reserve(acc, 256) < 0)
 		return -1;
 	acc->len = 0;
 

@@ -23,7 +23,7 @@ int proc_io_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_IO];
 	proc_node_t *node = node_of(proc);
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	vmon_proc_io_t *s = node_store(vmon, node, VMON_STORE_PROC_IO);
 	bool first;
 	int r;

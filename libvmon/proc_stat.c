@@ -6,7 +6,7 @@
  *   cmdline, argv, exe	when the node is new and after an exec, which the
  *			stat line betrays by a new comm or new code, stack,
  *			argument or environment addresses (or the event feed
- *			says so); and every VMON_CMDLINE_REFRESH_SECS for a
+ *			says so); and every CMDLINE_REFRESH_SECS for a
  *			process that ran, so that titles set by
  *			setproctitle() show.  Threads leave them empty:
  *			they are their process's.
@@ -85,7 +85,7 @@ static int unreadable(vmon_proc_stat_t *s, int sym, int err, int err_absent)
 
 static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
 {
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	int r;
 
 	if (procfs_read(vmon, node, "cmdline", NULL, buf) < 0) {
@@ -114,7 +114,7 @@ static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 
 static int sample_exe(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
 {
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 
 	/*
 	 * Kernel threads have no executable and a zombie has lost its mm
@@ -130,7 +130,7 @@ static int sample_exe(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool
 
 static int sample_wchan(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
 {
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 
 	if (procfs_read(vmon, node, "wchan", &s->wchan_fd, buf) < 0)
 		return unreadable(s, VMON_PROC_STAT_WCHAN, errno, 0);
@@ -166,10 +166,10 @@ static bool execed(const vmon_proc_stat_t *s)
 }
 
 /* the stat line's fields into the store; the number that changed, or -1 */
-static int parse_line(vmon_t *vmon, vmon_proc_stat_t *s, const vmon_buf_t *line, bool first)
+static int parse_line(vmon_t *vmon, vmon_proc_stat_t *s, const buf_t *line, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	const char *rest, *comm, *p;
 	unsigned long long pid;
 	size_t comm_len;
@@ -191,7 +191,7 @@ static int parse_line(vmon_t *vmon, vmon_proc_stat_t *s, const vmon_buf_t *line,
 	BITSET(s->present, VMON_PROC_STAT_PID);
 
 	/* comm.len counts a NUL in place of the newline of /proc/PID/comm, as libvmon clients expect */
-	if (vmon_buf_reserve(buf, comm_len + 1) < 0)
+	if (buf_reserve(buf, comm_len + 1) < 0)
 		return -1;
 	memcpy(buf->data, comm, comm_len);
 	buf->data[comm_len] = '\0';
@@ -245,7 +245,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 	if (!proc->is_thread) {
 		if (node->exec_pending ||
-		    (ran != 0 && in->now - node->cmdline_read_at >= VMON_CMDLINE_REFRESH_SECS)) {
+		    (ran != 0 && in->now - node->cmdline_read_at >= CMDLINE_REFRESH_SECS)) {
 			r = sample_cmdline(vmon, node, s, first);
 			if (r < 0) {
 				errors++;

@@ -38,7 +38,7 @@
  * or after a vfork() or CLONE_VM child re-protected its memory without
  * changing its size.  The bound: such a change shows when the process next
  * runs or its size or resident set moves, and at the latest
- * VMON_STATM_REFRESH_SECS after the last read, when statm is read anyway
+ * STATM_REFRESH_SECS after the last read, when statm is read anyway
  * (the due times are spread over nodes so that they do not all come due in
  * the same pass).
  */
@@ -59,7 +59,7 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
 	proc_node_t *node = node_of(proc);
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	vmon_proc_vm_t *s = node_store(vmon, node, VMON_STORE_PROC_VM);
 	bool first;
 	int r, changes;
@@ -82,7 +82,7 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (changes < 0)
 		return -1;
 	/* the next forced read: a full period from now, the first one sooner by up to half, by pid */
-	node->statm_due = vmon->internal->now + VMON_STATM_REFRESH_SECS *
+	node->statm_due = vmon->internal->now + STATM_REFRESH_SECS *
 			  (first ? 0.5 + (double)(node->pub.pid % 16) / 32.0 : 1.0);
 
 	/* a kernel thread has no address space and no memory lines to read */

@@ -43,7 +43,7 @@
 #define PROC_SUPER_MAGIC 0x9fa0
 #endif
 
-int vmon_buf_reserve(vmon_buf_t *buf, size_t cap)
+int buf_reserve(buf_t *buf, size_t cap)
 {
 	char *data;
 
@@ -59,7 +59,7 @@ int vmon_buf_reserve(vmon_buf_t *buf, size_t cap)
 	return 0;
 }
 
-void vmon_buf_free(vmon_buf_t *buf)
+void buf_free(buf_t *buf)
 {
 	free(buf->data);
 	buf->data = NULL;
@@ -312,14 +312,14 @@ static int gone_errno(int err)
  * read shorter than asked for is the end; `exhaust` reads on to a zero read
  * for files that can come in pieces (cmdline) and for regular files.
  */
-static int read_whole(vmon_t *vmon, int fd, vmon_buf_t *buf, bool exhaust)
+static int read_whole(vmon_t *vmon, int fd, buf_t *buf, bool exhaust)
 {
 	size_t len = 0;
 	ssize_t r;
 
 	vmon->internal->stats.reads++;
 	for (;;) {
-		if (buf->cap < len + 1025 && vmon_buf_reserve(buf, buf->cap ? buf->cap * 2 : 4096) < 0)
+		if (buf->cap < len + 1025 && buf_reserve(buf, buf->cap ? buf->cap * 2 : 4096) < 0)
 			return -1;
 		r = pread(fd, buf->data + len, buf->cap - 1 - len, (off_t)len);
 		if (r < 0) {
@@ -453,7 +453,7 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 			return -1;
 		}
 	} else if (verify && node->confirmed) {
-		vmon_buf_t *buf = &in->buf;
+		buf_t *buf = &in->buf;
 		int sfd = procfs_openat(vmon, fd, "stat", O_RDONLY);
 
 		if (sfd < 0 || read_whole(vmon, sfd, buf, exhaust_reads(vmon, "stat")) < 0 ||
@@ -492,7 +492,7 @@ void procfs_node_done(vmon_t *vmon, proc_node_t *node)
  * the budget allows.  Returns 0, or -1 with errno: ESRCH when the process is
  * gone, anything else (EACCES...) when it is there but the file cannot be read.
  */
-int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd, vmon_buf_t *buf)
+int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd, buf_t *buf)
 {
 	bool exhaust = exhaust_reads(vmon, name);
 	int dir, fd;
@@ -538,7 +538,7 @@ int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd,
 }
 
 /* read a file of the proc root itself (stat, meminfo) */
-int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, vmon_buf_t *buf)
+int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, buf_t *buf)
 {
 	bool exhaust = exhaust_reads(vmon, name);
 	int fd = *held_fd;
@@ -566,14 +566,14 @@ int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, vmon_buf_t *b
 }
 
 /* the target of the node's symlink `name`; ENOENT for a kernel thread's exe */
-ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, vmon_buf_t *buf)
+ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, buf_t *buf)
 {
 	int dir = procfs_node_dir(vmon, node, true);
 	ssize_t r;
 
 	if (dir < 0)
 		return -1;
-	if (vmon_buf_reserve(buf, 256) < 0)
+	if (buf_reserve(buf, 256) < 0)
 		return -1;
 	vmon->internal->stats.reads++;
 	for (;;) {
@@ -582,7 +582,7 @@ ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, vmon_
 			return -1;
 		if ((size_t)r < buf->cap - 1)
 			break;
-		if (vmon_buf_reserve(buf, buf->cap * 2) < 0)
+		if (buf_reserve(buf, buf->cap * 2) < 0)
 			return -1;
 	}
 	buf->len = (size_t)r;
@@ -620,7 +620,7 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
 	vmon_proc_stat_t *stat = node_store(vmon, node, VMON_STORE_PROC_STAT);
-	vmon_buf_t *line = &in->stat_line;
+	buf_t *line = &in->stat_line;
 	const char *p, *end;
 	unsigned long long v[21];	/* fields 3..22, v[field - 3] */
 	int fd;
@@ -736,7 +736,7 @@ bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node)
  * parsing (an idle process's line rarely moves).  Without memory for the
  * copy the next pass parses again, as it would anyway.
  */
-void procfs_stat_line_keep(proc_node_t *node, const vmon_buf_t *line)
+void procfs_stat_line_keep(proc_node_t *node, const buf_t *line)
 {
 	if (node->stat_copy_cap < line->len) {
 		size_t cap = (line->len + 63) & ~(size_t)63;

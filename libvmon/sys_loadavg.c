@@ -49,7 +49,7 @@ int sys_loadavg_sample(vmon_t *vmon, void **store)
 {
 	const vmon_store_desc_t *desc = &vmon_sys_store_descs[VMON_STORE_SYS_LOADAVG];
 	static const int loads[] = { VMON_SYS_LOADAVG_LOAD1, VMON_SYS_LOADAVG_LOAD5, VMON_SYS_LOADAVG_LOAD15 };
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	vmon_sys_loadavg_t *s = *store;
 	unsigned long long v[5];
 	const char *p, *end;

@@ -88,7 +88,7 @@ static int grow_cpus(vmon_sys_stat_t *s, int nr)
 static int sample_boottime(vmon_t *vmon, vmon_sys_stat_t *s, bool first)
 {
 	const vmon_field_t *f = &vmon_sys_store_descs[VMON_STORE_SYS_STAT].fields[VMON_SYS_STAT_BOOTTIME];
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	int fd = -1;
 	unsigned long long sec, cs = 0;
 	const char *p, *end;
@@ -126,7 +126,7 @@ malformed:
 int sys_stat_sample(vmon_t *vmon, void **store)
 {
 	const vmon_store_desc_t *desc = &vmon_sys_store_descs[VMON_STORE_SYS_STAT];
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	vmon_sys_stat_t *s = *store;
 	const char *line, *end;
 	bool first;

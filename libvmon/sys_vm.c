@@ -12,7 +12,7 @@
 int sys_vm_sample(vmon_t *vmon, void **store)
 {
 	const vmon_store_desc_t *desc = &vmon_sys_store_descs[VMON_STORE_SYS_VM];
-	vmon_buf_t *buf = &vmon->internal->buf;
+	buf_t *buf = &vmon->internal->buf;
 	vmon_sys_vm_t *s = *store;
 	bool first;
 	int r;

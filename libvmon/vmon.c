@@ -194,9 +194,9 @@ void vmon_destroy(vmon_t *vmon)
 		}
 		pidmap_fini(&in->procs);
 		pidmap_fini(&in->threads);
-		vmon_buf_free(&in->buf);
-		vmon_buf_free(&in->stat_line);
-		vmon_buf_free(&in->list_buf);
+		buf_free(&in->buf);
+		buf_free(&in->stat_line);
+		buf_free(&in->list_buf);
 		free(in->snapshot);
 		free(in->proc_root);
 		free(in);

@@ -129,7 +129,7 @@ static void test_bad_stat_line_not_skipped(void **state)
  * statm is left unread when the stat line shows its size and resident set
  * and code bounds unchanged and schedstat shows the only task did not run;
  * the documented bound: a change of shared or data alone shows when the
- * task runs, its rss moves, or VMON_STATM_REFRESH_SECS (5 s) pass.
+ * task runs, its rss moves, or STATM_REFRESH_SECS (5 s, internal.h) pass.
  */
 static void test_statm_skip_and_its_bound(void **state)
 {
