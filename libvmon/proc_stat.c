@@ -208,6 +208,19 @@ static int parse_line(vmon_t *vmon, vmon_proc_stat_t *s, const buf_t *line, bool
 	return changes + r;
 }
 
+/*
+ * Add what one of the store's reads returned: the fields it changed, or its
+ * errno.  The store reports one error; a task found gone wins, as it makes
+ * the node stale rather than in error.
+ */
+static void tally(int r, int *changes, int *err)
+{
+	if (r >= 0)
+		*changes += r;
+	else if (*err != ESRCH)
+		*err = errno;
+}
+
 int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -215,7 +228,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	vmon_proc_stat_t *s = *store;
 	char prev_state;
 	bool first;
-	int changes = 0, r, ran, errors = 0, err = 0;
+	int changes = 0, ran, err = 0;
 
 	/* procfs_probe() read this node's line in this pass and allocated the store */
 	if (!s || in->stat_line_node != node || in->stat_line_generation != vmon->generation) {
@@ -245,48 +258,22 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 	if (!proc->is_thread) {
 		if (node->exec_pending ||
-		    (ran != 0 && in->now - node->cmdline_read_at >= CMDLINE_REFRESH_SECS)) {
-			r = sample_cmdline(vmon, node, s, first);
-			if (r < 0) {
-				errors++;
-				err = errno;
-			} else {
-				changes += r;
-			}
-		} else {
+		    (ran != 0 && in->now - node->cmdline_read_at >= CMDLINE_REFRESH_SECS))
+			tally(sample_cmdline(vmon, node, s, first), &changes, &err);
+		else
 			in->stats.reads_skipped++;
-		}
-		if (node->exec_pending) {
-			r = sample_exe(vmon, node, s, first);
-			if (r < 0) {
-				errors++;
-				err = errno;
-			} else {
-				changes += r;
-			}
-		}
+		if (node->exec_pending)
+			tally(sample_exe(vmon, node, s, first), &changes, &err);
 	}
 
 	if (first || ran != 0 || s->state != prev_state) {
-		r = sample_wchan(vmon, node, s, first);
-		if (r < 0) {
-			errors++;
-			err = errno;
-		} else {
-			changes += r;
-		}
-		r = sample_uid(vmon, node, s, first);
-		if (r < 0) {
-			errors++;
-			err = errno;
-		} else {
-			changes += r;
-		}
+		tally(sample_wchan(vmon, node, s, first), &changes, &err);
+		tally(sample_uid(vmon, node, s, first), &changes, &err);
 	} else {
 		in->stats.reads_skipped += 2;
 	}
 
-	if (errors) {
+	if (err) {
 		errno = err;
 		return -1;
 	}

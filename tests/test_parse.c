@@ -564,6 +564,46 @@ static void test_cmdline_unreadable(void **state)
 	finish(&fx, &vmon);
 }
 
+/* the ctor of PID takes its stat and cmdline away: it dies while it is read */
+static fixture_t *dying_fx;
+
+static void dying_ctor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	if (proc->pid == PID) {
+		fixture_remove(dying_fx, "42/stat");
+		fixture_remove(dying_fx, "42/cmdline");
+	}
+}
+
+/*
+ * A process gone while its stat store is read (cmdline: ESRCH) is stale with
+ * what was read, even when a later read of the store fails otherwise
+ * (wchan, a directory here: EISDIR): the store reports that it is gone.
+ */
+static void test_gone_wins(void **state)
+{
+	fixture_t fx;
+	fixture_stat_t st;
+	vmon_t vmon;
+	vmon_proc_t *p;
+
+	setup(&fx, &st);
+	fixture_remove(&fx, "42/wchan");
+	fixture_printf(&fx, "42/wchan/x", "x");
+	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, VMON_WANT_PROC_STAT));
+	dying_fx = &fx;
+	vmon.proc_ctor_cb = dying_ctor;
+	assert_true(vmon_sample(&vmon));
+	assert_null(vmon_proc_lookup(&vmon, PID));
+	p = find_child(&vmon, must_find(&vmon, 1), PID);
+	assert_non_null(p);
+	assert_true(p->is_new);
+	assert_true(p->is_stale);
+	assert_int_equal(p->errors[VMON_STORE_PROC_STAT], 0);
+	assert_string_equal(pstat(p)->comm.array, "prog");
+	finish(&fx, &vmon);
+}
+
 /* statm and the memory lines of status */
 /*
  * The process ran since the last sample (its schedstat count moved): statm
@@ -1028,6 +1068,7 @@ int main(void)
 		cmocka_unit_test(test_cmdlines),
 		cmocka_unit_test(test_exe),
 		cmocka_unit_test(test_cmdline_unreadable),
+		cmocka_unit_test(test_gone_wins),
 		cmocka_unit_test(test_vm),
 		cmocka_unit_test(test_vm_malformed),
 		cmocka_unit_test(test_io),
