@@ -73,7 +73,7 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	vmon_proc_follow_threads_t *s;
 	vmon_proc_t *thread, *tmp;
 	struct dirent *de;
-	bool transient;
+	bool transient, leader_seen = false;
 	int changes = 0;
 	DIR *d;
 
@@ -101,6 +101,7 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 		if (!tid)
 			continue;
+		leader_seen |= tid == proc->pid;
 		t = pidmap_get(&in->threads, tid);
 		if (t && t->pub.parent != proc) {
 			/* a tid is unique system-wide; a mapping under another process is one we have not yet found stale */
@@ -117,12 +118,18 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		}
 		t->seen = vmon->generation;
 	}
-	if (errno && errno != ENOENT) {
-		int err = errno;
+	/*
+	 * A process's task directory lists its leader for as long as the
+	 * process exists, a zombie's too.  A listing without it (the C library
+	 * reads the ENOENT of a dead directory as its end) says the process
+	 * died after its stat line was read: stale, with its threads.
+	 */
+	if (errno || !leader_seen) {
+		int err = errno ? errno : ESRCH;
 
 		if (transient)
 			closedir(d);
-		errno = err == ENOENT ? ESRCH : err;
+		errno = err;
 		return -1;
 	}
 	if (transient)

@@ -694,6 +694,51 @@ static void test_threads(void **state)
 	fixture_free(&fx);
 }
 
+/*
+ * A process gone between its stat read and the listing of its threads (its
+ * task directory, held open, is dead and lists nothing, not even the
+ * leader): stale in that sample with its threads, not live without them.
+ * A fixture's held stat file reads on after its removal, as a live
+ * process's stat would have just before.
+ */
+static void test_threads_gone_mid_listing(void **state)
+{
+	fixture_t fx;
+	fixture_stat_t st;
+	vmon_attr_t attr;
+	vmon_t vmon;
+	vmon_proc_t *p, *t;
+
+	fixture_init(&fx);
+	fixture_system(&fx);
+	fixture_proc(&fx, 100, 1, "app", 'S', 100, NULL);
+	fixture_stat_init(&st, 100, 1, "app", 'S', 100);
+	fixture_stat_set(&st, 20, "2");
+	fixture_stat_write(&fx, "100/stat", &st, FIXTURE_STAT_FIELDS, true);
+	fixture_thread(&fx, 100, 101, "worker", 'S', 150);
+	vmon_attr_default(&attr);
+	attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_FOLLOW_THREADS;
+	attr.proc_root = fx.root;
+	attr.fd_budget = 64;	/* the task directory stays open between samples */
+	assert_true(vmon_init_attr(&vmon, &attr));
+	p = vmon_proc_monitor(&vmon, 100, VMON_WANT_PROC_INHERIT, NULL, NULL);
+	assert_non_null(p);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(assert_tree_consistent(&vmon), 3);
+
+	fixture_remove(&fx, "100");
+	assert_true(vmon_sample(&vmon));
+	assert_true(p->is_stale);
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++)
+		assert_int_equal(p->errors[i], 0);
+	list_for_each_entry(t, &p->threads, threads)
+		assert_true(t->is_stale);
+	assert_int_equal(assert_tree_consistent(&vmon), 3);
+	vmon_proc_unmonitor(&vmon, p, NULL, NULL);
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+}
+
 /* PROC_ALL: a process whose ppid changes moves; orphans and ppid loops go to the top */
 static void test_reparent_by_ppid(void **state)
 {
@@ -1179,6 +1224,7 @@ int main(void)
 		cmocka_unit_test(test_vanish_mid_read),
 		cmocka_unit_test(test_vanish_with_new_parent),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_threads_gone_mid_listing),
 		cmocka_unit_test(test_reparent_by_ppid),
 		cmocka_unit_test(test_follow_children),
 		cmocka_unit_test(test_proc_array),
