@@ -98,12 +98,12 @@ int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 #include "defs/proc_wants.def"
 
 	if ((attr->sys_wants & ~((1L << VMON_STORE_SYS_NR) - 1)) ||
-	    (attr->flags & ~(VMON_FLAG_PROC_ARRAY | VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS)) ||
-	    proc_wants_check(attr->proc_wants) < 0) {
-		if (errno != EOPNOTSUPP)
-			errno = EINVAL;
+	    (attr->flags & ~(VMON_FLAG_PROC_ARRAY | VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS))) {
+		errno = EINVAL;
 		return 0;
 	}
+	if (proc_wants_check(attr->proc_wants) < 0)
+		return 0;
 
 	vmon->internal = calloc(1, sizeof(*vmon->internal));
 	if (!vmon->internal)

@@ -532,6 +532,16 @@ static void test_api_errors(void **state)
 	errno = 0;
 	assert_false(vmon_init(&vmon, VMON_FLAG_NONE, (vmon_sys_wants_t)(1L << 20), 0));
 	assert_int_equal(errno, EINVAL);
+	/* (an errno left over from before is not the answer) */
+	errno = EOPNOTSUPP;
+	assert_false(vmon_init(&vmon, (vmon_flags_t)(1L << 20), 0, 0));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_false(vmon_init(&vmon, VMON_FLAG_NONE, 0, VMON_WANT_PROC_STAT | (vmon_proc_wants_t)(1L << 20)));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_false(vmon_init(&vmon, VMON_FLAG_NONE, 0, VMON_WANT_PROC_FILES));
+	assert_int_equal(errno, EOPNOTSUPP);
 	{
 		vmon_attr_t attr;
 
