@@ -112,8 +112,7 @@ struct _vmon_internal {
 	buf_t		buf;		/* file contents being parsed */
 	buf_t		stat_line;	/* the stat line of the node being sampled */
 	buf_t		list_buf;	/* children pids gathered from several files */
-	int		stat_line_generation;	/* vmon->generation of stat_line */
-	proc_node_t	*stat_line_node;	/* ... and whose it is */
+	proc_node_t	*stat_line_node;	/* whose stat_line is (of the pass node->probed says) */
 	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
 	long		page_size;
 	int		in_sample;
@@ -177,7 +176,6 @@ int parse_store(const vmon_field_t *fields, int fields_nr, vmon_source_t source,
 		const char *text, size_t len, void *store, char *changed, char *present, bool first);
 int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest, size_t len,
 		    void *store, char *changed, char *present, bool first);
-int parse_set_number(const vmon_field_t *f, void *store, const char *text, char *changed, bool first);
 int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_t len, char *changed, bool first);
 int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, char *changed, bool first);
 int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present);

@@ -160,12 +160,6 @@ static int set_number(const vmon_field_t *f, void *store, const char *text, cons
 	return -1;
 }
 
-/* parse the number at text, one whole NUL-terminated word, as the field's type and store it */
-int parse_set_number(const vmon_field_t *f, void *store, const char *text, char *changed, bool first)
-{
-	return set_number(f, store, text, text + strlen(text), changed, first);
-}
-
 /* store len bytes of text in a vmon_char_array_t field, always NUL-terminated */
 int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_t len, char *changed, bool first)
 {
@@ -443,7 +437,7 @@ int parse_store(const vmon_field_t *fields, int fields_nr, vmon_source_t source,
 	}
 }
 
-/* the stat line from field 3 on: exported for proc_stat.c through parse_stat_rest() */
+/* the POS rows of a stat line from field 3 on, where parse_stat_fields() left it (proc_stat.c) */
 int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest, size_t len,
 		    void *store, char *changed, char *present, bool first)
 {

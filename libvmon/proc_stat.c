@@ -231,7 +231,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	int changes = 0, ran, err = 0;
 
 	/* procfs_probe() read this node's line in this pass and allocated the store */
-	if (!s || in->stat_line_node != node || in->stat_line_generation != vmon->generation) {
+	if (!s || in->stat_line_node != node || node->probed != vmon->generation) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -716,7 +716,6 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	node->num_threads = (int)v[20 - 3];
 done:
 	node->probed = vmon->generation;
-	in->stat_line_generation = vmon->generation;
 	in->stat_line_node = node;
 	return 0;
 }

@@ -143,16 +143,16 @@ int vmon_init(vmon_t *vmon, vmon_flags_t flags, vmon_sys_wants_t sys_wants, vmon
 	return vmon_init_attr(vmon, &attr);
 }
 
-/* every node there is, live or stale, attached or not */
-static size_t collect_nodes(vmon_t *vmon, proc_node_t ***out, size_t *cap)
+/*
+ * The live nodes, threads first, into *out (forgetting a node changes the
+ * indexes, so they are not walked while forgetting); 0 if out of memory.
+ */
+static size_t collect_live(vmon_t *vmon, proc_node_t ***out, size_t *cap)
 {
 	struct _vmon_internal *in = vmon->internal;
 	pidmap_t *maps[] = { &in->threads, &in->procs };
 	size_t nr = 0, need = in->procs.nr + in->threads.nr;
-	proc_node_t *node;
 
-	list_for_each_entry(node, &in->stale, stale_link)
-		need++;
 	if (need > *cap) {
 		proc_node_t **v = realloc(*out, sizeof(*v) * need);
 
@@ -167,8 +167,6 @@ static size_t collect_nodes(vmon_t *vmon, proc_node_t ***out, size_t *cap)
 				(*out)[nr++] = maps[m]->slots[i].node;
 		}
 	}
-	list_for_each_entry(node, &in->stale, stale_link)
-		(*out)[nr++] = node;
 	return nr;
 }
 
@@ -182,7 +180,7 @@ void vmon_destroy(vmon_t *vmon)
 
 		/* the stale first (they are on in->stale), then the live */
 		node_free_stale(vmon);
-		nr = collect_nodes(vmon, &all, &cap);
+		nr = collect_live(vmon, &all, &cap);
 		for (size_t i = 0; i < nr; i++) {
 			all[i]->monitors = 0;
 			node_forget(vmon, all[i]);
