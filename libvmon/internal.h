@@ -116,6 +116,7 @@ struct _vmon_internal {
 	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
 	long		page_size;
 	int		in_sample;
+	bool		unmonitor_pending;	/* some node's unmonitor_pending is set */
 	bool		monitors_changed;	/* the top of the tree changed between samples */
 	proc_node_t	**snapshot;	/* the processes to sample in this pass */
 	size_t		snapshot_cap;

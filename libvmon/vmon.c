@@ -591,7 +591,7 @@ again:
 	}
 
 	/* unmonitored from a callback: leave now that nothing walks the tree */
-	for (proc = tree_first(vmon); proc; ) {
+	for (proc = in->unmonitor_pending ? tree_first(vmon) : NULL; proc; ) {
 		vmon_proc_t *next = tree_next(vmon, proc, true);
 		proc_node_t *node = node_of(proc);
 
@@ -602,6 +602,7 @@ again:
 		}
 		proc = next;
 	}
+	in->unmonitor_pending = false;
 
 	in->in_sample = 0;
 	if (!ret)
@@ -720,6 +721,7 @@ void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
 		return;
 	if (vmon->internal->in_sample) {
 		node->unmonitor_pending = true;
+		vmon->internal->unmonitor_pending = true;
 		return;
 	}
 	node_remove_subtree(vmon, node);
