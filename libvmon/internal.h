@@ -135,6 +135,7 @@ struct _vmon_internal {
 proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc_wants_t wants);
 void node_confirm(vmon_t *vmon, proc_node_t *node);
 void node_attach(vmon_t *vmon, proc_node_t *node, proc_node_t *parent);
+void node_refcnt_update(vmon_t *vmon, proc_node_t *node);
 void node_mark_stale(vmon_t *vmon, proc_node_t *node);
 void node_forget(vmon_t *vmon, proc_node_t *node);
 void node_free_stale(vmon_t *vmon);

@@ -138,6 +138,19 @@ static void note_change(vmon_t *vmon, vmon_proc_t *proc)
 }
 
 /*
+ * proc->refcnt: the caller's vmon_proc_monitor() references, plus one while
+ * the tree holds the node on its own (PROC_ALL, a followed child, a thread)
+ * and it is not detached.  Kept where those change: here, in node_attach()
+ * and node_forget(), and by vmon_proc_monitor() and vmon_proc_unmonitor().
+ */
+void node_refcnt_update(vmon_t *vmon, proc_node_t *node)
+{
+	bool tree = (vmon->flags & VMON_FLAG_PROC_ALL) || node->pub.parent || node->pub.is_thread;
+
+	node->pub.refcnt = node->monitors + (tree && !node->detached);
+}
+
+/*
  * Put node under parent (NULL: the top of the tree), or a thread on its
  * process's threads.  A move is a change to both the old and new parent.
  */
@@ -163,6 +176,7 @@ void node_attach(vmon_t *vmon, proc_node_t *node, proc_node_t *parent)
 		list_add_tail(&proc->siblings, siblings_head(vmon, proc));
 	}
 	note_change(vmon, proc);
+	node_refcnt_update(vmon, node);
 }
 
 /* free what a store owns; its held fds are closed by node_release_fds() */
@@ -410,6 +424,7 @@ void node_forget(vmon_t *vmon, proc_node_t *node)
 		node_unlink(vmon, node);
 		if (node->monitors) {
 			node->detached = true;
+			node_refcnt_update(vmon, node);
 			list_add_tail(&node->stale_link, &vmon->internal->detached);
 			return;
 		}

@@ -212,13 +212,6 @@ void vmon_destroy(vmon_t *vmon)
 	vmon->array_allocated_nr = vmon->array_active_nr = 0;
 }
 
-static void refcnt_update(vmon_t *vmon, proc_node_t *node)
-{
-	bool tree = (vmon->flags & VMON_FLAG_PROC_ALL) || node->pub.parent || node->pub.is_thread;
-
-	node->pub.refcnt = node->monitors + (tree && !node->detached);
-}
-
 enum sampled {
 	SAMPLED,	/* read; its stores are current */
 	SAMPLED_STALE,	/* gone: stale now, with what was read before as its last data */
@@ -291,8 +284,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			if (reborn) {
 				node_attach(vmon, reborn, parent);
 				reborn->seen = vmon->generation;
-				if (sample_node(vmon, reborn) == SAMPLED)
-					refcnt_update(vmon, reborn);
+				sample_node(vmon, reborn);
 			}
 			return SAMPLED_STALE;
 		}
@@ -479,10 +471,8 @@ static int sample_all(vmon_t *vmon)
 			 * tree, where the callbacks and the caller see it.  The
 			 * placement below only looks at live nodes.
 			 */
-			if (list_empty(&node->pub.siblings)) {
+			if (list_empty(&node->pub.siblings))
 				node_place_by_ppid(vmon, node);
-				refcnt_update(vmon, node);
-			}
 			break;
 		case SAMPLED_FORGOTTEN:
 			break;
@@ -500,14 +490,10 @@ static int sample_all(vmon_t *vmon)
 
 		if (want != node->pub.parent || list_empty(&node->pub.siblings))
 			in->snapshot[moving++] = node;
-		else
-			refcnt_update(vmon, node);
 	}
 	qsort(in->snapshot, moving, sizeof(*in->snapshot), node_pid_cmp);
-	for (size_t i = 0; i < moving; i++) {
+	for (size_t i = 0; i < moving; i++)
 		node_place_by_ppid(vmon, in->snapshot[i]);
-		refcnt_update(vmon, in->snapshot[i]);
-	}
 	return 0;
 }
 
@@ -683,7 +669,7 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 	/* unmonitored earlier in this pass's callbacks, and monitored again: it stays */
 	node->unmonitor_pending = false;
 	node->monitors++;
-	refcnt_update(vmon, node);
+	node_refcnt_update(vmon, node);
 	return &node->pub;
 }
 
@@ -707,7 +693,7 @@ void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
 	}
 	if (node->monitors > 0)
 		node->monitors--;
-	refcnt_update(vmon, node);
+	node_refcnt_update(vmon, node);
 	if (node->monitors > 0)
 		return;
 

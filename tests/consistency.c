@@ -76,6 +76,7 @@ static bool check_node(struct check *c, vmon_proc_t *proc, vmon_proc_t *parent, 
 {
 	vmon_t *vmon = c->vmon;
 	vmon_proc_t *t, *child;
+	int want_refcnt;
 
 	if (depth > 10000)
 		return failed(c, "the tree is deeper than 10000: a loop at pid %d?", proc->pid);
@@ -83,6 +84,11 @@ static bool check_node(struct check *c, vmon_proc_t *proc, vmon_proc_t *parent, 
 		return failed(c, "pid %d: parent %d, but listed under %d", proc->pid,
 			      proc->parent ? proc->parent->pid : 0, parent ? parent->pid : 0);
 	c->nodes++;
+	/* the monitors' references, and the tree's own where it holds the node by itself */
+	want_refcnt = node_of(proc)->monitors +
+		      ((vmon->flags & VMON_FLAG_PROC_ALL) || parent || proc->is_thread);
+	if (proc->refcnt != want_refcnt)
+		return failed(c, "pid %d: refcnt %d, not %d", proc->pid, proc->refcnt, want_refcnt);
 	if (proc->is_thread) {
 		void *indexed = thread_indexed(c, proc->pid);
 

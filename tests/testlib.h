@@ -122,9 +122,10 @@ void assert_bits_exactly(const char *bitmap, const vmon_store_desc_t *desc, cons
  * The tree is what it claims to be (consistency.c): parent and list links
  * agree; every live node, process or thread, is found by its id and no
  * stale one is; the indexes hold nothing else; every process is in
- * vmon->htab; with VMON_FLAG_PROC_ARRAY every node is in vmon->array at its
+ * vmon->htab; refcnt counts the monitors and the tree's own reference;
+ * with VMON_FLAG_PROC_ARRAY every node is in vmon->array at its
  * array_hint_pos and nothing else is.  Returns the number of nodes in the
- * tree.  Every vmon_sample() of a test runs it too (-Wl,--wrap=vmon_sample).
+ * tree.  Every vmon_sample() of a test runs it too (TESTS_LINK_CHECKED).
  */
 int assert_tree_consistent(vmon_t *vmon);
 /* the node of pid under parent (NULL: the top), or NULL */
