@@ -4,11 +4,12 @@
  * Who does what:
  *   vmon.c		the public entry points and one sample pass, in order
  *   tree.c		nodes: creation, the tree, stale marking, freeing (node_*)
+ *   pidmap.c		the pid and tid indexes (pidmap_*)
  *   procfs.c		reading /proc: fds held under the budget, identity (procfs_*)
  *   parse.c		the table-driven parsers generated from defs/ (parse_*)
  *   fields.c		the field descriptions generated from defs/
  *   sys_stat.c sys_vm.c sys_loadavg.c proc_stat.c proc_vm.c proc_io.c
- *   proc_env.c proc_follow.c
+ *   proc_env.c proc_follow.c proc_files.c
  *			one sampler per want, as named in defs/ *_wants.def
  *   dump.c escape.c	vmon_dump_procs() and vmon_escape()
  */
@@ -93,7 +94,7 @@ static inline proc_node_t *node_of(vmon_proc_t *proc)
 	return (proc_node_t *)proc;
 }
 
-/* stats the samplers count; vmon_get_stats() adds the gauges */
+/* the library's own state, behind vmon->internal */
 struct _vmon_internal {
 	int		proc_fd;	/* dirfd(vmon->proc_dir) */
 	char		*proc_root;
@@ -108,7 +109,7 @@ struct _vmon_internal {
 	int		warm_held;	/* of fds_held, the warm ones (procfs.c) */
 	int		dirs_held;	/* of warm_held, the directories */
 
-	vmon_stats_t	stats;
+	vmon_stats_t	stats;		/* what the samplers count; vmon_get_stats() adds the gauges */
 	buf_t		buf;		/* file contents being parsed */
 	buf_t		stat_line;	/* the stat line of the node being sampled */
 	buf_t		list_buf;	/* children pids gathered from several files */

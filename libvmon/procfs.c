@@ -200,8 +200,9 @@ static bool hold_hot(vmon_t *vmon, proc_node_t *node, bool first)
 	return procfs_hold(vmon);
 }
 
-/* may a warm fd be kept open after this pass? */
 /*
+ * May a warm fd be kept open after this pass?
+ *
  * Of the warm fds, directories come first: a node that ran and holds its
  * directory saves three syscalls on it (open by name, the read proving it,
  * close) where another warm fd saves two.  So the others are held only

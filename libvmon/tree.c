@@ -4,8 +4,10 @@
  * A node is a process or a thread.  Processes hang from vmon->processes or
  * from their parent's `children`; a process with more than one thread lists
  * every thread (its leader included) on its `threads`.  Every live process
- * is in internal->procs by pid and in vmon->htab[]; every live thread in
- * internal->threads by tid.
+ * is in internal->procs by pid, every live thread in internal->threads by
+ * tid; every process in the tree, live or stale, is in vmon->htab[] and,
+ * with VMON_FLAG_PROC_ARRAY, every node in vmon->array[].  A node leaves
+ * the tree, vmon->htab[] and vmon->array[] together, in node_unlink().
  *
  * The lifecycle, the same in every mode: a node is is_new in the sample
  * that finds it, is_stale in the sample that finds it gone (callbacks see it
@@ -412,8 +414,9 @@ static void node_free(proc_node_t *node)
 
 /*
  * Out of the tree with its dtor called, then freed: a node that vanished
- * before its first read, a stale node at the start of the next pass, or
- * every node at vmon_destroy().  A node the caller still monitors keeps its
+ * before its first read, a stale node at the start of the next pass, a
+ * node unmonitored with its subtree (node_remove_subtree()), or every node
+ * at vmon_destroy().  A node the caller still monitors keeps its
  * memory on internal->detached until the last vmon_proc_unmonitor(), which
  * calls this again to free it.
  */

@@ -7,9 +7,9 @@
  *   3. the system wants are sampled, then vmon->sample_cb runs (a client
  *      such as vwm computes its per-sample totals there, before any
  *      per-process callback uses them);
- *   4. processes: with VMON_FLAG_PROC_ALL, one linear merge of the /proc
- *      listing against the pid index, every process sampled, then each one
- *      hung under its parent by ppid; otherwise a walk down from each
+ *   4. processes: with VMON_FLAG_PROC_ALL, one pass over the /proc listing
+ *      (each pid looked up in the pid index), every process sampled, then
+ *      each one hung under its parent by ppid; otherwise a walk down from each
  *      monitored process, following children and threads as wanted;
  *   5. per-process sample callbacks, bottom-up: a node's run after
  *      everything at and below it was sampled (all at the end with
@@ -469,7 +469,9 @@ static int sample_all(vmon_t *vmon)
 			 * Died during its first read: new and stale in this one
 			 * sample, and like every stale node it must be in the
 			 * tree, where the callbacks and the caller see it.  The
-			 * placement below only looks at live nodes.
+			 * placement below only looks at live nodes.  (Should
+			 * its parent be forgotten later in this pass,
+			 * node_unlink() moves it to the top.)
 			 */
 			if (list_empty(&node->pub.siblings))
 				node_place_by_ppid(vmon, node);

@@ -338,7 +338,7 @@ typedef struct _vmon_t {
 
 	list_head_t	htab[VMON_HTAB_SIZE];	/* processes by pid (vmon(3): lookups use a resizing index) */
 	list_head_t	processes;		/* the top of the tree */
-	list_head_t	orphans;		/* processes awaiting a place in the tree, during vmon_sample() only */
+	list_head_t	orphans;		/* always empty: each pass places every process (kept for the original's clients) */
 	unsigned	processes_changed:1;	/* the top of the tree changed in the last sample */
 
 	list_head_t	fobjects;		/* open file objects (PROC_FILES) */
