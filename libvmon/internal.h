@@ -94,6 +94,12 @@ static inline proc_node_t *node_of(vmon_proc_t *proc)
 	return (proc_node_t *)proc;
 }
 
+/* the wants of a thread node whose process's wants are `wants`: the same, following nothing */
+static inline vmon_proc_wants_t thread_wants(vmon_proc_wants_t wants)
+{
+	return wants & ~(VMON_WANT_PROC_FOLLOW_CHILDREN | VMON_WANT_PROC_FOLLOW_THREADS);
+}
+
 /* the library's own state, behind vmon->internal */
 struct _vmon_internal {
 	int		proc_fd;	/* dirfd(vmon->proc_dir) */

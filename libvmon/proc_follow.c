@@ -109,8 +109,7 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 			t = NULL;
 		}
 		if (!t) {
-			t = node_new(vmon, tid, proc->pid, true,
-				     proc->wants & ~(VMON_WANT_PROC_FOLLOW_CHILDREN | VMON_WANT_PROC_FOLLOW_THREADS));
+			t = node_new(vmon, tid, proc->pid, true, thread_wants(proc->wants));
 			if (!t)
 				break;
 			node_attach(vmon, t, node);

@@ -725,26 +725,18 @@ vmon_proc_t *vmon_proc_lookup(const vmon_t *vmon, int pid)
 
 static int check_wants(vmon_t *vmon, vmon_proc_wants_t wants)
 {
-	if (!vmon->internal || (wants & ~((1L << VMON_STORE_PROC_NR) - 1))) {
+	if (!vmon->internal) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (wants & VMON_WANT_PROC_FILES) {
-		errno = EOPNOTSUPP;	/* see proc_files.c */
+	if (proc_wants_check(wants) < 0)
 		return -1;
-	}
 	if (vmon->internal->in_sample) {
 		/* the pass is walking these very lists */
 		errno = EBUSY;
 		return -1;
 	}
 	return 0;
-}
-
-/* the wants of a node whose process's wants are `wants` */
-static vmon_proc_wants_t thread_wants(vmon_proc_wants_t wants)
-{
-	return wants & ~(VMON_WANT_PROC_FOLLOW_CHILDREN | VMON_WANT_PROC_FOLLOW_THREADS);
 }
 
 static void set_node_wants(vmon_t *vmon, proc_node_t *node, vmon_proc_wants_t wants)
