@@ -188,6 +188,8 @@ int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest,
 int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_t len, char *changed, bool first);
 int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, char *changed, bool first);
 int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present);
+int parse_clear_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
+			void *store, char *changed, char *present);
 int parse_split_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
 			void *store, char *changed, char *present, bool first);
 bool parse_ull(const char **p, const char *end, unsigned long long *value);

@@ -480,3 +480,25 @@ int parse_split_strings(const vmon_field_t *text, const vmon_field_t *count, con
 	}
 	return parse_set_ull(count, store, (unsigned long long)n, changed, first);
 }
+
+/*
+ * The text of a split field (cmdline, environ) could not be read: it is
+ * absent, and so are its count and vector, which hold no string rather
+ * than pointers into what the text was.  Their changed bits are set only
+ * when that is a change.  Returns whether anything changed, or -1.
+ */
+int parse_clear_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
+			void *store, char *changed, char *present)
+{
+	char **v = *(char ***)((char *)store + vec->offset);
+	int changes = parse_clear(text, store, changed, present);
+
+	if (changes || !v || v[0]) {
+		if (parse_split_strings(text, count, vec, store, changed, NULL, false) < 0)
+			return -1;
+		changes = 1;
+	}
+	BITCLEAR(present, count->sym);
+	BITCLEAR(present, vec->sym);
+	return changes;
+}

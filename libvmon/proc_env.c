@@ -54,19 +54,6 @@ static int sample_link(vmon_t *vmon, proc_node_t *node, vmon_proc_env_t *s, int 
 	return r;
 }
 
-/* environ could not be read: it reads as missing, not as what it was, and envv points at nothing */
-static int clear_environ(vmon_proc_env_t *s)
-{
-	int changes = parse_clear(FIELD(VMON_PROC_ENV_ENVIRON), s, s->changed, s->present);
-
-	if (parse_split_strings(FIELD(VMON_PROC_ENV_ENVIRON), FIELD(VMON_PROC_ENV_ENVC), FIELD(VMON_PROC_ENV_ENVV),
-				s, s->changed, NULL, false) < 0)
-		return -1;
-	BITCLEAR(s->present, VMON_PROC_ENV_ENVC);
-	BITCLEAR(s->present, VMON_PROC_ENV_ENVV);
-	return changes;
-}
-
 int proc_env_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 {
 	static const int link_rows[] = { VMON_PROC_ENV_CWD, VMON_PROC_ENV_ROOT };
@@ -92,7 +79,9 @@ int proc_env_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		err = errno;
 		if (err == ESRCH)
 			return -1;
-		r = clear_environ(s);
+		/* missing, not what it was, and envv points at nothing */
+		r = parse_clear_strings(FIELD(VMON_PROC_ENV_ENVIRON), FIELD(VMON_PROC_ENV_ENVC), FIELD(VMON_PROC_ENV_ENVV),
+					s, s->changed, s->present);
 		if (r < 0)
 			return -1;
 		changes += r;

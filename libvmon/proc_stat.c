@@ -32,32 +32,6 @@
 
 #define FIELD(_sym) (&vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[_sym])
 
-/* argv: argc pointers into cmdline, NULL-terminated; rebuilt whenever cmdline changes */
-static int build_argv(vmon_proc_stat_t *s, bool first)
-{
-	const char *p = s->cmdline.array, *end = p + s->cmdline.len;
-	int argc = 0, i = 0;
-	char **argv;
-
-	for (const char *q = p; q < end; q++) {
-		if (*q == '\0' || q + 1 == end)
-			argc++;
-	}
-	argv = realloc(s->argv, sizeof(*argv) * (size_t)(argc + 1));
-	if (!argv)
-		return -1;
-	s->argv = argv;
-	for (const char *q = p; q < end && i < argc; i++) {
-		argv[i] = (char *)q;
-		q += strlen(q) + 1;
-	}
-	argv[argc] = NULL;
-	BITSET(s->changed, VMON_PROC_STAT_ARGV);
-	BITSET(s->present, VMON_PROC_STAT_ARGV);
-	BITSET(s->present, VMON_PROC_STAT_ARGC);
-	return parse_set_ull(FIELD(VMON_PROC_STAT_ARGC), s, (unsigned long long)argc, s->changed, first);
-}
-
 /* the kernel will not show us this field (see the top): not an error */
 static bool refused(int err)
 {
@@ -91,16 +65,15 @@ static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 	if (procfs_read(vmon, node, "cmdline", NULL, buf) < 0) {
 		int err = errno;
 
-		r = unreadable(s, VMON_PROC_STAT_CMDLINE, err, 0);
+		if (err == ESRCH)
+			return -1;
 		/* argv points into cmdline: empty with it, and absent with it */
-		if (err != ESRCH && (s->argc || !s->argv)) {
-			if (build_argv(s, first) < 0)
-				return -1;
-			BITCLEAR(s->present, VMON_PROC_STAT_ARGV);
-			BITCLEAR(s->present, VMON_PROC_STAT_ARGC);
-		}
+		r = parse_clear_strings(FIELD(VMON_PROC_STAT_CMDLINE), FIELD(VMON_PROC_STAT_ARGC),
+					FIELD(VMON_PROC_STAT_ARGV), s, s->changed, s->present);
+		if (r < 0 || refused(err))
+			return r;
 		errno = err;
-		return r;
+		return -1;
 	}
 	node->cmdline_read_at = vmon->internal->now;
 	r = parse_set_string(FIELD(VMON_PROC_STAT_CMDLINE), s, buf->data, buf->len, s->changed, first);
@@ -108,7 +81,9 @@ static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 		return -1;
 	BITSET(s->present, VMON_PROC_STAT_CMDLINE);
 	if (r > 0 || first || !s->argv)
-		return build_argv(s, first) < 0 ? -1 : 1;
+		/* argv: argc pointers into cmdline, rebuilt whenever it changes */
+		return parse_split_strings(FIELD(VMON_PROC_STAT_CMDLINE), FIELD(VMON_PROC_STAT_ARGC),
+					   FIELD(VMON_PROC_STAT_ARGV), s, s->changed, s->present, first) < 0 ? -1 : 1;
 	return 0;
 }
 

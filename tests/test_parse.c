@@ -561,6 +561,16 @@ static void test_cmdline_unreadable(void **state)
 	/* the rest of the store is read as ever */
 	assert_string_equal(pstat(p)->comm.array, "other");
 	assert_string_equal(pstat(p)->exe.array, "/usr/bin/prog");
+
+	/* still unreadable after another exec: still the error, and no change */
+	snprintf(st.comm, sizeof(st.comm), "third");
+	write_stat(&fx, &st);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(p->errors[VMON_STORE_PROC_STAT], EISDIR);
+	for (int sym = VMON_PROC_STAT_CMDLINE; sym <= VMON_PROC_STAT_ARGV; sym++) {
+		assert_false(BITTEST(pstat(p)->present, sym));
+		assert_false(BITTEST(pstat(p)->changed, sym));
+	}
 	finish(&fx, &vmon);
 }
 

@@ -204,6 +204,15 @@ static void test_env_fixture(void **state)
 	assert_int_equal(e->envc, 0);
 	assert_null(e->envv[0]);
 	assert_true(vmon_field_present(desc, &desc->fields[VMON_PROC_ENV_CWD], e));
+	assert_true(BITTEST(e->changed, VMON_PROC_ENV_ENVV));
+	/* and again: still missing, which is no change */
+	fixture_printf(&fx, "100/schedstat", "3000000 3000 100\n");
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(sh->errors[VMON_STORE_PROC_ENV], EISDIR);
+	for (int sym = VMON_PROC_ENV_ENVIRON; sym <= VMON_PROC_ENV_ENVV; sym++) {
+		if (BITTEST(e->changed, sym))
+			fail_msg("%s changed, though it was missing before as well", desc->fields[sym].name);
+	}
 
 	/* dropped: the store goes */
 	assert_int_equal(vmon_proc_set_wants(&vmon, sh, VMON_WANT_PROC_STAT), 0);
