@@ -13,7 +13,6 @@
  */
 #include "config.h"
 
-#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
@@ -34,14 +33,10 @@ static const struct dump_store {
 	const char		*name;
 	const int		*syms;
 	size_t			nr;
-	size_t			present;	/* offset of the store's present[] bitmap */
 } dump_stores[] = {
-	{ VMON_STORE_PROC_STAT, "stat", stat_main, sizeof(stat_main) / sizeof(stat_main[0]),
-	  offsetof(vmon_proc_stat_t, present) },
-	{ VMON_STORE_PROC_VM, "vm", vm_main, sizeof(vm_main) / sizeof(vm_main[0]),
-	  offsetof(vmon_proc_vm_t, present) },
-	{ VMON_STORE_PROC_IO, "io", io_main, sizeof(io_main) / sizeof(io_main[0]),
-	  offsetof(vmon_proc_io_t, present) },
+	{ VMON_STORE_PROC_STAT, "stat", stat_main, sizeof(stat_main) / sizeof(stat_main[0]) },
+	{ VMON_STORE_PROC_VM, "vm", vm_main, sizeof(vm_main) / sizeof(vm_main[0]) },
+	{ VMON_STORE_PROC_IO, "io", io_main, sizeof(io_main) / sizeof(io_main[0]) },
 };
 
 static int depth_of(const vmon_proc_t *proc)
@@ -91,11 +86,11 @@ static void dump_node(vmon_t *vmon, FILE *out, vmon_proc_t *proc)
 			continue;
 		fprintf(out, " %s{", d->name);
 		for (size_t i = 0; i < d->nr; i++) {
-			const char *present = (const char *)proc->stores[d->id] + d->present;
+			const vmon_store_desc_t *desc = &vmon_proc_store_descs[d->id];
 
-			fprintf(out, "%s%s=", i ? " " : "", vmon_proc_store_descs[d->id].fields[d->syms[i]].name);
+			fprintf(out, "%s%s=", i ? " " : "", desc->fields[d->syms[i]].name);
 			/* a value the kernel did not give (or we could not read) is "-", never a made-up 0 */
-			if (BITTEST(present, d->syms[i]))
+			if (vmon_field_present(desc, &desc->fields[d->syms[i]], proc->stores[d->id]))
 				dump_field(out, proc, d->id, d->syms[i], buf, size);
 			else
 				fputc('-', out);
