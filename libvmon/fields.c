@@ -31,6 +31,12 @@ static const vmon_field_t sys_loadavg_fields[VMON_SYS_LOADAVG_NR] = {
 #include "defs/sys_loadavg.def"
 };
 
+static const vmon_field_t sys_sockets_fields[VMON_SYS_SOCKETS_NR] = {
+#define VMON_FIELD_TABLE
+#define VMON_FIELD_STRUCT vmon_sys_sockets_t
+#include "defs/sys_sockets.def"
+};
+
 static const vmon_field_t proc_stat_fields[VMON_PROC_STAT_NR] = {
 #define VMON_FIELD_TABLE
 #define VMON_FIELD_STRUCT vmon_proc_stat_t
@@ -62,22 +68,28 @@ static const vmon_field_t proc_files_fields[VMON_PROC_FILES_NR] = {
 #include "defs/proc_files.def"
 };
 
+static const vmon_field_t fobject_socket_fields[VMON_FOBJECT_SOCKET_NR] = {
+#define VMON_FIELD_TABLE
+#define VMON_FIELD_STRUCT vmon_fobject_socket_t
+#include "defs/fobject_socket.def"
+};
+
 #define STORE_DESC(_name, _struct, _fields) \
 	{ #_name, sizeof(_struct), _fields, (int)(sizeof(_fields) / sizeof(_fields[0])), offsetof(_struct, present) }
-/* PROC_FILES describes each fd, whose struct keeps no present[] */
-#define STORE_DESC_NO_PRESENT(_name, _struct, _fields) \
-	{ #_name, sizeof(_struct), _fields, (int)(sizeof(_fields) / sizeof(_fields[0])), 0 }
 
 const vmon_store_desc_t vmon_sys_store_descs[VMON_STORE_SYS_NR] = {
 	[VMON_STORE_SYS_STAT]	= STORE_DESC(sys_stat, vmon_sys_stat_t, sys_stat_fields),
 	[VMON_STORE_SYS_VM]	= STORE_DESC(sys_vm, vmon_sys_vm_t, sys_vm_fields),
 	[VMON_STORE_SYS_LOADAVG] = STORE_DESC(sys_loadavg, vmon_sys_loadavg_t, sys_loadavg_fields),
+	[VMON_STORE_SYS_SOCKETS] = STORE_DESC(sys_sockets, vmon_sys_sockets_t, sys_sockets_fields),
 };
 
 const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR] = {
 	[VMON_STORE_PROC_FOLLOW_CHILDREN] = { "proc_follow_children", sizeof(vmon_proc_follow_children_t), NULL, 0 },
 	[VMON_STORE_PROC_FOLLOW_THREADS]  = { "proc_follow_threads", sizeof(vmon_proc_follow_threads_t), NULL, 0 },
-	[VMON_STORE_PROC_FILES]	= STORE_DESC_NO_PRESENT(proc_files, vmon_proc_files_t, proc_files_fields),
+	/* its fields, and the present[] they index, are each fd's (vmon_proc_fd_t) */
+	[VMON_STORE_PROC_FILES]	= { "proc_files", sizeof(vmon_proc_files_t), proc_files_fields,
+				    VMON_PROC_FILES_NR, offsetof(vmon_proc_fd_t, present) },
 	[VMON_STORE_PROC_STAT]	= STORE_DESC(proc_stat, vmon_proc_stat_t, proc_stat_fields),
 	[VMON_STORE_PROC_VM]	= STORE_DESC(proc_vm, vmon_proc_vm_t, proc_vm_fields),
 	[VMON_STORE_PROC_IO]	= STORE_DESC(proc_io, vmon_proc_io_t, proc_io_fields),
@@ -147,6 +159,12 @@ int vmon_field_compare(const vmon_field_t *f, const void *store_a, const void *s
 		return char_array_compare((const vmon_char_array_t *)a, (const vmon_char_array_t *)b);
 	case VMON_TYPE_str_array:
 		return str_array_compare(*(char *const *const *)a, *(char *const *const *)b);
+	case VMON_TYPE_cstr: {
+		const char *sa = *(const char *const *)a, *sb = *(const char *const *)b;
+		int r = sa && sb ? strcmp(sa, sb) : 0;
+
+		return sa && sb ? order(r < 0, r > 0) : order(!sa && sb, sa && !sb);
+	}
 	}
 	return 0;
 }
@@ -165,6 +183,15 @@ int vmon_field_present(const vmon_store_desc_t *desc, const vmon_field_t *f, con
 		return 1;
 	return BITTEST((const char *)store + desc->present_offset, f->sym) != 0;
 }
+/* not a store: the fields of each socket fobject's object->socket */
+const vmon_store_desc_t vmon_fobject_socket_desc =
+	STORE_DESC(fobject_socket, vmon_fobject_socket_t, fobject_socket_fields);
+
+const vmon_fobject_type_desc_t vmon_fobject_types[VMON_FOBJECT_TYPE_NR] = {
+#define vmon_fobject_type(_sym, _name, _class, _match, _desc) \
+	[VMON_FOBJECT_TYPE_ ## _sym] = { _name, VMON_FOBJECT_TYPE_ ## _class, _desc },
+#include "defs/fobject_types.def"
+};
 
 /* append src escaped to buf at *len (bounded; *len counts what would be written) */
 static void append_escaped(char *buf, size_t size, size_t *len, const char *src, size_t src_len, unsigned flags)
@@ -210,6 +237,12 @@ int vmon_field_format(const vmon_field_t *f, const void *store, char *buf, size_
 		while (n && a->array[n - 1] == '\0')
 			n--;
 		append_escaped(buf, size, &len, a->array, n, flags);
+		break;
+	}
+	case VMON_TYPE_cstr: {
+		const char *str = *(const char *const *)m;
+
+		append_escaped(buf, size, &len, str ? str : "", str ? strlen(str) : 0, flags);
 		break;
 	}
 	case VMON_TYPE_str_array: {

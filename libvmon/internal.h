@@ -8,9 +8,10 @@
  *   procfs.c		reading /proc: fds held under the budget, identity (procfs_*)
  *   parse.c		the table-driven parsers generated from defs/ (parse_*)
  *   fields.c		the field descriptions generated from defs/
- *   sys_stat.c sys_vm.c sys_loadavg.c proc_stat.c proc_vm.c proc_io.c
- *   proc_env.c proc_follow.c proc_files.c
+ *   sys_stat.c sys_vm.c sys_loadavg.c sys_sockets.c proc_stat.c proc_vm.c
+ *   proc_io.c proc_env.c proc_follow.c proc_files.c
  *			one sampler per want, as named in defs/ *_wants.def
+ *   fobject.c		the open file objects both open-files wants share (fobject.h)
  *   dump.c escape.c	vmon_dump_procs() and vmon_escape()
  */
 #ifndef VMON_INTERNAL_H
@@ -131,6 +132,7 @@ struct _vmon_internal {
 	proc_node_t	*busy;		/* the node being sampled: its directories are in use */
 	unsigned	callback_run;		/* counts run_callbacks() calls */
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
+	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */
 };
 
 /* how often a running process's cmdline is re-read without an exec (set-proc-title) */
@@ -166,6 +168,7 @@ void procfs_node_done(vmon_t *vmon, proc_node_t *node);
 int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd, buf_t *buf);
 int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, buf_t *buf);
 ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, buf_t *buf);
+ssize_t procfs_readlinkat(vmon_t *vmon, int dir_fd, const char *name, buf_t *buf);
 int procfs_openat(vmon_t *vmon, int dir_fd, const char *name, int flags);
 void procfs_close_held(vmon_t *vmon, int *fd);
 void procfs_close_warm(vmon_t *vmon, int *fd);
@@ -214,5 +217,10 @@ void proc_vm_free(vmon_t *vmon, vmon_proc_vm_t *store);
 void proc_io_free(vmon_t *vmon, vmon_proc_io_t *store);
 void proc_follow_children_free(vmon_t *vmon, vmon_proc_follow_children_t *store);
 void proc_follow_threads_free(vmon_t *vmon, vmon_proc_follow_threads_t *store);
+void sys_sockets_free(vmon_t *vmon, vmon_sys_sockets_t *store);
+/* PROC_FILES: close the table's held handles; drop the node's reference to its table */
+void proc_files_release(vmon_t *vmon, vmon_proc_t *proc);
+void proc_files_put(vmon_t *vmon, vmon_proc_t *proc);
+void files_fini(vmon_t *vmon);
 
 #endif

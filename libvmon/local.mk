@@ -21,7 +21,9 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/proc_io.c \
 	libvmon/proc_env.c \
 	libvmon/proc_follow.c \
-	libvmon/proc_files.c
+	libvmon/proc_files.c \
+	libvmon/fobject.c libvmon/fobject.h \
+	libvmon/sys_sockets.c
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
 libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)
 
@@ -34,8 +36,9 @@ libvmondefs_DATA = $(VMON_DEFS)
 VMON_DEFS = \
 	defs/_begin.def defs/_end.def \
 	defs/sys_wants.def defs/proc_wants.def \
-	defs/sys_stat.def defs/sys_vm.def defs/sys_loadavg.def \
-	defs/proc_stat.def defs/proc_vm.def defs/proc_io.def defs/proc_env.def defs/proc_files.def
+	defs/sys_stat.def defs/sys_vm.def defs/sys_loadavg.def defs/sys_sockets.def \
+	defs/proc_stat.def defs/proc_vm.def defs/proc_io.def defs/proc_env.def defs/proc_files.def \
+	defs/fobject_types.def defs/fobject_socket.def
 EXTRA_DIST += $(VMON_DEFS) libvmon/libvmon.pc.in
 
 pkgconfig_DATA = libvmon/libvmon.pc

@@ -338,16 +338,17 @@ static int read_whole(vmon_t *vmon, int fd, buf_t *buf, bool exhaust)
 }
 
 /*
- * The files made by a seq_file iterator (a record per child in children)
- * come a page or so per read however large the buffer, so a short read is
- * not their end: a process with 5,000 children lists ~800 in the first.
+ * The files made by a seq_file iterator (a record per child in children, a
+ * socket per line in net/tcp...) come a page or so per read however large
+ * the buffer, so a short read is not their end: a process with 5,000
+ * children lists ~800 in the first.
  */
 static bool exhaust_reads(vmon_t *vmon, const char *name)
 {
 	size_t len = strlen(name);
 
 	return !vmon->internal->proc_is_live || strcmp(name, "cmdline") == 0 || strcmp(name, "environ") == 0 ||
-	       (len >= 8 && strcmp(name + len - 8, "children") == 0);
+	       (len >= 8 && strcmp(name + len - 8, "children") == 0) || strncmp(name, "net/", 4) == 0;
 }
 
 /* the decimal digits of v (> 0) at p; returns the end (no NUL) */
@@ -566,19 +567,16 @@ int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, buf_t *buf)
 	return read_whole(vmon, fd, buf, exhaust);
 }
 
-/* the target of the node's symlink `name`; ENOENT for a kernel thread's exe */
-ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, buf_t *buf)
+/* the target of the symlink `name` under the directory dir_fd, into buf */
+ssize_t procfs_readlinkat(vmon_t *vmon, int dir_fd, const char *name, buf_t *buf)
 {
-	int dir = procfs_node_dir(vmon, node, true);
 	ssize_t r;
 
-	if (dir < 0)
-		return -1;
 	if (buf_reserve(buf, 256) < 0)
 		return -1;
 	vmon->internal->stats.reads++;
 	for (;;) {
-		r = readlinkat(dir, name, buf->data, buf->cap - 1);
+		r = readlinkat(dir_fd, name, buf->data, buf->cap - 1);
 		if (r < 0)
 			return -1;
 		if ((size_t)r < buf->cap - 1)
@@ -589,6 +587,16 @@ ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, buf_t
 	buf->len = (size_t)r;
 	buf->data[r] = '\0';
 	return r;
+}
+
+/* the target of the node's symlink `name`; ENOENT for a kernel thread's exe */
+ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, buf_t *buf)
+{
+	int dir = procfs_node_dir(vmon, node, true);
+
+	if (dir < 0)
+		return -1;
+	return procfs_readlinkat(vmon, dir, name, buf);
 }
 
 /*

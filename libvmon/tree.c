@@ -189,8 +189,6 @@ static void store_free(const vmon_store_desc_t *desc, void *store)
 	for (int i = 0; i < desc->fields_nr && desc->fields != NULL; i++) {
 		const vmon_field_t *f = &desc->fields[i];
 
-		if (f->offset + f->size > desc->size)	/* PROC_FILES describes its fds, not its store */
-			continue;
 		if (f->type == VMON_TYPE_char_array)
 			free(((vmon_char_array_t *)((char *)store + f->offset))->array);
 		else if (f->type == VMON_TYPE_str_array)
@@ -253,6 +251,7 @@ void node_release_fds(vmon_t *vmon, proc_node_t *node)
 		threads->task_dir = NULL;
 		vmon->internal->fds_held--;
 	}
+	proc_files_release(vmon, &node->pub);
 }
 
 void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t id)
@@ -279,9 +278,6 @@ void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t id)
 		case VMON_STORE_PROC_FOLLOW_CHILDREN:
 			((vmon_proc_follow_children_t *)*store)->children_fd = -1;
 			break;
-		case VMON_STORE_PROC_FILES:
-			INIT_LIST_HEAD(&((vmon_proc_files_t *)*store)->fds);
-			break;
 		default:
 			break;
 		}
@@ -289,8 +285,10 @@ void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t id)
 	return *store;
 }
 
-static void stores_free(proc_node_t *node)
+static void stores_free(vmon_t *vmon, proc_node_t *node)
 {
+	/* open files: a table threads share, with fds linked to objects other processes share */
+	proc_files_put(vmon, &node->pub);
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 		store_free(&vmon_proc_store_descs[i], node->pub.stores[i]);
 		node->pub.stores[i] = NULL;
@@ -310,7 +308,10 @@ void node_drop_stores(vmon_t *vmon, proc_node_t *node, vmon_proc_wants_t dropped
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 		if (!(dropped & (1L << i)) || i == VMON_STORE_PROC_STAT)
 			continue;
-		store_free(&vmon_proc_store_descs[i], node->pub.stores[i]);
+		if (i == VMON_STORE_PROC_FILES)
+			proc_files_put(vmon, &node->pub);	/* a shared table, fds linked to objects */
+		else
+			store_free(&vmon_proc_store_descs[i], node->pub.stores[i]);
 		node->pub.stores[i] = NULL;
 		node->pub.errors[i] = 0;
 	}
@@ -404,10 +405,10 @@ static void node_unlink(vmon_t *vmon, proc_node_t *node)
 		vmon->proc_dtor_cb(vmon, proc);
 }
 
-static void node_free(proc_node_t *node)
+static void node_free(vmon_t *vmon, proc_node_t *node)
 {
 	procfs_stat_line_forget(node);
-	stores_free(node);
+	stores_free(vmon, node);
 	callbacks_free(&node->pub);
 	free(node);
 }
@@ -432,7 +433,7 @@ void node_forget(vmon_t *vmon, proc_node_t *node)
 			return;
 		}
 	}
-	node_free(node);
+	node_free(vmon, node);
 }
 
 /* the start of a pass: the nodes that were stale in the last one go */

@@ -68,10 +68,6 @@ static int proc_wants_check(vmon_proc_wants_t wants)
 		errno = EINVAL;
 		return -1;
 	}
-	if (wants & VMON_WANT_PROC_FILES) {
-		errno = EOPNOTSUPP;	/* see proc_files.c */
-		return -1;
-	}
 	return 0;
 }
 
@@ -190,6 +186,10 @@ void vmon_destroy(vmon_t *vmon)
 			node->monitors = 0;
 			node_forget(vmon, node);
 		}
+		/* the fobjects go with their last holder: the fds above, the socket table here */
+		sys_sockets_free(vmon, vmon->stores[VMON_STORE_SYS_SOCKETS]);
+		vmon->stores[VMON_STORE_SYS_SOCKETS] = NULL;
+		files_fini(vmon);
 		pidmap_fini(&in->procs);
 		pidmap_fini(&in->threads);
 		buf_free(&in->buf);

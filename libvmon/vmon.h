@@ -94,6 +94,7 @@ typedef enum _vmon_type_t {
 	VMON_TYPE_ulonglong,
 	VMON_TYPE_char_array,	/* vmon_char_array_t */
 	VMON_TYPE_str_array,	/* char **, argc entries (the field before it) */
+	VMON_TYPE_cstr,		/* const char *, a constant string (a name) the library owns */
 } vmon_type_t;
 
 typedef enum _vmon_source_t {
@@ -183,6 +184,21 @@ typedef struct _vmon_sys_loadavg_t {
 #include "defs/sys_loadavg.def"
 } vmon_sys_loadavg_t;
 
+/* libvmon 1: the socket tables of /proc/net; each socket's row is on its fobject */
+typedef enum _vmon_sys_sockets_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/sys_sockets.def"
+	VMON_SYS_SOCKETS_NR
+} vmon_sys_sockets_sym_t;
+
+typedef struct _vmon_sys_sockets_t {
+	int	unix_fd, tcp_fd, tcp6_fd, udp_fd, udp6_fd;	/* /proc/net files, held open */
+	char	changed[BITNSLOTS(VMON_SYS_SOCKETS_NR)];
+	char	present[BITNSLOTS(VMON_SYS_SOCKETS_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/sys_sockets.def"
+} vmon_sys_sockets_t;
+
 /* per-process stat: sampled for every process, whatever its wants */
 typedef enum _vmon_proc_stat_sym_t {
 #define VMON_ENUM_SYMBOLS
@@ -252,28 +268,59 @@ typedef struct _vmon_proc_follow_threads_t {
 	DIR	*task_dir;	/* /proc/PID/task, NULL when not held open */
 } vmon_proc_follow_threads_t;
 
-/* open files */
+/*
+ * Open files (the PROC_FILES want; vmon_proc_files(3)).  proc->stores[
+ * VMON_STORE_PROC_FILES] is the process's vmon_proc_files_t, shared by its
+ * threads; its fds list holds one vmon_proc_fd_t per open descriptor, in
+ * fd order.  Each fd points at the vmon_fobject_t of the file it refers to:
+ * one object per open file (device and inode), on vmon->fobjects, linking
+ * every fd of every sampled process that refers to it on its ref_fds.
+ */
 typedef enum _vmon_proc_files_sym_t {
 #define VMON_ENUM_SYMBOLS
 #include "defs/proc_files.def"
 	VMON_PROC_FILES_NR
 } vmon_proc_files_sym_t;
 
+/* the kinds of file, from defs/fobject_types.def; the first four are the original header's */
 typedef enum _vmon_fobject_type_t {
-	VMON_FOBJECT_TYPE_UNRECOGNIZED = 0,
-	VMON_FOBJECT_TYPE_PIPE,
-	VMON_FOBJECT_TYPE_SOCKET,
-	VMON_FOBJECT_TYPE_ANON,
+#define vmon_fobject_type(_sym, _name, _class, _match, _desc) VMON_FOBJECT_TYPE_ ## _sym,
+#include "defs/fobject_types.def"
 	VMON_FOBJECT_TYPE_NR
 } vmon_fobject_type_t;
 
+/* libvmon 1: vmon_fobject_types[type] describes each type */
+typedef struct _vmon_fobject_type_desc_t {
+	const char		*name;		/* "pipe", "tcp", "eventfd"...: an fd's TYPE */
+	vmon_fobject_type_t	class;		/* UNRECOGNIZED, PIPE, SOCKET, ANON, or the type itself */
+	const char		*desc;		/* one line */
+} vmon_fobject_type_desc_t;
+
+/* libvmon 1: a socket's row in /proc/net (the SYS_SOCKETS want; defs/fobject_socket.def) */
+typedef enum _vmon_fobject_socket_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/fobject_socket.def"
+	VMON_FOBJECT_SOCKET_NR
+} vmon_fobject_socket_sym_t;
+
+typedef struct _vmon_fobject_socket_t {
+	char	changed[BITNSLOTS(VMON_FOBJECT_SOCKET_NR)];	/* fields that changed in the last sample */
+	char	present[BITNSLOTS(VMON_FOBJECT_SOCKET_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/fobject_socket.def"
+} vmon_fobject_socket_t;
+
 typedef struct _vmon_fobject_t {
-	list_head_t		bucket;		/* node in the fobjects table */
+	list_head_t		bucket;		/* node in vmon->fobjects */
 	uint64_t		inum;		/* inode number */
 	list_head_t		ref_fds;	/* the vmon_proc_fd_t's that have this object open */
 	int			refcnt;		/* references: the fds on ref_fds, and any other holder */
 	vmon_fobject_type_t	type;
 	void			*foo;		/* the caller's, for fobject_ctor_cb/fobject_dtor_cb */
+	/* libvmon 1 */
+	uint64_t		dev;		/* st_dev of the inode, 0 if unknown (pipes and sockets need none) */
+	int			ref_fds_nr;	/* fds on ref_fds */
+	vmon_fobject_socket_t	*socket;	/* SYS_SOCKETS: its /proc/net row, else NULL */
 } vmon_fobject_t;
 
 typedef struct _vmon_proc_fd_t {
@@ -284,12 +331,20 @@ typedef struct _vmon_proc_fd_t {
 	vmon_fobject_t		*object;	/* the file it refers to */
 #define VMON_DECLARE_MEMBERS
 #include "defs/proc_files.def"
+	/* libvmon 1 */
+	char			changed[BITNSLOTS(VMON_PROC_FILES_NR)];	/* fields that changed in the last sample */
+	char			present[BITNSLOTS(VMON_PROC_FILES_NR)];	/* fields known */
+	unsigned		is_new:1;	/* opened since the sample before (exactly one sample) */
+	unsigned		is_stale:1;	/* closed since (exactly one sample, then freed) */
 } vmon_proc_fd_t;
 
 typedef struct _vmon_proc_files_t {
 	int		refcnt;		/* threads share their process's table */
 	DIR		*fd_dir;	/* /proc/PID/fd, NULL when not held open */
-	list_head_t	fds;		/* the vmon_proc_fd_t's, in fd order */
+	list_head_t	fds;		/* the vmon_proc_fd_t's, in fd order (closed ones for one sample) */
+	/* libvmon 1 */
+	int		fds_nr;		/* open fds (the stale are not counted) */
+	unsigned	fds_changed:1;	/* an fd was opened or closed in the last sample */
 } vmon_proc_files_t;
 
 struct _vmon_t;
@@ -427,6 +482,9 @@ int vmon_field_present(const vmon_store_desc_t *desc, const vmon_field_t *field,
 
 extern const vmon_store_desc_t vmon_sys_store_descs[VMON_STORE_SYS_NR];
 extern const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR];
+/* libvmon 1: the open-files tables: the fields of a vmon_fobject_socket_t, and the fobject types */
+extern const vmon_store_desc_t vmon_fobject_socket_desc;
+extern const vmon_fobject_type_desc_t vmon_fobject_types[VMON_FOBJECT_TYPE_NR];
 
 #ifdef __cplusplus
 }

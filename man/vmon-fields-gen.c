@@ -38,6 +38,11 @@ static const struct store_text {
 	  "The load averages and task counts of\n.Pa /proc/loadavg .\n"
 	  "The averages are kept in hundredths (the kernel prints two decimals of a fixed-point value:\n"
 	  "0.27 is 27), so no floating point enters a store.\n" },
+	{ "sys_sockets", "vmon_sys_sockets_t",
+	  "The socket tables of\n.Pa /proc/net\n(unix, tcp, tcp6, udp, udp6) of libvmon's network namespace, counted.\n"
+	  "Each row with an inode also makes its socket a\n.Vt vmon_fobject_t\n"
+	  "with the row in\n.Fa object->socket ;\nsee\n.Xr vmon_fobject 3 .\n"
+	  "A line that does not parse is skipped and counted in\n.Fa malformed .\n" },
 	{ "proc_follow_children", "vmon_proc_follow_children_t",
 	  "No data of its own: it builds the tree.\n"
 	  "Outside\n.Dv VMON_FLAG_PROC_ALL\nit reads\n.Pa /proc/PID/task/TID/children\n"
@@ -49,8 +54,10 @@ static const struct store_text {
 	  "the leader included, on\n.Fa proc->threads .\n" },
 	{ "proc_files", "vmon_proc_fd_t",
 	  "Open file descriptors, one\n.Vt vmon_proc_fd_t\nper descriptor on the\n.Fa fds\n"
-	  "list of the process's\n.Vt vmon_proc_files_t .\n"
-	  "Not sampled yet: asking for it fails with\n.Er EOPNOTSUPP .\n" },
+	  "list of the process's\n.Vt vmon_proc_files_t ,\n"
+	  "shared by its threads; each points at the\n.Vt vmon_fobject_t\nof its file.\n"
+	  "A process that did not run is not listed again; see\n.Xr vmon_proc_files 3 .\n"
+	  "Another user's process gives\n.Er EACCES\nin\n.Fa proc->errors[VMON_STORE_PROC_FILES]\nand no fds.\n" },
 	{ "proc_stat", "vmon_proc_stat_t",
 	  "Sampled for every process and thread whatever the wants say.\n"
 	  "Fields numbered as in\n.Xr proc 5\ncome from\n.Pa /proc/PID/stat\n"
@@ -98,6 +105,7 @@ static const char *type_name(vmon_type_t type)
 	case VMON_TYPE_ulonglong:	return "unsigned long long";
 	case VMON_TYPE_char_array:	return "vmon_char_array_t";
 	case VMON_TYPE_str_array:	return "char **";
+	case VMON_TYPE_cstr:		return "const char *";
 	}
 	return NULL;
 }
@@ -154,6 +162,8 @@ static void put_source(const vmon_field_t *f, const char *dir)
 	}
 }
 
+static int put_fields(const vmon_store_desc_t *desc, const char *dir);
+
 static int put_store(const vmon_store_desc_t *desc, const char *kind, const char *dir)
 {
 	const struct store_text *t = store_text(desc->name);
@@ -173,9 +183,13 @@ static int put_store(const vmon_store_desc_t *desc, const char *kind, const char
 	else
 		printf(" ,\na\n.Vt %s .\n", t->type);
 	fputs(t->text, stdout);
+	return put_fields(desc, dir);
+}
+
+static int put_fields(const vmon_store_desc_t *desc, const char *dir)
+{
 	if (!desc->fields_nr)
 		return 0;
-
 	printf(".Bl -tag -width Ds\n");
 	for (int i = 0; i < desc->fields_nr; i++) {
 		const vmon_field_t *f = &desc->fields[i];
@@ -237,7 +251,14 @@ int main(int argc, char **argv)
 		if (put_store(&vmon_proc_store_descs[i], "proc", "/proc/PID/") < 0)
 			return 1;
 	}
-	printf(".Sh SEE ALSO\n.Xr vmon 3 ,\n.Xr vmon_field_format 3 ,\n.Xr proc 5\n");
+	printf(".Sh SOCKET ROWS\n"
+	       "Not a store: with\n.Dv VMON_WANT_SYS_SOCKETS ,\n"
+	       "each socket's\n.Vt vmon_fobject_t\ncarries its row of the\n.Pa /proc/net\ntables in\n"
+	       ".Fa object->socket ,\na\n.Vt vmon_fobject_socket_t\nwhose fields\n"
+	       ".Va vmon_fobject_socket_desc\ndescribes; see\n.Xr vmon_fobject 3 .\n");
+	if (put_fields(&vmon_fobject_socket_desc, "/proc/") < 0)
+		return 1;
+	printf(".Sh SEE ALSO\n.Xr vmon 3 ,\n.Xr vmon_field_format 3 ,\n.Xr vmon_fobject 3 ,\n.Xr vmon_proc_files 3 ,\n.Xr proc 5\n");
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		perror("vmon-fields-gen: stdout");
 		return 1;

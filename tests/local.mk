@@ -22,7 +22,8 @@ VMON_UNIT_TESTS = \
 	tests/test_tree \
 	tests/test_live \
 	tests/test_fdlimit \
-	tests/test_wants
+	tests/test_wants \
+	tests/test_files
 
 check_PROGRAMS += $(VMON_UNIT_TESTS)
 TESTS += $(VMON_UNIT_TESTS)
@@ -57,6 +58,11 @@ tests_test_wants_SOURCES = tests/test_wants.c
 tests_test_wants_CPPFLAGS = $(TESTS_CPP)
 tests_test_wants_LDADD = $(TESTS_LIBS)
 tests_test_wants_LDFLAGS = $(TESTS_LINK_CHECKED)
+
+tests_test_files_SOURCES = tests/test_files.c
+tests_test_files_CPPFLAGS = $(TESTS_CPP)
+tests_test_files_LDADD = $(TESTS_LIBS) -lpthread
+tests_test_files_LDFLAGS = $(TESTS_LINK)
 
 EXTRA_DIST += tests/fixtures
 
