@@ -543,15 +543,48 @@ static int fd_new(vmon_t *vmon, files_table_t *t, int num, list_head_t *before)
 }
 
 /*
+ * Does the target still name the file we know?  Only asked of paths and
+ * anonymous inodes (target_can_change()).  A path that changed is the same
+ * file renamed, moved or unlinked, unless its inode says otherwise (fdinfo
+ * has no ino before Linux 5.14, so stat(2) tells then): the target is
+ * updated.  Returns 1 same, 0 another file (or closed: *closed), -1 error.
+ */
+static int fd_same_target(vmon_t *vmon, files_table_t *t, fd_node_t *fd, const char *name, bool *closed)
+{
+	struct vmon_files *files = vmon->internal->files;
+	vmon_proc_fd_t *p = &fd->pub;
+
+	if (procfs_readlinkat(vmon, dir_fd(t), name, &files->link) < 0) {
+		if (errno != ENOENT)
+			return -1;
+		*closed = true;
+		return 0;
+	}
+	if (files->link.len == p->object_path.len && memcmp(files->link.data, p->object_path.array, p->object_path.len) == 0)
+		return 1;
+	if (is_anon(files->link.data, files->link.len) || is_anon(p->object_path.array, p->object_path.len))
+		return 0;
+	if (!BITTEST(p->present, VMON_FILES_INO)) {
+		struct stat st;
+
+		if (fstatat(dir_fd(t), name, &st, 0) == 0 &&
+		    ((uint64_t)st.st_ino != p->object->inum || (uint64_t)st.st_dev != p->object->dev))
+			return 0;
+	}
+	if (parse_set_string(FIELD(VMON_FILES_OBJPATH), p, files->link.data, files->link.len, p->changed, false) < 0)
+		return -1;
+	table_changed(vmon, t);
+	return 1;
+}
+
+/*
  * Does the fd still refer to the file we know?  fdinfo's inode and mount,
  * eventfd's id, and for a path or an anonymous inode the target, tell.
- * On a rename the target is updated and the fd is still the same.
  * Returns 1 same, 0 another file (or closed: *closed), -1 error.
  */
 static int fd_same_file(vmon_t *vmon, files_table_t *t, fd_node_t *fd, const char *name,
 			const struct fdinfo *info, bool *closed)
 {
-	struct vmon_files *files = vmon->internal->files;
 	vmon_proc_fd_t *p = &fd->pub;
 	const fobject_node_t *n = fobject_node_of(p->object);
 
@@ -563,62 +596,52 @@ static int fd_same_file(vmon_t *vmon, files_table_t *t, fd_node_t *fd, const cha
 	if (n->key.class == VMON_FOBJECT_TYPE_ANON && n->key.dev == 0 && n->key.id <= 0xffffffffull &&
 	    (!info->has_id || info->id + 1 != n->key.id))
 		return 0;
-	if (!target_can_change(p->object) || !t->pub.fd_dir)
+	if (!target_can_change(p->object))
 		return 1;
-	if (procfs_readlinkat(vmon, dir_fd(t), name, &files->link) < 0) {
-		if (errno != ENOENT)
-			return -1;
-		*closed = true;
-		return 0;
-	}
-	if (files->link.len == p->object_path.len && memcmp(files->link.data, p->object_path.array, p->object_path.len) == 0)
-		return 1;
-	if (is_anon(files->link.data, files->link.len) || is_anon(p->object_path.array, p->object_path.len))
-		return 0;
-	/* a path: renamed, moved or unlinked, the same file */
-	if (parse_set_string(FIELD(VMON_FILES_OBJPATH), p, files->link.data, files->link.len, p->changed, false) < 0)
-		return -1;
-	table_changed(vmon, t);
-	return 1;
+	return fd_same_target(vmon, t, fd, name, closed);
 }
 
 /*
- * Re-read a known fd of a listed process (dfd: the fdinfo directory).  An fd
- * whose number now holds another file is closed and a new one takes its
- * place.  Returns 0, or -1 with errno.
+ * Re-read a known fd of a listed process.  An fd whose number now holds
+ * another file is closed and a new one takes its place.  Returns 0, or -1
+ * with errno.
  */
 static int fd_refresh(vmon_t *vmon, files_table_t *t, fd_node_t *fd)
 {
 	struct vmon_files *files = vmon->internal->files;
 	struct fdinfo info;
 	char name[16];
-	bool closed;
+	bool closed = false;
 	int r;
 
 	snprintf(name, sizeof(name), "%d", fd->pub.fdnum);
-	if (fd->read_gen == vmon->generation)	/* read this pass already, for a sharer */
-		return 0;
-	if (read_fdinfo(vmon, t->fdinfo_fd, name, &files->info) < 0) {
+	if (fd->read_gen == vmon->generation) {
+		/* its fdinfo was read this pass already, for a sharer: the target is left */
+		r = target_can_change(fd->pub.object) ? fd_same_target(vmon, t, fd, name, &closed) : 1;
+	} else if (read_fdinfo(vmon, t->fdinfo_fd, name, &files->info) < 0) {
 		if (errno != ENOENT)
 			return -1;
-		fd_closed(vmon, t, fd);
+		closed = true;
+		r = 0;
+	} else {
+		fdinfo_scan(files->info.data, files->info.len, &info);
+		r = fd_same_file(vmon, t, fd, name, &info, &closed);
+		if (r > 0) {
+			fd->read_gen = vmon->generation;
+			r = apply_fdinfo(fd, &files->info, &info, false);
+			if (r > 0 || BITTEST(fd->pub.changed, VMON_FILES_OBJPATH))
+				table_changed(vmon, t);
+			if (BITTEST(fd->pub.changed, VMON_FILES_POS) || BITTEST(fd->pub.changed, VMON_FILES_FLAGS))
+				refresh_sharers(vmon, fd);
+			return r < 0 ? -1 : 0;
+		}
+	}
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	fd_closed(vmon, t, fd);
+	if (closed)
 		return 0;
-	}
-	fdinfo_scan(files->info.data, files->info.len, &info);
-	r = fd_same_file(vmon, t, fd, name, &info, &closed);
-	if (r < 0)
-		return -1;
-	if (r == 0) {
-		fd_closed(vmon, t, fd);
-		return closed ? 0 : fd_new(vmon, t, fd->pub.fdnum, fd->pub.fds.next) < 0 ? -1 : 0;
-	}
-	fd->read_gen = vmon->generation;
-	r = apply_fdinfo(fd, &files->info, &info, false);
-	if (r > 0 || BITTEST(fd->pub.changed, VMON_FILES_OBJPATH))
-		table_changed(vmon, t);
-	if (BITTEST(fd->pub.changed, VMON_FILES_POS) || BITTEST(fd->pub.changed, VMON_FILES_FLAGS))
-		refresh_sharers(vmon, fd);
-	return r < 0 ? -1 : 0;
+	return fd_new(vmon, t, fd->pub.fdnum, fd->pub.fds.next) < 0 ? -1 : 0;
 }
 
 /*

@@ -23,7 +23,8 @@ VMON_UNIT_TESTS = \
 	tests/test_live \
 	tests/test_fdlimit \
 	tests/test_wants \
-	tests/test_files
+	tests/test_files \
+	tests/test_files_fixtures
 
 check_PROGRAMS += $(VMON_UNIT_TESTS)
 TESTS += $(VMON_UNIT_TESTS)
@@ -59,10 +60,15 @@ tests_test_wants_CPPFLAGS = $(TESTS_CPP)
 tests_test_wants_LDADD = $(TESTS_LIBS)
 tests_test_wants_LDFLAGS = $(TESTS_LINK_CHECKED)
 
-tests_test_files_SOURCES = tests/test_files.c
+tests_test_files_SOURCES = tests/test_files.c tests/files_testlib.c tests/files_testlib.h
 tests_test_files_CPPFLAGS = $(TESTS_CPP)
 tests_test_files_LDADD = $(TESTS_LIBS) -lpthread
 tests_test_files_LDFLAGS = $(TESTS_LINK)
+
+tests_test_files_fixtures_SOURCES = tests/test_files_fixtures.c tests/files_testlib.c tests/files_testlib.h
+tests_test_files_fixtures_CPPFLAGS = $(TESTS_CPP)
+tests_test_files_fixtures_LDADD = $(TESTS_LIBS)
+tests_test_files_fixtures_LDFLAGS = $(TESTS_LINK)
 
 EXTRA_DIST += tests/fixtures
 
