@@ -47,13 +47,17 @@ VMON_MAN_PAGES = \
 	man/vmon_escape.3 \
 	man/vmon_field_format.3 \
 	man/vmon_field_compare.3 \
-	man/vmon_proc_set_wants.3
+	man/vmon_proc_set_wants.3 \
+	man/vmon_proc_files.3 \
+	man/vmon_fobject.3
 VMON_MAN_ALIASES = \
 	man/vmon_init_attr.3 \
 	man/vmon_attr_default.3 \
 	man/vmon_proc_unmonitor.3 \
 	man/vmon_field_present.3 \
-	man/vmon_set_proc_wants.3
+	man/vmon_set_proc_wants.3 \
+	man/vmon_fobject_types.3 \
+	man/vmon_fobject_socket_desc.3
 
 dist_man_MANS += $(VMON_MAN_PAGES) $(VMON_MAN_ALIASES)
 nodist_man_MANS += man/vmon_fields.7

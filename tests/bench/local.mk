@@ -45,3 +45,12 @@ bench: tests/bench/bench $(BENCH_RUN)
 		for p in $(BENCH_RUN); do printf '\n######## %s\n\n' "$$p"; ./$$p || exit 1; done; \
 	fi
 .PHONY: bench
+
+# PROC_FILES: sampling a process with as many fds as its fd limit allows
+# (50,000 asked; files_bench.c says what it measures)
+EXTRA_PROGRAMS += tests/bench/files_bench
+CLEANFILES += tests/bench/files_bench
+tests_bench_files_bench_SOURCES = tests/bench/files_bench.c
+tests_bench_files_bench_LDADD = libvmon/libvmon.la
+tests_bench_files_bench_LDFLAGS = -no-install $(VMON_LDFLAGS)
+BENCH_RUN += tests/bench/files_bench
