@@ -396,7 +396,7 @@ typedef struct _vmon_t {
 	list_head_t	orphans;		/* always empty: each pass places every process (kept for the original's clients) */
 	unsigned	processes_changed:1;	/* the top of the tree changed in the last sample */
 
-	list_head_t	fobjects;		/* open file objects (PROC_FILES) */
+	list_head_t	fobjects;		/* open file objects, by their bucket (PROC_FILES, SYS_SOCKETS: vmon_fobject(3)) */
 	int		fobjects_nr;
 
 	vmon_flags_t		flags;
