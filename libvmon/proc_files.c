@@ -662,11 +662,16 @@ static void refresh_remote(vmon_t *vmon, files_table_t *t, fd_node_t *fd)
 		snprintf(name, sizeof(name), "%d", fd->pub.fdnum);
 		r = read_fdinfo(vmon, t->fdinfo_fd, name, &files->info);
 	} else {
-		int dir = procfs_node_dir(vmon, owner, true);
+		/* the owner's directory is in use: a budget shrink must leave it */
+		proc_node_t *busy = vmon->internal->busy;
+		int dir;
 
+		vmon->internal->busy = owner;
+		dir = procfs_node_dir(vmon, owner, true);
 		snprintf(name, sizeof(name), "fdinfo/%d", fd->pub.fdnum);
 		r = dir < 0 ? -1 : read_fdinfo(vmon, dir, name, &files->info);
 		procfs_node_done(vmon, owner);
+		vmon->internal->busy = busy;
 	}
 	if (r < 0) {
 		t->force_list = true;

@@ -814,6 +814,122 @@ static void test_many_fds(void **state)
 	kid_free(k);
 }
 
+
+/* --- the fd budget --- */
+
+static int idle_child(void *arg)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (;;)
+		pause();
+	return 0;
+}
+
+static int budget_holder(void *arg)
+{
+	struct kid *k = arg;
+	int p[2];
+
+	if (clean_fds(k) < 0)
+		return 10;
+	k->nfds = 3;
+	while (k->nfds < 503 && pipe(p) == 0)
+		k->nfds += 2;
+	for (;;)
+		raise(SIGSTOP);
+}
+
+/*
+ * A sampler left with 3 free fds: while it lists the holder it runs out, the
+ * budget shrinks, the files another process held are given back, and the
+ * listing is still whole.  Exits 0 when it is.
+ */
+static int sample_short_of_fds(void *arg)
+{
+	struct kid *k = arg;
+	struct rlimit rl = { 64, 64 };
+	vmon_stats_t stats;
+	vmon_proc_t *proc, *other;
+	vmon_t vmon;
+	int fd, last = -1;
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || !vmon_init(&vmon, VMON_FLAG_NONE, 0, VMON_WANT_PROC_FILES))
+		return 10;
+	/* sampled first, it holds files the holder's listing will need */
+	other = vmon_proc_monitor(&vmon, k->port, VMON_WANT_PROC_STAT, NULL, NULL);
+	proc = vmon_proc_monitor(&vmon, k->grandchild, VMON_WANT_PROC_FILES, NULL, NULL);
+	if (!other || !proc)
+		return 11;
+	while ((fd = open("/dev/null", O_RDONLY)) >= 0)
+		last = fd;
+	for (int i = 0; i < 3 && last >= 0; i++)
+		close(last--);
+	for (int i = 0; i < 3; i++) {
+		if (!vmon_sample(&vmon))
+			return 12;
+		if (proc->errors[VMON_STORE_PROC_FILES] || own_fds(proc, k) != k->nfds)
+			return 13 + i;
+	}
+	vmon_get_stats(&vmon, &stats);
+	if (stats.fd_budget >= 32 || stats.fds_held > stats.fd_budget)
+		return 20;
+	vmon_destroy(&vmon);
+	return 0;
+}
+
+static void test_fd_budget(void **state)
+{
+	struct kid *k = kid_new();
+	vmon_stats_t stats;
+	vmon_attr_t attr;
+	vmon_proc_t *proc;
+	vmon_t vmon;
+	pid_t pid, sampler;
+	int status;
+
+	pid = spawn_stopped(budget_holder, k);
+	k->grandchild = pid;
+	k->port = spawn_fn(idle_child, NULL);	/* a second process for the sampler short of fds */
+
+	/* with room, the table keeps /proc/PID/fd and fdinfo open between samples */
+	init_monitor(&vmon, 0);
+	proc = vmon_proc_monitor(&vmon, pid, VMON_WANT_PROC_FILES, NULL, NULL);
+	assert_true(vmon_sample(&vmon));
+	assert_non_null(files_of(proc)->fd_dir);
+	assert_int_equal(own_fds(proc, k), k->nfds);
+	vmon_destroy(&vmon);
+
+	/* without: the same listing, nothing held */
+	vmon_attr_default(&attr);
+	attr.proc_root = "/proc";
+	attr.fd_budget = 0;
+	assert_true(vmon_init_attr(&vmon, &attr));
+	proc = vmon_proc_monitor(&vmon, pid, VMON_WANT_PROC_FILES, NULL, NULL);
+	assert_true(vmon_sample(&vmon));
+	step(pid);	/* it ran: listed again, through files opened for the pass */
+	assert_true(vmon_sample(&vmon));
+	assert_null(files_of(proc)->fd_dir);
+	assert_int_equal(own_fds(proc, k), k->nfds);
+	assert_int_equal(proc->errors[VMON_STORE_PROC_FILES], 0);
+	vmon_get_stats(&vmon, &stats);
+	assert_int_equal(stats.fds_held, 0);
+	vmon_destroy(&vmon);
+
+	/* out of fds (valgrind keeps fds of its own and fakes the limit: not there) */
+	if (under_valgrind()) {
+		print_message("SKIP: running out of fds under valgrind\n");
+	} else {
+		sampler = spawn_fn(sample_short_of_fds, k);
+		status = reap(sampler, 0);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+
+	reap(pid, SIGKILL);
+	reap(k->port, SIGKILL);
+	kid_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -824,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_threads_share_table),
 		cmocka_unit_test(test_other_users_fds),
 		cmocka_unit_test(test_many_fds),
+		cmocka_unit_test(test_fd_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
