@@ -27,3 +27,32 @@ vmon_proc_fd_t *must_fd(vmon_proc_t *proc, int num)
 		fail_msg("pid %d has no fd %d", proc->pid, num);
 	return fd;
 }
+
+void assert_fobjects_consistent(vmon_t *vmon)
+{
+	vmon_fobject_t *obj;
+	int objects = 0;
+
+	list_for_each_entry(obj, &vmon->fobjects, bucket) {
+		vmon_proc_fd_t *fd;
+		int fds = 0;
+
+		list_for_each_entry(fd, &obj->ref_fds, ref_fds) {
+			if (fd->object != obj)
+				fail_msg("fd %d of pid %d is on the ref_fds of an object it does not point at",
+					 fd->fdnum, fd->process->pid);
+			fds++;
+		}
+		if (fds != obj->ref_fds_nr || obj->refcnt != fds + (obj->socket ? 1 : 0))
+			fail_msg("object inode %llu: %d fds listed, ref_fds_nr %d, refcnt %d",
+				 (unsigned long long)obj->inum, fds, obj->ref_fds_nr, obj->refcnt);
+		objects++;
+	}
+	assert_int_equal(objects, vmon->fobjects_nr);
+}
+
+void sample_checked(vmon_t *vmon)
+{
+	assert_true(vmon_sample(vmon));
+	assert_fobjects_consistent(vmon);
+}

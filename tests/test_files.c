@@ -354,7 +354,7 @@ static void test_known_fds(void **state)
 	vmon.fobject_dtor_cb = count_dtor;
 	proc = vmon_proc_monitor(&vmon, pid, VMON_WANT_PROC_FILES, NULL, NULL);
 	assert_non_null(proc);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_int_equal(vmon.sys_errors[VMON_STORE_SYS_SOCKETS], 0);
 	check_known_listing(&vmon, proc, k, true);
 	assert_true(files_of(proc)->fds_changed);
@@ -363,7 +363,7 @@ static void test_known_fds(void **state)
 
 	/* the child did not run: nothing new, nothing read but its schedstat */
 	vmon_get_stats(&vmon, &before);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	vmon_get_stats(&vmon, &after);
 	files = files_of(proc);
 	assert_false(files->fds_changed);
@@ -378,7 +378,7 @@ static void test_known_fds(void **state)
 
 	/* fd 8 closed and reused, fd 30 opened: both show for one sample */
 	step(pid);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_true(files->fds_changed);
 	assert_true(proc->activity & VMON_WANT_PROC_FILES);
 	assert_int_equal(own_fds(proc, k), 11);
@@ -406,14 +406,14 @@ static void test_known_fds(void **state)
 	assert_int_equal(n, 9);
 
 	/* the stale fd leaves after one sample */
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_null(fd_find(proc, 8, true));
 	assert_false(must_fd(proc, 8)->is_new);
 	assert_false(files->fds_changed);
 
 	/* one seek moves both fds of the description; fd 9 closes */
 	step(pid);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_int_equal(must_fd(proc, 30)->pos, 100);
 	assert_int_equal(must_fd(proc, 7)->pos, 100);
 	assert_true(BITTEST(must_fd(proc, 7)->changed, VMON_FILES_POS));
@@ -443,7 +443,7 @@ static void test_known_fds_without_tables(void **state)
 	init_monitor(&vmon, 0);
 	proc = vmon_proc_monitor(&vmon, pid, VMON_WANT_PROC_FILES, NULL, NULL);
 	assert_non_null(proc);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	check_known_listing(&vmon, proc, k, false);
 	assert_int_equal(count_objects(proc, k), 7);	/* null, pipe, 2 unix, file, eventfd, tcp */
 	reap(pid, SIGKILL);
@@ -504,7 +504,7 @@ static void test_pipe_shared_with_child(void **state)
 	init_monitor(&vmon, 0);
 	parent = vmon_proc_monitor(&vmon, pid, VMON_WANT_PROC_FILES | VMON_WANT_PROC_FOLLOW_CHILDREN, NULL, NULL);
 	assert_non_null(parent);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	child = vmon_proc_lookup(&vmon, k->grandchild);
 	assert_non_null(child);
 	assert_ptr_equal(child->parent, parent);
@@ -530,11 +530,11 @@ static void test_pipe_shared_with_child(void **state)
 	/* the child dies (a zombie: its stopped parent does not reap it): its end closes */
 	assert_int_equal(kill(k->grandchild, SIGKILL), 0);
 	assert_true(wait_for(is_zombie, (void *)(intptr_t)k->grandchild, 5000));
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	wr = fd_find(child, 4, true);
 	assert_non_null(wr);
 	assert_int_equal(files_of(child)->fds_nr, 0);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_null(fd_find(child, 4, true));
 	obj = must_fd(parent, 3)->object;
 	assert_int_equal(obj->refcnt, 1);
@@ -585,16 +585,16 @@ static void test_shared_description(void **state)
 	pb = vmon_proc_monitor(&vmon, b, VMON_WANT_PROC_FILES, NULL, NULL);
 	assert_non_null(pa);
 	assert_non_null(pb);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_ptr_equal(must_fd(pa, 3)->object, must_fd(pb, 3)->object);
 	assert_int_equal(must_fd(pa, 3)->object->refcnt, 2);
 	assert_int_equal(must_fd(pa, 3)->pos, 0);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 
 	/* b seeks; a does not run, so a is not listed, but its fd is read again through the object */
 	step(b);
 	vmon_get_stats(&vmon, &before);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	vmon_get_stats(&vmon, &after);
 	assert_int_equal(must_fd(pb, 3)->pos, 777);
 	assert_int_equal(must_fd(pa, 3)->pos, 777);
@@ -647,7 +647,7 @@ static void test_threads_share_table(void **state)
 	init_monitor(&vmon, 0);
 	proc = vmon_proc_monitor(&vmon, pid, VMON_WANT_PROC_FILES | VMON_WANT_PROC_FOLLOW_THREADS, NULL, NULL);
 	assert_non_null(proc);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	files = files_of(proc);
 	assert_non_null(files);
 	assert_int_equal(own_fds(proc, k), 5);
@@ -658,10 +658,10 @@ static void test_threads_share_table(void **state)
 	}
 	assert_int_equal(threads, 3);
 	assert_int_equal(files->refcnt, 1 + threads);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_int_equal(files->refcnt, 1 + threads);
 	reap(pid, SIGKILL);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_true(proc->is_stale);
 	vmon_destroy(&vmon);
 	kid_free(k);
@@ -762,7 +762,7 @@ static void test_many_fds(void **state)
 	init_monitor(&vmon, 0);
 	proc = vmon_proc_monitor(&vmon, pid, VMON_WANT_PROC_FILES, NULL, NULL);
 	assert_non_null(proc);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	files = files_of(proc);
 	assert_int_equal(own_fds(proc, k), k->nfds);
 	list_for_each_entry(fd, &files->fds, fds) {
@@ -784,7 +784,7 @@ static void test_many_fds(void **state)
 
 	/* not running: the listing and every fdinfo are skipped */
 	vmon_get_stats(&vmon, &before);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	vmon_get_stats(&vmon, &after);
 	assert_true(after.reads_skipped - before.reads_skipped >= (unsigned long long)k->nfds);
 	assert_true(after.reads - before.reads < 10);
@@ -792,7 +792,7 @@ static void test_many_fds(void **state)
 	step(pid);
 	for (int i = 10; i < k->nfds; i += 10)
 		closed++;
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	list_for_each_entry(fd, &files->fds, fds) {
 		if (fd->is_stale) {
 			stale++;
@@ -804,7 +804,7 @@ static void test_many_fds(void **state)
 	/* its peer, 10 (pipes are 3-4, 5-6...), closed: still linked while it shows as stale, then gone */
 	assert_int_equal(must_fd(proc, 9)->object->refcnt, 2);
 	assert_true(fd_find(proc, 10, true)->object == must_fd(proc, 9)->object);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_null(fd_find(proc, 10, true));
 	assert_int_equal(must_fd(proc, 9)->object->refcnt, 1);
 	assert_int_equal(must_fd(proc, 9)->object->ref_fds_nr, 1);
@@ -894,7 +894,7 @@ static void test_fd_budget(void **state)
 	/* with room, the table keeps /proc/PID/fd and fdinfo open between samples */
 	init_monitor(&vmon, 0);
 	proc = vmon_proc_monitor(&vmon, pid, VMON_WANT_PROC_FILES, NULL, NULL);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_non_null(files_of(proc)->fd_dir);
 	assert_int_equal(own_fds(proc, k), k->nfds);
 	vmon_destroy(&vmon);
@@ -905,9 +905,9 @@ static void test_fd_budget(void **state)
 	attr.fd_budget = 0;
 	assert_true(vmon_init_attr(&vmon, &attr));
 	proc = vmon_proc_monitor(&vmon, pid, VMON_WANT_PROC_FILES, NULL, NULL);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	step(pid);	/* it ran: listed again, through files opened for the pass */
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_null(files_of(proc)->fd_dir);
 	assert_int_equal(own_fds(proc, k), k->nfds);
 	assert_int_equal(proc->errors[VMON_STORE_PROC_FILES], 0);

@@ -140,7 +140,7 @@ static void test_net_tables(void **state)
 	fixture_init(&fx);
 	write_net_tables(&fx);
 	assert_true(fixture_vmon(&fx, &vmon, 0, VMON_WANT_SYS_SOCKETS, 0));
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	/* malformed lines are skipped and said, the rest is there */
 	assert_int_equal(vmon.sys_errors[VMON_STORE_SYS_SOCKETS], EPROTO);
 	assert_int_equal(sockets(&vmon)->malformed, 6);
@@ -204,7 +204,7 @@ static void test_net_tables(void **state)
 		"   1: 0100000A:0016 0200000A:9C40 08 00000000:00000000 02:000A7D5F 00000000  1000        0 7002 4\n");
 	fixture_printf(&fx, "net/unix", "Num       RefCount Protocol Flags    Type St Inode Path\n");
 	fixture_remove(&fx, "net/tcp6");
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_int_equal(vmon.sys_errors[VMON_STORE_SYS_SOCKETS], 0);
 	assert_int_equal(sockets(&vmon)->malformed, 0);
 	assert_int_equal(sockets(&vmon)->tcp_nr, 2);
@@ -219,7 +219,7 @@ static void test_net_tables(void **state)
 	assert_null(find_object(&vmon, VMON_FOBJECT_TYPE_SOCKET, 7301));
 
 	/* nothing moved: nothing changed */
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_false(vmon.activity & VMON_WANT_SYS_SOCKETS);
 	vmon_destroy(&vmon);
 	fixture_free(&fx);
@@ -235,7 +235,7 @@ static void test_net_tables_empty(void **state)
 	fixture_printf(&fx, "net/unix", "%s", "");
 	fixture_printf(&fx, "net/udp", "%s", "   0: 0100007F:0035");
 	assert_true(fixture_vmon(&fx, &vmon, 0, VMON_WANT_SYS_SOCKETS, 0));
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_int_equal(sockets(&vmon)->unix_nr, 0);
 	assert_int_equal(sockets(&vmon)->udp_nr, 0);
 	assert_int_equal(sockets(&vmon)->malformed, 1);
@@ -297,7 +297,7 @@ static void test_fd_entries(void **state)
 	assert_int_equal(stat(file, &st), 0);
 	assert_int_equal(stat("/dev/null", &null_st), 0);
 	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, VMON_WANT_SYS_SOCKETS, VMON_WANT_PROC_FILES));
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	p100 = must_find(&vmon, 100);
 	p200 = must_find(&vmon, 200);
 
@@ -395,13 +395,13 @@ static void test_fd_changes(void **state)
 	fixture_init(&fx);
 	make_fd_fixture(&fx, file, sizeof(file), file2, sizeof(file2));
 	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, VMON_WANT_PROC_FILES));
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	p100 = must_find(&vmon, 100);
 
 	/* the fixture changes, but the process did not run: not listed */
 	fx_close(&fx, 100, 5);
 	vmon_get_stats(&vmon, &before);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	vmon_get_stats(&vmon, &after);
 	assert_non_null(fd_find(p100, 5, false));
 	assert_true(after.reads_skipped - before.reads_skipped >= 15);
@@ -416,7 +416,7 @@ static void test_fd_changes(void **state)
 	fx_fd(&fx, 200, 3, path, "pos:\t42\nflags:\t0100000\nmnt_id:\t27\n");
 	fixture_ran(&fx, 100);
 	fixture_ran(&fx, 200);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_true(files_of(p100)->fds_changed);
 	assert_true(p100->activity & VMON_WANT_PROC_FILES);
 
@@ -448,7 +448,7 @@ static void test_fd_changes(void **state)
 
 	/* one sample later the stale are gone and nothing is new */
 	fixture_ran(&fx, 100);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_null(fd_find(p100, 5, true));
 	assert_null(fd_find(p100, 7, true));
 	assert_false(must_fd(p100, 13)->is_new);
@@ -474,14 +474,14 @@ static void test_shared_description(void **state)
 	fx_fd(&fx, 300, 3, file, "pos:\t10\nflags:\t02001\nmnt_id:\t27\n");
 	fx_fd(&fx, 301, 3, file, "pos:\t10\nflags:\t02001\nmnt_id:\t27\n");
 	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, VMON_WANT_PROC_FILES));
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	pa = must_find(&vmon, 300);
 	pb = must_find(&vmon, 301);
 
 	fx_fdinfo(&fx, 300, 3, "pos:\t90\nflags:\t02001\nmnt_id:\t27\n");
 	fx_fdinfo(&fx, 301, 3, "pos:\t90\nflags:\t02001\nmnt_id:\t27\n");
 	fixture_ran(&fx, 301);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_int_equal(must_fd(pb, 3)->pos, 90);
 	assert_int_equal(must_fd(pa, 3)->pos, 90);
 	assert_true(BITTEST(must_fd(pa, 3)->changed, VMON_FILES_POS));
@@ -491,7 +491,7 @@ static void test_shared_description(void **state)
 	fx_close(&fx, 301, 3);
 	fx_fdinfo(&fx, 300, 3, "pos:\t95\nflags:\t02001\nmnt_id:\t27\n");
 	fixture_ran(&fx, 301);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_non_null(fd_find(pb, 3, true));
 	assert_int_equal(must_fd(pa, 3)->pos, 95);
 	vmon_destroy(&vmon);
@@ -528,7 +528,7 @@ static void test_fobject_callbacks(void **state)
 	ctors = dtors = ctor_untyped = 0;
 	vmon.fobject_ctor_cb = count_ctor;
 	vmon.fobject_dtor_cb = count_dtor;
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	objects = vmon.fobjects_nr;
 	assert_int_equal(ctors, objects);
 	assert_int_equal(ctor_untyped, 0);
@@ -536,10 +536,10 @@ static void test_fobject_callbacks(void **state)
 
 	/* 200 exits: stale for a sample with its fds, then they go, and the objects only it held */
 	fixture_remove(&fx, "200");
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_true(must_find(&vmon, 100) != NULL);
 	assert_int_equal(dtors, 0);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	assert_int_equal(dtors, 1);	/* its epoll */
 	assert_int_equal(vmon.fobjects_nr, objects - 1);
 	assert_int_equal(must_fd(must_find(&vmon, 100), 1)->object->refcnt, 2);
@@ -607,7 +607,7 @@ static void test_hundred_thousand_fds(void **state)
 	assert_non_null(proc);
 
 	vmon_get_stats(&vmon, &s0);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	vmon_get_stats(&vmon, &s1);
 	files = files_of(proc);
 	assert_int_equal(files->fds_nr, nr);
@@ -623,7 +623,7 @@ static void test_hundred_thousand_fds(void **state)
 	assert_true(s1.reads - s0.reads >= 2ull * nr && s1.reads - s0.reads <= 2ull * nr + 20);
 
 	/* not run: nothing per fd */
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	vmon_get_stats(&vmon, &s2);
 	assert_true(s2.reads - s1.reads <= 10);
 	assert_true(s2.reads_skipped - s1.reads_skipped >= (unsigned long long)nr);
@@ -634,7 +634,7 @@ static void test_hundred_thousand_fds(void **state)
 		closed++;
 	}
 	fixture_ran(&fx, 500);
-	assert_true(vmon_sample(&vmon));
+	sample_checked(&vmon);
 	vmon_get_stats(&vmon, &s3);
 	print_message("a sample after it ran: %llu reads\n", s3.reads - s2.reads);
 	assert_true(s3.reads - s2.reads >= (unsigned long long)(nr - closed) &&
