@@ -660,6 +660,20 @@ static void test_threads_share_table(void **state)
 	assert_int_equal(files->refcnt, 1 + threads);
 	sample_checked(&vmon);
 	assert_int_equal(files->refcnt, 1 + threads);
+
+	/* the want dropped: the table goes from the process and its threads, and its objects with it */
+	assert_int_equal(vmon_proc_set_wants(&vmon, proc, VMON_WANT_PROC_FOLLOW_THREADS), 0);
+	assert_null(proc->stores[VMON_STORE_PROC_FILES]);
+	list_for_each_entry(thread, &proc->threads, threads)
+		assert_null(thread->stores[VMON_STORE_PROC_FILES]);
+	assert_int_equal(vmon.fobjects_nr, 0);
+	assert_true(list_empty(&vmon.fobjects));
+	/* and back: listed whole again */
+	assert_int_equal(vmon_proc_set_wants(&vmon, proc, VMON_WANT_PROC_FILES | VMON_WANT_PROC_FOLLOW_THREADS), 0);
+	sample_checked(&vmon);
+	assert_int_equal(own_fds(proc, k), 5);
+	assert_true(must_fd(proc, 3)->is_new);
+	assert_int_equal(files_of(proc)->refcnt, 1 + threads);
 	reap(pid, SIGKILL);
 	sample_checked(&vmon);
 	assert_true(proc->is_stale);
