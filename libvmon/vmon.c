@@ -166,6 +166,30 @@ static size_t collect_live(vmon_t *vmon, proc_node_t ***out, size_t *cap)
 	return nr;
 }
 
+/* free a system store: its memory, its held fds, and for the socket tables their hold on the fobjects */
+static void sys_store_free(vmon_t *vmon, vmon_sys_store_t id)
+{
+	void *store = vmon->stores[id];
+
+	vmon->stores[id] = NULL;
+	switch (id) {
+	case VMON_STORE_SYS_STAT:
+		sys_stat_free(vmon, store);
+		break;
+	case VMON_STORE_SYS_VM:
+		sys_vm_free(vmon, store);
+		break;
+	case VMON_STORE_SYS_LOADAVG:
+		sys_loadavg_free(vmon, store);
+		break;
+	case VMON_STORE_SYS_SOCKETS:
+		sys_sockets_free(vmon, store);
+		break;
+	case VMON_STORE_SYS_NR:
+		break;
+	}
+}
+
 void vmon_destroy(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -187,8 +211,7 @@ void vmon_destroy(vmon_t *vmon)
 			node_forget(vmon, node);
 		}
 		/* the fobjects go with their last holder: the fds above, the socket table here */
-		sys_sockets_free(vmon, vmon->stores[VMON_STORE_SYS_SOCKETS]);
-		vmon->stores[VMON_STORE_SYS_SOCKETS] = NULL;
+		sys_store_free(vmon, VMON_STORE_SYS_SOCKETS);
 		files_fini(vmon);
 		pidmap_fini(&in->procs);
 		pidmap_fini(&in->threads);
@@ -200,10 +223,8 @@ void vmon_destroy(vmon_t *vmon)
 		free(in);
 		vmon->internal = NULL;
 	}
-	sys_stat_free(vmon, vmon->stores[VMON_STORE_SYS_STAT]);
-	sys_vm_free(vmon, vmon->stores[VMON_STORE_SYS_VM]);
-	sys_loadavg_free(vmon, vmon->stores[VMON_STORE_SYS_LOADAVG]);
-	memset(vmon->stores, 0, sizeof(vmon->stores));
+	for (int i = 0; i < VMON_STORE_SYS_NR; i++)
+		sys_store_free(vmon, (vmon_sys_store_t)i);
 	if (vmon->proc_dir)
 		closedir(vmon->proc_dir);
 	vmon->proc_dir = NULL;
@@ -796,6 +817,31 @@ int vmon_set_proc_wants(vmon_t *vmon, vmon_proc_wants_t wants)
 			set_node_wants(vmon, node_of(proc), (proc->wants & ~old) | wants);
 	}
 	vmon->proc_wants = wants;
+	return 0;
+}
+
+/*
+ * The system wants after init: a want taken is sampled from the next
+ * vmon_sample(), a want dropped has its store freed at once (the socket
+ * tables let go of the fobjects only they held).
+ */
+int vmon_set_sys_wants(vmon_t *vmon, vmon_sys_wants_t wants)
+{
+	if (!vmon->internal || (wants & ~((1L << VMON_STORE_SYS_NR) - 1))) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (vmon->internal->in_sample) {
+		errno = EBUSY;
+		return -1;
+	}
+	for (int i = 0; i < VMON_STORE_SYS_NR; i++) {
+		if ((vmon->sys_wants & ~wants) & (1L << i)) {
+			sys_store_free(vmon, (vmon_sys_store_t)i);
+			vmon->sys_errors[i] = 0;
+		}
+	}
+	vmon->sys_wants = wants;
 	return 0;
 }
 

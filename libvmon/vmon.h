@@ -473,6 +473,7 @@ int vmon_get_stats(const vmon_t *vmon, vmon_stats_t *stats);
 vmon_proc_t *vmon_proc_lookup(const vmon_t *vmon, int pid);
 int vmon_proc_set_wants(vmon_t *vmon, vmon_proc_t *proc, vmon_proc_wants_t wants);
 int vmon_set_proc_wants(vmon_t *vmon, vmon_proc_wants_t wants);
+int vmon_set_sys_wants(vmon_t *vmon, vmon_sys_wants_t wants);
 /* vmon_escape() flags */
 #define VMON_ESCAPE_ASCII	0x1	/* escape every byte outside printable ASCII, not only controls */
 size_t vmon_escape(char *dst, size_t dst_size, const char *src, size_t src_len, unsigned flags);

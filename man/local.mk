@@ -56,6 +56,7 @@ VMON_MAN_ALIASES = \
 	man/vmon_proc_unmonitor.3 \
 	man/vmon_field_present.3 \
 	man/vmon_set_proc_wants.3 \
+	man/vmon_set_sys_wants.3 \
 	man/vmon_fobject_types.3 \
 	man/vmon_fobject_socket_desc.3
 

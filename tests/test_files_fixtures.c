@@ -244,6 +244,41 @@ static void test_net_tables_empty(void **state)
 	fixture_free(&fx);
 }
 
+
+/* the socket tables taken after init and dropped again: their objects come and go with them */
+static void test_sys_wants_change(void **state)
+{
+	fixture_t fx;
+	vmon_t vmon;
+
+	fixture_init(&fx);
+	write_net_tables(&fx);
+	assert_true(fixture_vmon(&fx, &vmon, 0, 0, 0));
+	sample_checked(&vmon);
+	assert_int_equal(vmon.fobjects_nr, 0);
+	assert_null(vmon.stores[VMON_STORE_SYS_SOCKETS]);
+
+	errno = 0;
+	assert_int_equal(vmon_set_sys_wants(&vmon, (vmon_sys_wants_t)(1L << 30)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(vmon_set_sys_wants(&vmon, VMON_WANT_SYS_SOCKETS), 0);
+	assert_true(vmon.sys_wants & VMON_WANT_SYS_SOCKETS);
+	vmon_sample(&vmon);	/* the fixture's garbage lines: EPROTO, and the good rows */
+	assert_fobjects_consistent(&vmon);
+	assert_int_equal(vmon.fobjects_nr, 10);
+	assert_int_equal(vmon.sys_errors[VMON_STORE_SYS_SOCKETS], EPROTO);
+
+	assert_int_equal(vmon_set_sys_wants(&vmon, 0), 0);
+	assert_null(vmon.stores[VMON_STORE_SYS_SOCKETS]);
+	assert_int_equal(vmon.sys_errors[VMON_STORE_SYS_SOCKETS], 0);
+	assert_int_equal(vmon.fobjects_nr, 0);
+	assert_true(list_empty(&vmon.fobjects));
+	sample_checked(&vmon);
+	assert_int_equal(vmon.fobjects_nr, 0);
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+}
+
 /* --- fd entries --- */
 
 static void make_fd_fixture(fixture_t *fx, char *file, size_t size, char *file2, size_t size2)
@@ -653,6 +688,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_net_tables),
 		cmocka_unit_test(test_net_tables_empty),
+		cmocka_unit_test(test_sys_wants_change),
 		cmocka_unit_test(test_fd_entries),
 		cmocka_unit_test(test_fd_changes),
 		cmocka_unit_test(test_shared_description),
