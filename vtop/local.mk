@@ -12,6 +12,7 @@ vtop_libvtop_la_SOURCES = \
 	vtop/columns.c \
 	vtop/model.c \
 	vtop/sampler.c \
+	vtop/files.c \
 	vtop/feed.c \
 	vtop/batch.c \
 	vtop/config.c
@@ -20,7 +21,7 @@ vtop_libvtop_la_LIBADD = libvmon/libvmon.la -lpthread -lm
 dist_man_MANS += man/vtop.1
 
 bin_PROGRAMS += vtop/vtop
-vtop_vtop_SOURCES = vtop/main.c vtop/tui.h vtop/tui.c vtop/screens.c vtop/setup.c
+vtop_vtop_SOURCES = vtop/main.c vtop/tui.h vtop/tui.c vtop/screens.c vtop/setup.c vtop/files_view.c
 vtop_vtop_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
 vtop_vtop_LDADD = vtop/libvtop.la $(NCURSES_LIBS)
 vtop_vtop_LDFLAGS = $(VMON_LDFLAGS)
@@ -28,7 +29,7 @@ vtop_vtop_LDFLAGS = $(VMON_LDFLAGS)
 # --- tests ---
 
 # the cmocka tests join the library's: make check builds and runs them, make check-valgrind too
-VTOP_UNIT_TESTS = vtop/tests/test_model vtop/tests/test_config
+VTOP_UNIT_TESTS = vtop/tests/test_model vtop/tests/test_config vtop/tests/test_files_view
 VMON_UNIT_TESTS += $(VTOP_UNIT_TESTS)
 
 VTOP_TESTS_CPP = $(TESTS_CPP) -I$(top_srcdir)/tests -I$(top_srcdir)/vtop
@@ -39,13 +40,18 @@ vtop_tests_test_model_CPPFLAGS = $(VTOP_TESTS_CPP)
 vtop_tests_test_model_LDADD = $(VTOP_TESTS_LIBS)
 vtop_tests_test_model_LDFLAGS = $(TESTS_LINK)
 
+vtop_tests_test_files_view_SOURCES = vtop/tests/test_files_view.c
+vtop_tests_test_files_view_CPPFLAGS = $(VTOP_TESTS_CPP)
+vtop_tests_test_files_view_LDADD = $(VTOP_TESTS_LIBS)
+vtop_tests_test_files_view_LDFLAGS = $(TESTS_LINK)
+
 vtop_tests_test_config_SOURCES = vtop/tests/test_config.c
 vtop_tests_test_config_CPPFLAGS = $(VTOP_TESTS_CPP)
 vtop_tests_test_config_LDADD = $(VTOP_TESTS_LIBS)
 vtop_tests_test_config_LDFLAGS = $(TESTS_LINK)
 
 # the batch formats read back by real parsers, and vtop on a terminal under tmux
-VTOP_SCRIPT_TESTS = vtop/tests/batch.py vtop/tests/e2e.py
+VTOP_SCRIPT_TESTS = vtop/tests/batch.py vtop/tests/e2e.py vtop/tests/e2e_files.py
 TESTS += $(VTOP_SCRIPT_TESTS)
 EXTRA_DIST += $(VTOP_SCRIPT_TESTS) vtop/tests/openmetrics.py vtop/tests/vtoptest.py
 AM_TESTS_ENVIRONMENT += VTOP='$(abs_top_builddir)/vtop/vtop'; export VTOP;

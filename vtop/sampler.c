@@ -52,6 +52,9 @@ static vmon_proc_wants_t full_wants(const vt_source_t *src, vmon_proc_wants_t wa
 	wants |= VMON_WANT_PROC_STAT;
 	if (threads)
 		wants |= VMON_WANT_PROC_FOLLOW_THREADS;
+	/* the files view: every process's fds, to say who else holds a pipe or a socket */
+	if (src->files_pid > 0)
+		wants |= VMON_WANT_PROC_FILES;
 	if (src->monitored_nr)
 		wants |= VMON_WANT_PROC_FOLLOW_CHILDREN;
 	return wants;
@@ -161,6 +164,8 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 	t1 = thread_cpu_ms();
 	if (vt_builder_build(&src->builder, snap, t1 - t0) < 0)
 		return -1;
+	if (src->files_pid > 0 && vt_files_build(&src->vmon, src->files_pid, src->builder.escape_flags, snap) < 0)
+		return -1;
 	vt_feed_status(src->feed, snap->feed, sizeof(snap->feed));
 	/* a monitored process that exited is shown once more, then let go */
 	for (int i = 0; i < src->monitored_nr; i++) {
@@ -204,6 +209,25 @@ void vt_source_set_detail(vt_source_t *src, int pid)
 		vmon_proc_set_wants(&src->vmon, proc, proc->wants | VMON_WANT_PROC_ENV);
 }
 
+/*
+ * The open files are read while the files view is open, and then for every
+ * process (who else holds a pipe or a socket is known only among processes
+ * whose fds are read), with the socket tables for the addresses; when it
+ * closes, both are dropped and their memory and files given back.
+ */
+int vt_source_set_files(vt_source_t *src, int pid)
+{
+	bool was = src->files_pid > 0, now = pid > 0;
+	vmon_sys_wants_t sys = src->vmon.sys_wants;
+
+	src->files_pid = pid;
+	if (was == now)
+		return 0;
+	if (vmon_set_sys_wants(&src->vmon, now ? sys | VMON_WANT_SYS_SOCKETS : sys & ~VMON_WANT_SYS_SOCKETS) < 0)
+		return -1;
+	return vt_source_set_wants(src, src->wants, src->threads);
+}
+
 /* --- the sampling thread --- */
 
 struct vt_sampler {
@@ -226,6 +250,7 @@ struct vt_sampler {
 	bool			threads;
 	bool			wants_changed;
 	int			detail_pid;
+	int			files_pid;
 	char			error[256];
 
 	vt_source_t		src;
@@ -266,6 +291,7 @@ static void *sampler_main(void *arg)
 		vmon_proc_wants_t wants = s->wants;
 		bool threads = s->threads;
 		int detail = s->detail_pid;
+		int files = s->files_pid;
 		vt_snapshot_t *back = s->back;
 
 		s->wants_changed = false;
@@ -278,6 +304,11 @@ static void *sampler_main(void *arg)
 			pthread_mutex_unlock(&s->lock);
 		}
 		vt_source_set_detail(&s->src, detail);
+		if (vt_source_set_files(&s->src, files) < 0) {
+			pthread_mutex_lock(&s->lock);
+			snprintf(s->error, sizeof(s->error), "cannot read open files: %s", strerror(errno));
+			pthread_mutex_unlock(&s->lock);
+		}
 		int r = vt_source_sample(&s->src, back);
 		int err = errno;
 
@@ -431,14 +462,25 @@ void vt_sampler_set_wants(vt_sampler_t *s, vmon_proc_wants_t wants, bool threads
 	request(s);
 }
 
-void vt_sampler_set_detail(vt_sampler_t *s, int pid)
+/* the process a view asks more of (its environment, its open files): sampled for it at once */
+static void request_pid(vt_sampler_t *s, int *field, int pid)
 {
 	pthread_mutex_lock(&s->lock);
-	if (pid != s->detail_pid) {
-		s->detail_pid = pid;
-		s->now = pid > 0;	/* the environment, as soon as it can be read */
+	if (pid != *field) {
+		*field = pid;
+		s->now = pid > 0;
 	}
 	request(s);
+}
+
+void vt_sampler_set_detail(vt_sampler_t *s, int pid)
+{
+	request_pid(s, &s->detail_pid, pid);
+}
+
+void vt_sampler_set_files(vt_sampler_t *s, int pid)
+{
+	request_pid(s, &s->files_pid, pid);
 }
 
 void vt_sampler_sample_now(vt_sampler_t *s)

@@ -24,17 +24,9 @@
 
 #include "tui.h"
 
-/* --- a scrollable page of lines --- */
+/* --- a scrollable page of lines (tui.h) --- */
 
-typedef struct page {
-	char	**lines;
-	int	nr;
-	int	cap;
-} page_t;
-
-static void page_add(page_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void page_add(page_t *p, const char *fmt, ...)
+void page_add(page_t *p, const char *fmt, ...)
 {
 	va_list ap;
 	char *line;
@@ -54,15 +46,14 @@ static void page_add(page_t *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void page_free(page_t *p)
+void page_free(page_t *p)
 {
 	for (int i = 0; i < p->nr; i++)
 		free(p->lines[i]);
 	free(p->lines);
 }
 
-/* a title line, the lines from t->scroll, and a key hint at the bottom */
-static void page_draw(tui_t *t, const char *title, const page_t *p, const char *hint)
+void page_draw(tui_t *t, const char *title, const page_t *p, const char *hint)
 {
 	int h = LINES, w = COLS, body = h - 2;
 
@@ -86,8 +77,7 @@ static void page_draw(tui_t *t, const char *title, const page_t *p, const char *
 	}
 }
 
-/* the keys every page shares; true if the page should close */
-static bool page_key(tui_t *t, int ch)
+bool page_key(tui_t *t, int ch)
 {
 	int body = LINES - 2 > 1 ? LINES - 2 : 1;
 

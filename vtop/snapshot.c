@@ -401,7 +401,8 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		row->flags |= VT_ROW_EXITED;
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 		row->errors[i] = proc->errors[i];
-		if (!proc->stores[i] || !(proc->wants & (1L << i)))
+		/* the open files are a list, copied for the one process shown (files.c) */
+		if (!proc->stores[i] || !(proc->wants & (1L << i)) || i == VMON_STORE_PROC_FILES)
 			continue;
 		row->stores[i] = copy_store(&snap->arena, &vmon_proc_store_descs[i], proc->stores[i]);
 		if (!row->stores[i])

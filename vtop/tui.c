@@ -707,6 +707,9 @@ static void draw(tui_t *t)
 	case MODE_SETUP:
 		setup_draw(t);
 		break;
+	case MODE_FILES:
+		files_view_draw(t);
+		break;
 	}
 	curs_set(t->prompt != PROMPT_NONE && t->mode == MODE_LIST && t->menu == MENU_NONE ? 1 : 0);
 	refresh();
@@ -719,6 +722,7 @@ static void act_help(tui_t *t) { t->mode = MODE_HELP; t->scroll = 0; }
 static void act_setup(tui_t *t) { setup_open(t); }
 static void act_events(tui_t *t) { t->mode = MODE_EVENTS; t->scroll = 0; }
 static void act_details(tui_t *t) { screens_open_details(t); }
+static void act_files(tui_t *t) { files_view_open(t); }
 static void act_kill(tui_t *t) { screens_open_kill(t); }
 static void act_nice_down(tui_t *t) { screens_open_renice(t, -1); }
 static void act_nice_up(tui_t *t) { screens_open_renice(t, 1); }
@@ -962,6 +966,7 @@ static const struct action {
 	{ { 'Z', 'z', 0 }, act_pause, "Z", "pause or resume sampling" },
 	{ { '\n', '\r', KEY_ENTER, 0 }, act_details, "Enter", "details: command line, exe, cwd, environment, children" },
 	{ { 'e', 0 }, act_events, "e", "the event log: processes that started and exited" },
+	{ { 'l', 0 }, act_files, "l", "open files of the process (lsof), and who else holds its pipes and sockets" },
 	{ { 'L' - 'A' + 1, 0 }, act_redraw, "^L", "redraw the screen" },
 	{ { KEY_F(10), 'q', 0 }, act_quit, "F10 q", "quit" },
 };
@@ -1174,6 +1179,9 @@ static void handle_key(tui_t *t, int ch)
 		break;
 	case MODE_SETUP:
 		setup_key(t, ch);
+		break;
+	case MODE_FILES:
+		files_view_key(t, ch);
 		break;
 	}
 }

@@ -16,6 +16,7 @@ typedef enum {
 	MODE_DETAILS,
 	MODE_EVENTS,
 	MODE_SETUP,
+	MODE_FILES,
 } tui_mode_t;
 
 typedef enum {
@@ -103,6 +104,10 @@ typedef struct tui {
 	vt_key_t		detail;
 	bool			detail_asked;	/* the environment was asked of the sampler */
 
+	/* the files view (files_view.c): the process, and the first sample that read its fds */
+	vt_key_t		files;
+	unsigned long long	files_first_seq;
+
 	vt_event_t		*events;	/* a ring of the last TUI_EVENTS_MAX */
 	int			events_nr;
 	int			events_head;
@@ -143,6 +148,20 @@ int tui_text_width(const char *s);
 const vt_row_t *tui_selected(const tui_t *t);
 void tui_box(int y, int x, int h, int w, const char *title, int attr);
 
+/* screens.c: a scrollable page of lines, the base of the full-screen views */
+typedef struct page {
+	char	**lines;
+	int	nr;
+	int	cap;
+} page_t;
+
+void page_add(page_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void page_free(page_t *p);
+/* a title line, the lines from t->scroll, and a key hint at the bottom */
+void page_draw(tui_t *t, const char *title, const page_t *p, const char *hint);
+/* the keys every page shares; true if the page should close */
+bool page_key(tui_t *t, int ch);
+
 /* screens.c: full-screen views and dialogs */
 void screens_draw_help(tui_t *t);
 bool screens_key_help(tui_t *t, int ch);
@@ -158,6 +177,11 @@ void screens_open_kill(tui_t *t);
 void screens_open_renice(tui_t *t, int delta);
 void screens_open_sort(tui_t *t);
 void screens_open_user(tui_t *t);
+
+/* files_view.c: the open files of the selected process, and who else holds its pipes and sockets */
+void files_view_open(tui_t *t);
+void files_view_draw(tui_t *t);
+bool files_view_key(tui_t *t, int ch);
 
 /* setup.c */
 void setup_draw(tui_t *t);

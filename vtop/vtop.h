@@ -10,6 +10,7 @@
  *   model.c	the view of a snapshot: filter, sort, tree flattening,
  *		collapse, search, selection (vt_view_*)
  *   sampler.c	the sampling thread and the buffers it hands over (vt_sampler_*)
+ *   files.c	the open files of the process the files view shows, copied out (vt_files_*)
  *   feed.c	the event feed as vtop sees it (vt_feed_*)
  *   batch.c	-b: text, json, csv and openmetrics output (vt_batch_*)
  *   config.c	the command line and $XDG_CONFIG_HOME/vtop/vtoprc (vt_config_*)
@@ -127,6 +128,7 @@ typedef struct vt_snapshot {
 	int			events_cap;
 	bool			threads_shown;	/* thread rows were asked for */
 	bool			paused;
+	struct vt_files		*files;		/* the open files the files view asked for, or NULL */
 } vt_snapshot_t;
 
 void vt_snapshot_init(vt_snapshot_t *snap);
@@ -359,6 +361,46 @@ int vt_config_save(const vt_config_t *cfg, const char *path, char *err, size_t e
 int vt_config_args(vt_config_t *cfg, int argc, char **argv);
 void vt_usage(FILE *out);
 
+/* --- files.c --- */
+/* another process's fd on the same pipe or socket */
+typedef struct vt_file_holder {
+	int		pid;
+	int		fd;
+	const char	*comm;		/* escaped */
+	const char	*access;	/* r, w, rw, path */
+} vt_file_holder_t;
+
+/* one fd of the process shown, copied out of its vmon_proc_fd_t */
+typedef struct vt_file {
+	int			fd;
+	const char		*type;		/* file, pipe, unix, tcp, eventfd... */
+	const char		*access;
+	unsigned long long	pos;
+	unsigned int		flags;
+	const char		*name;		/* the target, escaped */
+	const char		*socket;	/* a socket's addresses and state, escaped; NULL if unknown */
+	bool			is_new;		/* opened since the previous sample */
+	bool			closed;		/* closed since: shown this once */
+	vt_file_holder_t	*holders;	/* other processes on the same pipe or socket */
+	int			holders_nr;
+	int			holders_more;	/* holders beyond VT_FILES_HOLDERS_MAX, not copied */
+} vt_file_t;
+
+#define VT_FILES_HOLDERS_MAX	8
+
+typedef struct vt_files {
+	int		pid;
+	bool		gone;		/* no such process in the tree (it exited) */
+	bool		pending;	/* its fds are asked for and not read yet */
+	int		error;		/* errno of reading its fds (EACCES: another user's), else 0 */
+	vt_file_t	*files;		/* in fd order */
+	int		nr;
+	int		open_nr;	/* those not closed */
+} vt_files_t;
+
+/* copy the open files of pid into the snapshot's arena (snap->files) */
+int vt_files_build(vmon_t *vmon, int pid, unsigned escape_flags, vt_snapshot_t *snap);
+
 /* --- sampler.c --- */
 typedef struct vt_sampler vt_sampler_t;
 
@@ -371,6 +413,7 @@ void vt_sampler_set_interval(vt_sampler_t *sampler, double secs);
 void vt_sampler_set_paused(vt_sampler_t *sampler, bool paused);
 void vt_sampler_set_wants(vt_sampler_t *sampler, vmon_proc_wants_t wants, bool threads);
 void vt_sampler_set_detail(vt_sampler_t *sampler, int pid);
+void vt_sampler_set_files(vt_sampler_t *sampler, int pid);
 void vt_sampler_sample_now(vt_sampler_t *sampler);
 const char *vt_sampler_error(vt_sampler_t *sampler);
 
@@ -384,6 +427,7 @@ typedef struct vt_source {
 	vmon_proc_wants_t wants;
 	bool		threads;
 	int		detail_pid;		/* whose environment is read, 0 for none */
+	int		files_pid;		/* whose open files are shown, 0 for none */
 } vt_source_t;
 
 int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t wants, const char *proc_root,
@@ -392,6 +436,7 @@ void vt_source_fini(vt_source_t *src);
 int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap);
 int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads);
 void vt_source_set_detail(vt_source_t *src, int pid);
+int vt_source_set_files(vt_source_t *src, int pid);
 
 /* --- batch.c --- */
 int vt_batch_run(const vt_config_t *cfg);

@@ -19,7 +19,7 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vtoptest import VTOP, check, failures, finish, kill_all, spawn  # noqa: E402
+from vtoptest import VTOP, Term, check, finish, kill_all, spawn  # noqa: E402
 
 SOCKET = "vtop-e2e-%d" % os.getpid()
 
@@ -28,44 +28,8 @@ if not shutil.which("tmux"):
     sys.exit(77)
 
 
-def tmux(*args, must=True):
-    r = subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null"] + list(args), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    if must and r.returncode != 0:
-        raise RuntimeError("tmux %s: %s" % (" ".join(args), r.stderr.decode(errors="replace")))
-    return r.stdout.decode("utf-8", errors="replace")
-
-
-def screen():
-    return tmux("capture-pane", "-p", "-t", "vt")
-
-
-def keys(*k):
-    tmux("send-keys", "-t", "vt", *k)
-
-
-def literal(text):
-    tmux("send-keys", "-t", "vt", "-l", text)
-
-
-def wait_for(pred, what, timeout=20.0):
-    """Wait until pred(screen) is true; record a failure with the last screen if it never is."""
-    deadline = time.time() + timeout
-    s = ""
-    while time.time() < deadline:
-        s = screen()
-        try:
-            if pred(s):
-                print("ok:", what)
-                return s
-        except (ValueError, IndexError):
-            pass
-        time.sleep(0.1)
-    failures.append(what)
-    print("FAIL:", what)
-    print("---- screen ----\n%s\n----------------" % s)
-    return None
-
+term = Term(SOCKET)
+tmux, screen, keys, literal, wait_for = term.tmux, term.screen, term.keys, term.literal, term.wait_for
 
 
 def list_lines(s):
@@ -93,8 +57,7 @@ def pid_order(s, pids):
     return order
 
 
-def vtop_alive():
-    return tmux("list-panes", "-t", "vt", "-F", "#{pane_dead}", must=False).strip() == "0"
+vtop_alive = term.alive
 
 
 tmp = tempfile.mkdtemp(prefix="vtop-e2e-")

@@ -5,6 +5,7 @@ import ctypes
 import os
 import signal
 import subprocess
+import time
 
 VTOP = os.environ.get("VTOP", "./vtop/vtop")
 PR_SET_PDEATHSIG = 1
@@ -48,3 +49,48 @@ def kill_all(children):
 def finish():
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
+
+
+class Term:
+    """vtop on a terminal under tmux (a server of its own, on socket `name`): keys sent with
+    send-keys, the screen read back with capture-pane."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def tmux(self, *args, must=True):
+        r = subprocess.run(["tmux", "-L", self.name, "-f", "/dev/null"] + list(args), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        if must and r.returncode != 0:
+            raise RuntimeError("tmux %s: %s" % (" ".join(args), r.stderr.decode(errors="replace")))
+        return r.stdout.decode("utf-8", errors="replace")
+
+    def screen(self):
+        return self.tmux("capture-pane", "-p", "-t", "vt")
+
+    def keys(self, *k):
+        self.tmux("send-keys", "-t", "vt", *k)
+
+    def literal(self, text):
+        self.tmux("send-keys", "-t", "vt", "-l", text)
+
+    def wait_for(self, pred, what, timeout=20.0):
+        """Wait until pred(screen) is true; record a failure with the last screen if it never is."""
+        deadline = time.time() + timeout
+        s = ""
+        while time.time() < deadline:
+            s = self.screen()
+            try:
+                if pred(s):
+                    print("ok:", what)
+                    return s
+            except (ValueError, IndexError):
+                pass
+            time.sleep(0.1)
+        failures.append(what)
+        print("FAIL:", what)
+        print("---- screen ----\n%s\n----------------" % s)
+        return None
+
+    def alive(self):
+        return self.tmux("list-panes", "-t", "vt", "-F", "#{pane_dead}", must=False).strip() == "0"

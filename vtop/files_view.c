@@ -1,0 +1,113 @@
+/*
+ * files_view.c: the open files of the selected process (key l), as lsof -p
+ * lists them: fd, type, access mode, position and target, a socket's
+ * addresses and state, and under each pipe and socket the other processes
+ * that hold it (their pid, name, fd and access mode), so that both ends of
+ * a pipeline can be found from either.
+ *
+ * The sampler reads open files only while this view is open
+ * (vt_sampler_set_files()); the view draws the copy in the newest snapshot
+ * (files.c), and marks the fds opened (+) and closed (-) since the sample
+ * before.  Everything shown that a process chose (paths, socket names,
+ * command names) was escaped when it was copied.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tui.h"
+
+void files_view_open(tui_t *t)
+{
+	const vt_row_t *row = tui_selected(t);
+
+	if (!row)
+		return;
+	/* a thread's fds are its process's */
+	if (row->flags & VT_ROW_THREAD) {
+		int index = row->parent;
+
+		if (index < 0)
+			return;
+		row = &t->snap->rows[index];
+	}
+	t->files.pid = row->pid;
+	t->files.start = row->start;
+	t->files_first_seq = 0;
+	t->mode = MODE_FILES;
+	t->scroll = 0;
+	vt_sampler_set_files(t->sampler, row->pid);
+}
+
+static void files_view_close(tui_t *t)
+{
+	t->mode = MODE_LIST;
+	vt_sampler_set_files(t->sampler, 0);
+}
+
+static void add_file(page_t *p, const vt_file_t *f, bool marks)
+{
+	char mark = f->closed ? '-' : marks && f->is_new ? '+' : ' ';
+
+	page_add(p, "%c %5d %-8s %-4s %12llu  %s%s%s", mark, f->fd, f->type, f->access, f->pos, f->name,
+		 f->socket ? "  " : "", f->socket ? f->socket : "");
+	for (int i = 0; i < f->holders_nr; i++) {
+		const vt_file_holder_t *h = &f->holders[i];
+
+		page_add(p, "%42s also in %d (%s) as fd %d %s", "", h->pid, h->comm, h->fd, h->access);
+	}
+	if (f->holders_more)
+		page_add(p, "%42s and in %d more", "", f->holders_more);
+}
+
+static void files_page(tui_t *t, page_t *p, const vt_files_t *f)
+{
+	if (!f || f->pid != t->files.pid || f->pending) {
+		page_add(p, "Reading the open files of %d...", t->files.pid);
+		return;
+	}
+	if (f->gone) {
+		page_add(p, "Process %d is no longer there.", t->files.pid);
+		return;
+	}
+	if (f->error && !f->nr) {
+		page_add(p, "Cannot read the open files of %d: %s", t->files.pid, strerror(f->error));
+		if (f->error == EACCES)
+			page_add(p, "(it is another user's process, and vtop runs as uid %d)", (int)geteuid());
+		return;
+	}
+	/* the first listing is all new: marks start with the sample after it */
+	if (!t->files_first_seq)
+		t->files_first_seq = t->snap->seq;
+	page_add(p, "  %5s %-8s %-4s %12s  %s", "FD", "TYPE", "RW", "OFFSET", "NAME");
+	for (int i = 0; i < f->nr; i++)
+		add_file(p, &f->files[i], t->snap->seq > t->files_first_seq);
+	if (f->error)
+		page_add(p, "(not all could be read: %s)", strerror(f->error));
+}
+
+void files_view_draw(tui_t *t)
+{
+	const vt_files_t *f = t->snap->files;
+	int index = vt_snapshot_find(t->snap, t->files.pid, t->files.start);
+	page_t p = { 0 };
+	char title[256];
+
+	files_page(t, &p, f);
+	if (f && f->pid == t->files.pid && !f->pending && !f->gone)
+		snprintf(title, sizeof(title), " Open files of %d (%s): %d", t->files.pid,
+			 index >= 0 ? t->snap->rows[index].command : "?", f->open_nr);
+	else
+		snprintf(title, sizeof(title), " Open files of %d", t->files.pid);
+	page_draw(t, title, &p, " Esc q l: back   Up Down PgUp PgDn: scroll   +: opened  -: closed since the last refresh");
+	page_free(&p);
+}
+
+bool files_view_key(tui_t *t, int ch)
+{
+	if (page_key(t, ch) || ch == 'l')
+		files_view_close(t);
+	return true;
+}
