@@ -117,7 +117,7 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 			const char *text = buf;
 
 			if (col->derived && !strcmp(col->name, "command")) {
-				vt_view_tree_prefix(view, l, utf8, prefix, sizeof(prefix));
+				vt_view_tree_prefix(view, l, utf8, 0, prefix, sizeof(prefix));
 				fprintf(out, "%s%s%s", i ? " " : "", prefix, vt_view_command(view, row));
 				continue;
 			}

@@ -579,13 +579,19 @@ int vt_view_search(const vt_view_t *view, const vt_snapshot_t *snap, const char 
  * The tree branches drawn before a line's command: for each ancestor level
  * a bar where that level goes on below, then the line's own branch, and a
  * '+' when its children are folded away.  UTF-8 box drawing, or ASCII.
+ *
+ * max_cols > 0 bounds the prefix's width: a process twenty levels down
+ * (a build running its tests under make and shells) would otherwise push its
+ * command off the screen.  The outermost levels are then folded into a count,
+ * "\u2026N" ("..N" in ASCII), so the line still says how deep it is and its
+ * own branch keeps its place next to its parent's.
  */
-size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, char *buf, size_t size)
+size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, int max_cols, char *buf, size_t size)
 {
 	const char *bar = utf8 ? "\u2502 " : "| ", *blank = "  ";
 	const char *tee = utf8 ? "\u251c\u2500" : "|-", *elbow = utf8 ? "\u2514\u2500" : "`-";
 	size_t len = 0;
-	int depth;
+	int depth, hidden = 0;
 	unsigned char flags;
 
 	if (size)
@@ -594,7 +600,17 @@ size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, char *buf
 		return 0;
 	depth = view->line_depth[line];
 	flags = view->line_flags[line];
-	for (int d = 1; d < depth; d++)
+	if (max_cols > 0) {
+		int tail = (flags & VT_LINE_COLLAPSED) ? 1 : 0;
+
+		/* fold levels 1..hidden until the marker and what is left fit (the own branch always stays) */
+		while (hidden < depth - 1 && 2 * (depth - hidden) + tail +
+		       (hidden ? (utf8 ? 1 : 2) + snprintf(NULL, 0, "%d", hidden) : 0) > max_cols)
+			hidden++;
+		if (hidden)
+			len += (size_t)snprintf(buf, size, "%s%d", utf8 ? "\u2026" : "..", hidden);
+	}
+	for (int d = hidden + 1; d < depth; d++)
 		len += (size_t)snprintf(buf + (len < size ? len : size), len < size ? size - len : 0, "%s",
 					view->prefix[view->line_prefix[line] + (size_t)d - 1] ? bar : blank);
 	if (depth > 0)

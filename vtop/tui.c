@@ -539,7 +539,7 @@ static void draw_row(tui_t *t, int y, int w, int line)
 			const char *text = buf;
 
 			if (col->derived && !strcmp(col->name, "command")) {
-				vt_view_tree_prefix(&t->view, line, t->utf8, prefix, sizeof(prefix));
+				vt_view_tree_prefix(&t->view, line, t->utf8, room / 2, prefix, sizeof(prefix));
 				text = vt_view_command(&t->view, row);
 			} else {
 				prefix[0] = '\0';

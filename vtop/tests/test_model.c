@@ -191,16 +191,25 @@ static void test_tree_flattening(void **state)
 	assert_true(w.view.line_flags[3] & VT_LINE_LAST);
 	assert_true(w.view.line_flags[4] & VT_LINE_LAST);
 	/* the branches: 101 and 102 are under 100, which has a sibling (200) below */
-	vt_view_tree_prefix(&w.view, 1, false, prefix, sizeof(prefix));
+	vt_view_tree_prefix(&w.view, 1, false, 0, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "|-");
-	vt_view_tree_prefix(&w.view, 2, false, prefix, sizeof(prefix));
+	vt_view_tree_prefix(&w.view, 2, false, 0, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "| |-");
-	vt_view_tree_prefix(&w.view, 3, false, prefix, sizeof(prefix));
+	vt_view_tree_prefix(&w.view, 3, false, 0, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "| `-");
-	vt_view_tree_prefix(&w.view, 4, false, prefix, sizeof(prefix));
+	vt_view_tree_prefix(&w.view, 4, false, 0, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "`-");
-	vt_view_tree_prefix(&w.view, 3, true, prefix, sizeof(prefix));
+	vt_view_tree_prefix(&w.view, 3, true, 0, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "\u2502 \u2514\u2500");
+	/* bounded: what fits is drawn whole; past the bound the outer levels fold into a count */
+	vt_view_tree_prefix(&w.view, 2, false, 4, prefix, sizeof(prefix));
+	assert_string_equal(prefix, "| |-");
+	vt_view_tree_prefix(&w.view, 2, false, 3, prefix, sizeof(prefix));
+	assert_string_equal(prefix, "..1|-");
+	vt_view_tree_prefix(&w.view, 3, true, 3, prefix, sizeof(prefix));
+	assert_string_equal(prefix, "\u20261\u2514\u2500");
+	vt_view_tree_prefix(&w.view, 1, false, 1, prefix, sizeof(prefix));
+	assert_string_equal(prefix, "|-");
 
 	w.view.show_kthreads = true;
 	vt_view_build(&w.view, &w.snap);
@@ -225,7 +234,7 @@ static void test_collapse(void **state)
 	vt_view_build(&w.view, &w.snap);
 	assert_string_equal(line_pids(&w), "1 100 200");
 	assert_true(w.view.line_flags[1] & VT_LINE_COLLAPSED);
-	vt_view_tree_prefix(&w.view, 1, false, prefix, sizeof(prefix));
+	vt_view_tree_prefix(&w.view, 1, false, 0, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "|-+");
 	/* the fold survives a new sample: it is kept by identity */
 	tick(&w, 1);
