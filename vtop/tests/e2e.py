@@ -75,18 +75,22 @@ vtop_alive = term.alive
 tmp = tempfile.mkdtemp(prefix="vtop-e2e-")
 children = []
 try:
-    # the ground truth: a parent with a child, a few sleepers, and a name with an escape sequence in it
-    parent = spawn(["/bin/sh", "-c", "sleep 7771 & wait"])
+    # the ground truth: a parent with a child, a few sleepers, and a name with an escape sequence in it.
+    # Their arguments hold this run's pid, fixed width: another run of these tests on the same
+    # machine (a second build, a developer's) has sleepers of its own that a search must not find.
+    run = "1%07d" % os.getpid()
+    tree_arg, sleeper_arg, victim_arg, evil_arg, marked_arg = (run + k for k in ("1", "8", "9", "6", "5"))
+    parent = spawn(["/bin/sh", "-c", "sleep %s & wait" % tree_arg])
     children.append(parent)
-    sleepers = [spawn(["/bin/sleep", "888%d" % i]) for i in range(4)]
+    sleepers = [spawn(["/bin/sleep", "%s%d" % (sleeper_arg, i)]) for i in range(4)]
     children.extend(sleepers)
-    victim = spawn(["/bin/sleep", "9999"])
+    victim = spawn(["/bin/sleep", victim_arg])
     children.append(victim)
     evil_name = "ev\x1b[31mil"
     os.symlink("/bin/sleep", os.path.join(tmp, evil_name))
-    evil = spawn([os.path.join(tmp, evil_name), "6666"])
+    evil = spawn([os.path.join(tmp, evil_name), evil_arg])
     children.append(evil)
-    marked = spawn(["/bin/sleep", "5555"], env={"VTOP_E2E_MARK": "seen-it"})
+    marked = spawn(["/bin/sleep", marked_arg], env={"VTOP_E2E_MARK": "seen-it"})
     children.append(marked)
     time.sleep(0.3)
     kid = int(subprocess.run(["pgrep", "-P", str(parent.pid)], stdout=subprocess.PIPE).stdout.split()[0])
@@ -100,7 +104,7 @@ try:
 
     # --- the child under its parent in the tree ---
     keys("\\")
-    literal("sleep 7771")
+    literal("sleep " + tree_arg)
     keys("Enter")
     # the filter keeps the matches' ancestors; under a deep build the chain
     # can be longer than the screen, and the child is the last line
@@ -121,13 +125,13 @@ try:
 
     # --- a filter hides rows: the sleepers are not there, the match is ---
     s = screen()
-    check(all("888%d" % i not in s for i in range(4)), "filter: the other processes are hidden")
-    wait_for(lambda s: "filter: sleep 7771" in s, "filter: the bottom line says what is filtered")
+    check(all("%s%d" % (sleeper_arg, i) not in s for i in range(4)), "filter: the other processes are hidden")
+    wait_for(lambda s: "filter: sleep " + tree_arg in s, "filter: the bottom line says what is filtered")
 
     # --- sorting changes the order: the sleepers by PID, flat, one way then the other ---
     keys("\\")
     keys("C-u")
-    literal("sleep 888")
+    literal("sleep " + sleeper_arg)
     keys("Enter", "F5")
     wait_for(lambda s: len(pid_order(s, [p.pid for p in sleepers])) == 4, "flat view: the four sleepers listed")
     keys("O")
@@ -149,19 +153,19 @@ try:
     keys("\\", "C-u", "Enter", "F5")  # no filter, back to the tree
     wait_for(lambda s: "filter:" not in s, "filter cleared")
     keys("/")
-    literal("sleep 5555")
+    literal("sleep " + marked_arg)
     keys("Enter", "Enter")
     wait_for(lambda s: "Process %d" % marked.pid in s, "search + Enter: the details of the found process")
     wait_for(lambda s: "VTOP_E2E_MARK=seen-it" in s, "details: its environment")
     s = screen()
-    check("[1] 5555" in s, "details: its arguments one by one")
+    check("[1] " + marked_arg in s, "details: its arguments one by one")
     check("Working directory:" in s, "details: its working directory")
     keys("Escape")
 
     keys("/")
-    literal("sleep 9999")
+    literal("sleep " + victim_arg)
     keys("Enter")
-    wait_for(lambda s: line_of(s, r"sleep 9999"), "search: the victim found")
+    wait_for(lambda s: line_of(s, r"sleep " + victim_arg), "search: the victim found")
     keys("k")
     wait_for(lambda s: "Send a signal to %d" % victim.pid in s, "k: the signal menu, for the selected process")
     keys("Enter")
@@ -175,7 +179,7 @@ try:
     wait_for(lambda s: "sent SIGTERM to 1 process" in s, "kill: the result is said")
     # exited rows: it stays a few refreshes, marked X
     keys("\\")
-    literal("sleep 9999")
+    literal("sleep " + victim_arg)
     keys("Enter")
     wait_for(lambda s: re.search(r"^X\s*%d " % victim.pid, "\n".join(list_lines(s)), re.M),
              "the killed process shows as an exited row, marked X")
@@ -183,9 +187,9 @@ try:
 
     # --- a name holding an escape sequence is shown escaped ---
     keys("\\")
-    literal("6666")
+    literal(evil_arg)
     keys("Enter", "F5")
-    wait_for(lambda s: "ev\\x1b[31mil 6666" in s, "an escape sequence in a name is shown as \\x1b (flat view)")
+    wait_for(lambda s: "ev\\x1b[31mil " + evil_arg in s, "an escape sequence in a name is shown as \\x1b (flat view)")
     raw = tmux("capture-pane", "-p", "-e", "-t", "vt")
     check("\x1b[31mil" not in raw, "and never reaches the terminal as one")
     keys("\\", "C-u", "Enter", "F5")
@@ -200,7 +204,7 @@ try:
 
     # --- a fast burst of keys: every one is handled ---
     keys("\\")
-    literal("sleep 888")
+    literal("sleep " + sleeper_arg)
     keys("Enter", "F5")
     wait_for(lambda s: len(pid_order(s, up)) == 4, "burst: the sleepers, flat")
     # Home, then Down three times, Up once, Down once, and Enter: all in one write
