@@ -77,7 +77,8 @@ typedef struct proc_node {
 	double			cmdline_read_at;	/* CLOCK_MONOTONIC seconds of the last cmdline read */
 	double			statm_due;	/* ... when statm must be read whatever the stat line says */
 
-	bool			confirmed;	/* read at least once: the caller knows it */
+	bool			confirmed;	/* in the tree for the caller: its ctor has run, its dtor will */
+	bool			identified;	/* its start time read: the identity checks compare with it */
 	bool			exec_pending;	/* re-read cmdline and exe */
 	bool			detached;	/* out of the tree, waiting for its last monitor to go */
 	bool			unmonitor_pending;	/* unmonitored during vmon_sample(): remove at its end */

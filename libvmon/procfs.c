@@ -443,7 +443,7 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 		errno = gone_errno(errno);
 		return -1;
 	}
-	if (verify && node->confirmed && in->proc_is_live && held_fd_of(node) >= 0) {
+	if (verify && node->identified && in->proc_is_live && held_fd_of(node) >= 0) {
 		char tmp[128];
 
 		in->stats.reads++;
@@ -454,7 +454,7 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 			errno = err;
 			return -1;
 		}
-	} else if (verify && node->confirmed) {
+	} else if (verify && node->identified) {
 		buf_t *buf = &in->buf;
 		int sfd = procfs_openat(vmon, fd, "stat", O_RDONLY);
 
@@ -715,11 +715,12 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 		}
 		v[field - 3] = value;
 	}
-	if (node->confirmed && v[22 - 3] != node->start) {
+	if (node->identified && v[22 - 3] != node->start) {
 		errno = ESTALE;
 		return -1;
 	}
 	node->start = v[22 - 3];
+	node->identified = true;
 	node->ppid = (int)v[4 - 3];
 	node->num_threads_before = node->num_threads;
 	node->num_threads = (int)v[20 - 3];

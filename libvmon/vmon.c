@@ -290,6 +290,13 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 		if (err != ESRCH && err != ESTALE) {
 			proc->errors[VMON_STORE_PROC_STAT] = err;
 			in->stats.errors++;
+			/*
+			 * It was listed and is not gone, only unreadable for now
+			 * (EMFILE, EIO, a malformed stat line): it is in the tree the
+			 * caller walks, so the caller gets its ctor now, with the
+			 * error and empty stores, not a node it never heard of.
+			 */
+			node_confirm(vmon, node);
 			return SAMPLED;
 		}
 		if (!node->confirmed) {

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +25,39 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "puppet.h"
 #include "testlib.h"
+
+/*
+ * openat() as libvmon calls it, through this definition (the executable's
+ * symbol comes first): a process's /proc directory can be made to fail with
+ * EIO, the way a process that is there but cannot be read looks.
+ */
+static int unreadable_pid;
+
+int openat(int dir_fd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode = 0;
+	char dir[16];
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	snprintf(dir, sizeof(dir), "%d", unreadable_pid);
+	if (unreadable_pid && (!strcmp(path, dir) || (!strncmp(path, dir, strlen(dir)) && path[strlen(dir)] == '/'))) {
+		errno = EIO;
+		return -1;
+	}
+	return (int)syscall(SYS_openat, dir_fd, path, flags, mode);
+}
 
 /* ctor and dtor counts by pid (an open-addressing table: PROC_ALL sees every process) */
 #define LIFE_SLOTS 65536
@@ -1093,6 +1121,67 @@ static void test_callbacks(void **state)
 	vmon_destroy(&vmon);
 }
 
+/*
+ * A child found by its parent's listing whose first read fails with an
+ * error that does not mean "gone" (EIO here): it is in the tree the caller
+ * walks, so it has had its ctor, carries the error, and reads normally once
+ * it can be read (the same process: not a reused id); its exit is then an
+ * ordinary exit, with one dtor.
+ */
+static void test_unreadable_at_first(void **state)
+{
+	puppet_t a, b;
+	vmon_t vmon;
+	vmon_proc_t *na, *nb;
+
+	puppet_spawn(&a);
+	live_init(&vmon, NULL, VMON_FLAG_NONE, VMON_WANT_PROC_STAT | VMON_WANT_PROC_FOLLOW_CHILDREN, -1);
+	na = vmon_proc_monitor(&vmon, a.pid, VMON_WANT_PROC_INHERIT, NULL, NULL);
+	assert_non_null(na);
+	sample(&vmon);
+
+	puppet_fork(&a, &b, true);
+	unreadable_pid = b.pid;
+	for (int pass = 0; pass < 2; pass++) {
+		sample(&vmon);
+		nb = must_child(&vmon, na, b.pid);
+		assert_int_equal(nb->errors[VMON_STORE_PROC_STAT], EIO);
+		assert_int_equal(ctors(b.pid), 1);
+		assert_false(nb->is_stale);
+	}
+	unreadable_pid = 0;
+	sample(&vmon);
+	assert_ptr_equal(must_child(&vmon, na, b.pid), nb);
+	assert_int_equal(nb->errors[VMON_STORE_PROC_STAT], 0);
+	assert_false(nb->is_stale);
+	assert_int_equal(pstat(nb)->pid, b.pid);
+	assert_int_equal(pstat(nb)->ppid, a.pid);
+	assert_int_equal(ctors(b.pid), 1);
+
+	puppet_exit(&b, 3);
+	assert_int_equal(WEXITSTATUS(puppet_reap(&a, b.pid)), 3);
+	sample(&vmon);
+	assert_true(nb->is_stale);
+	sample(&vmon);
+	assert_null(find_child(&vmon, na, b.pid));
+	assert_int_equal(dtors(b.pid), 1);
+
+	/* never readable, then gone: still one ctor and one dtor */
+	puppet_fork(&a, &b, true);
+	unreadable_pid = b.pid;
+	sample(&vmon);
+	assert_int_equal(must_child(&vmon, na, b.pid)->errors[VMON_STORE_PROC_STAT], EIO);
+	puppet_exit(&b, 0);
+	puppet_reap(&a, b.pid);
+	unreadable_pid = 0;
+	sample(&vmon);
+	sample(&vmon);
+	assert_null(find_child(&vmon, na, b.pid));
+	assert_int_equal(ctors(b.pid), 1);
+	assert_int_equal(dtors(b.pid), 1);
+	vmon_destroy(&vmon);
+}
+
 static void test_2pass(void **state)
 {
 	for (int twopass = 0; twopass < 2; twopass++) {
@@ -1281,6 +1370,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_pid_reuse, teardown),
 		cmocka_unit_test_teardown(test_tid_reuse, teardown),
 		cmocka_unit_test_teardown(test_callbacks, teardown),
+		cmocka_unit_test_teardown(test_unreadable_at_first, teardown),
 		cmocka_unit_test_teardown(test_2pass, teardown),
 		cmocka_unit_test_teardown(test_eacces, teardown),
 		cmocka_unit_test_teardown(test_dump_escapes, teardown),
