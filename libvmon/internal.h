@@ -111,6 +111,8 @@ struct _vmon_internal {
 	pidmap_t	threads;	/* tid -> live thread node */
 	list_head_t	stale;		/* nodes stale in the last pass, freed at the start of the next */
 	list_head_t	detached;	/* stale nodes still held by a monitor */
+	int		*array_free;	/* free slots of vmon->array[], a stack (room for every slot) */
+	int		array_free_nr;
 
 	int		fd_budget;	/* files that may be held open between passes */
 	int		fds_held;

@@ -30,50 +30,62 @@ static list_head_t *siblings_head(vmon_t *vmon, vmon_proc_t *proc)
 	return proc->parent ? &proc->parent->children : &vmon->processes;
 }
 
+/*
+ * vmon->array[]'s free slots are kept on a stack with room for every slot,
+ * so a node takes and gives back its slot in constant time however many
+ * come and go in a pass, and giving one back never allocates.
+ */
 static void array_insert(vmon_t *vmon, vmon_proc_t *proc)
 {
+	struct _vmon_internal *in = vmon->internal;
 	int i;
 
 	if (!(vmon->flags & VMON_FLAG_PROC_ARRAY))
 		return;
-	if (vmon->array_active_nr == vmon->array_allocated_nr) {
-		int grow = vmon->array_allocated_nr / 2;
+	if (in->array_free_nr == 0) {
+		int grow = vmon->array_allocated_nr / 2, size;
 		vmon_proc_t **array;
+		int *free_slots;
 
 		if (grow < VMON_ARRAY_GROWBY)
 			grow = VMON_ARRAY_GROWBY;
-		array = realloc(vmon->array, sizeof(*array) * (size_t)(vmon->array_allocated_nr + grow));
+		size = vmon->array_allocated_nr + grow;
+		/* the stack first: a larger stack than the array is harmless if the array cannot grow */
+		free_slots = realloc(in->array_free, sizeof(*free_slots) * (size_t)size);
+		if (free_slots)
+			in->array_free = free_slots;
+		array = free_slots ? realloc(vmon->array, sizeof(*array) * (size_t)size) : NULL;
 		if (!array) {
 			/* the tree is whole without the array; count the miss rather than fail the pass */
 			proc->array_hint_pos = -1;
-			vmon->internal->stats.errors++;
+			in->stats.errors++;
 			return;
 		}
-		for (i = vmon->array_allocated_nr; i < vmon->array_allocated_nr + grow; i++)
+		/* pushed highest first, so the lowest slot is taken first */
+		for (i = size - 1; i >= vmon->array_allocated_nr; i--) {
 			array[i] = NULL;
-		vmon->array_hint_free = vmon->array_allocated_nr;
+			in->array_free[in->array_free_nr++] = i;
+		}
 		vmon->array = array;
-		vmon->array_allocated_nr += grow;
+		vmon->array_allocated_nr = size;
 	}
-	i = vmon->array_hint_free;
-	if (i < 0 || i >= vmon->array_allocated_nr || vmon->array[i]) {
-		for (i = 0; vmon->array[i]; i++)
-			;
-	}
+	i = in->array_free[--in->array_free_nr];
 	vmon->array[i] = proc;
 	proc->array_hint_pos = i;
 	vmon->array_active_nr++;
-	vmon->array_hint_free = i + 1 < vmon->array_allocated_nr && !vmon->array[i + 1] ? i + 1 : -1;
+	vmon->array_hint_free = in->array_free_nr ? in->array_free[in->array_free_nr - 1] : -1;
 }
 
 static void array_remove(vmon_t *vmon, vmon_proc_t *proc)
 {
+	struct _vmon_internal *in = vmon->internal;
 	int i = proc->array_hint_pos;
 
 	if (!(vmon->flags & VMON_FLAG_PROC_ARRAY) || i < 0 || i >= vmon->array_allocated_nr || vmon->array[i] != proc)
 		return;
 	vmon->array[i] = NULL;
 	vmon->array_active_nr--;
+	in->array_free[in->array_free_nr++] = i;
 	vmon->array_hint_free = i;
 	proc->array_hint_pos = -1;
 }

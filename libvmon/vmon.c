@@ -206,6 +206,16 @@ void vmon_destroy(vmon_t *vmon)
 			node_forget(vmon, all[i]);
 		}
 		free(all);
+		/* no memory for that list: one at a time, threads first, each scan going on from the last find */
+		for (pidmap_t *map = &in->threads; map; map = map == &in->threads ? &in->procs : NULL) {
+			for (size_t i = 0; map->nr; i = (i + 1) & map->mask) {
+				if (map->slots[i].pid) {
+					node = map->slots[i].node;
+					node->monitors = 0;
+					node_forget(vmon, node);
+				}
+			}
+		}
 		list_for_each_entry_safe(node, tmp, &in->detached, stale_link) {
 			node->monitors = 0;
 			node_forget(vmon, node);
@@ -220,6 +230,7 @@ void vmon_destroy(vmon_t *vmon)
 		buf_free(&in->list_buf);
 		free(in->snapshot);
 		free(in->proc_root);
+		free(in->array_free);
 		free(in);
 		vmon->internal = NULL;
 	}
