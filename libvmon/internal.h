@@ -13,6 +13,9 @@
  *			one sampler per want, as named in defs/ *_wants.def
  *   fobject.c		the open file objects both open-files wants share (fobject.h)
  *   dump.c escape.c	vmon_dump_procs() and vmon_escape()
+ *   log_codec.c log_write.c log_read.c log_replay.c
+ *			the log stream: its wire format and schema (log.h),
+ *			writer, reader, and the replay into a vmon_t
  */
 #ifndef VMON_INTERNAL_H
 #define VMON_INTERNAL_H
@@ -136,12 +139,19 @@ struct _vmon_internal {
 	unsigned	callback_run;		/* counts run_callbacks() calls */
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */
+	struct replay	*replay;	/* fed by vmon_log_replay() (log_replay.c), not /proc */
 };
 
 /* how often a running process's cmdline is re-read without an exec (set-proc-title) */
 #define CMDLINE_REFRESH_SECS 5.0
 /* how late a statm change that the stat line cannot show may be seen (proc_vm.c) */
 #define STATM_REFRESH_SECS 5.0
+
+/* --- vmon.c --- */
+int instance_init(vmon_t *vmon, const vmon_attr_t *attr);
+
+/* --- log_replay.c --- */
+void replay_free(struct replay *replay);
 
 /* --- tree.c --- */
 proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc_wants_t wants);

@@ -23,13 +23,18 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/proc_follow.c \
 	libvmon/proc_files.c \
 	libvmon/fobject.c libvmon/fobject.h \
-	libvmon/sys_sockets.c
+	libvmon/sys_sockets.c \
+	libvmon/log.h \
+	libvmon/log_codec.c \
+	libvmon/log_write.c \
+	libvmon/log_read.c \
+	libvmon/log_replay.c
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
 libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)
 
 # installed as <libvmon/vmon.h>, with the tables it includes beside it
 libvmonincludedir = $(includedir)/libvmon
-libvmoninclude_HEADERS = libvmon/vmon.h libvmon/bitmap.h libvmon/list.h
+libvmoninclude_HEADERS = libvmon/vmon.h libvmon/vmon_log.h libvmon/bitmap.h libvmon/list.h
 libvmondefsdir = $(includedir)/libvmon/defs
 libvmondefs_DATA = $(VMON_DEFS)
 

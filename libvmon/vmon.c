@@ -71,11 +71,14 @@ static int proc_wants_check(vmon_proc_wants_t wants)
 	return 0;
 }
 
-int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
+/*
+ * An instance with its lists, indexes and state, but no /proc root yet:
+ * vmon_init_attr() opens the root, vmon_log_replay_init() (log_replay.c)
+ * feeds it from a log instead.  0, or -1 with errno (vmon_destroy() frees
+ * what was made).
+ */
+int instance_init(vmon_t *vmon, const vmon_attr_t *attr)
 {
-	const char *root = attr->proc_root;
-	int err;
-
 	memset(vmon, 0, sizeof(*vmon));
 	for (int i = 0; i < VMON_HTAB_SIZE; i++)
 		INIT_LIST_HEAD(&vmon->htab[i]);
@@ -96,22 +99,34 @@ int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 	if ((attr->sys_wants & ~((1L << VMON_STORE_SYS_NR) - 1)) ||
 	    (attr->flags & ~(VMON_FLAG_PROC_ARRAY | VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS))) {
 		errno = EINVAL;
-		return 0;
+		return -1;
 	}
 	if (proc_wants_check(attr->proc_wants) < 0)
-		return 0;
+		return -1;
 
 	vmon->internal = calloc(1, sizeof(*vmon->internal));
 	if (!vmon->internal)
-		return 0;
+		return -1;
 	vmon->internal->proc_fd = -1;
 	vmon->internal->have_schedstat = true;
 	vmon->internal->page_size = sysconf(_SC_PAGESIZE);
 	INIT_LIST_HEAD(&vmon->internal->stale);
 	INIT_LIST_HEAD(&vmon->internal->detached);
 	if (pidmap_init(&vmon->internal->procs) < 0 || pidmap_init(&vmon->internal->threads) < 0)
-		goto fail;
+		return -1;
+	return 0;
+}
 
+int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
+{
+	const char *root = attr->proc_root;
+	int err;
+
+	if (instance_init(vmon, attr) < 0) {
+		if (!vmon->internal)
+			return 0;
+		goto fail;
+	}
 	if (!root)
 		root = secure_getenv("VMON_PROC_ROOT");
 	if (!root || !*root)
@@ -231,6 +246,7 @@ void vmon_destroy(vmon_t *vmon)
 		free(in->snapshot);
 		free(in->proc_root);
 		free(in->array_free);
+		replay_free(in->replay);
 		free(in);
 		vmon->internal = NULL;
 	}
@@ -567,7 +583,8 @@ int vmon_sample(vmon_t *vmon)
 	vmon_proc_t *proc;
 	int ret = 1, err = 0;
 
-	if (!in) {
+	/* a replay is fed by vmon_log_replay() */
+	if (!in || in->replay) {
 		errno = EINVAL;
 		return 0;
 	}
@@ -656,7 +673,7 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 	proc_callback_t *cb = NULL;
 	proc_node_t *node, *busy;
 
-	if (!in || pid <= 0) {
+	if (!in || pid <= 0 || in->replay) {
 		errno = EINVAL;
 		return NULL;
 	}

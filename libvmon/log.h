@@ -1,0 +1,158 @@
+/*
+ * log.h: what the log writer, reader and replay share (log_*.c): the wire
+ * constants of vmon_log(5), byte codecs, the schema (the field tables as a
+ * log has them, mapped onto this library's), and store helpers.
+ */
+#ifndef VMON_LOG_INTERNAL_H
+#define VMON_LOG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "vmon_log.h"
+
+/* the preamble: 8 bytes of magic, then the version as two little-endian u16 */
+#define LOG_MAGIC		"VMON-LOG"
+#define LOG_MAGIC_LEN		8
+#define LOG_PREAMBLE_LEN	12
+
+/* a record: kind (1 byte), body length (varint), body, CRC-32 of all that (4 bytes, little-endian) */
+#define LOG_CRC_LEN		4
+#define LOG_RECORD_MAX		(256u << 20)	/* bytes of body a reader accepts */
+
+/* header limits: a reader allocates by these counts only after checking them */
+#define LOG_STORES_MAX		32	/* of each kind (wants masks are bits of a long) */
+#define LOG_FIELDS_MAX		1024	/* per store */
+#define LOG_TEXT_MAX		4096	/* a name, label or description */
+
+/* field types on the wire (vmon_type_t is this library's, and may be renumbered) */
+enum {
+	LOG_T_CHAR = 1,
+	LOG_T_INT,
+	LOG_T_UINT,
+	LOG_T_LONG,
+	LOG_T_ULONG,
+	LOG_T_LONGLONG,
+	LOG_T_ULONGLONG,
+	LOG_T_CHAR_ARRAY,
+	LOG_T_STR_ARRAY,
+	LOG_T_MAX = LOG_T_STR_ARRAY
+};
+
+/* header: flags of a store */
+#define LOG_STORE_CPUS		0x1	/* a per-CPU section follows its fields in samples */
+/* header: flags of a field */
+#define LOG_FIELD_PERCPU	0x1	/* also a column of each CPU's line */
+#define LOG_FIELD_SPLIT		0x2	/* a str_array never written: the reader splits the text field it names */
+
+/* sample: entry flags (one byte) */
+#define LOG_E_THREAD		0x01
+#define LOG_E_NEW		0x02
+#define LOG_E_STALE		0x04
+#define LOG_E_FRESH		0x08	/* no previous state: deltas against nothing */
+#define LOG_E_PARENT		0x10	/* a parent reference follows */
+#define LOG_E_WANTS		0x20	/* wants and store masks follow */
+#define LOG_E_ERRORS		0x40	/* changed errors follow */
+#define LOG_E_DATA		0x80	/* store deltas follow */
+
+/* a field change in a store delta: (gap << 2) | these */
+#define LOG_D_VALUE		0x1	/* a value follows */
+#define LOG_D_PRESENT		0x2	/* the present bit flips */
+
+/* --- bytes out --- */
+typedef struct log_out {
+	uint8_t	*data;
+	size_t	len;
+	size_t	cap;
+	bool	failed;		/* an allocation failed: the record is lost, errno was ENOMEM */
+} log_out_t;
+
+void log_out_reserve(log_out_t *o, size_t more);
+void log_put_u8(log_out_t *o, uint8_t v);
+void log_put_varint(log_out_t *o, uint64_t v);
+void log_put_svarint(log_out_t *o, int64_t v);
+void log_put_bytes(log_out_t *o, const void *p, size_t len);
+void log_put_string(log_out_t *o, const char *s);
+void log_out_free(log_out_t *o);
+
+/* --- bytes in: every getter fails (and the cursor stays failed) on a short or malformed body --- */
+typedef struct log_in {
+	const uint8_t	*p;
+	const uint8_t	*end;
+	bool		bad;
+} log_in_t;
+
+bool log_get_u8(log_in_t *in, uint8_t *v);
+bool log_get_varint(log_in_t *in, uint64_t *v);
+bool log_get_svarint(log_in_t *in, int64_t *v);
+bool log_get_bytes(log_in_t *in, size_t len, const uint8_t **p);
+/* a varint that must fit in max; a count of things that each take at least one byte must also fit what is left */
+bool log_get_count(log_in_t *in, uint64_t max, uint64_t *v);
+
+uint32_t log_crc32(uint32_t crc, const void *data, size_t len);
+size_t log_varint_len(uint64_t v);
+
+/* --- the schema --- */
+typedef struct log_field {
+	uint8_t			wire;		/* LOG_T_* */
+	uint8_t			flags;		/* LOG_FIELD_* */
+	int			split_text;	/* LOG_FIELD_SPLIT: the log index of the text */
+	int			split_count;	/* ... and of the count */
+	int			num;		/* index among the store's numbers, -1 for text */
+	int			text;		/* index among its texts (char_array, and str_array not split), else -1 */
+	int			cpu;		/* LOG_FIELD_PERCPU: index among the per-CPU columns, else -1 */
+	const vmon_field_t	*cf;		/* this library's field it maps onto, NULL if none */
+	size_t			cpu_offset;	/* LOG_FIELD_PERCPU and mapped: offset in vmon_sys_cpu_t */
+} log_field_t;
+
+typedef struct log_store {
+	int			id;		/* this library's store, -1 if none */
+	const vmon_store_desc_t	*desc;		/* its description, or NULL */
+	uint8_t			flags;		/* LOG_STORE_* */
+	int			fields_nr;
+	log_field_t		*f;
+	vmon_log_field_t	*pub;		/* what vmon_log_header() shows */
+	int			nums_nr;	/* numeric fields (char included) */
+	int			cpu_nr;		/* per-CPU columns */
+	int			texts_nr;	/* char_array fields, and str_array fields not split */
+} log_store_t;
+
+enum { LOG_SYS, LOG_PROC, LOG_KINDS };
+
+typedef struct log_schema {
+	log_store_t		stores[LOG_KINDS][LOG_STORES_MAX];
+	vmon_log_store_t	pub[LOG_KINDS][LOG_STORES_MAX];
+	int			nr[LOG_KINDS];
+	int			log_of[LOG_KINDS][LOG_STORES_MAX];	/* this library's store id -> log index, -1 */
+	int			unknown, missing;
+} log_schema_t;
+
+const vmon_store_desc_t *log_descs(int kind);
+int log_descs_nr(int kind);
+bool log_store_recordable(const vmon_store_desc_t *desc);
+uint8_t log_wire_type(vmon_type_t type);
+bool log_wire_signed(uint8_t wire);
+bool log_wire_numeric(uint8_t wire);
+/* the compiled field's per-CPU offset in vmon_sys_cpu_t, or -1 when it has no per-CPU column */
+long log_cpu_offset(const vmon_field_t *f);
+/* the char_array field a str_array splits (named by its key), and its count (the field before it) */
+const vmon_field_t *log_split_text(const vmon_store_desc_t *desc, const vmon_field_t *f);
+/* fill the slots, maps and counts once the stores' fields are known; -1 on a table that makes no sense */
+int log_schema_finish(log_schema_t *s);
+void log_schema_free(log_schema_t *s);
+
+/* --- values of this library's fields --- */
+uint64_t log_field_get(const vmon_field_t *f, const void *store);
+/* a new store as its sampler would make it (held fds -1), zeroed */
+void *log_store_new(int kind, int id);
+/* free what log_store_new() made and everything its fields point to */
+void log_store_free(int kind, int id, void *store);
+/* copy the fields, changed[], present[] (and the CPU lines) of src into dst, as dst's own memory; -1 ENOMEM */
+int log_store_copy(int kind, int id, void *dst, const void *src);
+/* the store's changed[] and present[] bitmaps, or NULL */
+char *log_store_changed(int kind, int id, void *store);
+char *log_store_present(int kind, int id, void *store);
+
+#endif

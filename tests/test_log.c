@@ -1,0 +1,1194 @@
+/*
+ * test_log.c: the log stream (vmon_log(5)): a live run with children that
+ * fork, exec, start threads, exit and are reaped, recorded and replayed
+ * sample by sample, the replayed tree compared with the live one node by
+ * node and field by field; the same log read one byte at a time; cut at
+ * every offset; with every byte flipped; of a newer version; with a kind
+ * this reader does not know; with field tables unlike this library's;
+ * events; seeking back to keyframes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "puppet.h"
+#include "testlib.h"
+#include "vmon_log.h"
+
+static int teardown(void **state)
+{
+	(void)state;
+	puppets_cleanup();
+	return 0;
+}
+
+/* --- files in memory --- */
+
+static int memfile(const void *data, size_t len)
+{
+	int fd = memfd_create("vmon-log", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+/* a second open file description of fd: its own offset */
+static int reopen(int fd)
+{
+	char path[64];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(r >= 0);
+	return r;
+}
+
+static unsigned char *slurp(int fd, size_t *len)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+	unsigned char *buf = malloc((size_t)end + 1);
+
+	assert_non_null(buf);
+	assert_int_equal(pread(fd, buf, (size_t)end, 0), end);
+	*len = (size_t)end;
+	return buf;
+}
+
+/* --- comparing trees --- */
+
+static const vmon_proc_t *next_node(const vmon_t *vmon, const vmon_proc_t *p)
+{
+	/* pre-order, threads before children, as the library walks */
+	if (!p->is_thread && !list_empty(&p->threads))
+		return list_first_entry(&p->threads, vmon_proc_t, threads);
+	if (!list_empty(&p->children))
+		return list_first_entry(&p->children, vmon_proc_t, siblings);
+	for (; p; p = p->parent) {
+		if (p->is_thread) {
+			if (p->threads.next != &p->parent->threads)
+				return list_entry(p->threads.next, vmon_proc_t, threads);
+			if (!list_empty(&p->parent->children))
+				return list_first_entry(&p->parent->children, vmon_proc_t, siblings);
+			p = p->parent;
+		}
+		const list_head_t *head = p->parent ? &p->parent->children : &vmon->processes;
+
+		if (p->siblings.next != head)
+			return list_entry(p->siblings.next, vmon_proc_t, siblings);
+	}
+	return NULL;
+}
+
+static const vmon_proc_t *first_node(const vmon_t *vmon)
+{
+	return list_empty(&vmon->processes) ? NULL : list_first_entry(&vmon->processes, vmon_proc_t, siblings);
+}
+
+static void assert_same_store(const vmon_store_desc_t *desc, const void *a, const void *b, int pid, const char *what)
+{
+	char ta[4096], tb[4096];
+
+	for (int i = 0; i < desc->fields_nr; i++) {
+		const vmon_field_t *f = &desc->fields[i];
+
+		if (vmon_field_present(desc, f, a) != vmon_field_present(desc, f, b))
+			fail_msg("pid %d %s.%s: present %d, replayed %d", pid, what, f->name,
+				 vmon_field_present(desc, f, a), vmon_field_present(desc, f, b));
+		if (vmon_field_compare(f, a, b)) {
+			vmon_field_format(f, a, ta, sizeof(ta), 0);
+			vmon_field_format(f, b, tb, sizeof(tb), 0);
+			fail_msg("pid %d %s.%s: \"%s\", replayed \"%s\"", pid, what, f->name, ta, tb);
+		}
+	}
+}
+
+static void assert_same_sys(const vmon_t *live, const vmon_t *replay)
+{
+	for (int i = 0; i < VMON_STORE_SYS_NR; i++) {
+		const void *a = live->stores[i], *b = replay->stores[i];
+
+		assert_int_equal(live->sys_errors[i], replay->sys_errors[i]);
+		if (!(live->sys_wants & (1L << i)))
+			a = NULL;
+		assert_int_equal(!a, !b);
+		if (a)
+			assert_same_store(&vmon_sys_store_descs[i], a, b, 0, vmon_sys_store_descs[i].name);
+	}
+	if (live->stores[VMON_STORE_SYS_STAT]) {
+		const vmon_sys_stat_t *a = live->stores[VMON_STORE_SYS_STAT], *b = replay->stores[VMON_STORE_SYS_STAT];
+
+		assert_int_equal(a->cpus_nr, b->cpus_nr);
+		for (int c = 0; c < a->cpus_nr; c++) {
+			assert_int_equal(a->cpus[c].online, b->cpus[c].online);
+			assert_int_equal(a->cpus[c].user, b->cpus[c].user);
+			assert_int_equal(a->cpus[c].idle, b->cpus[c].idle);
+			assert_int_equal(a->cpus[c].system, b->cpus[c].system);
+			assert_int_equal(a->cpus[c].guest_nice, b->cpus[c].guest_nice);
+		}
+	}
+}
+
+/* the replayed tree is the live one: the same nodes in the same order, with the same flags and values */
+static int assert_same_tree(const vmon_t *live, const vmon_t *replay)
+{
+	const vmon_proc_t *a = first_node(live), *b = first_node(replay);
+	int n = 0;
+
+	assert_same_sys(live, replay);
+	for (; a && b; a = next_node(live, a), b = next_node(replay, b), n++) {
+		if (a->pid != b->pid || a->is_thread != b->is_thread)
+			fail_msg("node %d: pid %d%s, replayed %d%s", n, a->pid, a->is_thread ? " (thread)" : "", b->pid,
+				 b->is_thread ? " (thread)" : "");
+		if (a->is_new != b->is_new || a->is_stale != b->is_stale)
+			fail_msg("pid %d: new %d stale %d, replayed new %d stale %d", a->pid, a->is_new, a->is_stale,
+				 b->is_new, b->is_stale);
+		assert_int_equal(a->parent ? a->parent->pid : 0, b->parent ? b->parent->pid : 0);
+		assert_int_equal(a->wants & ~VMON_WANT_PROC_FILES, b->wants);
+		for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+			const void *sa = (a->wants & (1L << i)) ? a->stores[i] : NULL, *sb = b->stores[i];
+
+			if (i == VMON_STORE_PROC_FILES)
+				continue;
+			assert_int_equal(a->errors[i], b->errors[i]);
+			if (!sa != !sb)
+				fail_msg("pid %d: store %s %s, replayed %s", a->pid, vmon_proc_store_descs[i].name,
+					 sa ? "there" : "missing", sb ? "there" : "missing");
+			if (sa)
+				assert_same_store(&vmon_proc_store_descs[i], sa, sb, a->pid, vmon_proc_store_descs[i].name);
+		}
+	}
+	if (a || b)
+		fail_msg("the trees differ in length after %d nodes (%s ends first)", n, a ? "the replay" : "the live one");
+	return n;
+}
+
+static const vmon_proc_t *find_node(const vmon_t *vmon, int pid)
+{
+	for (const vmon_proc_t *p = first_node(vmon); p; p = next_node(vmon, p)) {
+		if (p->pid == pid && !p->is_thread)
+			return p;
+	}
+	return NULL;
+}
+
+/* --- a recorder and a replayer side by side --- */
+
+struct rig {
+	vmon_t			live, replay;
+	int			fd, rfd;
+	vmon_log_writer_t	*w;
+	vmon_log_t		*log;
+	vmon_log_gone_t		gone[64];
+	int			gone_nr;
+	int			ctors, dtors;
+	int			samples;
+};
+
+static struct rig *the_rig;
+
+static void rig_ctor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	(void)vmon;
+	(void)proc;
+	the_rig->ctors++;
+}
+
+static void rig_dtor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	(void)vmon;
+	(void)proc;
+	the_rig->dtors++;
+}
+
+static void rig_init(struct rig *r, const char *root, vmon_proc_wants_t wants, unsigned keyframes)
+{
+	vmon_log_record_t rec;
+	vmon_attr_t attr;
+
+	memset(r, 0, sizeof(*r));
+	the_rig = r;
+	vmon_attr_default(&attr);
+	attr.flags = VMON_FLAG_PROC_ALL;
+	attr.sys_wants = VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM | VMON_WANT_SYS_LOADAVG;
+	attr.proc_wants = wants;
+	attr.proc_root = root;
+	if (!vmon_init_attr(&r->live, &attr))
+		fail_msg("vmon_init_attr: %s", strerror(errno));
+	r->fd = memfd_create("vmon-log", MFD_CLOEXEC);
+	assert_true(r->fd >= 0);
+	r->w = vmon_log_writer_open(r->fd, &r->live);
+	assert_non_null(r->w);
+	assert_int_equal(vmon_log_writer_set_keyframe_interval(r->w, keyframes), 0);
+	r->rfd = reopen(r->fd);
+	r->log = vmon_log_open(r->rfd);
+	assert_non_null(r->log);
+	assert_int_equal(vmon_log_read(r->log, &rec), 0);
+	assert_int_equal(rec.type, VMON_LOG_HEADER);
+	assert_int_equal(rec.offset, 12);
+	assert_int_equal(rec.serial, 0);
+	assert_int_equal(rec.u.header->version_major, VMON_LOG_VERSION_MAJOR);
+	assert_int_equal(rec.u.header->ticks_per_sec, r->live.ticks_per_sec);
+	assert_int_equal(rec.u.header->fields_unknown, 0);
+	/* PROC_FILES describes each fd, not its store: the only fields a log does not carry */
+	assert_int_equal(rec.u.header->fields_missing, vmon_proc_store_descs[VMON_STORE_PROC_FILES].fields_nr);
+	assert_int_equal(rec.u.header->proc_wants, r->live.proc_wants);
+	assert_int_equal(vmon_log_replay_init(&r->replay, rec.u.header, 0), 0);
+	r->replay.proc_ctor_cb = rig_ctor;
+	r->replay.proc_dtor_cb = rig_dtor;
+	/* a replay is not sampled, and monitors nothing */
+	assert_int_equal(vmon_sample(&r->replay), 0);
+	assert_int_equal(errno, EINVAL);
+	assert_null(vmon_proc_monitor(&r->replay, 1, VMON_WANT_PROC_INHERIT, NULL, NULL));
+}
+
+/* sample, record, read back, replay, compare */
+static int rig_step(struct rig *r)
+{
+	vmon_log_record_t rec;
+	int nodes;
+
+	assert_true(vmon_sample(&r->live));
+	assert_int_equal(vmon_log_write_sample(r->w, &r->live, NULL), 0);
+	r->samples++;
+	for (;;) {
+		if (vmon_log_read(r->log, &rec) < 0)
+			fail_msg("reading sample %d: state %d: %s", r->samples, rec.state,
+				 vmon_log_error(r->log) ? vmon_log_error(r->log) : "");
+		if (rec.type == VMON_LOG_SAMPLE)
+			break;
+		fail_msg("a record of kind %d before sample %d", rec.type, r->samples);
+	}
+	assert_int_equal(rec.u.sample->seq, (unsigned long long)r->samples);
+	assert_int_equal(vmon_log_replay(&r->replay, rec.u.sample), 0);
+	nodes = assert_same_tree(&r->live, &r->replay);
+	/* the notices of what this sample found gone follow it */
+	for (;;) {
+		if (vmon_log_read(r->log, &rec) < 0) {
+			assert_int_equal(rec.state, VMON_LOG_EOF);
+			break;
+		}
+		assert_int_equal(rec.type, VMON_LOG_GONE);
+		assert_true(r->gone_nr < 64);
+		r->gone[r->gone_nr++] = rec.u.gone;
+	}
+	return nodes;
+}
+
+static void rig_fini(struct rig *r)
+{
+	vmon_log_record_t rec;
+	vmon_log_writer_stats_t st;
+
+	assert_int_equal(vmon_log_writer_get_stats(r->w, &st), 0);
+	assert_int_equal(st.samples, (unsigned long long)r->samples);
+	assert_int_equal(vmon_log_writer_close(r->w), 0);
+	assert_int_equal(vmon_log_read(r->log, &rec), 0);
+	assert_int_equal(rec.type, VMON_LOG_CLOSE);
+	assert_int_equal(vmon_log_read(r->log, &rec), -1);
+	assert_int_equal(rec.state, VMON_LOG_EOF);
+	vmon_log_close(r->log);
+	vmon_destroy(&r->replay);
+	assert_int_equal(r->ctors, r->dtors);
+	vmon_destroy(&r->live);
+	close(r->rfd);
+	close(r->fd);
+}
+
+static const vmon_log_gone_t *find_gone(const struct rig *r, int pid)
+{
+	for (int i = 0; i < r->gone_nr; i++) {
+		if (r->gone[i].pid == pid)
+			return &r->gone[i];
+	}
+	return NULL;
+}
+
+static void wait_zombie(pid_t pid)
+{
+	for (int i = 0; i < 500 && proc_state(pid) != 'Z'; i++)
+		usleep(10000);
+	assert_int_equal(proc_state(pid), 'Z');
+}
+
+/*
+ * The whole system, recorded and replayed at every sample, with children of
+ * ours that fork, start threads, exec, exit and are reaped.
+ */
+static void test_round_trip_live(void **state)
+{
+	static struct rig r;
+	puppet_t a, b, c;
+	const vmon_proc_t *p;
+	const vmon_log_gone_t *g;
+	pid_t t1;
+	int status;
+
+	(void)state;
+	rig_init(&r, "/proc", VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO | VMON_WANT_PROC_FOLLOW_THREADS, 3);
+	assert_true(rig_step(&r) > 1);
+
+	puppet_spawn(&a);
+	rig_step(&r);
+	p = find_node(&r.replay, a.pid);
+	assert_non_null(p);
+	assert_int_equal(p->parent ? p->parent->pid : 0, getpid());
+	assert_true(p->is_new);
+
+	puppet_fork(&a, &b, true);
+	t1 = puppet_thread(&a, "worker-1");
+	rig_step(&r);
+	p = find_node(&r.replay, b.pid);
+	assert_non_null(p);
+	assert_int_equal(p->parent->pid, a.pid);
+	p = find_node(&r.replay, a.pid);
+	assert_non_null(find_thread((vmon_proc_t *)p, t1));
+
+	puppet_exec(&b, (const char *const[]){ "/bin/sleep", "300", NULL }, 0);
+	for (int i = 0; i < 500; i++) {
+		rig_step(&r);
+		p = find_node(&r.replay, b.pid);
+		if (p && pstat((vmon_proc_t *)p)->argc == 2)
+			break;
+		usleep(10000);
+	}
+	assert_string_equal(pstat((vmon_proc_t *)p)->argv[0], "/bin/sleep");
+	assert_string_equal(pstat((vmon_proc_t *)p)->argv[1], "300");
+
+	puppet_fork(&a, &c, true);
+	rig_step(&r);
+	puppet_exit(&c, 7);
+	wait_zombie(c.pid);
+	rig_step(&r);
+	p = find_node(&r.replay, c.pid);
+	assert_non_null(p);
+	assert_int_equal(pstat((vmon_proc_t *)p)->state, 'Z');
+	assert_int_equal(pstat((vmon_proc_t *)p)->exit_code, 7 << 8);
+	status = puppet_reap(&a, c.pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+	rig_step(&r);
+	p = find_node(&r.replay, c.pid);
+	assert_non_null(p);
+	assert_true(p->is_stale);
+	g = find_gone(&r, c.pid);
+	assert_non_null(g);
+	assert_int_equal(g->exit_status, 7 << 8);
+	assert_int_equal(g->start, pstat((vmon_proc_t *)p)->start);
+	rig_step(&r);
+	assert_null(find_node(&r.replay, c.pid));
+
+	puppet_thread_end(&a, t1);
+	kill(b.pid, SIGKILL);
+	status = puppet_reap(&a, b.pid);
+	assert_true(WIFSIGNALED(status));
+	for (int i = 0; i < 3; i++)
+		rig_step(&r);
+	assert_null(find_node(&r.replay, b.pid));
+	assert_non_null(find_gone(&r, b.pid));
+	p = find_node(&r.replay, a.pid);
+	assert_null(find_thread((vmon_proc_t *)p, t1));
+	rig_fini(&r);
+}
+
+/* --- a small log of fixtures, for the byte-level tests --- */
+
+static unsigned char *small_log(size_t *len)
+{
+	static const char *const argv1[] = { "/usr/bin/daemon", "--flag", NULL };
+	static const char *const argv2[] = { "worker", "a b", NULL };
+	vmon_log_event_t ev;
+	vmon_log_writer_t *w;
+	unsigned char *bytes;
+	fixture_t fx;
+	vmon_t vmon;
+	int fd;
+
+	fixture_init(&fx);
+	fixture_system(&fx);
+	fixture_proc(&fx, 1, 0, NULL, 'S', 10, argv1);
+	fixture_proc(&fx, 20, 1, NULL, 'R', 200, argv2);
+	fixture_thread(&fx, 20, 21, "worker-t", 'S', 201);
+	fixture_proc(&fx, 30, 20, "kid", 'S', 300, NULL);
+	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM,
+				 VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_FOLLOW_THREADS));
+	fd = memfd_create("vmon-log", MFD_CLOEXEC);
+	w = vmon_log_writer_open(fd, &vmon);
+	assert_non_null(w);
+	assert_int_equal(vmon_log_writer_set_keyframe_interval(w, 2), 0);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_log_write_sample(w, &vmon, NULL), 0);
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = VMON_LOG_EVENT_EXEC;
+	ev.has = VMON_LOG_EVENT_HAS_PPID | VMON_LOG_EVENT_HAS_COMM | VMON_LOG_EVENT_HAS_FILENAME | VMON_LOG_EVENT_HAS_ARGS;
+	ev.time_ns = 123456789;
+	ev.pid = ev.tid = 40;
+	ev.ppid = 30;
+	snprintf(ev.comm, sizeof(ev.comm), "sh");
+	ev.filename = "/bin/sh";
+	ev.args = "sh\0-c\0true";
+	ev.args_len = 11;
+	assert_int_equal(vmon_log_write_event(w, &ev), 0);
+
+	fixture_proc(&fx, 20, 1, NULL, 'S', 200, argv2);
+	fixture_ran(&fx, 20);
+	fixture_remove(&fx, "30");
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_log_write_sample(w, &vmon, NULL), 0);
+	assert_int_equal(vmon_log_write_drop(w, 3), 0);
+	assert_int_equal(vmon_log_write_user(w, "note", 4), 0);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_log_write_sample(w, &vmon, NULL), 0);
+	assert_int_equal(vmon_log_writer_close(w), 0);
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+	bytes = slurp(fd, len);
+	close(fd);
+	return bytes;
+}
+
+/* a record as numbers: what two readers of the same bytes must agree on */
+static unsigned long long hash(unsigned long long h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	while (len--)
+		h = (h ^ *b++) * 1099511628211ULL;
+	return h;
+}
+
+static unsigned long long hash_store(unsigned long long h, const vmon_store_desc_t *desc, const void *store)
+{
+	char buf[4096];
+
+	if (!store)
+		return hash(h, "-", 1);
+	for (int i = 0; i < desc->fields_nr; i++) {
+		int present = vmon_field_present(desc, &desc->fields[i], store);
+		int n = vmon_field_format(&desc->fields[i], store, buf, sizeof(buf), 0);
+
+		h = hash(h, &present, sizeof(present));
+		if (n > 0)
+			h = hash(h, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	}
+	return h;
+}
+
+static unsigned long long digest(const vmon_log_record_t *rec)
+{
+	unsigned long long h = 1469598103934665603ULL;
+
+	h = hash(h, &rec->type, sizeof(rec->type));
+	h = hash(h, &rec->offset, sizeof(rec->offset));
+	h = hash(h, &rec->serial, sizeof(rec->serial));
+	switch (rec->type) {
+	case VMON_LOG_HEADER:
+		h = hash(h, rec->u.header->hostname, strlen(rec->u.header->hostname));
+		h = hash(h, &rec->u.header->proc_stores_nr, sizeof(int));
+		break;
+	case VMON_LOG_SAMPLE: {
+		const vmon_log_sample_t *s = rec->u.sample;
+
+		h = hash(h, &s->seq, sizeof(s->seq));
+		h = hash(h, &s->time, sizeof(s->time));
+		h = hash(h, &s->flags, sizeof(s->flags));
+		for (int i = 0; i < VMON_STORE_SYS_NR; i++)
+			h = hash_store(h, &vmon_sys_store_descs[i], s->sys_stores[i]);
+		for (int i = 0; i < s->procs_nr; i++) {
+			const vmon_log_proc_t *p = &s->procs[i];
+
+			h = hash(h, &p->pid, sizeof(p->pid));
+			h = hash(h, &p->parent, sizeof(p->parent));
+			h = hash(h, &p->flags, sizeof(p->flags));
+			h = hash(h, &p->wants, sizeof(p->wants));
+			h = hash(h, p->errors, sizeof(p->errors));
+			for (int k = 0; k < VMON_STORE_PROC_NR; k++) {
+				if (k != VMON_STORE_PROC_FILES)
+					h = hash_store(h, &vmon_proc_store_descs[k], p->stores[k]);
+			}
+		}
+		break;
+	}
+	case VMON_LOG_EVENT:
+		h = hash(h, &rec->u.event.kind, sizeof(int));
+		h = hash(h, &rec->u.event.pid, sizeof(int));
+		h = hash(h, rec->u.event.comm, sizeof(rec->u.event.comm));
+		if (rec->u.event.filename)
+			h = hash(h, rec->u.event.filename, strlen(rec->u.event.filename));
+		h = hash(h, rec->u.event.args, rec->u.event.args_len);
+		break;
+	case VMON_LOG_DROP:
+		h = hash(h, &rec->u.lost, sizeof(rec->u.lost));
+		break;
+	case VMON_LOG_GONE:
+		h = hash(h, &rec->u.gone, sizeof(rec->u.gone));
+		break;
+	case VMON_LOG_USER:
+		h = hash(h, rec->u.user.data, rec->u.user.len);
+		break;
+	case VMON_LOG_CLOSE:
+		break;
+	}
+	return h;
+}
+
+#define RECORDS_MAX 64
+
+struct reading {
+	unsigned long long	digests[RECORDS_MAX];
+	off_t			ends[RECORDS_MAX];	/* where each record ends: the next one's offset */
+	int			nr;
+	vmon_log_state_t	end;
+	char			error[256];
+};
+
+/* every record of a file */
+static void read_fd(int fd, struct reading *out)
+{
+	vmon_log_t *log = vmon_log_open(fd);
+	vmon_log_record_t rec;
+
+	assert_non_null(log);
+	memset(out, 0, sizeof(*out));
+	while (vmon_log_read(log, &rec) == 0) {
+		assert_int_equal(rec.state, VMON_LOG_OK);
+		assert_true(out->nr < RECORDS_MAX);
+		assert_int_equal(rec.serial, (unsigned long long)out->nr);
+		out->digests[out->nr++] = digest(&rec);
+	}
+	out->end = rec.state;
+	if (vmon_log_error(log))
+		snprintf(out->error, sizeof(out->error), "%s", vmon_log_error(log));
+	vmon_log_close(log);
+}
+
+/* every record of bytes fed step bytes at a time */
+static void read_mem(const unsigned char *bytes, size_t len, size_t step, struct reading *out)
+{
+	vmon_log_t *log = vmon_log_open(VMON_LOG_FD_NONE);
+	vmon_log_record_t rec;
+	size_t fed = 0;
+
+	assert_non_null(log);
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		if (vmon_log_read(log, &rec) == 0) {
+			assert_true(out->nr < RECORDS_MAX);
+			out->digests[out->nr++] = digest(&rec);
+			continue;
+		}
+		if (rec.state != VMON_LOG_REQUIRE_DATA || fed == len)
+			break;
+		assert_int_equal(vmon_log_feed(log, bytes + fed, len - fed < step ? len - fed : step), 0);
+		fed += len - fed < step ? len - fed : step;
+	}
+	out->end = rec.state;
+	if (vmon_log_error(log))
+		snprintf(out->error, sizeof(out->error), "%s", vmon_log_error(log));
+	vmon_log_close(log);
+}
+
+static void test_small_log_reads(void **state)
+{
+	struct reading all, mem;
+	unsigned char *bytes;
+	vmon_log_record_t rec;
+	vmon_log_t *log;
+	size_t len;
+	int fd, types[RECORDS_MAX], nr = 0;
+
+	(void)state;
+	bytes = small_log(&len);
+	fd = memfile(bytes, len);
+	log = vmon_log_open(fd);
+	while (vmon_log_read(log, &rec) == 0) {
+		types[nr++] = rec.type;
+		if (rec.type == VMON_LOG_EVENT) {
+			assert_int_equal(rec.u.event.kind, VMON_LOG_EVENT_EXEC);
+			assert_int_equal(rec.u.event.pid, 40);
+			assert_int_equal(rec.u.event.ppid, 30);
+			assert_string_equal(rec.u.event.comm, "sh");
+			assert_string_equal(rec.u.event.filename, "/bin/sh");
+			assert_int_equal(rec.u.event.args_len, 11);
+			assert_memory_equal(rec.u.event.args, "sh\0-c\0true", 11);
+			assert_int_equal(rec.u.event.exit_status, -1);
+		} else if (rec.type == VMON_LOG_SAMPLE && rec.u.sample->seq == 2) {
+			/* pid 30 went: stale in the second sample, then gone */
+			const vmon_log_sample_t *s = rec.u.sample;
+			int found = 0;
+
+			assert_false(s->flags & VMON_LOG_SAMPLE_KEYFRAME);
+			for (int i = 0; i < s->procs_nr; i++) {
+				if (s->procs[i].pid == 30) {
+					assert_true(s->procs[i].flags & VMON_LOG_PROC_STALE);
+					found++;
+				}
+				if (s->procs[i].pid == 21) {
+					assert_true(s->procs[i].flags & VMON_LOG_PROC_THREAD);
+					assert_int_equal(s->procs[s->procs[i].parent].pid, 20);
+					found++;
+				}
+			}
+			assert_int_equal(found, 2);
+		} else if (rec.type == VMON_LOG_GONE) {
+			assert_int_equal(rec.u.gone.pid, 30);
+			assert_int_equal(rec.u.gone.start, 300);
+		} else if (rec.type == VMON_LOG_DROP) {
+			assert_int_equal(rec.u.lost, 3);
+		} else if (rec.type == VMON_LOG_USER) {
+			assert_int_equal(rec.u.user.len, 4);
+			assert_memory_equal(rec.u.user.data, "note", 4);
+		}
+	}
+	assert_int_equal(rec.state, VMON_LOG_EOF);
+	vmon_log_close(log);
+	{
+		static const int want[] = {
+			VMON_LOG_HEADER, VMON_LOG_SAMPLE, VMON_LOG_EVENT, VMON_LOG_SAMPLE, VMON_LOG_GONE,
+			VMON_LOG_DROP, VMON_LOG_USER, VMON_LOG_SAMPLE, VMON_LOG_CLOSE,
+		};
+
+		assert_int_equal(nr, sizeof(want) / sizeof(want[0]));
+		assert_memory_equal(types, want, sizeof(want));
+	}
+
+	/* the same records from the file, from memory whole, and from memory one byte at a time */
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	read_fd(fd, &all);
+	assert_int_equal(all.end, VMON_LOG_EOF);
+	assert_int_equal(all.nr, nr);
+	read_mem(bytes, len, len, &mem);
+	assert_int_equal(mem.end, VMON_LOG_REQUIRE_DATA);
+	assert_int_equal(mem.nr, all.nr);
+	assert_memory_equal(mem.digests, all.digests, sizeof(all.digests[0]) * (size_t)all.nr);
+	read_mem(bytes, len, 1, &mem);
+	assert_int_equal(mem.end, VMON_LOG_REQUIRE_DATA);
+	assert_int_equal(mem.nr, all.nr);
+	assert_memory_equal(mem.digests, all.digests, sizeof(all.digests[0]) * (size_t)all.nr);
+	close(fd);
+	free(bytes);
+}
+
+/* cut at every offset: the whole records before the cut, then EOF (file) or REQUIRE_DATA (memory) */
+static void test_truncation(void **state)
+{
+	struct reading all, cut;
+	off_t ends[RECORDS_MAX];
+	unsigned char *bytes;
+	vmon_log_record_t rec;
+	vmon_log_t *log;
+	size_t len;
+	int fd, nr = 0;
+
+	(void)state;
+	bytes = small_log(&len);
+	fd = memfile(bytes, len);
+	read_fd(fd, &all);
+	/* where each record ends: the next's offset, or the end of the file */
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	log = vmon_log_open(fd);
+	while (vmon_log_read(log, &rec) == 0) {
+		if (nr)
+			ends[nr - 1] = rec.offset;
+		nr++;
+	}
+	ends[nr - 1] = (off_t)len;
+	vmon_log_close(log);
+	close(fd);
+
+	for (size_t at = 0; at <= len; at++) {
+		int whole = 0;
+
+		while (whole < nr && ends[whole] <= (off_t)at)
+			whole++;
+		fd = memfile(bytes, at);
+		read_fd(fd, &cut);
+		close(fd);
+		if (cut.end != VMON_LOG_EOF || cut.nr != whole)
+			fail_msg("cut at %zu: %d records and state %d (%s); want %d and EOF", at, cut.nr, cut.end,
+				 cut.error, whole);
+		assert_memory_equal(cut.digests, all.digests, sizeof(all.digests[0]) * (size_t)whole);
+		read_mem(bytes, at, at ? at : 1, &cut);
+		if (cut.end != VMON_LOG_REQUIRE_DATA || cut.nr != whole)
+			fail_msg("memory cut at %zu: %d records and state %d (%s); want %d and REQUIRE_DATA", at,
+				 cut.nr, cut.end, cut.error, whole);
+	}
+	free(bytes);
+}
+
+/* any byte changed: an error that says where, never a crash or a wrong record */
+static void test_corruption(void **state)
+{
+	struct reading all, bad;
+	unsigned char *bytes;
+	size_t len;
+
+	(void)state;
+	bytes = small_log(&len);
+	read_mem(bytes, len, len, &all);
+	for (size_t at = 0; at < len; at++) {
+		/* the minor version: a later minor is readable by design */
+		if (at == 10 || at == 11)
+			continue;
+		for (int bit = 0; bit < 8; bit += 3) {
+			bytes[at] ^= (unsigned char)(1 << bit);
+			read_mem(bytes, len, len, &bad);
+			bytes[at] ^= (unsigned char)(1 << bit);
+			if (bad.end != VMON_LOG_ERROR || !strstr(bad.error, "offset "))
+				fail_msg("bit %d of byte %zu flipped: state %d after %d records (%s)", bit, at, bad.end,
+					 bad.nr, bad.error);
+			/* what came before the bad record is what it was */
+			assert_memory_equal(bad.digests, all.digests, sizeof(all.digests[0]) * (size_t)bad.nr);
+		}
+	}
+	free(bytes);
+}
+
+static void test_versions(void **state)
+{
+	struct reading r;
+	unsigned char *bytes;
+	size_t len;
+
+	(void)state;
+	bytes = small_log(&len);
+	assert_memory_equal(bytes, "VMON-LOG", 8);
+	assert_int_equal(bytes[8], VMON_LOG_VERSION_MAJOR);
+
+	/* a later minor version: read as it is */
+	bytes[10] = 7;
+	read_mem(bytes, len, len, &r);
+	assert_int_equal(r.end, VMON_LOG_REQUIRE_DATA);
+	assert_true(r.nr > 5);
+
+	/* a later major version: refused at once, saying why */
+	bytes[8] = VMON_LOG_VERSION_MAJOR + 1;
+	read_mem(bytes, len, len, &r);
+	assert_int_equal(r.end, VMON_LOG_ERROR);
+	assert_int_equal(r.nr, 0);
+	assert_non_null(strstr(r.error, "is newer than this reader's"));
+	{
+		int fd = memfile(bytes, len);
+		vmon_log_t *log = vmon_log_open(fd);
+		vmon_log_record_t rec;
+
+		assert_int_equal(vmon_log_read(log, &rec), -1);
+		assert_int_equal(rec.state, VMON_LOG_ERROR);
+		assert_int_equal(errno, EPROTONOSUPPORT);
+		assert_null(vmon_log_header(log));
+		/* and it stays so */
+		assert_int_equal(vmon_log_read(log, &rec), -1);
+		assert_int_equal(rec.state, VMON_LOG_ERROR);
+		vmon_log_close(log);
+		close(fd);
+	}
+
+	/* not a log at all */
+	read_mem((const unsigned char *)"#!/bin/sh\necho hello\n", 21, 21, &r);
+	assert_int_equal(r.end, VMON_LOG_ERROR);
+	assert_non_null(strstr(r.error, "not a vmon log"));
+	/* nothing at all: an empty log */
+	{
+		int fd = memfile("", 0);
+
+		read_fd(fd, &r);
+		assert_int_equal(r.end, VMON_LOG_EOF);
+		assert_int_equal(r.nr, 0);
+		close(fd);
+	}
+	free(bytes);
+}
+
+/* --- an independent writer of the format, for what this library never writes --- */
+
+struct enc {
+	unsigned char	buf[8192];
+	size_t		len;
+};
+
+static void enc_u8(struct enc *e, unsigned v)
+{
+	assert_true(e->len < sizeof(e->buf));
+	e->buf[e->len++] = (unsigned char)v;
+}
+
+static void enc_varint(struct enc *e, unsigned long long v)
+{
+	while (v >= 0x80) {
+		enc_u8(e, (unsigned)(v & 0x7f) | 0x80);
+		v >>= 7;
+	}
+	enc_u8(e, (unsigned)v);
+}
+
+static void enc_svarint(struct enc *e, long long v)
+{
+	enc_varint(e, ((unsigned long long)v << 1) ^ (unsigned long long)(v >> 63));
+}
+
+static void enc_string(struct enc *e, const char *s)
+{
+	enc_varint(e, strlen(s));
+	for (; *s; s++)
+		enc_u8(e, (unsigned char)*s);
+}
+
+/* the CRC-32 of zlib, written out here so that the test does not share the library's */
+static unsigned crc32_of(const unsigned char *p, size_t len)
+{
+	unsigned crc = 0xffffffffu;
+
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+	}
+	return ~crc;
+}
+
+static void enc_record(struct enc *out, unsigned kind, const struct enc *body)
+{
+	size_t start = out->len;
+	unsigned crc;
+
+	enc_u8(out, kind);
+	enc_varint(out, body->len);
+	assert_true(out->len + body->len + 4 <= sizeof(out->buf));
+	memcpy(out->buf + out->len, body->buf, body->len);
+	out->len += body->len;
+	crc = crc32_of(out->buf + start, out->len - start);
+	for (int i = 0; i < 4; i++)
+		enc_u8(out, (crc >> (8 * i)) & 0xff);
+}
+
+static void enc_field(struct enc *e, const char *name, unsigned wire)
+{
+	enc_string(e, name);
+	enc_u8(e, wire);
+	enc_u8(e, 0);
+	enc_string(e, name);
+	enc_string(e, "a field");
+}
+
+/*
+ * A log whose tables are not this library's: proc_stat with a field this
+ * library lacks, utime stored as an int, most fields missing; a store this
+ * library does not have; a record kind it does not know.
+ */
+static void test_other_tables(void **state)
+{
+	struct enc log = { .len = 0 }, body;
+	vmon_log_record_t rec;
+	vmon_log_t *r;
+	const vmon_log_header_t *h;
+	const vmon_log_sample_t *s;
+	const vmon_proc_stat_t *st;
+	vmon_t replay;
+
+	(void)state;
+	memcpy(log.buf, "VMON-LOG\1\0\3\0", 12);
+	log.len = 12;
+
+	body.len = 0;
+	enc_string(&body, "elsewhere");
+	enc_string(&body, "9.9.9");
+	enc_string(&body, "00000000-0000-0000-0000-000000000000");
+	enc_string(&body, "libvmon 9");
+	enc_varint(&body, 100);		/* ticks */
+	enc_varint(&body, 4096);
+	enc_varint(&body, 2);
+	enc_varint(&body, 1700000000000000000ULL);
+	enc_varint(&body, VMON_FLAG_PROC_ALL);
+	enc_varint(&body, 0);		/* sys wants */
+	enc_varint(&body, 1 | 2);	/* proc wants: proc_stat, proc_future */
+	enc_varint(&body, 0);		/* no sys stores */
+	enc_varint(&body, 2);
+	enc_string(&body, "proc_stat");
+	enc_u8(&body, 0);
+	enc_varint(&body, 4);
+	enc_field(&body, "pid", 2);		/* int */
+	enc_field(&body, "future", 7);		/* ulonglong, not this library's */
+	enc_field(&body, "utime", 2);		/* int here, ulonglong in this library */
+	enc_field(&body, "comm", 8);		/* char_array */
+	enc_string(&body, "proc_future");
+	enc_u8(&body, 0);
+	enc_varint(&body, 1);
+	enc_field(&body, "x", 7);
+	enc_record(&log, VMON_LOG_HEADER, &body);
+
+	/* a kind of a later version, skipped */
+	body.len = 0;
+	enc_string(&body, "whatever it is");
+	enc_record(&log, 77, &body);
+
+	/* a sample: one process, pid 42, with its stores */
+	body.len = 0;
+	enc_varint(&body, 1);		/* seq */
+	enc_varint(&body, 1);		/* keyframe */
+	enc_varint(&body, 1700000001000000000ULL);
+	enc_varint(&body, 0);		/* sys mask */
+	enc_varint(&body, 0);		/* sys errors */
+	enc_varint(&body, 0);		/* sys changed */
+	enc_varint(&body, 1);		/* entries */
+	enc_varint(&body, 42);
+	enc_u8(&body, 0x08 | 0x10 | 0x20 | 0x80 | 0x02);	/* fresh, parent, wants, data, new */
+	enc_varint(&body, 0);		/* top */
+	enc_varint(&body, 3);		/* wants */
+	enc_varint(&body, 3);		/* stores */
+	enc_varint(&body, 3);		/* changed */
+	enc_varint(&body, 4);		/* proc_stat: 4 changes */
+	enc_varint(&body, 0 << 2 | 3);	enc_svarint(&body, 42);
+	enc_varint(&body, 0 << 2 | 3);	enc_svarint(&body, 1000);
+	enc_varint(&body, 0 << 2 | 3);	enc_svarint(&body, -5);
+	enc_varint(&body, 0 << 2 | 3);	enc_varint(&body, 4); enc_u8(&body, 'a'); enc_u8(&body, 'b'); enc_u8(&body, 'c');
+	enc_varint(&body, 1);		/* proc_future: 1 change */
+	enc_varint(&body, 0 << 2 | 3);	enc_svarint(&body, 9);
+	enc_record(&log, VMON_LOG_SAMPLE, &body);
+
+	r = vmon_log_open(VMON_LOG_FD_NONE);
+	assert_int_equal(vmon_log_feed(r, log.buf, log.len), 0);
+	assert_int_equal(vmon_log_read(r, &rec), 0);
+	h = rec.u.header;
+	assert_string_equal(h->hostname, "elsewhere");
+	assert_int_equal(h->version_minor, 3);
+	assert_int_equal(h->proc_stores_nr, 2);
+	assert_int_equal(h->proc_stores[0].id, VMON_STORE_PROC_STAT);
+	assert_int_equal(h->proc_stores[1].id, -1);
+	assert_int_equal(h->proc_stores[0].fields[1].sym, -1);
+	assert_int_equal(h->proc_stores[0].fields[2].sym, VMON_PROC_STAT_UTIME);
+	assert_int_equal(h->fields_unknown, 2);	/* future, x */
+	{
+		int fields = 0;
+
+		for (int i = 0; i < VMON_STORE_SYS_NR; i++)
+			fields += vmon_sys_store_descs[i].fields_nr;
+		for (int i = 0; i < VMON_STORE_PROC_NR; i++)
+			fields += vmon_proc_store_descs[i].fields_nr;
+		assert_int_equal(h->fields_missing, fields - 3);
+	}
+	assert_int_equal(h->proc_wants, VMON_WANT_PROC_STAT);
+
+	assert_int_equal(vmon_log_read(r, &rec), 0);
+	assert_int_equal(rec.type, VMON_LOG_SAMPLE);
+	assert_int_equal(rec.serial, 2);	/* the skipped record counted */
+	s = rec.u.sample;
+	assert_int_equal(s->procs_nr, 1);
+	assert_int_equal(s->procs[0].pid, 42);
+	st = s->procs[0].stores[VMON_STORE_PROC_STAT];
+	assert_non_null(st);
+	assert_int_equal(st->pid, 42);
+	assert_int_equal(st->utime, (unsigned long long)(long long)-5);
+	assert_int_equal(st->comm.len, 3);
+	assert_string_equal(st->comm.array, "abc");
+	assert_true(BITTEST(st->present, VMON_PROC_STAT_COMM));
+	assert_false(BITTEST(st->present, VMON_PROC_STAT_STIME));
+	assert_true(BITTEST(st->changed, VMON_PROC_STAT_UTIME));
+
+	assert_int_equal(vmon_log_replay_init(&replay, h, VMON_FLAG_PROC_ARRAY), 0);
+	assert_int_equal(vmon_log_replay(&replay, s), 0);
+	assert_int_equal(replay.array_active_nr, 1);
+	assert_int_equal(vmon_proc_lookup(&replay, 42)->pid, 42);
+	assert_int_equal(replay.ticks_per_sec, 100);
+	vmon_destroy(&replay);
+
+	assert_int_equal(vmon_log_read(r, &rec), -1);
+	assert_int_equal(rec.state, VMON_LOG_REQUIRE_DATA);
+	vmon_log_close(r);
+}
+
+/* samples referring to state they do not have, and counts beyond the record: errors */
+static void test_bad_samples(void **state)
+{
+	static const struct {
+		const char	*what;
+		unsigned char	entry[16];
+		size_t		len;
+	} cases[] = {
+		{ "a delta without a base", { 42, 0x00 }, 2 },
+		{ "a fresh entry without wants", { 42, 0x08 | 0x10, 0 }, 3 },
+		{ "a parent after itself", { 42, 0x08 | 0x10 | 0x20, 5, 1, 1 }, 6 },
+		{ "a thread at the top", { 42, 0x08 | 0x10 | 0x20 | 0x01, 0, 1, 1 }, 6 },
+		{ "a store beyond the table", { 42, 0x08 | 0x10 | 0x20, 0, 1, 2 }, 6 },
+		{ "a change beyond the fields", { 42, 0x08 | 0x10 | 0x20 | 0x80, 0, 1, 1, 1, 1, 0x7f, 1 }, 9 },
+		{ "pid 0", { 0, 0x08 | 0x10 | 0x20, 0, 1, 1 }, 5 },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct enc log = { .len = 0 }, body = { .len = 0 };
+		vmon_log_record_t rec;
+		vmon_log_t *r;
+
+		memcpy(log.buf, "VMON-LOG\1\0\0\0", 12);
+		log.len = 12;
+		enc_string(&body, "h");
+		enc_string(&body, "r");
+		enc_string(&body, "b");
+		enc_string(&body, "w");
+		enc_varint(&body, 100);
+		enc_varint(&body, 4096);
+		enc_varint(&body, 1);
+		enc_varint(&body, 0);
+		enc_varint(&body, 0);
+		enc_varint(&body, 0);
+		enc_varint(&body, 1);
+		enc_varint(&body, 0);
+		enc_varint(&body, 1);
+		enc_string(&body, "proc_stat");
+		enc_u8(&body, 0);
+		enc_varint(&body, 1);
+		enc_field(&body, "pid", 2);
+		enc_record(&log, VMON_LOG_HEADER, &body);
+		body.len = 0;
+		enc_varint(&body, 1);
+		enc_varint(&body, 0);
+		enc_varint(&body, 0);
+		enc_varint(&body, 0);
+		enc_varint(&body, 0);
+		enc_varint(&body, 0);
+		enc_varint(&body, 1);
+		for (size_t i = 0; i < cases[c].len; i++)
+			enc_u8(&body, cases[c].entry[i]);
+		enc_record(&log, VMON_LOG_SAMPLE, &body);
+
+		r = vmon_log_open(VMON_LOG_FD_NONE);
+		assert_int_equal(vmon_log_feed(r, log.buf, log.len), 0);
+		assert_int_equal(vmon_log_read(r, &rec), 0);
+		if (vmon_log_read(r, &rec) == 0 || rec.state != VMON_LOG_ERROR)
+			fail_msg("%s: read as state %d", cases[c].what, rec.state);
+		assert_non_null(strstr(vmon_log_error(r), "offset "));
+		vmon_log_close(r);
+	}
+}
+
+/* back to a keyframe: the records from there are those read the first time */
+static void test_seek(void **state)
+{
+	unsigned long long digests[40];
+	vmon_log_record_t keyframes[8], rec;
+	vmon_log_writer_t *w;
+	vmon_log_t *log;
+	fixture_t fx;
+	vmon_t vmon;
+	int fd, n = 0, k = 0;
+
+	(void)state;
+	fixture_init(&fx);
+	fixture_system(&fx);
+	fixture_proc(&fx, 1, 0, "init", 'S', 10, NULL);
+	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, VMON_WANT_SYS_STAT, VMON_WANT_PROC_STAT));
+	fd = memfd_create("vmon-log", MFD_CLOEXEC);
+	w = vmon_log_writer_open(fd, &vmon);
+	assert_int_equal(vmon_log_writer_set_keyframe_interval(w, 5), 0);
+	for (int i = 0; i < 20; i++) {
+		fixture_proc(&fx, 100 + i, 1, "child", 'S', 1000 + (unsigned long long)i, NULL);
+		if (i % 3 == 0)
+			fixture_remove(&fx, "101");
+		assert_true(vmon_sample(&vmon));
+		assert_int_equal(vmon_log_write_sample(w, &vmon, NULL), 0);
+	}
+	assert_int_equal(vmon_log_writer_close(w), 0);
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	log = vmon_log_open(fd);
+	while (vmon_log_read(log, &rec) == 0) {
+		assert_true(n < 40);
+		digests[n++] = digest(&rec);
+		if (rec.type == VMON_LOG_SAMPLE && (rec.u.sample->flags & VMON_LOG_SAMPLE_KEYFRAME))
+			keyframes[k++] = rec;
+	}
+	assert_int_equal(rec.state, VMON_LOG_EOF);
+	assert_int_equal(k, 4);
+	for (int i = k - 1; i >= 0; i--) {
+		int m = (int)keyframes[i].serial;
+
+		assert_int_equal(vmon_log_seek(log, &keyframes[i]), 0);
+		while (vmon_log_read(log, &rec) == 0)
+			assert_true(digest(&rec) == digests[m++]);
+		assert_int_equal(rec.state, VMON_LOG_EOF);
+		assert_int_equal(m, n);
+	}
+	/* a sample that is not a keyframe owes its values to the one before: refused */
+	{
+		vmon_log_record_t not_key = keyframes[1];
+
+		assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+		vmon_log_close(log);
+		log = vmon_log_open(fd);
+		while (vmon_log_read(log, &rec) == 0) {
+			if (rec.type == VMON_LOG_SAMPLE && rec.u.sample->seq == 7)
+				not_key = rec;
+		}
+		assert_int_equal(vmon_log_seek(log, &not_key), 0);
+		assert_int_equal(vmon_log_read(log, &rec), -1);
+		assert_int_equal(rec.state, VMON_LOG_ERROR);
+		assert_non_null(strstr(vmon_log_error(log), "not a keyframe"));
+	}
+	vmon_log_close(log);
+	/* a memory parser cannot seek */
+	log = vmon_log_open(VMON_LOG_FD_NONE);
+	assert_int_equal(vmon_log_seek(log, &keyframes[0]), -1);
+	assert_int_equal(errno, EINVAL);
+	vmon_log_close(log);
+	close(fd);
+}
+
+/* bad arguments are refused, never crash */
+static void test_arguments(void **state)
+{
+	vmon_log_event_t ev = { .kind = VMON_LOG_EVENT_KIND_NR };
+	vmon_log_t *log = vmon_log_open(VMON_LOG_FD_NONE);
+	vmon_log_record_t rec;
+
+	(void)state;
+	assert_null(vmon_log_open(-5));
+	assert_null(vmon_log_writer_open(-1, NULL));
+	assert_int_equal(vmon_log_write_event(NULL, &ev), -1);
+	assert_int_equal(vmon_log_read(NULL, &rec), -1);
+	assert_int_equal(vmon_log_feed(log, NULL, 3), -1);
+	assert_null(vmon_log_header(log));
+	assert_null(vmon_log_error(log));
+	assert_int_equal(vmon_log_read(log, &rec), -1);
+	assert_int_equal(rec.state, VMON_LOG_REQUIRE_DATA);
+	assert_int_equal(vmon_log_writer_close(NULL), 0);
+	vmon_log_close(log);
+	vmon_log_close(NULL);
+	{
+		int fd = memfd_create("x", MFD_CLOEXEC);
+
+		log = vmon_log_open(fd);
+		assert_int_equal(vmon_log_feed(log, "x", 1), -1);
+		assert_int_equal(errno, EINVAL);
+		vmon_log_close(log);
+		close(fd);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_round_trip_live, teardown),
+		cmocka_unit_test(test_small_log_reads),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_corruption),
+		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_other_tables),
+		cmocka_unit_test(test_bad_samples),
+		cmocka_unit_test(test_seek),
+		cmocka_unit_test(test_arguments),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);
+}
