@@ -18,7 +18,12 @@
 #define LOG_MAGIC_LEN		8
 #define LOG_PREAMBLE_LEN	12
 
-/* a record: kind (1 byte), body length (varint), body, CRC-32 of all that (4 bytes, little-endian) */
+/*
+ * a record: kind (1 byte), body length (varint), a CRC-8 of those (1 byte),
+ * body, a CRC-32 of all that (4 bytes, little-endian).  The CRC-8 catches a
+ * damaged length before the reader waits for bytes that never come.
+ */
+#define LOG_HEAD_MAX		12	/* kind, length, CRC-8 */
 #define LOG_CRC_LEN		4
 #define LOG_RECORD_MAX		(256u << 20)	/* bytes of body a reader accepts */
 
@@ -92,6 +97,7 @@ bool log_get_bytes(log_in_t *in, size_t len, const uint8_t **p);
 bool log_get_count(log_in_t *in, uint64_t max, uint64_t *v);
 
 uint32_t log_crc32(uint32_t crc, const void *data, size_t len);
+uint8_t log_crc8(const void *data, size_t len);
 size_t log_varint_len(uint64_t v);
 
 /* --- the schema --- */

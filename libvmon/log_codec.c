@@ -193,6 +193,20 @@ uint32_t log_crc32(uint32_t crc, const void *data, size_t len)
 	return ~crc;
 }
 
+/* CRC-8 with the polynomial x^8 + x^2 + x + 1: every one- and two-bit error in a record's head */
+uint8_t log_crc8(const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint8_t crc = 0;
+
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (uint8_t)(crc & 0x80 ? (crc << 1) ^ 0x07 : crc << 1);
+	}
+	return crc;
+}
+
 /* --- the schema --- */
 
 const vmon_store_desc_t *log_descs(int kind)

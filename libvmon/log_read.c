@@ -1147,8 +1147,8 @@ static int next_record(vmon_log_t *log, size_t *head, size_t *total, vmon_log_st
 	uint32_t crc;
 	int r;
 
-	/* the kind and the length: 11 bytes at most, fewer at the end of the stream */
-	if ((r = fill(log, 11, state)) < 0)
+	/* the kind, the length and its check: 12 bytes at most, fewer at the end of the stream */
+	if ((r = fill(log, LOG_HEAD_MAX, state)) < 0)
 		return -1;
 	p = log->buf + log->start;
 	have = log->len - log->start;
@@ -1159,14 +1159,21 @@ static int next_record(vmon_log_t *log, size_t *head, size_t *total, vmon_log_st
 		set_error(log, EBADMSG, offset, "a record of kind 0");
 		return -1;
 	}
-	in = (log_in_t){ p + 1, p + (have < 11 ? have : 11), false };
-	if (!log_get_varint(&in, &body)) {
+	in = (log_in_t){ p + 1, p + (have < LOG_HEAD_MAX ? have : LOG_HEAD_MAX), false };
+	if (!log_get_varint(&in, &body) || in.p == in.end) {
 		if (r) {
 			set_error(log, EBADMSG, offset, "a record length that is no number");
 			return -1;
 		}
-		return 0;	/* cut within the length: more may come */
+		return 0;	/* cut within the head: more may come */
 	}
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	if (*in.p != log_crc8(p, (size_t)(in.p - p))) {
+		set_error(log, EBADMSG, offset, "a record head whose check is wrong (kind %u)", p[0]);
+		return -1;
+	}
+#endif
+	in.p++;
 	if (body > LOG_RECORD_MAX) {
 		set_error(log, EBADMSG, offset, "a record of %" PRIu64 " bytes, beyond the limit of %u", body,
 			  LOG_RECORD_MAX);

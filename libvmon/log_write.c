@@ -198,6 +198,8 @@ static int record_end(vmon_log_writer_t *w, vmon_log_type_t kind)
 	start = w->out.len;
 	log_put_u8(&w->out, (uint8_t)kind);
 	log_put_varint(&w->out, w->body.len);
+	if (!w->out.failed)
+		log_put_u8(&w->out, log_crc8(w->out.data + start, w->out.len - start));
 	log_put_bytes(&w->out, w->body.data, w->body.len);
 	log_out_reserve(&w->out, LOG_CRC_LEN);
 	if (w->out.failed) {

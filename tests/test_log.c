@@ -409,6 +409,7 @@ static unsigned char *small_log(size_t *len)
 	vmon_log_event_t ev;
 	vmon_log_writer_t *w;
 	unsigned char *bytes;
+	fixture_stat_t st;
 	fixture_t fx;
 	vmon_t vmon;
 	int fd;
@@ -418,6 +419,10 @@ static unsigned char *small_log(size_t *len)
 	fixture_proc(&fx, 1, 0, NULL, 'S', 10, argv1);
 	fixture_proc(&fx, 20, 1, NULL, 'R', 200, argv2);
 	fixture_thread(&fx, 20, 21, "worker-t", 'S', 201);
+	fixture_stat_init(&st, 20, 1, "worker", 'R', 200);
+	fixture_stat_set(&st, 20, "2");
+	fixture_stat_write(&fx, "20/stat", &st, FIXTURE_STAT_FIELDS, true);
+	fixture_stat_write(&fx, "20/task/20/stat", &st, FIXTURE_STAT_FIELDS, true);
 	fixture_proc(&fx, 30, 20, "kid", 'S', 300, NULL);
 	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM,
 				 VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_FOLLOW_THREADS));
@@ -440,7 +445,6 @@ static unsigned char *small_log(size_t *len)
 	ev.args_len = 11;
 	assert_int_equal(vmon_log_write_event(w, &ev), 0);
 
-	fixture_proc(&fx, 20, 1, NULL, 'S', 200, argv2);
 	fixture_ran(&fx, 20);
 	fixture_remove(&fx, "30");
 	assert_true(vmon_sample(&vmon));
@@ -856,6 +860,18 @@ static unsigned crc32_of(const unsigned char *p, size_t len)
 	return ~crc;
 }
 
+static unsigned crc8_of(const unsigned char *p, size_t len)
+{
+	unsigned crc = 0;
+
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc & 0x80 ? (crc << 1) ^ 0x07 : crc << 1) & 0xff;
+	}
+	return crc;
+}
+
 static void enc_record(struct enc *out, unsigned kind, const struct enc *body)
 {
 	size_t start = out->len;
@@ -863,6 +879,7 @@ static void enc_record(struct enc *out, unsigned kind, const struct enc *body)
 
 	enc_u8(out, kind);
 	enc_varint(out, body->len);
+	enc_u8(out, crc8_of(out->buf + start, out->len - start));
 	assert_true(out->len + body->len + 4 <= sizeof(out->buf));
 	memcpy(out->buf + out->len, body->buf, body->len);
 	out->len += body->len;
