@@ -34,6 +34,7 @@ tests_bench_bench_SOURCES = \
 	tests/bench/idle.c \
 	tests/bench/peers.c
 tests_bench_bench_SOURCES += tests/bench/bench_core.c
+tests_bench_bench_SOURCES += tests/bench/bench_log.c
 tests_bench_bench_LDADD = libvmon/libvmon.la
 tests_bench_bench_LDFLAGS = -no-install $(VMON_LDFLAGS)
 
