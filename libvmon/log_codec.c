@@ -555,10 +555,11 @@ int log_store_copy(int kind, int id, void *dst, const void *src)
 		const vmon_field_t *f = &desc->fields[i];
 		const vmon_field_t *text = log_split_text(desc, f);
 		char ***d = (char ***)((char *)dst + f->offset);
-		char *const *s = *(char *const *const *)((const char *)src + f->offset);
+		char *const *s;
 
 		if (f->type != VMON_TYPE_str_array)
 			continue;
+		s = *(char *const *const *)((const char *)src + f->offset);
 		if (!s) {
 			free(*d);
 			*d = NULL;

@@ -1105,9 +1105,13 @@ static int preamble(vmon_log_t *log, vmon_log_record_t *rec)
 
 	if (r < 0)
 		return -1;
-	p = log->buf + log->start;
 	have = log->len - log->start;
-	if (have && memcmp(p, LOG_MAGIC, have < LOG_MAGIC_LEN ? have : LOG_MAGIC_LEN)) {
+	if (!have) {
+		rec->state = state;
+		return 0;
+	}
+	p = log->buf + log->start;
+	if (memcmp(p, LOG_MAGIC, have < LOG_MAGIC_LEN ? have : LOG_MAGIC_LEN)) {
 		set_error(log, EBADMSG, log->buf_off, "not a vmon log (vmon_log(5)): no \"%s\" at the start", LOG_MAGIC);
 		return -1;
 	}
@@ -1150,11 +1154,11 @@ static int next_record(vmon_log_t *log, size_t *head, size_t *total, vmon_log_st
 	/* the kind, the length and its check: 12 bytes at most, fewer at the end of the stream */
 	if ((r = fill(log, LOG_HEAD_MAX, state)) < 0)
 		return -1;
-	p = log->buf + log->start;
 	have = log->len - log->start;
-	offset = log->buf_off + (off_t)log->start;
 	if (!have)
 		return 0;
+	p = log->buf + log->start;
+	offset = log->buf_off + (off_t)log->start;
 	if (!p[0]) {
 		set_error(log, EBADMSG, offset, "a record of kind 0");
 		return -1;

@@ -104,6 +104,6 @@ tests_test_skip_LDFLAGS = $(TESTS_LINK_CHECKED)
 # the log stream: record and replay of live children, every cut and flipped byte of a small log
 VMON_UNIT_TESTS += tests/test_log
 tests_test_log_SOURCES = tests/test_log.c
-tests_test_log_CPPFLAGS = $(TESTS_CPP)
+tests_test_log_CPPFLAGS = $(TESTS_CPP) -DFUZZ_DIR='"$(abs_top_srcdir)/tests/fuzz"'
 tests_test_log_LDADD = $(TESTS_LIBS)
 tests_test_log_LDFLAGS = $(TESTS_LINK_CHECKED)
