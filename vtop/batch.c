@@ -460,6 +460,7 @@ int vt_batch_run(const vt_config_t *cfg)
 	vt_view_t view;
 	char err[256];
 	long n = 0;
+	bool replay = cfg->replay_path[0] != '\0', printed = false;
 
 	if (vt_source_init(&src, cfg, wants, NULL, err, sizeof(err)) < 0) {
 		fprintf(stderr, "vtop: %s\n", err);
@@ -468,17 +469,20 @@ int vt_batch_run(const vt_config_t *cfg)
 	vt_snapshot_init(&snap);
 	vt_view_init(&view);
 	vt_view_configure(&view, cfg);
-	if (cfg->events)
+	if (cfg->events && !replay)
 		fprintf(stderr, "vtop: %s: events are found by comparing samples %g s apart; "
 			"processes that live shorter are missed\n", vt_feed_available() ? "feed" : "no event feed",
 			cfg->delay);
 
-	/* two samples before the first output: CPU% needs an interval */
+	/* two samples before the first output: CPU% needs an interval (a replay reads them as they were) */
 	if (vt_source_sample(&src, &snap) < 0)
 		goto fail;
-	sleep_seconds(cfg->delay < 0.5 ? cfg->delay : 0.5);
+	if (!replay)
+		sleep_seconds(cfg->delay < 0.5 ? cfg->delay : 0.5);
 	for (;;) {
 		if (vt_source_sample(&src, &snap) < 0)
+			goto fail;
+		if (src.log_error[0])
 			goto fail;
 		if (cfg->events) {
 			write_events(stdout, &snap);
@@ -486,6 +490,7 @@ int vt_batch_run(const vt_config_t *cfg)
 			vt_view_build(&view, &snap);
 			vt_batch_write(stdout, cfg, &view, &snap, cfg->format, n == 0);
 		}
+		printed = true;
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "vtop: writing the output: %s\n", strerror(errno));
 			break;
@@ -494,15 +499,35 @@ int vt_batch_run(const vt_config_t *cfg)
 			break;
 		if (!cfg->iterations)
 			n++;
-		sleep_seconds(cfg->delay);
+		if (!replay)
+			sleep_seconds(cfg->delay);
 	}
 	vt_view_free(&view);
 	vt_snapshot_free(&snap);
 	vt_source_fini(&src);
+	if (src.log_error[0]) {
+		fprintf(stderr, "vtop: -w %s: %s\n", cfg->write_path, src.log_error);
+		return 1;
+	}
 	return 0;
 fail:
-	fprintf(stderr, "vtop: sampling failed: %s\n", strerror(errno));
-	vt_view_free(&view);
+	if (src.log_error[0]) {
+		fprintf(stderr, "vtop: -w %s: %s\n", cfg->write_path, src.log_error);
+	} else if (replay && errno == ENODATA && !vt_replay_error(&src)) {
+		/* the end of the log: everything recorded was printed */
+		vt_view_free(&view);
+		vt_snapshot_free(&snap);
+		vt_source_fini(&src);
+		if (printed)
+			return 0;
+		fprintf(stderr, "vtop: -r %s: no sample to print (the first output is a log's second sample)\n",
+			cfg->replay_path);
+		return 1;
+	} else if (replay) {
+		fprintf(stderr, "vtop: -r %s\n", vt_replay_error(&src) ? vt_replay_error(&src) : strerror(errno));
+	} else {
+		fprintf(stderr, "vtop: sampling failed: %s\n", strerror(errno));
+	}
 	vt_snapshot_free(&snap);
 	vt_source_fini(&src);
 	return 1;

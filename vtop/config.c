@@ -324,6 +324,9 @@ void vt_usage(FILE *out)
 		"  -n N               batch mode: stop after N refreshes\n"
 		"  --format FORMAT    batch output: text, json, csv or openmetrics\n"
 		"  --events           print process events as they arrive, one per line\n"
+		"  -w, --write FILE   record every sample to FILE (a vmon_log(5) log) while showing them\n"
+		"  -r, --replay FILE  show the samples recorded in FILE (- for standard input) instead of this\n"
+		"                     machine now; with -b, print what the recording run printed\n"
 		"  --backend NAME     event feed backend: auto or none (this build has no feed)\n"
 		"  --color WHEN       auto, never or always (NO_COLOR in the environment means never)\n"
 		"  --ascii            ASCII only: no line drawing, escape all non-ASCII text\n"
@@ -389,6 +392,17 @@ enum {
 	OPT_NO_MOUSE, OPT_CONFIG, OPT_FLAT, OPT_EXITED,
 };
 
+/* -w and -r: a path, kept whole */
+static int set_path(char *dst, size_t size, const char *opt, const char *arg)
+{
+	if (!arg[0] || strlen(arg) >= size) {
+		fprintf(stderr, "vtop: %s wants a file name%s\n", opt, arg[0] ? " shorter than that" : "");
+		return -1;
+	}
+	snprintf(dst, size, "%s", arg);
+	return 0;
+}
+
 static const struct option long_options[] = {
 	{ "tree", no_argument, NULL, 't' },
 	{ "flat", no_argument, NULL, OPT_FLAT },
@@ -403,10 +417,12 @@ static const struct option long_options[] = {
 	{ "no-mouse", no_argument, NULL, OPT_NO_MOUSE },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "exited", required_argument, NULL, OPT_EXITED },
+	{ "write", required_argument, NULL, 'w' },
+	{ "replay", required_argument, NULL, 'r' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char short_options[] = "d:p:u:tHKs:o:bn:hV";
+static const char short_options[] = "d:p:u:tHKs:o:bn:hVw:r:";
 
 int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 {
@@ -525,6 +541,14 @@ int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 			break;
 		case OPT_CONFIG:
 			break;
+		case 'w':
+			if (set_path(cfg->write_path, sizeof(cfg->write_path), "-w", optarg) < 0)
+				return -1;
+			break;
+		case 'r':
+			if (set_path(cfg->replay_path, sizeof(cfg->replay_path), "-r", optarg) < 0)
+				return -1;
+			break;
 		case OPT_EXITED:
 			if (parse_int(optarg, 1, 100, &n) < 0) {
 				fprintf(stderr, "vtop: --exited wants 1 to 100 refreshes, not \"%s\"\n", optarg);
@@ -548,6 +572,15 @@ int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 	}
 	if (cfg->iterations && !cfg->batch && !cfg->events) {
 		fprintf(stderr, "vtop: -n counts batch refreshes: use it with -b\n");
+		return -1;
+	}
+	/* a replay shows what was recorded, as it was recorded */
+	if (cfg->replay_path[0] && cfg->write_path[0]) {
+		fprintf(stderr, "vtop: -r and -w: a replay is not recorded again (copy the file)\n");
+		return -1;
+	}
+	if (cfg->replay_path[0] && cfg->pids_nr) {
+		fprintf(stderr, "vtop: -p does not apply to a replay: it shows the processes that were recorded\n");
 		return -1;
 	}
 	return 0;

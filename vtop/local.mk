@@ -14,6 +14,7 @@ vtop_libvtop_la_SOURCES = \
 	vtop/sampler.c \
 	vtop/files.c \
 	vtop/feed.c \
+	vtop/replay.c \
 	vtop/batch.c \
 	vtop/config.c
 vtop_libvtop_la_LIBADD = libvmon/libvmon.la -lpthread -lm

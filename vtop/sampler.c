@@ -24,6 +24,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -84,15 +85,59 @@ static int fd_budget(void)
 	return rl.rlim_cur > 256 ? (int)rl.rlim_cur - 128 : -1;
 }
 
+/* -w: a log of every sample, from the first */
+static int record_open(vt_source_t *src, const char *path, char *err, size_t err_size)
+{
+	src->writer_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (src->writer_fd < 0) {
+		snprintf(err, err_size, "-w %s: %s", path, strerror(errno));
+		return -1;
+	}
+	src->writer = vmon_log_writer_open(src->writer_fd, &src->vmon);
+	if (!src->writer) {
+		snprintf(err, err_size, "-w %s: %s", path, strerror(errno));
+		close(src->writer_fd);
+		src->writer_fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static void record_close(vt_source_t *src)
+{
+	if (src->writer && vmon_log_writer_close(src->writer) < 0 && !src->log_error[0])
+		snprintf(src->log_error, sizeof(src->log_error), "recording: %s", strerror(errno));
+	src->writer = NULL;
+	if (src->writer_fd >= 0)
+		close(src->writer_fd);
+	src->writer_fd = -1;
+}
+
+/* the sample just taken, with the feed meter's text before it (vtop -r shows it again); off after a failure */
+static void record(vt_source_t *src, const struct timespec *when, const char *feed)
+{
+	char note[sizeof(VT_LOG_NOTE_FEED) + 96];
+	int n = snprintf(note, sizeof(note), "%s%s", VT_LOG_NOTE_FEED, feed);
+
+	if (vmon_log_write_user(src->writer, note, (size_t)n < sizeof(note) ? (size_t)n : sizeof(note) - 1) < 0 ||
+	    vmon_log_write_sample(src->writer, &src->vmon, when) < 0) {
+		snprintf(src->log_error, sizeof(src->log_error), "recording stopped: %s", strerror(errno));
+		record_close(src);
+	}
+}
+
 int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t wants, const char *proc_root,
 		   char *err, size_t err_size)
 {
 	vmon_attr_t attr;
 
 	memset(src, 0, sizeof(*src));
+	src->writer_fd = -1;
 	src->monitored_nr = cfg->pids_nr;
 	src->threads = cfg->threads;
 	src->wants = wants;
+	if (cfg->replay_path[0])
+		return vt_replay_open(src, cfg, err, err_size);
 	vmon_attr_default(&attr);
 	/* -p: the window-manager mode: the given processes and what they fork, nothing else */
 	attr.flags = cfg->pids_nr ? VMON_FLAG_NONE : VMON_FLAG_PROC_ALL;
@@ -111,6 +156,8 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	src->builder.exited_keep = cfg->exited_keep;
 	src->builder.escape_flags = cfg->ascii ? VMON_ESCAPE_ASCII : 0;
 	if (vt_feed_open(&src->feed, &src->vmon, cfg->backend, err, err_size) < 0)
+		goto fail;
+	if (cfg->write_path[0] && record_open(src, cfg->write_path, err, err_size) < 0)
 		goto fail;
 	if (cfg->pids_nr) {
 		src->monitored_procs = calloc((size_t)cfg->pids_nr, sizeof(*src->monitored_procs));
@@ -136,6 +183,8 @@ fail:
 
 void vt_source_fini(vt_source_t *src)
 {
+	record_close(src);
+	vt_replay_close(src);
 	for (int i = 0; i < src->monitored_nr && src->monitored_procs; i++) {
 		if (src->monitored_procs[i])
 			vmon_proc_unmonitor(&src->vmon, src->monitored_procs[i], NULL, NULL);
@@ -153,8 +202,16 @@ void vt_source_fini(vt_source_t *src)
 int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 {
 	double t0 = thread_cpu_ms(), t1;
+	struct timespec now;
 	int err;
 
+	if (src->replay) {
+		int r = vt_replay_next(src, snap);
+
+		if (r == 0)
+			errno = ENODATA;	/* the end of the log */
+		return r > 0 ? 0 : -1;
+	}
 	if (!vmon_sample(&src->vmon)) {
 		err = errno;
 		vt_snapshot_clear(snap);
@@ -162,11 +219,16 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 		return -1;
 	}
 	t1 = thread_cpu_ms();
+	/* one clock reading for the snapshot and the log, so that a replay shows the same time */
+	clock_gettime(CLOCK_REALTIME, &now);
+	src->builder.when = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	if (vt_builder_build(&src->builder, snap, t1 - t0) < 0)
 		return -1;
 	if (src->files_pid > 0 && vt_files_build(&src->vmon, src->files_pid, src->builder.escape_flags, snap) < 0)
 		return -1;
 	vt_feed_status(src->feed, snap->feed, sizeof(snap->feed));
+	if (src->writer)
+		record(src, &now, snap->feed);
 	/* a monitored process that exited is shown once more, then let go */
 	for (int i = 0; i < src->monitored_nr; i++) {
 		vmon_proc_t *proc = src->monitored_procs[i];
@@ -181,7 +243,15 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 
 int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads)
 {
-	vmon_proc_t *detail = src->detail_pid > 0 ? vmon_proc_lookup(&src->vmon, src->detail_pid) : NULL;
+	vmon_proc_t *detail;
+
+	/* a replay shows what was recorded: the builder takes thread rows or leaves them */
+	if (src->replay) {
+		src->threads = threads;
+		src->builder.threads = threads;
+		return 0;
+	}
+	detail = src->detail_pid > 0 ? vmon_proc_lookup(&src->vmon, src->detail_pid) : NULL;
 
 	src->wants = wants;
 	src->threads = threads;
@@ -199,7 +269,7 @@ void vt_source_set_detail(vt_source_t *src, int pid)
 {
 	vmon_proc_t *proc;
 
-	if (pid == src->detail_pid)
+	if (pid == src->detail_pid || src->replay)
 		return;
 	if (src->detail_pid > 0 && (proc = vmon_proc_lookup(&src->vmon, src->detail_pid)) && !proc->is_stale &&
 	    !(full_wants(src, src->wants, src->threads) & VMON_WANT_PROC_ENV))
@@ -252,6 +322,13 @@ struct vt_sampler {
 	int			detail_pid;
 	int			files_pid;
 	char			error[256];
+	/* -r */
+	int			step;		/* samples to move by, then pause */
+	bool			seek;		/* go to seek_when */
+	double			seek_when;
+	long			go_index;	/* go to this sample, -1 none */
+	double			speed;		/* 1: at the pace recorded */
+	bool			ended;		/* the log has no more (for now) */
 
 	vt_source_t		src;
 };
@@ -264,15 +341,46 @@ static double mono_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * A replay's move: the next sample, or a step, a time, a sample asked for.
+ * Returns 1 with a snapshot in back, 0 without one (the end), -1 on an error.
+ */
+static int replay_move(vt_sampler_t *s, vt_snapshot_t *back, int step, bool seek, double when, long index)
+{
+	vt_source_t *src = &s->src;
+	long pos = vt_replay_index(src);
+	int r;
+
+	if (seek)
+		r = vt_replay_seek(src, back, when);
+	else if (index >= 0)
+		r = vt_replay_goto(src, back, index);
+	else if (step < 0)
+		r = pos > 0 ? vt_replay_goto(src, back, pos + step < 0 ? 0 : pos + step) : 0;
+	else if (step > 1)
+		r = vt_replay_goto(src, back, pos + step);
+	else
+		r = vt_replay_next(src, back);
+	if (r < 0) {
+		pthread_mutex_lock(&s->lock);
+		snprintf(s->error, sizeof(s->error), "%s", vt_replay_error(src) ? vt_replay_error(src) : strerror(errno));
+		pthread_mutex_unlock(&s->lock);
+	}
+	return r;
+}
+
 static void *sampler_main(void *arg)
 {
 	vt_sampler_t *s = arg;
 	double due = 0, started;
 	unsigned long long n = 0;
+	bool replay = s->src.replay != NULL;
 
 	pthread_mutex_lock(&s->lock);
 	while (!s->quit) {
-		while (!s->quit && !s->now && (s->paused || mono_seconds() < due)) {
+		/* a replay at its end waits for a request, and looks again now and then: the log may grow */
+		while (!s->quit && !s->now && !s->step && !s->seek && s->go_index < 0 &&
+		       (s->paused || mono_seconds() < due)) {
 			if (s->paused) {
 				pthread_cond_wait(&s->cond, &s->lock);
 			} else {
@@ -290,11 +398,17 @@ static void *sampler_main(void *arg)
 		bool wants_changed = s->wants_changed;
 		vmon_proc_wants_t wants = s->wants;
 		bool threads = s->threads;
-		int detail = s->detail_pid;
+		int detail = s->detail_pid, step = s->step;
 		int files = s->files_pid;
+		bool seek = s->seek;
+		double seek_when = s->seek_when;
+		long go_index = s->go_index;
 		vt_snapshot_t *back = s->back;
 
 		s->wants_changed = false;
+		s->step = 0;
+		s->seek = false;
+		s->go_index = -1;
 		pthread_mutex_unlock(&s->lock);
 
 		started = mono_seconds();
@@ -309,20 +423,46 @@ static void *sampler_main(void *arg)
 			snprintf(s->error, sizeof(s->error), "cannot read open files: %s", strerror(errno));
 			pthread_mutex_unlock(&s->lock);
 		}
-		int r = vt_source_sample(&s->src, back);
-		int err = errno;
+		int r, err;
+
+		if (replay) {
+			/* thread rows on or off: the same sample again, built the other way */
+			if (wants_changed && !step && !seek && go_index < 0 && vt_replay_index(&s->src) >= 0)
+				go_index = vt_replay_index(&s->src);
+			r = replay_move(s, back, step, seek, seek_when, go_index) > 0 ? 0 : 1;
+			err = 0;
+		} else {
+			r = vt_source_sample(&s->src, back);
+			err = errno;
+		}
 
 		pthread_mutex_lock(&s->lock);
-		if (r < 0) {
-			snprintf(s->error, sizeof(s->error), "sampling failed: %s", strerror(err));
-		} else {
-			back->paused = s->paused;
-			s->back = s->ready;
-			s->ready = back;
-			s->fresh = true;
+		if (s->src.log_error[0] && !s->error[0]) {
+			snprintf(s->error, sizeof(s->error), "%s", s->src.log_error);
+			s->src.log_error[0] = '\0';
 		}
-		/* the second sample soon, so that CPU% means something on the first screen */
-		due = started + (++n == 1 && s->interval > 0.5 ? 0.5 : s->interval);
+		if (replay) {
+			s->ended = r != 0 && !step && !seek && go_index < 0;
+			if (r == 0) {
+				back->paused = s->paused;
+				s->back = s->ready;
+				s->ready = back;
+				s->fresh = true;
+			}
+			/* at the pace it was recorded, or faster; at the end, a look every second */
+			due = started + (s->ended ? 1.0 : r == 0 && back->interval > 0 ? back->interval / s->speed : 0);
+		} else {
+			if (r < 0) {
+				snprintf(s->error, sizeof(s->error), "sampling failed: %s", strerror(err));
+			} else {
+				back->paused = s->paused;
+				s->back = s->ready;
+				s->ready = back;
+				s->fresh = true;
+			}
+			/* the second sample soon, so that CPU% means something on the first screen */
+			due = started + (++n == 1 && s->interval > 0.5 ? 0.5 : s->interval);
+		}
 		pthread_mutex_unlock(&s->lock);
 		{
 			uint64_t one = 1;
@@ -353,6 +493,8 @@ int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants
 	s->ready = &s->bufs[1];
 	s->front = &s->bufs[2];
 	s->interval = cfg->delay;
+	s->speed = 1;
+	s->go_index = -1;
 	s->wants = wants;
 	s->threads = cfg->threads;
 	s->now = true;
@@ -487,6 +629,36 @@ void vt_sampler_sample_now(vt_sampler_t *s)
 {
 	pthread_mutex_lock(&s->lock);
 	s->now = true;
+	request(s);
+}
+
+void vt_sampler_replay_step(vt_sampler_t *s, int delta)
+{
+	pthread_mutex_lock(&s->lock);
+	s->step += delta;
+	s->paused = true;
+	request(s);
+}
+
+void vt_sampler_replay_seek(vt_sampler_t *s, double when)
+{
+	pthread_mutex_lock(&s->lock);
+	s->seek = true;
+	s->seek_when = when;
+	request(s);
+}
+
+void vt_sampler_replay_goto(vt_sampler_t *s, long index)
+{
+	pthread_mutex_lock(&s->lock);
+	s->go_index = index < 0 ? 0 : index;
+	request(s);
+}
+
+void vt_sampler_set_speed(vt_sampler_t *s, double speed)
+{
+	pthread_mutex_lock(&s->lock);
+	s->speed = speed > 0 ? speed : 1;
 	request(s);
 }
 

@@ -811,7 +811,8 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	vt_snapshot_clear(snap);
 	b->seq++;
 	snap->seq = b->seq;
-	snap->when = clock_seconds(CLOCK_REALTIME);
+	/* the sample's own time when the source gives it (a log records it, a replay shows it) */
+	snap->when = b->when > 0 ? b->when : clock_seconds(CLOCK_REALTIME);
 	snap->ticks_per_sec = vmon->ticks_per_sec;
 	snap->page_size = sysconf(_SC_PAGESIZE);
 	snap->sample_cpu_ms = sample_cpu_ms;
@@ -819,6 +820,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	if (b->prev_boottime && boottime > b->prev_boottime)
 		dt_ticks = boottime - b->prev_boottime;
 	snap->interval = dt_ticks ? (double)dt_ticks / (double)vmon->ticks_per_sec :
+			 b->when > 0 ? (b->prev_when ? snap->when - b->prev_when : 0) :
 			 b->prev_mono ? mono - b->prev_mono : 0;
 
 	old = b->ghosts_nr;

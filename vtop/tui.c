@@ -321,7 +321,10 @@ static int header_texts(tui_t *t, char lines[][160], int max)
 	if (n < max)
 		snprintf(lines[n++], 160, "%s; exited since last refresh: %d", s->feed[0] ? s->feed : "feed: none",
 			 s->exited_now);
-	if (n < max)
+	if (n < max && t->replay)
+		snprintf(lines[n++], 160, "%s, %gx%s", s->replay[0] ? s->replay : "replay: no sample yet", t->speed,
+			 t->paused ? "; PAUSED" : "");
+	else if (n < max)
 		snprintf(lines[n++], 160, "vtop: %.1f%% CPU, %.1f ms per sample%s", s->self_cpu_pct, s->sample_cpu_ms,
 			 t->paused ? "; PAUSED" : "");
 	return n;
@@ -337,7 +340,7 @@ static void draw_compact_header(tui_t *t, int y, int w)
 	vt_format_size(mem, sizeof(mem), (double)s->mem_used_kb * 1024);
 	snprintf(line, sizeof(line), "CPU %.0f%% Mem %s Load %lu.%02lu Tasks %d X %d %s%s", s->cpu_total.busy, mem,
 		 la ? la->load1 / 100 : 0, la ? la->load1 % 100 : 0, s->procs, s->exited_now,
-		 s->feed[0] ? s->feed : "feed: none", t->paused ? " PAUSED" : "");
+		 t->replay && s->replay[0] ? s->replay : s->feed[0] ? s->feed : "feed: none", t->paused ? " PAUSED" : "");
 	tui_text(y, 0, w, line, 0);
 }
 
@@ -594,7 +597,8 @@ static void draw_bottom(tui_t *t, int y, int w)
 		char line[400];
 		int matches = t->view.matches;
 
-		snprintf(line, sizeof(line), "%s%s: %s", t->prompt == PROMPT_SEARCH ? "Search" : "Filter",
+		snprintf(line, sizeof(line), "%s%s: %s", t->prompt == PROMPT_SEARCH ? "Search" :
+			 t->prompt == PROMPT_TIME ? "Go to" : "Filter",
 			 t->prompt == PROMPT_FILTER && t->input_regex ? " (regex)" : "", t->input);
 		tui_fill(y, 0, w, t->attrs[C_FKEY_LABEL]);
 		attron(t->attrs[C_FKEY_LABEL]);
@@ -605,6 +609,9 @@ static void draw_bottom(tui_t *t, int y, int w)
 		else if (t->prompt == PROMPT_FILTER)
 			snprintf(state, sizeof(state), "  %d match%s  Enter: keep  Esc: clear  ^R: %s", matches,
 				 matches == 1 ? "" : "es", t->input_regex ? "substring" : "regex");
+		else if (t->prompt == PROMPT_TIME)
+			snprintf(state, sizeof(state), "  HH:MM[:SS], YYYY-MM-DD HH:MM[:SS], +SECS, -SECS or #SAMPLE  "
+				 "Enter: go  Esc: cancel");
 		else
 			snprintf(state, sizeof(state), "  Enter: done  Esc: back  F3/^N: next  ^P: previous");
 		attron(t->prompt == PROMPT_FILTER && !t->view.filter_ok ? t->attrs[C_ERROR] : t->attrs[C_FKEY_LABEL]);
@@ -722,10 +729,18 @@ static void act_help(tui_t *t) { t->mode = MODE_HELP; t->scroll = 0; }
 static void act_setup(tui_t *t) { setup_open(t); }
 static void act_events(tui_t *t) { t->mode = MODE_EVENTS; t->scroll = 0; }
 static void act_details(tui_t *t) { screens_open_details(t); }
+/* a replay's pids are a log's: another process may have any of them now */
+static bool not_in_replay(tui_t *t)
+{
+	if (t->replay)
+		tui_message(t, true, "a replay: its processes are not to be signalled or reniced");
+	return !t->replay;
+}
+
 static void act_files(tui_t *t) { files_view_open(t); }
-static void act_kill(tui_t *t) { screens_open_kill(t); }
-static void act_nice_down(tui_t *t) { screens_open_renice(t, -1); }
-static void act_nice_up(tui_t *t) { screens_open_renice(t, 1); }
+static void act_kill(tui_t *t) { if (not_in_replay(t)) screens_open_kill(t); }
+static void act_nice_down(tui_t *t) { if (not_in_replay(t)) screens_open_renice(t, -1); }
+static void act_nice_up(tui_t *t) { if (not_in_replay(t)) screens_open_renice(t, 1); }
 static void act_sort_menu(tui_t *t) { screens_open_sort(t); }
 static void act_user_menu(tui_t *t) { screens_open_user(t); }
 
@@ -888,7 +903,116 @@ static void act_pause(tui_t *t)
 {
 	t->paused = !t->paused;
 	vt_sampler_set_paused(t->sampler, t->paused);
-	tui_message(t, false, t->paused ? "paused: Z to go on" : "sampling again");
+	if (t->replay)
+		tui_message(t, false, t->paused ? "paused: Z to play, [ and ] to step" : "playing at %gx", t->speed);
+	else
+		tui_message(t, false, t->paused ? "paused: Z to go on" : "sampling again");
+}
+
+/* --- replay (-r) --- */
+
+static void act_step(tui_t *t, int delta)
+{
+	t->paused = true;
+	vt_sampler_replay_step(t->sampler, delta);
+}
+
+static void act_step_back(tui_t *t) { act_step(t, -1); }
+static void act_step_on(tui_t *t) { act_step(t, 1); }
+
+static void act_speed(tui_t *t, double factor)
+{
+	double speed = t->speed * factor;
+
+	if (speed < 1.0 / 16 || speed > 256) {
+		tui_message(t, true, "%gx is as %s as a replay goes", t->speed, factor > 1 ? "fast" : "slow");
+		return;
+	}
+	t->speed = speed;
+	vt_sampler_set_speed(t->sampler, speed);
+	tui_message(t, false, "%gx the pace recorded", speed);
+}
+
+static void act_faster(tui_t *t) { act_speed(t, 2); }
+static void act_slower(tui_t *t) { act_speed(t, 0.5); }
+static void act_goto(tui_t *t) { start_prompt(t, PROMPT_TIME); }
+
+/* seconds with an optional unit: 90, 90s, 5m, 2h */
+static bool parse_span(const char *s, double *secs)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return false;
+	if (*end == 'm')
+		v *= 60, end++;
+	else if (*end == 'h')
+		v *= 3600, end++;
+	else if (*end == 's')
+		end++;
+	*secs = v;
+	return !*end;
+}
+
+/* the prompt's text as a sample index (#N) or a time; false if it is neither */
+static bool parse_goto(const tui_t *t, const char *in, long *index, double *when)
+{
+	time_t now = (time_t)t->snap->when;
+	struct tm tm;
+	const char *end;
+	double secs;
+	long n;
+
+	*index = -1;
+	while (*in == ' ')
+		in++;
+	if (in[0] == '#') {
+		char *e;
+
+		n = strtol(in + 1, &e, 10);
+		if (e == in + 1 || *e || n < 1)
+			return false;
+		*index = n - 1;
+		return true;
+	}
+	if ((in[0] == '+' || in[0] == '-') && parse_span(in + 1, &secs)) {
+		*when = t->snap->when + (in[0] == '+' ? secs : -secs);
+		return true;
+	}
+	localtime_r(&now, &tm);
+	tm.tm_sec = 0;
+	end = strptime(in, "%Y-%m-%d %H:%M:%S", &tm);
+	if (!end || *end)
+		end = strptime(in, "%Y-%m-%d %H:%M", &tm);
+	if (!end || *end) {
+		/* a time of the day of the sample shown */
+		localtime_r(&now, &tm);
+		tm.tm_sec = 0;
+		end = strptime(in, "%H:%M:%S", &tm);
+		if (!end || *end)
+			end = strptime(in, "%H:%M", &tm);
+	}
+	if (!end || *end)
+		return false;
+	tm.tm_isdst = -1;
+	*when = (double)mktime(&tm);
+	return true;
+}
+
+static void goto_typed(tui_t *t)
+{
+	double when = 0;
+	long index;
+
+	if (!parse_goto(t, t->input, &index, &when)) {
+		tui_message(t, true, "go to: \"%s\" is no time (HH:MM[:SS], +SECS, -SECS, #SAMPLE)", t->input);
+		return;
+	}
+	if (index >= 0)
+		vt_sampler_replay_goto(t->sampler, index);
+	else
+		vt_sampler_replay_seek(t->sampler, when);
 }
 
 static void act_redraw(tui_t *t)
@@ -971,20 +1095,32 @@ static const struct action {
 	{ { KEY_F(10), 'q', 0 }, act_quit, "F10 q", "quit" },
 };
 
+/* -r: these first (t goes to a time there; F5 still switches the tree) */
+static const struct action replay_actions[] = {
+	{ { 't', 0 }, act_goto, "t", "replay: go to a time: HH:MM[:SS], +SECS, -SECS, or #N for sample N" },
+	{ { '[', 0 }, act_step_back, "[ ]", "replay: one sample back or on, and pause (Z plays again)" },
+	{ { ']', 0 }, act_step_on, NULL, NULL },
+	{ { '{', 0 }, act_slower, "{ }", "replay: half or twice the pace" },
+	{ { '}', 0 }, act_faster, NULL, NULL },
+};
+
+#define ACTIONS_NR ((int)(sizeof(actions) / sizeof(actions[0])))
+#define REPLAY_ACTIONS_NR ((int)(sizeof(replay_actions) / sizeof(replay_actions[0])))
+
 /* the help screen lists the table above */
 int tui_key_help_nr(void)
 {
-	return (int)(sizeof(actions) / sizeof(actions[0]));
+	return ACTIONS_NR + REPLAY_ACTIONS_NR;
 }
 
 const char *tui_key_help_keys(int i)
 {
-	return actions[i].names;
+	return i < ACTIONS_NR ? actions[i].names : replay_actions[i - ACTIONS_NR].names;
 }
 
 const char *tui_key_help_text(int i)
 {
-	return actions[i].help;
+	return i < ACTIONS_NR ? actions[i].help : replay_actions[i - ACTIONS_NR].help;
 }
 
 /* digits: jump to the pid typed so far */
@@ -1016,7 +1152,9 @@ static void prompt_key(tui_t *t, int ch)
 
 	switch (ch) {
 	case 27:	/* Esc: a search goes back where it began; a filter is cleared */
-		if (t->prompt == PROMPT_FILTER) {
+		if (t->prompt == PROMPT_TIME) {
+			/* nothing to undo */
+		} else if (t->prompt == PROMPT_FILTER) {
 			vt_view_set_filter(&t->view, "", false);
 			tui_rebuild(t);
 		} else {
@@ -1029,6 +1167,8 @@ static void prompt_key(tui_t *t, int ch)
 	case KEY_ENTER:
 		if (t->prompt == PROMPT_SEARCH)
 			snprintf(t->search, sizeof(t->search), "%s", t->input);
+		if (t->prompt == PROMPT_TIME)
+			goto_typed(t);
 		t->prompt = PROMPT_NONE;
 		return;
 	case KEY_BACKSPACE:
@@ -1076,7 +1216,7 @@ static void prompt_key(tui_t *t, int ch)
 		}
 		break;
 	}
-	if (!changed)
+	if (!changed || t->prompt == PROMPT_TIME)
 		return;
 	if (t->prompt == PROMPT_FILTER) {
 		vt_view_set_filter(&t->view, t->input, t->input_regex);
@@ -1144,6 +1284,14 @@ static void list_key(tui_t *t, int ch)
 	}
 	if (pid_key(t, ch))
 		return;
+	for (int i = 0; t->replay && i < REPLAY_ACTIONS_NR; i++) {
+		for (int k = 0; k < 4 && replay_actions[i].keys[k]; k++) {
+			if (replay_actions[i].keys[k] == ch) {
+				replay_actions[i].fn(t);
+				return;
+			}
+		}
+	}
 	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
 		for (int k = 0; k < 4 && actions[i].keys[k]; k++) {
 			if (actions[i].keys[k] == ch) {
@@ -1226,6 +1374,8 @@ int vt_tui_run(vt_config_t *cfg)
 		return 1;
 	}
 	t->cfg = cfg;
+	t->replay = cfg->replay_path[0] != '\0';
+	t->speed = 1;
 	t->wants = vt_columns_wants(cfg->columns, cfg->columns_nr);
 	if (vt_sampler_start(&t->sampler, cfg, t->wants, err, sizeof(err)) < 0) {
 		fprintf(stderr, "vtop: %s\n", err);

@@ -23,6 +23,7 @@ typedef enum {
 	PROMPT_NONE,
 	PROMPT_SEARCH,
 	PROMPT_FILTER,
+	PROMPT_TIME,	/* -r: the time to go to */
 } tui_prompt_t;
 
 typedef enum {
@@ -75,6 +76,8 @@ typedef struct tui {
 	tui_menu_t		confirm_for;	/* what MENU_CONFIRM confirms */
 	bool			quit;
 	bool			paused;
+	bool			replay;		/* -r: a log, not this machine now */
+	double			speed;		/* -r: 1 at the pace recorded */
 
 	/* the prompt's text as typed */
 	char			input[256];

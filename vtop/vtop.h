@@ -12,6 +12,7 @@
  *   sampler.c	the sampling thread and the buffers it hands over (vt_sampler_*)
  *   files.c	the open files of the process the files view shows, copied out (vt_files_*)
  *   feed.c	the event feed as vtop sees it (vt_feed_*)
+ *   replay.c	-r: a log read back into the vmon_t the builder reads (vt_replay_*)
  *   batch.c	-b: text, json, csv and openmetrics output (vt_batch_*)
  *   config.c	the command line and $XDG_CONFIG_HOME/vtop/vtoprc (vt_config_*)
  *   tui.c	the curses screen: meters, list, dialogs, key table (vt_tui_*)
@@ -31,6 +32,7 @@
 #include <sys/types.h>
 
 #include "vmon.h"
+#include "vmon_log.h"
 
 /* --- arena.c --- */
 typedef struct vt_arena_chunk vt_arena_chunk_t;
@@ -129,6 +131,7 @@ typedef struct vt_snapshot {
 	bool			threads_shown;	/* thread rows were asked for */
 	bool			paused;
 	struct vt_files		*files;		/* the open files the files view asked for, or NULL */
+	char			replay[128];	/* -r: where in the log this sample is, "" live */
 } vt_snapshot_t;
 
 void vt_snapshot_init(vt_snapshot_t *snap);
@@ -146,6 +149,7 @@ typedef struct vt_builder {
 	bool			threads;	/* thread rows are wanted */
 
 	unsigned long long	seq;
+	double			when;		/* CLOCK_REALTIME seconds of the sample to build, 0: now */
 	unsigned long long	prev_boottime;	/* ticks */
 	double			prev_when;
 	double			prev_self_cpu;	/* seconds of vtop's CPU at the previous sample */
@@ -348,6 +352,8 @@ typedef struct vt_config {
 	bool		ascii;
 	bool		mouse;
 	int		exited_keep;
+	char		write_path[1024];	/* -w: record to this log, "" not */
+	char		replay_path[1024];	/* -r: replay this log, "" live */
 	char		config_path[1024];	/* where settings are read and saved */
 	bool		config_loaded;
 	char		warnings[1024];	/* what was wrong in the file: shown, not fatal */
@@ -415,13 +421,24 @@ void vt_sampler_set_wants(vt_sampler_t *sampler, vmon_proc_wants_t wants, bool t
 void vt_sampler_set_detail(vt_sampler_t *sampler, int pid);
 void vt_sampler_set_files(vt_sampler_t *sampler, int pid);
 void vt_sampler_sample_now(vt_sampler_t *sampler);
+/* -r: step by samples (pausing), go to a time, change the pace (1: as recorded) */
+void vt_sampler_replay_step(vt_sampler_t *sampler, int delta);
+void vt_sampler_replay_seek(vt_sampler_t *sampler, double when);
+void vt_sampler_replay_goto(vt_sampler_t *sampler, long index);
+void vt_sampler_set_speed(vt_sampler_t *sampler, double speed);
 const char *vt_sampler_error(vt_sampler_t *sampler);
 
 /* the same sampling, without a thread (batch mode, tests) */
+typedef struct vt_replay vt_replay_t;
+
 typedef struct vt_source {
-	vmon_t		vmon;
+	vmon_t		vmon;		/* of /proc, or fed from a log (-r) */
 	vt_builder_t	builder;
 	vt_feed_t	*feed;
+	vmon_log_writer_t *writer;	/* -w: every sample recorded */
+	int		writer_fd;
+	vt_replay_t	*replay;	/* -r: the log read back */
+	char		log_error[256];	/* -w: why recording stopped, "" while it goes on */
 	vmon_proc_t	**monitored_procs;	/* -p: the processes we monitor, NULL once gone */
 	int		monitored_nr;
 	vmon_proc_wants_t wants;
@@ -437,6 +454,20 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap);
 int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads);
 void vt_source_set_detail(vt_source_t *src, int pid);
 int vt_source_set_files(vt_source_t *src, int pid);
+
+/* --- replay.c --- */
+/* the log of -r opened, its header read, src->vmon made a replay of it */
+int vt_replay_open(vt_source_t *src, const vt_config_t *cfg, char *err, size_t err_size);
+void vt_replay_close(vt_source_t *src);
+/* the next sample: 1, 0 at the end of the log (for now: a log being written grows), -1 on an error */
+int vt_replay_next(vt_source_t *src, vt_snapshot_t *snap);
+/* sample `index` (0 for the first) or the last one at or before `when`, rebuilt from a keyframe: 1, 0 none, -1 */
+int vt_replay_goto(vt_source_t *src, vt_snapshot_t *snap, long index);
+int vt_replay_seek(vt_source_t *src, vt_snapshot_t *snap, double when);
+long vt_replay_index(const vt_source_t *src);	/* of the sample shown, -1 before the first */
+const char *vt_replay_error(const vt_source_t *src);
+/* what is written before each sample of a log vtop records: the feed meter's text */
+#define VT_LOG_NOTE_FEED	"vtop.feed="
 
 /* --- batch.c --- */
 int vt_batch_run(const vt_config_t *cfg);
