@@ -662,6 +662,16 @@ void vt_sampler_set_speed(vt_sampler_t *s, double speed)
 	request(s);
 }
 
+bool vt_sampler_replay_ended(vt_sampler_t *s)
+{
+	bool ended;
+
+	pthread_mutex_lock(&s->lock);
+	ended = s->ended;
+	pthread_mutex_unlock(&s->lock);
+	return ended;
+}
+
 /* the last error, once; NULL if none */
 const char *vt_sampler_error(vt_sampler_t *s)
 {

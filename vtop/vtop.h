@@ -426,6 +426,7 @@ void vt_sampler_replay_step(vt_sampler_t *sampler, int delta);
 void vt_sampler_replay_seek(vt_sampler_t *sampler, double when);
 void vt_sampler_replay_goto(vt_sampler_t *sampler, long index);
 void vt_sampler_set_speed(vt_sampler_t *sampler, double speed);
+bool vt_sampler_replay_ended(vt_sampler_t *sampler);	/* the last sample is shown */
 const char *vt_sampler_error(vt_sampler_t *sampler);
 
 /* the same sampling, without a thread (batch mode, tests) */

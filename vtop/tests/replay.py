@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""replay.py: vtop -w records, vtop -r replays (vmon_log(5)).
+
+A live batch run records a log while children this test starts fork, exec
+and exit; the replay of that log in batch mode must print, byte for byte,
+what the live run printed, in every format, and hold the children (their
+pids are the ground truth).  Then the replay on a terminal, under tmux:
+pause, a step back and forth, a jump to a sample and to a time, the pace,
+and no signal sent to a recorded pid.  A log cut short is read up to its
+last whole sample.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vtoptest import VTOP, check, failures, finish, kill_all, spawn  # noqa: E402
+
+tmp = tempfile.mkdtemp(prefix="vtop-replay-")
+SOCKET = "vtop-replay-%d" % os.getpid()
+ENV = dict(os.environ, XDG_CONFIG_HOME=tmp, LANG="C.UTF-8")
+
+
+def vtop(*args, timeout=120, ok=True):
+    r = subprocess.run([VTOP] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                       timeout=timeout)
+    if ok and r.returncode != 0:
+        print(r.stderr.decode(errors="replace"))
+        check(False, "vtop %s exits 0" % " ".join(args))
+    return r
+
+
+def tmux(*args, must=True):
+    r = subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null"] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    if must and r.returncode != 0:
+        raise RuntimeError("tmux %s: %s" % (" ".join(args), r.stderr.decode(errors="replace")))
+    return r.stdout.decode("utf-8", errors="replace")
+
+
+def wait_for(pred, what, timeout=20.0):
+    deadline = time.time() + timeout
+    s = ""
+    while time.time() < deadline:
+        s = tmux("capture-pane", "-p", "-t", "vt")
+        if pred(s):
+            print("ok:", what)
+            return s
+        time.sleep(0.1)
+    failures.append(what)
+    print("FAIL:", what)
+    print("---- screen ----\n%s\n----------------" % s)
+    return None
+
+
+def sample_of(s):
+    m = re.search(r"sample (\d+) of (\d+)", s)
+    return int(m.group(1)) if m else -1
+
+
+children = []
+try:
+    log = os.path.join(tmp, "run.vlog")
+    # the ground truth: a shell that forks a child that exits 3, then execs a sleeper, all during the recording
+    script = "sleep 0.6; (sleep 0.3; exit 3) & wait; exec /bin/sleep 7373"
+    child = spawn(["/bin/sh", "-c", script])
+    children.append(child)
+    live = vtop("-b", "--format", "json", "-d", "0.25", "-n", "12", "-w", log).stdout
+    lines = live.decode().splitlines()
+    check(len(lines) == 12, "live: 12 refreshes printed")
+    check(os.path.getsize(log) > 0, "the log was written (%d bytes)" % os.path.getsize(log))
+
+    replay = vtop("-r", log, "-b", "--format", "json").stdout
+    check(replay == live, "json: the replay prints what the live run printed, byte for byte")
+    pids = set()
+    for line in replay.decode().splitlines():
+        for p in json.loads(line)["processes"]:
+            if p["pid"] == child.pid:
+                pids.add(p.get("command", ""))
+    check(any("sleep 7373" in c for c in pids), "the child's exec is in the replay (%s)" % sorted(pids))
+    check(any("sh -c" in c for c in pids), "and its command line before the exec")
+    kids = [p for line in replay.decode().splitlines() for p in json.loads(line)["processes"]
+            if p["ppid"] == child.pid]
+    check(any(p["status"] == "exited" for p in kids), "its short-lived child is there, and exits")
+
+    # every format, with threads, -n: the same
+    for fmt in ("text", "csv", "openmetrics"):
+        log2 = os.path.join(tmp, "run-%s.vlog" % fmt)
+        a = vtop("-b", "-H", "--format", fmt, "-d", "0.2", "-n", "4", "-w", log2).stdout
+        b = vtop("-r", log2, "-b", "-H", "--format", fmt).stdout
+        check(a == b and len(a) > 0, "%s -H: the replay prints what the live run printed" % fmt)
+    b = vtop("-r", log, "-b", "--format", "json", "-n", "3").stdout
+    check(b.splitlines() == live.splitlines()[:3], "-r -n 3: the first three refreshes")
+
+    # a log cut short: the whole samples before the cut
+    data = open(log, "rb").read()
+    cut = os.path.join(tmp, "cut.vlog")
+    with open(cut, "wb") as f:
+        f.write(data[:len(data) * 9 // 10])
+    b = vtop("-r", cut, "-b", "--format", "json").stdout.splitlines()
+    check(0 < len(b) < 12 and b == live.splitlines()[:len(b)], "a cut log: its first %d refreshes, as they were"
+          % len(b))
+    # not a log, and a log of a later version
+    r = vtop("-r", "/etc/hostname", "-b", ok=False)
+    check(r.returncode != 0 and b"not a vmon log" in r.stderr, "not a log: said so")
+    with open(cut, "wb") as f:
+        f.write(data[:8] + b"\x09\x00" + data[10:])
+    r = vtop("-r", cut, "-b", ok=False)
+    check(r.returncode != 0 and b"newer than this reader" in r.stderr, "a later version: said so (%s)"
+          % r.stderr.decode(errors="replace").strip())
+    r = vtop("-r", log, "-w", cut, "-b", ok=False)
+    check(r.returncode == 2, "-r with -w: refused")
+
+    # --- on a terminal ---
+    if not shutil.which("tmux"):
+        print("SKIP: the terminal part: tmux is not installed")
+    else:
+        long_log = os.path.join(tmp, "long.vlog")
+        vtop("-b", "-d", "0.1", "-n", "30", "-w", long_log, "--format", "csv")
+        cmd = "env XDG_CONFIG_HOME=%s LANG=C.UTF-8 TERM=screen-256color %s -r %s" % (tmp, VTOP, long_log)
+        tmux("new-session", "-d", "-s", "vt", "-x", "120", "-y", "30", cmd)
+        tmux("set-option", "-t", "vt", "remain-on-exit", "on")
+        wait_for(lambda s: "replay: " in s and sample_of(s) >= 1, "-r: the replay status in the header")
+        tmux("send-keys", "-t", "vt", "Z")
+        s = wait_for(lambda s: "PAUSED" in s, "Z: paused")
+        n = sample_of(s) if s else -1
+        time.sleep(1)
+        s = wait_for(lambda s: sample_of(s) == n, "paused: the sample stays %d" % n)
+        tmux("send-keys", "-t", "vt", "t")
+        tmux("send-keys", "-t", "vt", "-l", "#20")
+        tmux("send-keys", "-t", "vt", "Enter")
+        wait_for(lambda s: sample_of(s) == 20, "t #20: sample 20")
+        tmux("send-keys", "-t", "vt", "[")
+        wait_for(lambda s: sample_of(s) == 19, "[: one back, to sample 19 (rebuilt from a keyframe)")
+        tmux("send-keys", "-t", "vt", "[", "[", "[")
+        wait_for(lambda s: sample_of(s) == 16, "[[[: three back, to 16")
+        tmux("send-keys", "-t", "vt", "]")
+        wait_for(lambda s: sample_of(s) == 17, "]: one on, to 17")
+        tmux("send-keys", "-t", "vt", "t")
+        tmux("send-keys", "-t", "vt", "-l", "--", "-600")
+        tmux("send-keys", "-t", "vt", "Enter")
+        wait_for(lambda s: sample_of(s) == 1, "t -600: before the log began, its first sample")
+        tmux("send-keys", "-t", "vt", "}")
+        wait_for(lambda s: "2x" in s, "}: twice the pace")
+        tmux("send-keys", "-t", "vt", "k")
+        wait_for(lambda s: "not to be signalled" in s, "k: no signal to a recorded pid")
+        tmux("send-keys", "-t", "vt", "Z")
+        wait_for(lambda s: sample_of(s) == 31 and " END, " in s,
+                 "Z: plays on to the end of the log, its sample 31")
+        tmux("send-keys", "-t", "vt", "q")
+        deadline = time.time() + 5
+        while tmux("list-panes", "-t", "vt", "-F", "#{pane_dead}", must=False).strip() == "0" \
+                and time.time() < deadline:
+            time.sleep(0.1)
+        check(tmux("list-panes", "-t", "vt", "-F", "#{pane_dead}", must=False).strip() != "0", "q quits")
+        tmux("kill-server", must=False)
+
+        # recording while viewing: the log is whole when vtop quits
+        tui_log = os.path.join(tmp, "tui.vlog")
+        cmd = "env XDG_CONFIG_HOME=%s LANG=C.UTF-8 TERM=screen-256color %s -d 0.2 -w %s" % (tmp, VTOP, tui_log)
+        tmux("new-session", "-d", "-s", "vt", "-x", "120", "-y", "30", cmd)
+        wait_for(lambda s: "F10Quit" in s, "-w on the screen: vtop starts")
+        time.sleep(1.5)
+        tmux("send-keys", "-t", "vt", "q")
+        deadline = time.time() + 5
+        while tmux("list-sessions", must=False) and time.time() < deadline:
+            time.sleep(0.1)
+        tmux("kill-server", must=False)
+        out = vtop("-r", tui_log, "-b", "--format", "json").stdout.splitlines()
+        check(len(out) >= 2, "-w on the screen: a log of %d refreshes, read back" % len(out))
+finally:
+    tmux("kill-server", must=False)
+    kill_all(children)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+sys.exit(finish())
