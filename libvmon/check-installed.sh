@@ -70,10 +70,39 @@ EOF
 	LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/client"
 done
 
+# the log's header, installed beside vmon.h: a sample written to /dev/null
+cat >"$work/log.c" <<'EOF'
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <libvmon/vmon_log.h>
+
+int main(void)
+{
+	int fd = open("/dev/null", O_WRONLY);
+	vmon_log_writer_t *w;
+	vmon_t vmon;
+
+	if (fd < 0 || !vmon_init(&vmon, VMON_FLAG_PROC_ALL, VMON_WANT_SYS_STAT, VMON_WANT_PROC_STAT))
+		return 1;
+	w = vmon_log_writer_open(fd, &vmon);
+	if (!w || !vmon_sample(&vmon) || vmon_log_write_sample(w, &vmon, NULL) < 0 || vmon_log_writer_close(w) < 0)
+		return 1;
+	vmon_destroy(&vmon);
+	close(fd);
+	printf("#include <libvmon/vmon_log.h>: a sample written\n");
+	return 0;
+}
+EOF
+# shellcheck disable=SC2086 # pkg-config's output is a list of words
+$CC -std=gnu11 -Wall -Wextra -Werror $cflags -o "$work/log" "$work/log.c" $libs
+LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/log"
+
 missing=0
 for page in vmon.3 vmon_init.3 vmon_init_attr.3 vmon_attr_default.3 vmon_destroy.3 vmon_sample.3 \
 	    vmon_proc_monitor.3 vmon_proc_unmonitor.3 vmon_proc_lookup.3 vmon_dump_procs.3 \
-	    vmon_get_stats.3 vmon_escape.3 vmon_field_format.3 vmon_fields.7; do
+	    vmon_get_stats.3 vmon_escape.3 vmon_field_format.3 vmon_fields.7 \
+	    vmon_log.5 vmon_log_open.3 vmon_log_read.3 vmon_log_writer_open.3 vmon_log_replay.3; do
 	section=${page##*.}
 	if [ ! -f "$DESTDIR$mandir/man$section/$page" ]; then
 		echo "not installed: $mandir/man$section/$page"

@@ -49,7 +49,11 @@ VMON_MAN_PAGES = \
 	man/vmon_field_compare.3 \
 	man/vmon_proc_set_wants.3 \
 	man/vmon_proc_files.3 \
-	man/vmon_fobject.3
+	man/vmon_fobject.3 \
+	man/vmon_log_writer_open.3 \
+	man/vmon_log_open.3 \
+	man/vmon_log_replay.3 \
+	man/vmon_log.5
 VMON_MAN_ALIASES = \
 	man/vmon_init_attr.3 \
 	man/vmon_attr_default.3 \
@@ -58,7 +62,21 @@ VMON_MAN_ALIASES = \
 	man/vmon_set_proc_wants.3 \
 	man/vmon_set_sys_wants.3 \
 	man/vmon_fobject_types.3 \
-	man/vmon_fobject_socket_desc.3
+	man/vmon_fobject_socket_desc.3 \
+	man/vmon_log_writer_set_keyframe_interval.3 \
+	man/vmon_log_write_sample.3 \
+	man/vmon_log_write_event.3 \
+	man/vmon_log_write_drop.3 \
+	man/vmon_log_write_user.3 \
+	man/vmon_log_writer_get_stats.3 \
+	man/vmon_log_writer_close.3 \
+	man/vmon_log_read.3 \
+	man/vmon_log_feed.3 \
+	man/vmon_log_seek.3 \
+	man/vmon_log_header.3 \
+	man/vmon_log_error.3 \
+	man/vmon_log_close.3 \
+	man/vmon_log_replay_init.3
 
 dist_man_MANS += $(VMON_MAN_PAGES) $(VMON_MAN_ALIASES)
 nodist_man_MANS += man/vmon_fields.7
