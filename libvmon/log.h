@@ -149,6 +149,40 @@ const vmon_field_t *log_split_text(const vmon_store_desc_t *desc, const vmon_fie
 int log_schema_finish(log_schema_t *s);
 void log_schema_free(log_schema_t *s);
 
+/*
+ * --- bases: what writer and reader keep of each node's last entry ---
+ * A base is found by pid and by whether it is a thread, among those made
+ * by an earlier sample (vmon_log(5), "Deltas").  The writer's and the
+ * reader's bases embed this as their first member.
+ */
+typedef struct log_base {
+	struct log_base		*next;		/* in its bucket */
+	int			pid;
+	bool			thread;
+	bool			stale;		/* listed as stale: dropped after its sample */
+	unsigned long long	created;	/* the sample that made it */
+	unsigned long long	seen;		/* the last sample that listed it */
+	unsigned long long	id;		/* never reused, unlike the memory of a base */
+	unsigned long long	parent;		/* the id of its parent's base, 0 at the top */
+} log_base_t;
+
+typedef struct log_bases {
+	log_base_t		**buckets;
+	size_t			mask;
+	size_t			nr;
+	unsigned long long	ids;
+} log_bases_t;
+
+int log_bases_init(log_bases_t *m);
+/* the base made before sample seq for this pid, or NULL */
+log_base_t *log_bases_find(const log_bases_t *m, int pid, bool thread, unsigned long long seq);
+/* b (zeroed by the caller) made by sample seq, given an id; -1 ENOMEM (b is not added) */
+int log_bases_add(log_bases_t *m, log_base_t *b, int pid, bool thread, unsigned long long seq);
+/* drop the bases sample seq did not list or listed as stale (all of them with all), each through drop */
+void log_bases_sweep(log_bases_t *m, unsigned long long seq, bool all, void (*drop)(void *ctx, log_base_t *b),
+		     void *ctx);
+void log_bases_fini(log_bases_t *m, void (*drop)(void *ctx, log_base_t *b), void *ctx);
+
 /* --- values of this library's fields --- */
 uint64_t log_field_get(const vmon_field_t *f, const void *store);
 /* a new store as its sampler would make it (held fds -1), zeroed */

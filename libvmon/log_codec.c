@@ -394,6 +394,96 @@ void log_schema_free(log_schema_t *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* --- bases --- */
+
+static size_t bucket_of(size_t mask, int pid, bool thread)
+{
+	return ((size_t)(unsigned)pid * 2 + thread) * 0x9e3779b1u & mask;
+}
+
+static int buckets_grow(log_bases_t *m)
+{
+	size_t size = m->buckets ? (m->mask + 1) * 2 : 1024;
+	log_base_t **b = calloc(size, sizeof(*b));
+
+	if (!b)
+		return -1;
+	for (size_t i = 0; m->buckets && i <= m->mask; i++) {
+		log_base_t *e, *next;
+
+		for (e = m->buckets[i]; e; e = next) {
+			size_t h = bucket_of(size - 1, e->pid, e->thread);
+
+			next = e->next;
+			e->next = b[h];
+			b[h] = e;
+		}
+	}
+	free(m->buckets);
+	m->buckets = b;
+	m->mask = size - 1;
+	return 0;
+}
+
+int log_bases_init(log_bases_t *m)
+{
+	memset(m, 0, sizeof(*m));
+	return buckets_grow(m);
+}
+
+log_base_t *log_bases_find(const log_bases_t *m, int pid, bool thread, unsigned long long seq)
+{
+	for (log_base_t *b = m->buckets[bucket_of(m->mask, pid, thread)]; b; b = b->next) {
+		if (b->pid == pid && b->thread == thread && b->created < seq)
+			return b;
+	}
+	return NULL;
+}
+
+int log_bases_add(log_bases_t *m, log_base_t *b, int pid, bool thread, unsigned long long seq)
+{
+	size_t h;
+
+	if (m->nr + 1 > m->mask + 1 && buckets_grow(m) < 0)
+		return -1;
+	b->pid = pid;
+	b->thread = thread;
+	b->created = seq;
+	b->id = ++m->ids;
+	h = bucket_of(m->mask, pid, thread);
+	b->next = m->buckets[h];
+	m->buckets[h] = b;
+	m->nr++;
+	return 0;
+}
+
+void log_bases_sweep(log_bases_t *m, unsigned long long seq, bool all, void (*drop)(void *ctx, log_base_t *b),
+		     void *ctx)
+{
+	for (size_t i = 0; m->buckets && i <= m->mask; i++) {
+		log_base_t **pp = &m->buckets[i];
+
+		while (*pp) {
+			log_base_t *b = *pp;
+
+			if (all || b->seen != seq || b->stale) {
+				*pp = b->next;
+				drop(ctx, b);
+				m->nr--;
+			} else {
+				pp = &b->next;
+			}
+		}
+	}
+}
+
+void log_bases_fini(log_bases_t *m, void (*drop)(void *ctx, log_base_t *b), void *ctx)
+{
+	log_bases_sweep(m, 0, true, drop, ctx);
+	free(m->buckets);
+	memset(m, 0, sizeof(*m));
+}
+
 /* --- values and stores --- */
 
 uint64_t log_field_get(const vmon_field_t *f, const void *store)

@@ -42,14 +42,7 @@ typedef struct rstate {
 } rstate_t;
 
 typedef struct rbase {
-	struct rbase		*next;
-	int			pid;
-	bool			thread;
-	unsigned long long	created;
-	unsigned long long	seen;
-	unsigned long long	id;
-	unsigned long long	parent;		/* the id of its parent's base, 0 at the top */
-	bool			stale;
+	log_base_t		base;
 	unsigned long		stores;		/* log bits */
 	unsigned long		wants;
 	int			errors[LOG_STORES_MAX];
@@ -75,10 +68,7 @@ struct _vmon_log {
 	vmon_log_header_t	header;
 
 	rstate_t		*sys[LOG_STORES_MAX];
-	rbase_t			**buckets;
-	size_t			mask;
-	size_t			bases_nr;
-	unsigned long long	ids;
+	log_bases_t		bases;
 	bool			need_keyframe;	/* after vmon_log_seek() */
 	unsigned long long	samples;	/* decoded, to tell bases made in this one */
 
@@ -348,59 +338,14 @@ static rstate_t *state_new(int kind, const log_store_t *st)
 	return s;
 }
 
-static void base_free(vmon_log_t *log, rbase_t *b)
+static void base_free(void *ctx, log_base_t *base)
 {
+	vmon_log_t *log = ctx;
+	rbase_t *b = (rbase_t *)base;
+
 	for (int i = 0; i < log->schema.nr[LOG_PROC]; i++)
 		state_free(LOG_PROC, &log->schema.stores[LOG_PROC][i], b->st[i]);
 	free(b);
-}
-
-static size_t bucket_of(size_t mask, int pid, bool thread)
-{
-	return ((size_t)(unsigned)pid * 2 + thread) * 0x9e3779b1u & mask;
-}
-
-static int buckets_grow(vmon_log_t *log)
-{
-	size_t size = log->buckets ? (log->mask + 1) * 2 : 1024;
-	rbase_t **b = calloc(size, sizeof(*b));
-
-	if (!b)
-		return -1;
-	for (size_t i = 0; log->buckets && i <= log->mask; i++) {
-		rbase_t *e, *next;
-
-		for (e = log->buckets[i]; e; e = next) {
-			size_t h = bucket_of(size - 1, e->pid, e->thread);
-
-			next = e->next;
-			e->next = b[h];
-			b[h] = e;
-		}
-	}
-	free(log->buckets);
-	log->buckets = b;
-	log->mask = size - 1;
-	return 0;
-}
-
-static void bases_sweep(vmon_log_t *log, unsigned long long seq, bool all)
-{
-	for (size_t i = 0; log->buckets && i <= log->mask; i++) {
-		rbase_t **pp = &log->buckets[i];
-
-		while (*pp) {
-			rbase_t *b = *pp;
-
-			if (all || b->seen != seq || b->stale) {
-				*pp = b->next;
-				base_free(log, b);
-				log->bases_nr--;
-			} else {
-				pp = &b->next;
-			}
-		}
-	}
 }
 
 static void sys_drop(vmon_log_t *log)
@@ -711,34 +656,49 @@ static int id_get(const vmon_log_t *log, unsigned long long id)
 	return -1;
 }
 
-static rbase_t *base_find(vmon_log_t *log, int pid, bool thread, unsigned long long seq)
-{
-	for (rbase_t *b = log->buckets[bucket_of(log->mask, pid, thread)]; b; b = b->next) {
-		if (b->pid == pid && b->thread == thread && b->created < seq)
-			return b;
-	}
-	return NULL;
-}
-
 static rbase_t *base_new(vmon_log_t *log, int pid, bool thread, unsigned long long seq)
 {
-	rbase_t *b;
-	size_t h;
+	rbase_t *b = calloc(1, sizeof(*b));
 
-	if (log->bases_nr + 1 > log->mask + 1 && buckets_grow(log) < 0)
-		return NULL;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return NULL;
-	b->pid = pid;
-	b->thread = thread;
-	b->created = seq;
-	b->id = ++log->ids;
-	h = bucket_of(log->mask, pid, thread);
-	b->next = log->buckets[h];
-	log->buckets[h] = b;
-	log->bases_nr++;
+	if (b && log_bases_add(&log->bases, &b->base, pid, thread, seq) < 0) {
+		free(b);
+		b = NULL;
+	}
 	return b;
+}
+
+/*
+ * The stores in mask of a node (or of the system), each with its state
+ * (made for a store new to mask; those out of mask are dropped), the
+ * changed ones decoded from their blocks.  out[] and *activity get this
+ * library's stores and those that changed.
+ */
+static const char *get_stores(vmon_log_t *log, log_in_t *in, int kind, rstate_t **states, uint64_t mask,
+			      uint64_t changed, void **out, unsigned long *activity)
+{
+	for (int k = 0; k < log->schema.nr[kind]; k++) {
+		const log_store_t *st = &log->schema.stores[kind][k];
+		const char *err;
+
+		if (!(mask & (1ULL << k))) {
+			state_free(kind, st, states[k]);
+			states[k] = NULL;
+			continue;
+		}
+		if (!states[k] && !(states[k] = state_new(kind, st)))
+			return "out of memory";
+		if (!states[k]->fresh)
+			clear_changed(kind, st, states[k]);
+		if ((changed & (1ULL << k)) && (err = get_block(kind, st, states[k], in)))
+			return err;
+		if (st->id >= 0) {
+			out[st->id] = states[k]->store;
+			if ((changed & (1ULL << k)) || states[k]->fresh)
+				*activity |= 1UL << st->id;
+		}
+		states[k]->fresh = false;
+	}
+	return NULL;
 }
 
 static const char *get_sys(vmon_log_t *log, log_in_t *in)
@@ -746,41 +706,28 @@ static const char *get_sys(vmon_log_t *log, log_in_t *in)
 	const log_schema_t *s = &log->schema;
 	vmon_log_sample_t *smp = &log->sample;
 	uint64_t mask, errors, changed, all = (1ULL << s->nr[LOG_SYS]) - 1;
+	unsigned long activity = 0;
+	const char *err;
 
 	if (!log_get_varint(in, &mask) || (mask & ~all) || !log_get_count(in, (uint64_t)s->nr[LOG_SYS], &errors))
 		return "the system stores out of range";
 	for (uint64_t e = 0; e < errors; e++) {
-		uint64_t i, err;
+		uint64_t i, e_no;
 
-		if (!log_get_varint(in, &i) || i >= (uint64_t)s->nr[LOG_SYS] || !log_get_varint(in, &err) || err > INT32_MAX)
+		if (!log_get_varint(in, &i) || i >= (uint64_t)s->nr[LOG_SYS] || !log_get_varint(in, &e_no) ||
+		    e_no > INT32_MAX)
 			return "a system error out of range";
 		if (s->stores[LOG_SYS][i].id >= 0)
-			smp->sys_errors[s->stores[LOG_SYS][i].id] = (int)err;
+			smp->sys_errors[s->stores[LOG_SYS][i].id] = (int)e_no;
 	}
 	if (!log_get_varint(in, &changed) || (changed & ~mask))
 		return "the changed system stores out of range";
-	for (int i = 0; i < s->nr[LOG_SYS]; i++) {
-		const log_store_t *st = &s->stores[LOG_SYS][i];
-		const char *err;
-
-		if (!(mask & (1ULL << i))) {
-			state_free(LOG_SYS, st, log->sys[i]);
-			log->sys[i] = NULL;
-			continue;
-		}
-		if (!log->sys[i] && !(log->sys[i] = state_new(LOG_SYS, st)))
-			return "out of memory";
-		if (!log->sys[i]->fresh)
-			clear_changed(LOG_SYS, st, log->sys[i]);
-		if ((changed & (1ULL << i)) && (err = get_block(LOG_SYS, st, log->sys[i], in)))
-			return err;
-		if (st->id < 0)
-			continue;
-		smp->sys_wants |= (vmon_sys_wants_t)(1L << st->id);
-		if ((changed & (1ULL << i)) || log->sys[i]->fresh)
-			smp->sys_activity |= (vmon_sys_wants_t)(1L << st->id);
-		log->sys[i]->fresh = false;
-		smp->sys_stores[st->id] = log->sys[i]->store;
+	if ((err = get_stores(log, in, LOG_SYS, log->sys, mask, changed, smp->sys_stores, &activity)))
+		return err;
+	smp->sys_activity = (vmon_sys_wants_t)activity;
+	for (int id = 0; id < VMON_STORE_SYS_NR; id++) {
+		if (smp->sys_stores[id])
+			smp->sys_wants |= (vmon_sys_wants_t)(1L << id);
 	}
 	return NULL;
 }
@@ -790,6 +737,8 @@ static const char *get_entry(vmon_log_t *log, log_in_t *in, int i, unsigned long
 	const log_schema_t *s = &log->schema;
 	vmon_log_proc_t *p = &log->procs[i];
 	uint64_t pid, all = (1ULL << s->nr[LOG_PROC]) - 1, changed = 0;
+	unsigned long activity = 0;
+	const char *err;
 	int parent = -1;
 	uint8_t flags;
 	rbase_t *b;
@@ -805,21 +754,21 @@ static const char *get_entry(vmon_log_t *log, log_in_t *in, int i, unsigned long
 		if (!(b = base_new(log, (int)pid, flags & LOG_E_THREAD, seq)))
 			return "out of memory";
 	} else {
-		b = base_find(log, (int)pid, flags & LOG_E_THREAD, seq);
-		if (!b || b->seen == seq)
+		b = (rbase_t *)log_bases_find(&log->bases, (int)pid, flags & LOG_E_THREAD, seq);
+		if (!b || b->base.seen == seq)
 			return "an entry that refers to no earlier state";
 	}
 	log->ebase[i] = b;
-	b->seen = seq;
-	b->stale = flags & LOG_E_STALE;
+	b->base.seen = seq;
+	b->base.stale = flags & LOG_E_STALE;
 	if (flags & LOG_E_PARENT) {
 		uint64_t back;
 
 		if (!log_get_varint(in, &back) || back > (uint64_t)i)
 			return "a parent out of range";
-		b->parent = back ? log->ebase[i - back]->id : 0;
+		b->base.parent = back ? log->ebase[i - back]->base.id : 0;
 		parent = back ? i - (int)back : -1;
-	} else if (b->parent && (parent = id_get(log, b->parent)) < 0) {
+	} else if (b->base.parent && (parent = id_get(log, b->base.parent)) < 0) {
 		return "an entry whose parent is not in the sample";
 	}
 	/* a thread hangs from a process, a process from a process */
@@ -827,19 +776,13 @@ static const char *get_entry(vmon_log_t *log, log_in_t *in, int i, unsigned long
 		return "an entry under a thread";
 	if ((flags & LOG_E_THREAD) && parent < 0)
 		return "a thread without its process";
-	id_put(log, b->id, i);
+	id_put(log, b->base.id, i);
 	if (flags & LOG_E_WANTS) {
 		uint64_t wants, stores;
 
 		if (!log_get_varint(in, &wants) || (wants & ~all) || !log_get_varint(in, &stores) || (stores & ~all))
 			return "wants out of range";
 		b->wants = (unsigned long)wants;
-		for (int k = 0; k < s->nr[LOG_PROC]; k++) {
-			if (!(stores & (1ULL << k))) {
-				state_free(LOG_PROC, &s->stores[LOG_PROC][k], b->st[k]);
-				b->st[k] = NULL;
-			}
-		}
 		b->stores = (unsigned long)stores;
 	}
 	if (flags & LOG_E_ERRORS) {
@@ -848,35 +791,19 @@ static const char *get_entry(vmon_log_t *log, log_in_t *in, int i, unsigned long
 		if (!log_get_count(in, (uint64_t)s->nr[LOG_PROC], &errors))
 			return "errors out of range";
 		for (uint64_t e = 0; e < errors; e++) {
-			uint64_t k, err;
+			uint64_t k, e_no;
 
-			if (!log_get_varint(in, &k) || k >= (uint64_t)s->nr[LOG_PROC] || !log_get_varint(in, &err) ||
-			    err > INT32_MAX)
+			if (!log_get_varint(in, &k) || k >= (uint64_t)s->nr[LOG_PROC] || !log_get_varint(in, &e_no) ||
+			    e_no > INT32_MAX)
 				return "an error out of range";
-			b->errors[k] = (int)err;
+			b->errors[k] = (int)e_no;
 		}
 	}
 	if ((flags & LOG_E_DATA) && (!log_get_varint(in, &changed) || (changed & ~(uint64_t)b->stores)))
 		return "changed stores out of range";
-	for (int k = 0; k < s->nr[LOG_PROC]; k++) {
-		const log_store_t *st = &s->stores[LOG_PROC][k];
-		const char *err;
-
-		if (!(b->stores & (1UL << k)))
-			continue;
-		if (!b->st[k] && !(b->st[k] = state_new(LOG_PROC, st)))
-			return "out of memory";
-		if (!b->st[k]->fresh)
-			clear_changed(LOG_PROC, st, b->st[k]);
-		if ((changed & (1ULL << k)) && (err = get_block(LOG_PROC, st, b->st[k], in)))
-			return err;
-		if (st->id >= 0) {
-			p->stores[st->id] = b->st[k]->store;
-			if ((changed & (1ULL << k)) || b->st[k]->fresh)
-				p->activity |= (vmon_proc_wants_t)(1L << st->id);
-		}
-		b->st[k]->fresh = false;
-	}
+	if ((err = get_stores(log, in, LOG_PROC, b->st, b->stores, changed, p->stores, &activity)))
+		return err;
+	p->activity = (vmon_proc_wants_t)activity;
 	for (int k = 0; k < s->nr[LOG_PROC]; k++) {
 		if (s->stores[LOG_PROC][k].id >= 0)
 			p->errors[s->stores[LOG_PROC][k].id] = b->errors[k];
@@ -886,7 +813,7 @@ static const char *get_entry(vmon_log_t *log, log_in_t *in, int i, unsigned long
 	p->flags = ((flags & LOG_E_THREAD) ? VMON_LOG_PROC_THREAD : 0) | ((flags & LOG_E_NEW) ? VMON_LOG_PROC_NEW : 0) |
 		   ((flags & LOG_E_STALE) ? VMON_LOG_PROC_STALE : 0);
 	p->wants = (vmon_proc_wants_t)my_bits(log, LOG_PROC, b->wants);
-	p->id = b->id;
+	p->id = b->base.id;
 	return NULL;
 }
 
@@ -909,10 +836,10 @@ static const char *parse_sample(vmon_log_t *log, log_in_t *in)
 	 * not at its end: the caller reads their stores until this call.
 	 * Samples are counted by the reader, whatever seq the writer gives.
 	 */
-	bases_sweep(log, log->samples, false);
+	log_bases_sweep(&log->bases, log->samples, false, base_free, log);
 	log->samples++;
 	if (keyframe) {
-		bases_sweep(log, 0, true);
+		log_bases_sweep(&log->bases, 0, true, base_free, log);
 		sys_drop(log);
 	}
 	smp->seq = seq;
@@ -1087,7 +1014,7 @@ vmon_log_t *vmon_log_open(int fd)
 	if (!log)
 		return NULL;
 	log->fd = fd;
-	if (buckets_grow(log) < 0) {
+	if (log_bases_init(&log->bases) < 0) {
 		free(log);
 		errno = ENOMEM;
 		return NULL;
@@ -1299,7 +1226,7 @@ int vmon_log_seek(vmon_log_t *log, const vmon_log_record_t *rec)
 	log->start = log->len = 0;
 	log->buf_off = rec->offset;
 	log->serial = rec->serial;
-	bases_sweep(log, 0, true);
+	log_bases_sweep(&log->bases, 0, true, base_free, log);
 	sys_drop(log);
 	log->need_keyframe = true;
 	return 0;
@@ -1321,13 +1248,12 @@ void vmon_log_close(vmon_log_t *log)
 {
 	if (!log)
 		return;
-	bases_sweep(log, 0, true);
+	log_bases_fini(&log->bases, base_free, log);
 	sys_drop(log);
 	for (size_t i = 0; i < log->strings_nr; i++)
 		free(log->strings[i]);
 	free(log->strings);
 	log_schema_free(&log->schema);
-	free(log->buckets);
 	free(log->procs);
 	free(log->ebase);
 	free(log->ids_index);

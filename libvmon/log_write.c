@@ -46,16 +46,9 @@ typedef struct wstate {
 } wstate_t;
 
 typedef struct wbase {
-	struct wbase		*next;		/* in its hash bucket */
-	int			pid;
-	bool			thread;
-	const vmon_proc_t	*node;
-	unsigned long long	start;
-	unsigned long long	created;	/* the sample that made it */
-	unsigned long long	seen;		/* the last sample that wrote it */
-	unsigned long long	id;		/* never reused, unlike the memory of a base */
-	unsigned long long	parent;		/* the id of its parent's base, 0 at the top */
-	bool			stale;
+	log_base_t		base;
+	const vmon_proc_t	*node;		/* the node it was made for */
+	unsigned long long	start;		/* and its start time */
 	unsigned long		wants;		/* in log bits */
 	unsigned long		stores;
 	int			errors[LOG_STORES_MAX];
@@ -75,10 +68,7 @@ struct _vmon_log_writer {
 	vmon_log_writer_stats_t	stats;
 
 	wstate_t		*sys[LOG_STORES_MAX];
-	wbase_t			**buckets;
-	size_t			mask;		/* buckets - 1 */
-	size_t			bases_nr;
-	unsigned long long	ids;		/* bases made */
+	log_bases_t		bases;
 	bool			force_keyframe;	/* a sample failed half-written: the next starts over */
 
 	/* the sample being written */
@@ -329,91 +319,25 @@ static wstate_t *state_new(const log_store_t *st)
 	return s;
 }
 
-static void base_free(vmon_log_writer_t *w, wbase_t *b)
+static void base_free(void *ctx, log_base_t *base)
 {
+	vmon_log_writer_t *w = ctx;
+	wbase_t *b = (wbase_t *)base;
+
 	for (int i = 0; i < w->schema.nr[LOG_PROC]; i++)
 		state_free(b->st[i], &w->schema.stores[LOG_PROC][i]);
 	free(b);
 }
 
-static size_t bucket_of(const vmon_log_writer_t *w, int pid, bool thread)
-{
-	return ((size_t)(unsigned)pid * 2 + thread) * 0x9e3779b1u & w->mask;
-}
-
-static int buckets_grow(vmon_log_writer_t *w)
-{
-	size_t size = w->buckets ? (w->mask + 1) * 2 : 1024;
-	wbase_t **b = calloc(size, sizeof(*b));
-
-	if (!b)
-		return -1;
-	for (size_t i = 0; w->buckets && i <= w->mask; i++) {
-		wbase_t *e, *next;
-
-		for (e = w->buckets[i]; e; e = next) {
-			size_t h = ((size_t)(unsigned)e->pid * 2 + e->thread) * 0x9e3779b1u & (size - 1);
-
-			next = e->next;
-			e->next = b[h];
-			b[h] = e;
-		}
-	}
-	free(w->buckets);
-	w->buckets = b;
-	w->mask = size - 1;
-	return 0;
-}
-
-/* the base of an earlier sample for this pid, if any */
-static wbase_t *base_find(vmon_log_writer_t *w, int pid, bool thread, unsigned long long seq)
-{
-	for (wbase_t *b = w->buckets[bucket_of(w, pid, thread)]; b; b = b->next) {
-		if (b->pid == pid && b->thread == thread && b->created < seq)
-			return b;
-	}
-	return NULL;
-}
-
 static wbase_t *base_new(vmon_log_writer_t *w, int pid, bool thread, unsigned long long seq)
 {
-	wbase_t *b;
-	size_t h;
+	wbase_t *b = calloc(1, sizeof(*b));
 
-	if (w->bases_nr + 1 > (w->mask + 1) && buckets_grow(w) < 0)
-		return NULL;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return NULL;
-	b->pid = pid;
-	b->thread = thread;
-	b->created = seq;
-	b->id = ++w->ids;
-	h = bucket_of(w, pid, thread);
-	b->next = w->buckets[h];
-	w->buckets[h] = b;
-	w->bases_nr++;
-	return b;
-}
-
-/* after a sample: the bases it did not write, and those of nodes found gone, go */
-static void bases_sweep(vmon_log_writer_t *w, unsigned long long seq, bool all)
-{
-	for (size_t i = 0; i <= w->mask; i++) {
-		wbase_t **pp = &w->buckets[i];
-
-		while (*pp) {
-			wbase_t *b = *pp;
-
-			if (all || b->seen != seq || b->stale) {
-				*pp = b->next;
-				base_free(w, b);
-				w->bases_nr--;
-			} else {
-				pp = &b->next;
-			}
-		}
+	if (b && log_bases_add(&w->bases, &b->base, pid, thread, seq) < 0) {
+		free(b);
+		b = NULL;
 	}
+	return b;
 }
 
 /* --- store deltas --- */
@@ -683,6 +607,37 @@ static int index_get(const vmon_log_writer_t *w, const vmon_proc_t *node)
 	return -1;
 }
 
+/*
+ * The stores of a node (or of the system) in mask, each into w->entry as a
+ * block if it changed, against its state in states[] (made for a store new
+ * to mask; those out of mask are dropped).  *changed gets the stores
+ * written.  -1 on ENOMEM.
+ */
+static int stores_delta(vmon_log_writer_t *w, int kind, wstate_t **states, unsigned long mask, void *const *stores,
+			unsigned long *changed)
+{
+	*changed = 0;
+	w->entry.len = 0;
+	for (int k = 0; k < w->schema.nr[kind]; k++) {
+		const log_store_t *st = &w->schema.stores[kind][k];
+		int r;
+
+		if (!(mask & (1UL << k))) {
+			state_free(states[k], st);
+			states[k] = NULL;
+			continue;
+		}
+		if (!states[k] && !(states[k] = state_new(st)))
+			return -1;
+		r = store_delta(w, &w->entry, st, states[k], stores[st->id]);
+		if (r < 0)
+			return -1;
+		if (r)
+			*changed |= 1UL << k;
+	}
+	return 0;
+}
+
 static int write_sys(vmon_log_writer_t *w, const vmon_t *vmon, bool keyframe)
 {
 	const log_schema_t *s = &w->schema;
@@ -707,25 +662,13 @@ static int write_sys(vmon_log_writer_t *w, const vmon_t *vmon, bool keyframe)
 		log_put_varint(&w->body, (uint64_t)i);
 		log_put_varint(&w->body, (uint64_t)vmon->sys_errors[id]);
 	}
-	w->entry.len = 0;
-	for (int i = 0; i < s->nr[LOG_SYS]; i++) {
-		const log_store_t *st = &s->stores[LOG_SYS][i];
-		int r;
-
-		if (keyframe || !(mask & (1UL << i))) {
-			state_free(w->sys[i], st);
-			w->sys[i] = NULL;
-		}
-		if (!(mask & (1UL << i)))
-			continue;
-		if (!w->sys[i] && !(w->sys[i] = state_new(st)))
-			return -1;
-		r = store_delta(w, &w->entry, st, w->sys[i], vmon->stores[st->id]);
-		if (r < 0)
-			return -1;
-		if (r)
-			changed |= 1UL << i;
+	/* a keyframe owes nothing to the samples before */
+	for (int i = 0; keyframe && i < s->nr[LOG_SYS]; i++) {
+		state_free(w->sys[i], &s->stores[LOG_SYS][i]);
+		w->sys[i] = NULL;
 	}
+	if (stores_delta(w, LOG_SYS, w->sys, mask, vmon->stores, &changed) < 0)
+		return -1;
 	log_put_varint(&w->body, changed);
 	log_put_bytes(&w->body, w->entry.data, w->entry.len);
 	return 0;
@@ -737,7 +680,7 @@ static int write_node(vmon_log_writer_t *w, const vmon_t *vmon, int i, unsigned 
 	vmon_proc_t *node = w->nodes[i];
 	const vmon_proc_stat_t *stat = node->stores[VMON_STORE_PROC_STAT];
 	unsigned long long start = stat ? stat->start : 0;
-	wbase_t *b = base_find(w, node->pid, node->is_thread, seq);
+	wbase_t *b = (wbase_t *)log_bases_find(&w->bases, node->pid, node->is_thread, seq);
 	int parent = node->parent ? index_get(w, node->parent) : -1;
 	unsigned long wants = log_bits(w, LOG_PROC, (unsigned long)node->wants), stores = 0, changed = 0;
 	uint8_t flags = 0;
@@ -754,8 +697,8 @@ static int write_node(vmon_log_writer_t *w, const vmon_t *vmon, int i, unsigned 
 		flags |= LOG_E_FRESH;
 	}
 	w->nbase[i] = b;
-	b->seen = seq;
-	b->stale = node->is_stale;
+	b->base.seen = seq;
+	b->base.stale = node->is_stale;
 	flags |= (node->is_thread ? LOG_E_THREAD : 0) | (node->is_new ? LOG_E_NEW : 0) |
 		 (node->is_stale ? LOG_E_STALE : 0);
 	for (int k = 0; k < s->nr[LOG_PROC]; k++) {
@@ -771,10 +714,10 @@ static int write_node(vmon_log_writer_t *w, const vmon_t *vmon, int i, unsigned 
 	flags_at = w->body.len;
 	log_put_u8(&w->body, 0);
 	/* the parent: an entry before this one (pre-order), as how far back; 0 for the top */
-	if ((flags & LOG_E_FRESH) || b->parent != (parent >= 0 ? w->nbase[parent]->id : 0)) {
+	if ((flags & LOG_E_FRESH) || b->base.parent != (parent >= 0 ? w->nbase[parent]->base.id : 0)) {
 		flags |= LOG_E_PARENT;
 		log_put_varint(&w->body, parent >= 0 ? (uint64_t)(i - parent) : 0);
-		b->parent = parent >= 0 ? w->nbase[parent]->id : 0;
+		b->base.parent = parent >= 0 ? w->nbase[parent]->base.id : 0;
 	}
 	if ((flags & LOG_E_FRESH) || wants != b->wants || stores != b->stores) {
 		flags |= LOG_E_WANTS;
@@ -795,24 +738,8 @@ static int write_node(vmon_log_writer_t *w, const vmon_t *vmon, int i, unsigned 
 			b->errors[k] = node->errors[id];
 		}
 	}
-	w->entry.len = 0;
-	for (int k = 0; k < s->nr[LOG_PROC]; k++) {
-		const log_store_t *st = &s->stores[LOG_PROC][k];
-		int r;
-
-		if (!(stores & (1UL << k))) {
-			state_free(b->st[k], st);
-			b->st[k] = NULL;
-			continue;
-		}
-		if (!b->st[k] && !(b->st[k] = state_new(st)))
-			return -1;
-		r = store_delta(w, &w->entry, st, b->st[k], node->stores[st->id]);
-		if (r < 0)
-			return -1;
-		if (r)
-			changed |= 1UL << k;
-	}
+	if (stores_delta(w, LOG_PROC, b->st, stores, node->stores, &changed) < 0)
+		return -1;
 	b->stores = stores;
 	if (changed) {
 		flags |= LOG_E_DATA;
@@ -865,7 +792,7 @@ int vmon_log_write_sample(vmon_log_writer_t *w, const vmon_t *vmon, const struct
 	keyframe = w->force_keyframe || w->stats.samples % w->keyframe_interval == 0;
 	seq = w->stats.samples + 1;
 	if (keyframe)
-		bases_sweep(w, seq, true);
+		log_bases_sweep(&w->bases, seq, true, base_free, w);
 
 	for (node = tree_first((vmon_t *)vmon); node; node = tree_next((vmon_t *)vmon, node, true))
 		n++;
@@ -897,7 +824,7 @@ int vmon_log_write_sample(vmon_log_writer_t *w, const vmon_t *vmon, const struct
 		if (w->nodes[i]->is_stale && !w->nodes[i]->is_thread && write_gone(w, w->nodes[i]) < 0)
 			goto fail;
 	}
-	bases_sweep(w, seq, false);
+	log_bases_sweep(&w->bases, seq, false, base_free, w);
 	return flush(w);
 fail:
 	/*
@@ -905,7 +832,7 @@ fail:
 	 * over with a keyframe, whose entries owe nothing to them.
 	 */
 	err = w->body.failed || !errno ? ENOMEM : errno;
-	bases_sweep(w, seq, true);
+	log_bases_sweep(&w->bases, seq, true, base_free, w);
 	w->force_keyframe = true;
 	w->body.failed = false;
 	errno = err;
@@ -1009,11 +936,9 @@ int vmon_log_writer_get_stats(const vmon_log_writer_t *w, vmon_log_writer_stats_
 
 static void writer_free(vmon_log_writer_t *w)
 {
-	if (w->buckets)
-		bases_sweep(w, 0, true);
+	log_bases_fini(&w->bases, base_free, w);
 	for (int i = 0; i < w->schema.nr[LOG_SYS]; i++)
 		state_free(w->sys[i], &w->schema.stores[LOG_SYS][i]);
-	free(w->buckets);
 	free(w->nodes);
 	free(w->nbase);
 	free(w->index);
@@ -1040,7 +965,7 @@ vmon_log_writer_t *vmon_log_writer_open(int fd, const vmon_t *vmon)
 		return NULL;
 	w->fd = fd;
 	w->keyframe_interval = KEYFRAME_DEFAULT;
-	if (schema_build(&w->schema) < 0 || buckets_grow(w) < 0) {
+	if (schema_build(&w->schema) < 0 || log_bases_init(&w->bases) < 0) {
 		writer_free(w);
 		errno = ENOMEM;
 		return NULL;

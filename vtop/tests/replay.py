@@ -21,10 +21,9 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vtoptest import VTOP, check, failures, finish, kill_all, spawn  # noqa: E402
+from vtoptest import VTOP, Term, check, finish, kill_all, spawn  # noqa: E402
 
 tmp = tempfile.mkdtemp(prefix="vtop-replay-")
-SOCKET = "vtop-replay-%d" % os.getpid()
 ENV = dict(os.environ, XDG_CONFIG_HOME=tmp, LANG="C.UTF-8")
 
 
@@ -37,27 +36,8 @@ def vtop(*args, timeout=120, ok=True):
     return r
 
 
-def tmux(*args, must=True):
-    r = subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null"] + list(args), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    if must and r.returncode != 0:
-        raise RuntimeError("tmux %s: %s" % (" ".join(args), r.stderr.decode(errors="replace")))
-    return r.stdout.decode("utf-8", errors="replace")
-
-
-def wait_for(pred, what, timeout=20.0):
-    deadline = time.time() + timeout
-    s = ""
-    while time.time() < deadline:
-        s = tmux("capture-pane", "-p", "-t", "vt")
-        if pred(s):
-            print("ok:", what)
-            return s
-        time.sleep(0.1)
-    failures.append(what)
-    print("FAIL:", what)
-    print("---- screen ----\n%s\n----------------" % s)
-    return None
+TMUX = Term("vtop-replay-%d" % os.getpid())
+tmux, wait_for = TMUX.tmux, TMUX.wait_for
 
 
 def sample_of(s):
@@ -134,7 +114,7 @@ try:
         time.sleep(1)
         s = wait_for(lambda s: sample_of(s) == n, "paused: the sample stays %d" % n)
         tmux("send-keys", "-t", "vt", "t")
-        tmux("send-keys", "-t", "vt", "-l", "#20")
+        TMUX.literal("#20")
         tmux("send-keys", "-t", "vt", "Enter")
         wait_for(lambda s: sample_of(s) == 20, "t #20: sample 20")
         tmux("send-keys", "-t", "vt", "[")
@@ -144,7 +124,7 @@ try:
         tmux("send-keys", "-t", "vt", "]")
         wait_for(lambda s: sample_of(s) == 17, "]: one on, to 17")
         tmux("send-keys", "-t", "vt", "t")
-        tmux("send-keys", "-t", "vt", "-l", "--", "-600")
+        TMUX.literal("-600")
         tmux("send-keys", "-t", "vt", "Enter")
         wait_for(lambda s: sample_of(s) == 1, "t -600: before the log began, its first sample")
         tmux("send-keys", "-t", "vt", "}")

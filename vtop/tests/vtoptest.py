@@ -72,7 +72,7 @@ class Term:
         self.tmux("send-keys", "-t", "vt", *k)
 
     def literal(self, text):
-        self.tmux("send-keys", "-t", "vt", "-l", text)
+        self.tmux("send-keys", "-t", "vt", "-l", "--", text)
 
     def wait_for(self, pred, what, timeout=20.0):
         """Wait until pred(screen) is true; record a failure with the last screen if it never is."""
