@@ -176,8 +176,8 @@ typedef struct log_bases {
 int log_bases_init(log_bases_t *m);
 /* the base made before sample seq for this pid, or NULL */
 log_base_t *log_bases_find(const log_bases_t *m, int pid, bool thread, unsigned long long seq);
-/* b (zeroed by the caller) made by sample seq, given an id; -1 ENOMEM (b is not added) */
-int log_bases_add(log_bases_t *m, log_base_t *b, int pid, bool thread, unsigned long long seq);
+/* a new base of `size` bytes (a struct that starts with a log_base_t), made by sample seq; NULL ENOMEM */
+void *log_bases_new(log_bases_t *m, size_t size, int pid, bool thread, unsigned long long seq);
 /* drop the bases sample seq did not list or listed as stale (all of them with all), each through drop */
 void log_bases_sweep(log_bases_t *m, unsigned long long seq, bool all, void (*drop)(void *ctx, log_base_t *b),
 		     void *ctx);

@@ -440,12 +440,16 @@ log_base_t *log_bases_find(const log_bases_t *m, int pid, bool thread, unsigned 
 	return NULL;
 }
 
-int log_bases_add(log_bases_t *m, log_base_t *b, int pid, bool thread, unsigned long long seq)
+void *log_bases_new(log_bases_t *m, size_t size, int pid, bool thread, unsigned long long seq)
 {
+	log_base_t *b;
 	size_t h;
 
 	if (m->nr + 1 > m->mask + 1 && buckets_grow(m) < 0)
-		return -1;
+		return NULL;
+	b = calloc(1, size);
+	if (!b)
+		return NULL;
 	b->pid = pid;
 	b->thread = thread;
 	b->created = seq;
@@ -454,7 +458,7 @@ int log_bases_add(log_bases_t *m, log_base_t *b, int pid, bool thread, unsigned 
 	b->next = m->buckets[h];
 	m->buckets[h] = b;
 	m->nr++;
-	return 0;
+	return b;
 }
 
 void log_bases_sweep(log_bases_t *m, unsigned long long seq, bool all, void (*drop)(void *ctx, log_base_t *b),

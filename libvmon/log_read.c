@@ -656,17 +656,6 @@ static int id_get(const vmon_log_t *log, unsigned long long id)
 	return -1;
 }
 
-static rbase_t *base_new(vmon_log_t *log, int pid, bool thread, unsigned long long seq)
-{
-	rbase_t *b = calloc(1, sizeof(*b));
-
-	if (b && log_bases_add(&log->bases, &b->base, pid, thread, seq) < 0) {
-		free(b);
-		b = NULL;
-	}
-	return b;
-}
-
 /*
  * The stores in mask of a node (or of the system), each with its state
  * (made for a store new to mask; those out of mask are dropped), the
@@ -751,7 +740,7 @@ static const char *get_entry(vmon_log_t *log, log_in_t *in, int i, unsigned long
 	if (flags & LOG_E_FRESH) {
 		if ((flags & (LOG_E_PARENT | LOG_E_WANTS)) != (LOG_E_PARENT | LOG_E_WANTS))
 			return "a fresh entry without its parent or wants";
-		if (!(b = base_new(log, (int)pid, flags & LOG_E_THREAD, seq)))
+		if (!(b = log_bases_new(&log->bases, sizeof(*b), (int)pid, flags & LOG_E_THREAD, seq)))
 			return "out of memory";
 	} else {
 		b = (rbase_t *)log_bases_find(&log->bases, (int)pid, flags & LOG_E_THREAD, seq);

@@ -329,17 +329,6 @@ static void base_free(void *ctx, log_base_t *base)
 	free(b);
 }
 
-static wbase_t *base_new(vmon_log_writer_t *w, int pid, bool thread, unsigned long long seq)
-{
-	wbase_t *b = calloc(1, sizeof(*b));
-
-	if (b && log_bases_add(&w->bases, &b->base, pid, thread, seq) < 0) {
-		free(b);
-		b = NULL;
-	}
-	return b;
-}
-
 /* --- store deltas --- */
 
 /* a vector of strings as bytes: count + 1 (0 for NULL), then each length and its bytes */
@@ -689,7 +678,7 @@ static int write_node(vmon_log_writer_t *w, const vmon_t *vmon, int i, unsigned 
 
 	(void)vmon;
 	if (!b || b->node != node || b->start != start || node->is_new) {
-		b = base_new(w, node->pid, node->is_thread, seq);
+		b = log_bases_new(&w->bases, sizeof(*b), node->pid, node->is_thread, seq);
 		if (!b)
 			return -1;
 		b->node = node;
