@@ -35,4 +35,4 @@ fuzz: tests/fuzz/fuzz_log$(EXEEXT)
 		-print_final_stats=1 -artifact_prefix=tests/fuzz/ "$$corpus"
 .PHONY: fuzz
 
-EXTRA_DIST += tests/fuzz/fuzz_log.c tests/fuzz/corpus tests/fuzz/crashes
+EXTRA_DIST += tests/fuzz/fuzz_log.c tests/fuzz/tiny_log.py tests/fuzz/corpus tests/fuzz/crashes
