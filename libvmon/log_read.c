@@ -524,7 +524,8 @@ static const char *get_cpus(const log_store_t *st, rstate_t *s, log_in_t *in)
 	vmon_sys_stat_t *ss = st->id == VMON_STORE_SYS_STAT ? s->store : NULL;
 	uint64_t nr;
 
-	if (!log_get_count(in, CPUS_MAX, &nr))
+	/* a CPU line takes two bytes at least: what is allocated for them is no more than the record warrants */
+	if (!log_get_count(in, CPUS_MAX, &nr) || nr > (uint64_t)(in->end - in->p) / 2)
 		return "the CPU count out of range";
 	if ((int)nr != s->cpus_nr) {
 		uint64_t *nums = calloc((size_t)nr * (size_t)st->cpu_nr + 1, sizeof(*nums));

@@ -579,6 +579,10 @@ int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 		fprintf(stderr, "vtop: -r and -w: a replay is not recorded again (copy the file)\n");
 		return -1;
 	}
+	if (!strcmp(cfg->replay_path, "-") && !cfg->batch && !cfg->events) {
+		fprintf(stderr, "vtop: -r -: standard input is the terminal's on the screen: use it with -b\n");
+		return -1;
+	}
 	if (cfg->replay_path[0] && cfg->pids_nr) {
 		fprintf(stderr, "vtop: -p does not apply to a replay: it shows the processes that were recorded\n");
 		return -1;

@@ -74,21 +74,22 @@ static int fail(vt_replay_t *r, const char *what)
 	return -1;
 }
 
-/* a fresh vmon_t for the log, and a fresh builder on it */
+/* a fresh vmon_t for the log, and the builder on it with no history */
 static int fresh_tree(vt_source_t *src, bool again)
 {
 	vt_replay_t *r = src->replay;
 	const vmon_log_header_t *h = vmon_log_header(r->log);
 
-	if (again) {
+	if (again)
 		vmon_destroy(&src->vmon);
-		vt_builder_fini(&src->builder);
-	}
 	if (vmon_log_replay_init(&src->vmon, h, 0) < 0) {
 		memset(&src->vmon, 0, sizeof(src->vmon));
 		return fail(r, strerror(errno));
 	}
-	vt_builder_init(&src->builder, &src->vmon);
+	if (again)
+		vt_builder_reset(&src->builder, &src->vmon);
+	else
+		vt_builder_init(&src->builder, &src->vmon);
 	vt_builder_hook(&src->builder);
 	src->builder.threads = r->threads;
 	src->builder.exited_keep = r->exited_keep;

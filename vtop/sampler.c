@@ -193,10 +193,9 @@ void vt_source_fini(vt_source_t *src)
 	src->monitored_procs = NULL;
 	vt_feed_close(src->feed);
 	src->feed = NULL;
-	if (src->vmon.internal) {
+	if (src->vmon.internal)
 		vmon_destroy(&src->vmon);
-		vt_builder_fini(&src->builder);
-	}
+	vt_builder_fini(&src->builder);
 }
 
 int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)

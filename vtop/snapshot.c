@@ -254,10 +254,31 @@ void vt_builder_hook(vt_builder_t *b)
 	b->vmon->proc_dtor_cb = priv_dtor;
 }
 
-void vt_builder_fini(vt_builder_t *b)
+/*
+ * The builder on another vmon_t, its history of samples forgotten (a replay
+ * that starts again from a keyframe).  The user names stay: the snapshots
+ * already handed to the screen point to them.
+ */
+void vt_builder_reset(vt_builder_t *b, vmon_t *vmon)
 {
 	for (int i = 0; i < b->ghosts_nr; i++)
 		vt_arena_free(&b->ghosts[i].arena);
+	b->ghosts_nr = 0;
+	free(b->prev_cpu_ticks);
+	b->prev_cpu_ticks = NULL;
+	b->prev_cpus_nr = 0;
+	b->seq = 0;
+	b->when = 0;
+	b->prev_boottime = 0;
+	b->prev_when = 0;
+	b->prev_self_cpu = 0;
+	b->prev_mono = 0;
+	b->vmon = vmon;
+}
+
+void vt_builder_fini(vt_builder_t *b)
+{
+	vt_builder_reset(b, NULL);
 	free(b->ghosts);
 	for (int i = 0; i < b->users_nr; i++)
 		free(b->users[i].name);

@@ -1427,10 +1427,10 @@ int vt_tui_run(vt_config_t *cfg)
 		}
 		if (fds[1].revents & POLLIN) {
 			t->snap = vt_sampler_take(t->sampler, &changed);
-			if (changed) {
+			if (changed)
 				new_snapshot(t);
-				dirty = true;
-			}
+			/* a replay's wake-up without a sample may be its end, which the header says */
+			dirty = changed || t->replay;
 		}
 		/* every key that is there, each handled before the one drawing */
 		while ((ch = getch()) != ERR) {

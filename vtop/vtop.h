@@ -175,6 +175,7 @@ typedef struct vt_builder {
 
 void vt_builder_init(vt_builder_t *b, vmon_t *vmon);
 void vt_builder_fini(vt_builder_t *b);
+void vt_builder_reset(vt_builder_t *b, vmon_t *vmon);
 /* the vmon callbacks that keep vtop's per-node history on proc->foo */
 void vt_builder_hook(vt_builder_t *b);
 int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms);

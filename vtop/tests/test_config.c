@@ -200,6 +200,31 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(cfg.user_uid, 0);
 }
 
+/* -w and -r: the paths kept; a replay neither recorded again, nor narrowed by -p, nor from a terminal's stdin */
+static void test_record_replay(void **state)
+{
+	vt_config_t cfg;
+
+	(void)state;
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-w", "/tmp/a.vlog", NULL, NULL), 0);
+	assert_string_equal(cfg.write_path, "/tmp/a.vlog");
+	assert_string_equal(cfg.replay_path, "");
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--replay", "b.vlog", "-b", NULL), 0);
+	assert_string_equal(cfg.replay_path, "b.vlog");
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-r", "b.vlog", "-w", "c.vlog"), -1);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-r", "b.vlog", "-p", "1"), -1);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-r", "-", NULL, NULL), -1);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-r", "-", "-b", NULL), 0);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-w", "", NULL, NULL), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_save_and_read_back),
 		cmocka_unit_test(test_command_line_overrides),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_record_replay),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
