@@ -34,7 +34,12 @@ extern "C" {
 #define VMON_LOG_VERSION_MAJOR	1	/* a reader refuses logs of a later major version */
 #define VMON_LOG_VERSION_MINOR	0	/* later minors only add what older readers skip */
 
-/* --- events: what the event feed delivers (the members of its vmon_event_t) --- */
+/*
+ * --- events: what the event feed delivers ---
+ * The members, constants and values of the feed's vmon_event_t
+ * (vmon_feed(3)), so that its event callback can hand each event to
+ * vmon_log_write_event() with a member-by-member copy.
+ */
 
 typedef enum _vmon_log_event_kind_t {
 	VMON_LOG_EVENT_FORK,	/* a new process (not a new thread) */

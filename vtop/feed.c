@@ -18,7 +18,11 @@
  *   - the sampling thread also waits on vmon_feed_fd() and calls
  *     vmon_feed_process() when it is readable, so the kernel's buffer is
  *     drained between refreshes;
- *   - exited rows take proc->exit_status when proc->has_exit_status.
+ *   - exited rows take proc->exit_status when proc->has_exit_status;
+ *   - with -w, the same event callback hands each event to the log
+ *     (vmon_log_write_event(), whose vmon_log_event_t has the members of
+ *     vmon_event_t), and a growth of the feed's lost counter is written as
+ *     a drop notice (vmon_log_write_drop()) before the next sample.
  * Processes that lived between two samples then arrive as nodes new and
  * stale in the same sample, and the builder shows them as exited rows with
  * no other change.

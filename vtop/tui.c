@@ -1339,6 +1339,12 @@ static void new_snapshot(tui_t *t)
 	const char *err;
 
 	vt_view_build(&t->view, t->snap);
+	/* a replay that jumped: the event log is what happened up to the sample it jumped to */
+	if (t->replay && t->snap->seq != t->last_seq + 1) {
+		t->events_nr = 0;
+		t->events_head = 0;
+	}
+	t->last_seq = t->snap->seq;
 	screens_add_events(t, t->snap);
 	err = vt_sampler_error(t->sampler);
 	if (err)

@@ -78,6 +78,7 @@ typedef struct tui {
 	bool			paused;
 	bool			replay;		/* -r: a log, not this machine now */
 	double			speed;		/* -r: 1 at the pace recorded */
+	unsigned long long	last_seq;	/* -r: the sample shown before */
 
 	/* the prompt's text as typed */
 	char			input[256];
