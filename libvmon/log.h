@@ -139,7 +139,6 @@ const vmon_store_desc_t *log_descs(int kind);
 int log_descs_nr(int kind);
 bool log_store_recordable(const vmon_store_desc_t *desc);
 uint8_t log_wire_type(vmon_type_t type);
-bool log_wire_signed(uint8_t wire);
 bool log_wire_numeric(uint8_t wire);
 /* the compiled field's per-CPU offset in vmon_sys_cpu_t, or -1 when it has no per-CPU column */
 long log_cpu_offset(const vmon_field_t *f);

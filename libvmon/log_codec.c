@@ -249,11 +249,6 @@ uint8_t log_wire_type(vmon_type_t type)
 	return 0;
 }
 
-bool log_wire_signed(uint8_t wire)
-{
-	return wire == LOG_T_INT || wire == LOG_T_LONG || wire == LOG_T_LONGLONG;
-}
-
 bool log_wire_numeric(uint8_t wire)
 {
 	return wire >= LOG_T_CHAR && wire <= LOG_T_ULONGLONG;

@@ -663,7 +663,7 @@ static int write_sys(vmon_log_writer_t *w, const vmon_t *vmon, bool keyframe)
 	return 0;
 }
 
-static int write_node(vmon_log_writer_t *w, const vmon_t *vmon, int i, unsigned long long seq)
+static int write_node(vmon_log_writer_t *w, int i, unsigned long long seq)
 {
 	const log_schema_t *s = &w->schema;
 	vmon_proc_t *node = w->nodes[i];
@@ -676,7 +676,6 @@ static int write_node(vmon_log_writer_t *w, const vmon_t *vmon, int i, unsigned 
 	size_t flags_at;
 	int errors = 0;
 
-	(void)vmon;
 	if (!b || b->node != node || b->start != start || node->is_new) {
 		b = log_bases_new(&w->bases, sizeof(*b), node->pid, node->is_thread, seq);
 		if (!b)
@@ -801,7 +800,7 @@ int vmon_log_write_sample(vmon_log_writer_t *w, const vmon_t *vmon, const struct
 		goto fail;
 	log_put_varint(&w->body, n);
 	for (size_t i = 0; i < n; i++) {
-		if (write_node(w, vmon, (int)i, seq) < 0)
+		if (write_node(w, (int)i, seq) < 0)
 			goto fail;
 	}
 	if (record_end(w, VMON_LOG_SAMPLE) < 0)
