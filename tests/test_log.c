@@ -190,7 +190,7 @@ struct rig {
 	int			fd, rfd;
 	vmon_log_writer_t	*w;
 	vmon_log_t		*log;
-	vmon_log_gone_t		gone[64];
+	vmon_log_gone_t		*gone;		/* every GONE record read: the whole system's */
 	int			gone_nr;
 	int			ctors, dtors;
 	int			samples;
@@ -280,7 +280,8 @@ static int rig_step(struct rig *r)
 			break;
 		}
 		assert_int_equal(rec.type, VMON_LOG_GONE);
-		assert_true(r->gone_nr < 64);
+		r->gone = realloc(r->gone, sizeof(*r->gone) * (size_t)(r->gone_nr + 1));
+		assert_non_null(r->gone);
 		r->gone[r->gone_nr++] = rec.u.gone;
 	}
 	return nodes;
@@ -304,6 +305,7 @@ static void rig_fini(struct rig *r)
 	vmon_destroy(&r->live);
 	close(r->rfd);
 	close(r->fd);
+	free(r->gone);
 }
 
 static const vmon_log_gone_t *find_gone(const struct rig *r, int pid)
