@@ -220,14 +220,16 @@ int log_descs_nr(int kind)
 }
 
 /*
- * A store the log can carry: one whose fields describe the store itself.
- * PROC_FILES describes each open fd (a list under the store), not the
- * store: it is not recorded (vmon_log(5)).
+ * A store the log can carry: one whose fields describe the store itself,
+ * each of a type the wire has.  PROC_FILES describes each open fd (a list
+ * under the store), not the store, and its cstr fields point at the
+ * library's own names: it is not recorded (vmon_log(5)).
  */
 bool log_store_recordable(const vmon_store_desc_t *desc)
 {
 	for (int i = 0; i < desc->fields_nr; i++) {
-		if (desc->fields[i].offset + desc->fields[i].size > desc->size)
+		if (desc->fields[i].offset + desc->fields[i].size > desc->size ||
+		    !log_wire_type(desc->fields[i].type))
 			return false;
 	}
 	return true;
@@ -245,6 +247,7 @@ uint8_t log_wire_type(vmon_type_t type)
 	case VMON_TYPE_ulonglong:	return LOG_T_ULONGLONG;
 	case VMON_TYPE_char_array:	return LOG_T_CHAR_ARRAY;
 	case VMON_TYPE_str_array:	return LOG_T_STR_ARRAY;
+	case VMON_TYPE_cstr:		return 0;	/* a pointer to the library's constant: no value of its own */
 	}
 	return 0;
 }
@@ -513,6 +516,12 @@ void *log_store_new(int kind, int id)
 		case VMON_STORE_SYS_STAT:	((vmon_sys_stat_t *)store)->stat_fd = -1; break;
 		case VMON_STORE_SYS_VM:		((vmon_sys_vm_t *)store)->meminfo_fd = -1; break;
 		case VMON_STORE_SYS_LOADAVG:	((vmon_sys_loadavg_t *)store)->loadavg_fd = -1; break;
+		case VMON_STORE_SYS_SOCKETS: {
+			vmon_sys_sockets_t *s = store;
+
+			s->unix_fd = s->tcp_fd = s->tcp6_fd = s->udp_fd = s->udp6_fd = -1;
+			break;
+		}
 		default: break;
 		}
 		return store;
@@ -567,6 +576,7 @@ char *log_store_changed(int kind, int id, void *store)
 		case VMON_STORE_SYS_STAT:	off = offsetof(vmon_sys_stat_t, changed); break;
 		case VMON_STORE_SYS_VM:		off = offsetof(vmon_sys_vm_t, changed); break;
 		case VMON_STORE_SYS_LOADAVG:	off = offsetof(vmon_sys_loadavg_t, changed); break;
+		case VMON_STORE_SYS_SOCKETS:	off = offsetof(vmon_sys_sockets_t, changed); break;
 		default:			return NULL;
 		}
 	} else {

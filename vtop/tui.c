@@ -729,18 +729,22 @@ static void act_help(tui_t *t) { t->mode = MODE_HELP; t->scroll = 0; }
 static void act_setup(tui_t *t) { setup_open(t); }
 static void act_events(tui_t *t) { t->mode = MODE_EVENTS; t->scroll = 0; }
 static void act_details(tui_t *t) { screens_open_details(t); }
-/* a replay's pids are a log's: another process may have any of them now */
-static bool not_in_replay(tui_t *t)
+/*
+ * A replay's pids are a log's: another process may have any of them now, so
+ * it is neither signalled nor reniced, and its open files, which a log does
+ * not record (vmon_log(5)), are not read from /proc either.
+ */
+static bool not_in_replay(tui_t *t, const char *what)
 {
 	if (t->replay)
-		tui_message(t, true, "a replay: its processes are not to be signalled or reniced");
+		tui_message(t, true, "a replay: %s", what);
 	return !t->replay;
 }
 
-static void act_files(tui_t *t) { files_view_open(t); }
-static void act_kill(tui_t *t) { if (not_in_replay(t)) screens_open_kill(t); }
-static void act_nice_down(tui_t *t) { if (not_in_replay(t)) screens_open_renice(t, -1); }
-static void act_nice_up(tui_t *t) { if (not_in_replay(t)) screens_open_renice(t, 1); }
+static void act_files(tui_t *t) { if (not_in_replay(t, "a log does not record open files")) files_view_open(t); }
+static void act_kill(tui_t *t) { if (not_in_replay(t, "its processes are not to be signalled")) screens_open_kill(t); }
+static void act_nice_down(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) screens_open_renice(t, -1); }
+static void act_nice_up(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) screens_open_renice(t, 1); }
 static void act_sort_menu(tui_t *t) { screens_open_sort(t); }
 static void act_user_menu(tui_t *t) { screens_open_user(t); }
 
