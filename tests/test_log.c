@@ -5,7 +5,7 @@
  * node and field by field; the same log read one byte at a time; cut at
  * every offset; with every byte flipped; of a newer version; with a kind
  * this reader does not know; with field tables unlike this library's;
- * events; seeking back to keyframes.
+ * events; seeking back to keyframes; open files wanted but not recorded.
  */
 #include "config.h"
 
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -212,7 +213,8 @@ static void rig_dtor(vmon_t *vmon, vmon_proc_t *proc)
 	the_rig->dtors++;
 }
 
-static void rig_init(struct rig *r, const char *root, vmon_proc_wants_t wants, unsigned keyframes)
+static void rig_init(struct rig *r, const char *root, vmon_sys_wants_t sys_wants, vmon_proc_wants_t wants,
+		     unsigned keyframes)
 {
 	vmon_log_record_t rec;
 	vmon_attr_t attr;
@@ -221,7 +223,7 @@ static void rig_init(struct rig *r, const char *root, vmon_proc_wants_t wants, u
 	the_rig = r;
 	vmon_attr_default(&attr);
 	attr.flags = VMON_FLAG_PROC_ALL;
-	attr.sys_wants = VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM | VMON_WANT_SYS_LOADAVG;
+	attr.sys_wants = sys_wants;
 	attr.proc_wants = wants;
 	attr.proc_root = root;
 	if (!vmon_init_attr(&r->live, &attr))
@@ -243,7 +245,8 @@ static void rig_init(struct rig *r, const char *root, vmon_proc_wants_t wants, u
 	assert_int_equal(rec.u.header->fields_unknown, 0);
 	/* PROC_FILES describes each fd, not its store: the only fields a log does not carry */
 	assert_int_equal(rec.u.header->fields_missing, vmon_proc_store_descs[VMON_STORE_PROC_FILES].fields_nr);
-	assert_int_equal(rec.u.header->proc_wants, r->live.proc_wants);
+	assert_int_equal(rec.u.header->proc_wants, r->live.proc_wants & ~VMON_WANT_PROC_FILES);
+	assert_int_equal(rec.u.header->sys_wants, r->live.sys_wants);
 	assert_int_equal(vmon_log_replay_init(&r->replay, rec.u.header, 0), 0);
 	r->replay.proc_ctor_cb = rig_ctor;
 	r->replay.proc_dtor_cb = rig_dtor;
@@ -338,7 +341,8 @@ static void test_round_trip_live(void **state)
 	int status;
 
 	(void)state;
-	rig_init(&r, "/proc", VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO | VMON_WANT_PROC_FOLLOW_THREADS, 3);
+	rig_init(&r, "/proc", VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM | VMON_WANT_SYS_LOADAVG,
+		 VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO | VMON_WANT_PROC_FOLLOW_THREADS, 3);
 	assert_true(rig_step(&r) > 1);
 
 	puppet_spawn(&a);
@@ -401,6 +405,73 @@ static void test_round_trip_live(void **state)
 	p = find_node(&r.replay, a.pid);
 	assert_null(find_thread((vmon_proc_t *)p, t1));
 	rig_fini(&r);
+}
+
+/*
+ * Open files are not recorded (vmon_log(5)), and wanting them breaks
+ * nothing: the tree and every store the log has replay as they were, the
+ * socket counts of SYS_SOCKETS among them, also when the system wants change
+ * after the header was written.
+ */
+static void test_open_files_not_recorded(void **state)
+{
+	static struct rig r;
+	const vmon_proc_t *live, *replayed;
+	const vmon_proc_files_t *files;
+	const vmon_sys_sockets_t *a, *b;
+	int sv[2], more[2], pipefd[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+	rig_init(&r, "/proc", VMON_WANT_SYS_STAT, VMON_WANT_PROC_STAT | VMON_WANT_PROC_FILES, 2);
+	rig_step(&r);
+	/* ours has its fds live, none replayed */
+	live = find_node(&r.live, getpid());
+	replayed = find_node(&r.replay, getpid());
+	assert_non_null(live);
+	assert_non_null(replayed);
+	files = live->stores[VMON_STORE_PROC_FILES];
+	assert_non_null(files);
+	assert_true(files->fds_nr >= 4);
+	assert_null(replayed->stores[VMON_STORE_PROC_FILES]);
+	assert_false(replayed->wants & VMON_WANT_PROC_FILES);
+
+	/* the socket tables taken after the header: their counts are in the samples from then on */
+	assert_int_equal(vmon_set_sys_wants(&r.live, VMON_WANT_SYS_STAT | VMON_WANT_SYS_SOCKETS), 0);
+	rig_step(&r);
+	a = r.live.stores[VMON_STORE_SYS_SOCKETS];
+	b = r.replay.stores[VMON_STORE_SYS_SOCKETS];
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(a->unix_nr >= 2);
+	assert_int_equal(b->unix_nr, a->unix_nr);
+	/* a replayed store holds no fd (freeing it would close one of ours) */
+	assert_int_equal(b->unix_fd, -1);
+	assert_int_equal(b->tcp_fd, -1);
+	assert_int_equal(b->udp6_fd, -1);
+
+	/* two more unix sockets: a delta, then a keyframe */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, more), 0);
+	for (int i = 0; i < 3; i++) {
+		rig_step(&r);
+		a = r.live.stores[VMON_STORE_SYS_SOCKETS];
+		b = r.replay.stores[VMON_STORE_SYS_SOCKETS];
+		assert_true(a->unix_nr >= 4);
+		assert_int_equal(b->unix_nr, a->unix_nr);
+	}
+
+	/* dropped: gone from the replay too */
+	assert_int_equal(vmon_set_sys_wants(&r.live, VMON_WANT_SYS_STAT), 0);
+	rig_step(&r);
+	assert_null(r.replay.stores[VMON_STORE_SYS_SOCKETS]);
+	rig_fini(&r);
+	close(sv[0]);
+	close(sv[1]);
+	close(more[0]);
+	close(more[1]);
+	close(pipefd[0]);
+	close(pipefd[1]);
 }
 
 /* --- a small log of fixtures, for the byte-level tests --- */
@@ -1261,6 +1332,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_round_trip_live, teardown),
+		cmocka_unit_test(test_open_files_not_recorded),
 		cmocka_unit_test(test_small_log_reads),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_corruption),
