@@ -38,6 +38,7 @@ def vtop(*args, timeout=120, ok=True):
 
 TMUX = Term("vtop-replay-%d" % os.getpid())
 tmux, wait_for = TMUX.tmux, TMUX.wait_for
+TMUX_W = Term("vtop-replay-w-%d" % os.getpid())
 
 
 def sample_of(s):
@@ -131,6 +132,8 @@ try:
         wait_for(lambda s: "2x" in s, "}: twice the pace")
         tmux("send-keys", "-t", "vt", "k")
         wait_for(lambda s: "not to be signalled" in s, "k: no signal to a recorded pid")
+        tmux("send-keys", "-t", "vt", "l")
+        wait_for(lambda s: "does not record open files" in s, "l: no open files of a recorded pid")
         tmux("send-keys", "-t", "vt", "Z")
         wait_for(lambda s: sample_of(s) == 31 and " END, " in s,
                  "Z: plays on to the end of the log, its sample 31")
@@ -142,21 +145,23 @@ try:
         check(tmux("list-panes", "-t", "vt", "-F", "#{pane_dead}", must=False).strip() != "0", "q quits")
         tmux("kill-server", must=False)
 
-        # recording while viewing: the log is whole when vtop quits
+        # recording while viewing: the log is whole when vtop quits (a tmux server of its
+        # own: a new session on the socket of one just killed may meet that server dying)
         tui_log = os.path.join(tmp, "tui.vlog")
         cmd = "env XDG_CONFIG_HOME=%s LANG=C.UTF-8 TERM=screen-256color %s -d 0.2 -w %s" % (tmp, VTOP, tui_log)
-        tmux("new-session", "-d", "-s", "vt", "-x", "120", "-y", "30", cmd)
-        wait_for(lambda s: "F10Quit" in s, "-w on the screen: vtop starts")
+        TMUX_W.tmux("new-session", "-d", "-s", "vt", "-x", "120", "-y", "30", cmd)
+        TMUX_W.wait_for(lambda s: "F10Quit" in s, "-w on the screen: vtop starts")
         time.sleep(1.5)
-        tmux("send-keys", "-t", "vt", "q")
+        TMUX_W.keys("q")
         deadline = time.time() + 5
-        while tmux("list-sessions", must=False) and time.time() < deadline:
+        while TMUX_W.tmux("list-sessions", must=False) and time.time() < deadline:
             time.sleep(0.1)
-        tmux("kill-server", must=False)
+        TMUX_W.tmux("kill-server", must=False)
         out = vtop("-r", tui_log, "-b", "--format", "json").stdout.splitlines()
         check(len(out) >= 2, "-w on the screen: a log of %d refreshes, read back" % len(out))
 finally:
     tmux("kill-server", must=False)
+    TMUX_W.tmux("kill-server", must=False)
     kill_all(children)
     shutil.rmtree(tmp, ignore_errors=True)
 
