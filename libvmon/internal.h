@@ -16,6 +16,10 @@
  *   log_codec.c log_write.c log_read.c log_replay.c
  *			the log stream: its wire format and schema (log.h),
  *			writer, reader, and the replay into a vmon_t
+ *   feed.c		the event feed: backend choice, pending events, applying
+ *			them to the tree at the start of a pass (feed_*)
+ *   feed_bpf.c feed_perf.c feed_netlink.c
+ *			its backends, behind the interface of feed.h
  */
 #ifndef VMON_INTERNAL_H
 #define VMON_INTERNAL_H
@@ -85,6 +89,9 @@ typedef struct proc_node {
 	bool			exec_pending;	/* re-read cmdline and exe */
 	bool			detached;	/* out of the tree, waiting for its last monitor to go */
 	bool			unmonitor_pending;	/* unmonitored during vmon_sample(): remove at its end */
+	bool			start_approx;	/* start came from an event's time: may be off by one tick
+						 * until the first stat read sets it (see node_start_matches()) */
+	bool			leader_gone;	/* the feed saw its leader thread exit while others ran on */
 	list_head_t		stale_link;	/* in internal->stale while stale */
 } proc_node_t;
 
@@ -103,6 +110,14 @@ static inline proc_node_t *node_of(vmon_proc_t *proc)
 static inline vmon_proc_wants_t thread_wants(vmon_proc_wants_t wants)
 {
 	return wants & ~(VMON_WANT_PROC_FOLLOW_CHILDREN | VMON_WANT_PROC_FOLLOW_THREADS);
+}
+
+/* is start (clock ticks) the start time of the process the node stands for? */
+static inline bool node_start_matches(const proc_node_t *node, unsigned long long start)
+{
+	if (start == node->start)
+		return true;
+	return node->start_approx && start + 1 >= node->start && start <= node->start + 1;
 }
 
 /* the library's own state, behind vmon->internal */
@@ -140,6 +155,7 @@ struct _vmon_internal {
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */
 	struct replay	*replay;	/* fed by vmon_log_replay() (log_replay.c), not /proc */
+	struct feed	*feed;		/* the event feed (feed.c); NULL before vmon_init_attr() opens it */
 };
 
 /* how often a running process's cmdline is re-read without an exec (set-proc-title) */
@@ -173,6 +189,14 @@ vmon_proc_t *tree_first(vmon_t *vmon);
 vmon_proc_t *tree_next(vmon_t *vmon, vmon_proc_t *proc, bool descend);
 vmon_proc_t *tree_first_postorder(vmon_t *vmon);
 vmon_proc_t *tree_next_postorder(vmon_t *vmon, vmon_proc_t *proc);
+
+/* --- feed.c --- */
+int feed_open(vmon_t *vmon, const vmon_attr_t *attr);
+void feed_close(vmon_t *vmon);
+void feed_apply(vmon_t *vmon);
+bool feed_wants_listing(vmon_t *vmon);
+void feed_listed(vmon_t *vmon);
+bool feed_saw_exit(vmon_t *vmon, const proc_node_t *node);
 
 /* --- procfs.c --- */
 int procfs_open_root(vmon_t *vmon, const char *root);
@@ -226,6 +250,7 @@ void sys_stat_free(vmon_t *vmon, vmon_sys_stat_t *store);
 void sys_vm_free(vmon_t *vmon, vmon_sys_vm_t *store);
 void sys_loadavg_free(vmon_t *vmon, vmon_sys_loadavg_t *store);
 void proc_stat_free(vmon_t *vmon, vmon_proc_stat_t *store);
+int proc_stat_set_cmdline(vmon_proc_stat_t *s, const char *text, size_t len, bool first);
 void proc_vm_free(vmon_t *vmon, vmon_proc_vm_t *store);
 void proc_io_free(vmon_t *vmon, vmon_proc_io_t *store);
 void proc_follow_children_free(vmon_t *vmon, vmon_proc_follow_children_t *store);

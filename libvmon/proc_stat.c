@@ -57,6 +57,21 @@ static int unreadable(vmon_proc_stat_t *s, int sym, int err, int err_absent)
 	return -1;
 }
 
+/* cmdline (the arguments, each NUL-terminated) and the argc/argv built on it; also the event feed's */
+int proc_stat_set_cmdline(vmon_proc_stat_t *s, const char *text, size_t len, bool first)
+{
+	int r = parse_set_string(FIELD(VMON_PROC_STAT_CMDLINE), s, text, len, s->changed, first);
+
+	if (r < 0)
+		return -1;
+	BITSET(s->present, VMON_PROC_STAT_CMDLINE);
+	if (r > 0 || first || !s->argv)
+		/* argv: argc pointers into cmdline, rebuilt whenever it changes */
+		return parse_split_strings(FIELD(VMON_PROC_STAT_CMDLINE), FIELD(VMON_PROC_STAT_ARGC),
+					   FIELD(VMON_PROC_STAT_ARGV), s, s->changed, s->present, first) < 0 ? -1 : 1;
+	return 0;
+}
+
 static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
 {
 	buf_t *buf = &vmon->internal->buf;
@@ -76,15 +91,7 @@ static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 		return -1;
 	}
 	node->cmdline_read_at = vmon->internal->now;
-	r = parse_set_string(FIELD(VMON_PROC_STAT_CMDLINE), s, buf->data, buf->len, s->changed, first);
-	if (r < 0)
-		return -1;
-	BITSET(s->present, VMON_PROC_STAT_CMDLINE);
-	if (r > 0 || first || !s->argv)
-		/* argv: argc pointers into cmdline, rebuilt whenever it changes */
-		return parse_split_strings(FIELD(VMON_PROC_STAT_CMDLINE), FIELD(VMON_PROC_STAT_ARGC),
-					   FIELD(VMON_PROC_STAT_ARGV), s, s->changed, s->present, first) < 0 ? -1 : 1;
-	return 0;
+	return proc_stat_set_cmdline(s, buf->data, buf->len, first);
 }
 
 static int sample_exe(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)

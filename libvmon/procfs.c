@@ -459,7 +459,7 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 		int sfd = procfs_openat(vmon, fd, "stat", O_RDONLY);
 
 		if (sfd < 0 || read_whole(vmon, sfd, buf, exhaust_reads(vmon, "stat")) < 0 ||
-		    stat_line_start(buf->data, buf->len) != node->start) {
+		    !node_start_matches(node, stat_line_start(buf->data, buf->len))) {
 			int err = sfd < 0 ? gone_errno(errno) : ESRCH;
 
 			if (sfd >= 0)
@@ -715,12 +715,13 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 		}
 		v[field - 3] = value;
 	}
-	if (node->identified && v[22 - 3] != node->start) {
+	if (node->identified && !node_start_matches(node, v[22 - 3])) {
 		errno = ESTALE;
 		return -1;
 	}
 	node->start = v[22 - 3];
 	node->identified = true;
+	node->start_approx = false;
 	node->ppid = (int)v[4 - 3];
 	node->num_threads_before = node->num_threads;
 	node->num_threads = (int)v[20 - 3];

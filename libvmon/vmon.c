@@ -4,12 +4,17 @@
  * One vmon_sample(), in order:
  *   1. the nodes that were stale in the last pass leave (dtor, free);
  *   2. the per-pass flags of the others are cleared;
+ *   2b. the event feed's pending events are applied (feed.c): forks make new
+ *      nodes, exits make nodes stale with their final data, execs mark
+ *      cmdline and exe for re-reading;
  *   3. the system wants are sampled, then vmon->sample_cb runs (a client
  *      such as vwm computes its per-sample totals there, before any
  *      per-process callback uses them);
  *   4. processes: with VMON_FLAG_PROC_ALL, one pass over the /proc listing
- *      (each pid looked up in the pid index), every process sampled, then
- *      each one hung under its parent by ppid; otherwise a walk down from each
+ *      (each pid looked up in the pid index; skipped while a healthy event
+ *      feed brings the births: see feed_wants_listing()), every process
+ *      sampled, then each one hung under its parent by ppid; otherwise a
+ *      walk down from each
  *      monitored process, following children and threads as wanted;
  *   5. per-process sample callbacks, bottom-up: a node's run after
  *      everything at and below it was sampled (all at the end with
@@ -134,6 +139,9 @@ int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 	if (procfs_open_root(vmon, root) < 0)
 		goto fail;
 	vmon->internal->fd_budget = attr->fd_budget >= 0 ? attr->fd_budget : default_fd_budget(vmon);
+	/* before anything reads /proc, so that no process falls between the two */
+	if (feed_open(vmon, attr) < 0)
+		goto fail;
 	return 1;
 
 fail:
@@ -213,6 +221,7 @@ void vmon_destroy(vmon_t *vmon)
 		proc_node_t *node, *tmp, **all = NULL;
 		size_t cap = 0, nr;
 
+		feed_close(vmon);
 		/* the stale first (they are on in->stale), then the live */
 		node_free_stale(vmon);
 		nr = collect_live(vmon, &all, &cap);
@@ -347,6 +356,13 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 		return SAMPLED_STALE;
 	}
 
+	if (!node->confirmed && !proc->is_thread && node->state == 'Z' && feed_saw_exit(vmon, node)) {
+		/* a zombie found by a listing or a children file whose exit the
+		 * feed already reported: it is not a new process */
+		procfs_node_done(vmon, node);
+		node_forget(vmon, node);
+		return SAMPLED_FORGOTTEN;
+	}
 	proc->generation = vmon->generation;
 	node->seen = vmon->generation;
 	node_confirm(vmon, node);
@@ -473,13 +489,14 @@ static int snapshot_procs(vmon_t *vmon, size_t *nr)
 /*
  * PROC_ALL: merge the /proc listing into the pid index (a new pid is a new
  * node, a known pid is marked seen), then sample every process: those the
- * listing no longer shows are stale without a read.
+ * listing no longer shows are stale without a read.  With a healthy event
+ * feed the births came as events and there is no listing: a process whose
+ * exit was not reported is found gone by its stat read.
  */
-static int sample_all(vmon_t *vmon)
+static int list_proc(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
 	struct dirent *de;
-	size_t nr;
 
 	rewinddir(vmon->proc_dir);
 	errno = 0;
@@ -501,7 +518,18 @@ static int sample_all(vmon_t *vmon)
 	}
 	if (errno)
 		return -1;
+	feed_listed(vmon);
+	return 0;
+}
 
+static int sample_all(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	bool listed = feed_wants_listing(vmon);
+	size_t nr;
+
+	if (listed && list_proc(vmon) < 0)
+		return -1;
 	if (snapshot_procs(vmon, &nr) < 0)
 		return -1;
 	for (size_t i = 0; i < nr; i++) {
@@ -509,7 +537,7 @@ static int sample_all(vmon_t *vmon)
 
 		if (node->pub.is_stale)
 			continue;
-		if (node->seen != vmon->generation) {
+		if (listed && node->seen != vmon->generation) {
 			node_mark_stale(vmon, node);
 			continue;
 		}
@@ -595,6 +623,7 @@ int vmon_sample(vmon_t *vmon)
 
 	node_free_stale(vmon);
 	clear_pass_flags(vmon);
+	feed_apply(vmon);
 
 	for (int i = 0; i < VMON_STORE_SYS_NR; i++) {
 		int r;

@@ -380,6 +380,8 @@ typedef struct _vmon_proc_t {
 	unsigned		is_threaded:1;	/* has, or has had, threads */
 	/* libvmon 1 */
 	int			errors[VMON_STORE_PROC_NR];	/* errno of the last failed sample of each store, else 0 */
+	int			exit_status;	/* how it ended, as waitpid(2) reports it, when has_exit_status */
+	unsigned		has_exit_status:1;	/* the event feed saw it exit and said how (vmon_feed(3)) */
 } vmon_proc_t;
 
 typedef struct _vmon_t {
@@ -437,6 +439,8 @@ typedef struct _vmon_attr_t {
 	vmon_proc_wants_t	proc_wants;
 	const char		*proc_root;	/* NULL: $VMON_PROC_ROOT, else "/proc" */
 	int			fd_budget;	/* files held open between samples; -1: the default (vmon(3)) */
+	const char		*feed;		/* event feed backends to try, in order: "ebpf,perf,netlink"; NULL: $VMON_FEED, else all */
+	size_t			feed_buffer_bytes;	/* the feed's kernel buffer; 0: the default (vmon_feed(3)) */
 } vmon_attr_t;
 
 /* libvmon 1: counters, for a status line or a benchmark */
@@ -456,6 +460,83 @@ typedef struct _vmon_stats_t {
 	int			fds_held;	/* files held open between samples */
 	int			fd_budget;	/* their limit */
 } vmon_stats_t;
+
+/*
+ * libvmon 1: the event feed (vmon_feed(3)).  Fork, exec and exit events from
+ * the kernel, applied at the start of each vmon_sample(), so that a process
+ * that lived between two samples is still seen, with its command line and
+ * exit status.
+ */
+typedef enum _vmon_feed_backend_t {
+	VMON_FEED_NONE = 0,	/* no feed: /proc is listed every sample */
+	VMON_FEED_EBPF,		/* BPF programs on the sched tracepoints, one BPF ring buffer */
+	VMON_FEED_PERF,		/* the same tracepoints through perf_event_open(2), per-CPU rings */
+	VMON_FEED_NETLINK,	/* the proc connector (CN_PROC) */
+	VMON_FEED_BACKEND_NR
+} vmon_feed_backend_t;
+
+typedef enum _vmon_event_kind_t {
+	VMON_EVENT_FORK,	/* a new process (not a new thread) */
+	VMON_EVENT_EXEC,	/* a process loaded a new program */
+	VMON_EVENT_EXIT,	/* a process ended: its last thread exited */
+	VMON_EVENT_KIND_NR
+} vmon_event_kind_t;
+
+/* which members of a vmon_event_t are known: bits of its `has` */
+typedef enum _vmon_event_has_t {
+	VMON_EVENT_HAS_PPID		= 1 << 0,
+	VMON_EVENT_HAS_START		= 1 << 1,	/* exact; see VMON_EVENT_HAS_START_APPROX */
+	VMON_EVENT_HAS_START_APPROX	= 1 << 2,	/* start derived from the event's time: may be a tick early */
+	VMON_EVENT_HAS_UID		= 1 << 3,
+	VMON_EVENT_HAS_COMM		= 1 << 4,
+	VMON_EVENT_HAS_FILENAME		= 1 << 5,
+	VMON_EVENT_HAS_ARGS		= 1 << 6,
+	VMON_EVENT_HAS_EXIT_STATUS	= 1 << 7,
+	VMON_EVENT_HAS_TIMES		= 1 << 8,	/* utime, stime */
+	VMON_EVENT_HAS_MAXRSS		= 1 << 9,
+	VMON_EVENT_HAS_FAULTS		= 1 << 10,	/* minflt, majflt */
+} vmon_event_has_t;
+
+#define VMON_EVENT_ARGS_MAX	4095	/* bytes of arguments an ebpf exec event carries at most */
+
+typedef struct _vmon_event_t {
+	vmon_event_kind_t	kind;
+	unsigned		has;		/* vmon_event_has_t bits */
+	unsigned long long	time_ns;	/* when, CLOCK_BOOTTIME nanoseconds */
+	int			pid;		/* the process (thread group) */
+	int			tid;		/* the thread; exec: its id before the exec */
+	int			ppid;		/* its parent process */
+	unsigned long long	start;		/* start time, clock ticks after boot: /proc/PID/stat field 22 */
+	unsigned		uid;		/* effective user id */
+	char			comm[16];	/* command name, NUL-terminated */
+	/* exec; the pointers are valid during the event callback only */
+	const char		*filename;	/* the path given to execve(2) */
+	const char		*args;		/* the arguments, each NUL-terminated */
+	size_t			args_len;	/* bytes at args */
+	unsigned		args_truncated:1;	/* more than VMON_EVENT_ARGS_MAX bytes: cut */
+	/* exit */
+	int			exit_status;	/* as waitpid(2) reports it */
+	unsigned long long	utime;		/* user CPU time, clock ticks */
+	unsigned long long	stime;		/* system CPU time, clock ticks */
+	unsigned long long	maxrss_kb;	/* peak resident set size */
+	unsigned long long	minflt;
+	unsigned long long	majflt;
+} vmon_event_t;
+
+typedef struct _vmon_feed_stats_t {
+	vmon_feed_backend_t	backend;	/* in use */
+	unsigned long long	events[VMON_EVENT_KIND_NR];	/* applied or ignored at vmon_sample(), by kind */
+	unsigned long long	applied;	/* events that created or changed a node */
+	unsigned long long	ignored;	/* events for processes outside the tree */
+	unsigned long long	lost;		/* events the kernel could not deliver */
+	unsigned long long	overruns;	/* times a loss was found */
+	unsigned long long	reconciles;	/* /proc listings made while the feed was healthy or after a loss */
+	unsigned long long	drains;		/* reads of the kernel buffers */
+	size_t			pending;	/* events read, waiting for the next vmon_sample() */
+	size_t			buffer_bytes;	/* the kernel buffer's size */
+} vmon_feed_stats_t;
+
+typedef void (*vmon_event_cb_t)(vmon_t *vmon, const vmon_event_t *event, vmon_proc_t *proc, void *arg);
 
 int vmon_init(vmon_t *vmon, vmon_flags_t flags, vmon_sys_wants_t sys_wants, vmon_proc_wants_t proc_wants);
 void vmon_destroy(vmon_t *vmon);
@@ -480,6 +561,14 @@ size_t vmon_escape(char *dst, size_t dst_size, const char *src, size_t src_len, 
 int vmon_field_format(const vmon_field_t *field, const void *store, char *buf, size_t size, unsigned flags);
 int vmon_field_compare(const vmon_field_t *field, const void *store_a, const void *store_b);
 int vmon_field_present(const vmon_store_desc_t *desc, const vmon_field_t *field, const void *store);
+/* libvmon 1: the event feed */
+int vmon_feed_get_stats(const vmon_t *vmon, vmon_feed_stats_t *stats);
+const char *vmon_feed_reason(const vmon_t *vmon);
+const char *vmon_feed_backend_name(vmon_feed_backend_t backend);
+int vmon_feed_fd(const vmon_t *vmon);
+int vmon_feed_timeout(const vmon_t *vmon);
+int vmon_feed_process(vmon_t *vmon);
+int vmon_feed_set_callback(vmon_t *vmon, vmon_event_cb_t cb, void *arg);
 
 extern const vmon_store_desc_t vmon_sys_store_descs[VMON_STORE_SYS_NR];
 extern const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR];

@@ -107,3 +107,36 @@ tests_test_log_SOURCES = tests/test_log.c
 tests_test_log_CPPFLAGS = $(TESTS_CPP) -DFUZZ_DIR='"$(abs_top_srcdir)/tests/fuzz"'
 tests_test_log_LDADD = $(TESTS_LIBS)
 tests_test_log_LDFLAGS = $(TESTS_LINK_CHECKED)
+# --- the event feed (tests/test_feed*.c) ---------------------------------------
+# test_feed: the API whatever the backend; test_feed_<backend>: one backend's
+# behaviour (test_feed_backend.c built once per backend).  feed_child is the
+# program they exec, built without sanitizers: they exec it thousands of times.
+check_PROGRAMS += tests/feed_child
+tests_feed_child_SOURCES = tests/feed_child.c
+tests_feed_child_CFLAGS = -std=gnu11 -O2 -Wall -pthread
+tests_feed_child_LDFLAGS = -pthread
+
+FEED_TESTS = tests/test_feed tests/test_feed_ebpf tests/test_feed_perf tests/test_feed_netlink
+VMON_UNIT_TESTS += $(FEED_TESTS)
+FEED_TEST_CPP = $(TESTS_CPP) -DFEED_CHILD='"$(abs_top_builddir)/tests/feed_child"'
+FEED_TEST_SOURCES = tests/feedtest.c tests/feedtest.h
+
+tests_test_feed_SOURCES = tests/test_feed.c $(FEED_TEST_SOURCES)
+tests_test_feed_CPPFLAGS = $(FEED_TEST_CPP)
+tests_test_feed_LDADD = $(TESTS_LIBS)
+tests_test_feed_LDFLAGS = $(TESTS_LINK)
+
+tests_test_feed_ebpf_SOURCES = tests/test_feed_backend.c $(FEED_TEST_SOURCES)
+tests_test_feed_ebpf_CPPFLAGS = $(FEED_TEST_CPP) -DFEED_BACKEND='"ebpf"'
+tests_test_feed_ebpf_LDADD = $(TESTS_LIBS)
+tests_test_feed_ebpf_LDFLAGS = $(TESTS_LINK)
+
+tests_test_feed_perf_SOURCES = tests/test_feed_backend.c $(FEED_TEST_SOURCES)
+tests_test_feed_perf_CPPFLAGS = $(FEED_TEST_CPP) -DFEED_BACKEND='"perf"'
+tests_test_feed_perf_LDADD = $(TESTS_LIBS)
+tests_test_feed_perf_LDFLAGS = $(TESTS_LINK)
+
+tests_test_feed_netlink_SOURCES = tests/test_feed_backend.c $(FEED_TEST_SOURCES)
+tests_test_feed_netlink_CPPFLAGS = $(FEED_TEST_CPP) -DFEED_BACKEND='"netlink"'
+tests_test_feed_netlink_LDADD = $(TESTS_LIBS)
+tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK)

@@ -1,0 +1,98 @@
+/*
+ * feed_child.c: the program the event feed tests exec, so that a child
+ * has a known name, known arguments and a known exit status, and so that
+ * the thread cases run outside the (instrumented) test process.
+ *
+ *	feed_child exit CODE [TAG]	exit with CODE at once
+ *	feed_child wait CODE [TAG]	exit with CODE when stdin reaches EOF
+ *	feed_child thread CODE		a thread starts and ends; then as wait
+ *	feed_child leader CODE		a thread waits for stdin's EOF and exits
+ *					the process with CODE; the leader exits
+ *					first (pthread_exit)
+ *	feed_child exec CODE		a thread other than the leader execs
+ *					"feed_child wait CODE exec-from-thread"
+ *
+ * The thread modes write one byte to stdout when the test may look.  It is
+ * built without sanitizers: the tests exec it thousands of times.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *code_arg;
+static char self_path[4096];
+
+static void wait_eof(void)
+{
+	char buf[64];
+
+	while (read(0, buf, sizeof(buf)) > 0)
+		;
+}
+
+static void ready(void)
+{
+	if (write(1, "r", 1) != 1)
+		_exit(124);
+}
+
+static void *thread_returns(void *arg)
+{
+	return arg;
+}
+
+static void *thread_ends_process(void *arg)
+{
+	(void)arg;
+	wait_eof();
+	exit(atoi(code_arg));
+}
+
+static void *thread_execs(void *arg)
+{
+	(void)arg;
+	/* by its real path: the new comm is the path's last component */
+	execl(self_path, "feed_child", "wait", code_arg, "exec-from-thread", (char *)NULL);
+	_exit(127);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th;
+
+	if (argc < 3)
+		return 125;
+	code_arg = argv[2];
+	if (strcmp(argv[1], "exit") == 0)
+		return atoi(code_arg);
+	if (strcmp(argv[1], "wait") == 0) {
+		wait_eof();
+		return atoi(code_arg);
+	}
+	if (strcmp(argv[1], "thread") == 0) {
+		if (pthread_create(&th, NULL, thread_returns, NULL) != 0 || pthread_join(th, NULL) != 0)
+			return 126;
+		ready();
+		wait_eof();
+		return atoi(code_arg);
+	}
+	if (strcmp(argv[1], "leader") == 0) {
+		if (pthread_create(&th, NULL, thread_ends_process, NULL) != 0)
+			return 126;
+		ready();
+		pthread_exit(NULL);
+	}
+	if (strcmp(argv[1], "exec") == 0) {
+		ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+
+		if (n <= 0)
+			return 126;
+		self_path[n] = '\0';
+		if (pthread_create(&th, NULL, thread_execs, NULL) != 0)
+			return 126;
+		for (;;)
+			pause();
+	}
+	return 125;
+}

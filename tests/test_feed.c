@@ -1,0 +1,411 @@
+/*
+ * test_feed.c: the event feed's API, whatever the backend: choosing one
+ * (attr, VMON_FEED, a fixture root), falling back with a reason when the
+ * preferred ones are refused, the event callback, the pollable fd, the
+ * explicit (non-PROC_ALL) mode and the listing that a healthy feed saves.
+ * The backends' own behaviour is in test_feed_backend.c.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "feedtest.h"
+
+static vmon_feed_backend_t backend_of(vmon_t *vmon)
+{
+	vmon_feed_stats_t st;
+
+	assert_int_equal(vmon_feed_get_stats(vmon, &st), 0);
+	return st.backend;
+}
+
+static bool init_with(vmon_t *vmon, const char *feed, vmon_flags_t flags)
+{
+	vmon_attr_t attr;
+
+	vmon_attr_default(&attr);
+	attr.flags = flags;
+	attr.proc_wants = VMON_WANT_PROC_STAT;
+	attr.feed = feed;
+	return vmon_init_attr(vmon, &attr);
+}
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(vmon_feed_backend_name(VMON_FEED_NONE), "none");
+	assert_string_equal(vmon_feed_backend_name(VMON_FEED_EBPF), "ebpf");
+	assert_string_equal(vmon_feed_backend_name(VMON_FEED_PERF), "perf");
+	assert_string_equal(vmon_feed_backend_name(VMON_FEED_NETLINK), "netlink");
+	errno = 0;
+	assert_null(vmon_feed_backend_name(VMON_FEED_BACKEND_NR));
+	assert_int_equal(errno, EINVAL);
+}
+
+static void test_none(void **state)
+{
+	vmon_feed_stats_t st;
+	vmon_t vmon;
+
+	(void)state;
+	assert_true(init_with(&vmon, "none", VMON_FLAG_PROC_ALL));
+	assert_int_equal(backend_of(&vmon), VMON_FEED_NONE);
+	assert_string_equal(vmon_feed_reason(&vmon), "");
+	errno = 0;
+	assert_int_equal(vmon_feed_fd(&vmon), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(vmon_feed_timeout(&vmon), -1);
+	assert_int_equal(vmon_feed_process(&vmon), 0);
+	for (int i = 0; i < 3; i++)
+		assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+	assert_int_equal(st.reconciles, 0);	/* polling lists /proc every pass; that is no reconcile */
+	assert_int_equal(st.events[VMON_EVENT_FORK] + st.events[VMON_EVENT_EXEC] + st.events[VMON_EVENT_EXIT], 0);
+	vmon_destroy(&vmon);
+}
+
+static void test_bad_spec(void **state)
+{
+	vmon_t vmon;
+
+	(void)state;
+	errno = 0;
+	assert_false(init_with(&vmon, "netlink,ebfp", VMON_FLAG_PROC_ALL));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(vmon_feed_get_stats(&vmon, &(vmon_feed_stats_t){ 0 }), -1);
+}
+
+static void test_env(void **state)
+{
+	vmon_t vmon;
+
+	(void)state;
+	/* a typo in the environment is the user's: say so, and carry on with the default order */
+	setenv("VMON_FEED", "netlnk", 1);
+	assert_true(init_with(&vmon, NULL, VMON_FLAG_PROC_ALL));
+	assert_non_null(strstr(vmon_feed_reason(&vmon), "VMON_FEED: unknown backend \"netlnk\""));
+	vmon_destroy(&vmon);
+
+	setenv("VMON_FEED", "none", 1);
+	assert_true(init_with(&vmon, NULL, VMON_FLAG_PROC_ALL));
+	assert_int_equal(backend_of(&vmon), VMON_FEED_NONE);
+	vmon_destroy(&vmon);
+
+	setenv("VMON_FEED", "netlink", 1);
+	assert_true(init_with(&vmon, NULL, VMON_FLAG_PROC_ALL));
+	assert_int_equal(backend_of(&vmon), VMON_FEED_NETLINK);
+	vmon_destroy(&vmon);
+
+	/* the caller's choice wins over the environment's */
+	assert_true(init_with(&vmon, "none", VMON_FLAG_PROC_ALL));
+	assert_int_equal(backend_of(&vmon), VMON_FEED_NONE);
+	vmon_destroy(&vmon);
+	unsetenv("VMON_FEED");
+}
+
+static void test_fixture_root(void **state)
+{
+	static const char *const argv[] = { "/sbin/init", NULL };
+	fixture_t fx;
+	vmon_t vmon;
+
+	(void)state;
+	fixture_init(&fx);
+	fixture_system(&fx);
+	fixture_proc(&fx, 1, 0, NULL, 'S', 5, argv);
+	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, VMON_WANT_PROC_STAT));
+	assert_int_equal(backend_of(&vmon), VMON_FEED_NONE);
+	assert_non_null(strstr(vmon_feed_reason(&vmon), "not the live /proc"));
+	assert_true(vmon_sample(&vmon));
+	assert_non_null(vmon_proc_lookup(&vmon, 1));
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+}
+
+/* --- fallback: a forked child without the capabilities the tracepoint backends need --- */
+
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	static const int drop[] = { CAP_SYS_ADMIN, CAP_BPF, CAP_PERFMON };
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++) {
+		unsigned idx = (unsigned)drop[i] / 32, bit = 1u << ((unsigned)drop[i] % 32);
+
+		data[idx].effective &= ~bit;
+		data[idx].permitted &= ~bit;
+		data[idx].inheritable &= ~bit;
+	}
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+static void test_fallback(void **state)
+{
+	int fds[2], status;
+	char reason[600] = "";
+	ssize_t n;
+	pid_t pid;
+
+	(void)state;
+	SKIP_IF(!is_root(), "dropping CAP_BPF and CAP_PERFMON to see the fallback needs them first");
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		vmon_feed_stats_t st;
+		vmon_t vmon;
+		int code;
+
+		close(fds[0]);
+		if (drop_caps() < 0)
+			_exit(90);
+		if (!init_with(&vmon, "ebpf,perf,netlink", VMON_FLAG_PROC_ALL))
+			_exit(91);
+		vmon_feed_get_stats(&vmon, &st);
+		if (write(fds[1], vmon_feed_reason(&vmon), strlen(vmon_feed_reason(&vmon))) < 0)
+			_exit(92);
+		code = (int)st.backend;
+		vmon_destroy(&vmon);
+		_exit(code);
+	}
+	close(fds[1]);
+	n = read(fds[0], reason, sizeof(reason) - 1);
+	close(fds[0]);
+	status = reap(pid, 0);
+	assert_true(WIFEXITED(status));
+	reason[n > 0 ? n : 0] = '\0';
+	print_message("without CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN: \"%s\"\n", reason);
+	assert_int_equal(WEXITSTATUS(status), VMON_FEED_NETLINK);
+	/* one line that names each refused backend and says why */
+	assert_null(strchr(reason, '\n'));
+	assert_non_null(strstr(reason, "ebpf: "));
+	assert_non_null(strstr(reason, "perf: "));
+}
+
+static void test_netlink_unprivileged(void **state)
+{
+	int status;
+	pid_t pid;
+
+	(void)state;
+	SKIP_IF(!is_root(), "becoming another user to test the unprivileged case needs root");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		vmon_t vmon;
+		int code;
+
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(90);
+		if (!init_with(&vmon, NULL, VMON_FLAG_PROC_ALL))
+			_exit(91);
+		code = (int)backend_of(&vmon);
+		vmon_destroy(&vmon);
+		_exit(code);
+	}
+	status = reap(pid, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), VMON_FEED_NETLINK);
+}
+
+/* --- the event callback, the fd and the timeout --- */
+
+typedef struct seen {
+	pid_t	pid;
+	int	forks, execs, exits;
+	int	exit_status;
+	bool	exit_has_status;
+	int	ppid;
+	bool	exit_proc_stale;
+	int	total;
+} seen_t;
+
+static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
+{
+	seen_t *s = arg;
+
+	(void)vmon;
+	s->total++;
+	if (ev->pid != s->pid)
+		return;
+	switch (ev->kind) {
+	case VMON_EVENT_FORK:
+		s->forks++;
+		s->ppid = ev->has & VMON_EVENT_HAS_PPID ? ev->ppid : -1;
+		break;
+	case VMON_EVENT_EXEC:
+		s->execs++;
+		break;
+	case VMON_EVENT_EXIT:
+		s->exits++;
+		s->exit_has_status = ev->has & VMON_EVENT_HAS_EXIT_STATUS;
+		s->exit_status = ev->exit_status;
+		s->exit_proc_stale = proc && proc->is_stale;
+		break;
+	default:
+		fail_msg("event of kind %d", ev->kind);
+	}
+}
+
+static void test_callback_fd(void **state)
+{
+	vmon_feed_stats_t st, st0;
+	seen_t seen = { 0 };
+	struct pollfd pfd;
+	vmon_t vmon;
+	int status, got = 0;
+
+	(void)state;
+	assert_true(init_with(&vmon, "netlink", VMON_FLAG_PROC_ALL));
+	SKIP_IF(backend_of(&vmon) != VMON_FEED_NETLINK, "no netlink feed: %s", vmon_feed_reason(&vmon));
+	assert_int_equal(vmon_feed_set_callback(&vmon, on_event, &seen), 0);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &st0), 0);
+	seen.total = 0;
+
+	pfd.fd = vmon_feed_fd(&vmon);
+	pfd.events = POLLIN;
+	assert_true(pfd.fd >= 0);
+	seen.pid = feedtest_spawn("exit", 7, "callback", -1, -1);
+	status = reap(seen.pid, 0);
+	/* the fd wakes a poll loop; vmon_feed_process() reads the events without sampling */
+	assert_int_equal(poll(&pfd, 1, 5000), 1);
+	for (int i = 0; i < 100 && got < 3; i++) {
+		int n = vmon_feed_process(&vmon);
+
+		assert_true(n >= 0);
+		got += n;
+		if (got < 3)
+			msleep(10);
+	}
+	assert_true(got >= 3);
+	assert_int_equal(seen.total, 0);	/* applied, and so called back, only by vmon_sample() */
+	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+	assert_true(st.pending >= 3);
+	assert_true(vmon_feed_timeout(&vmon) >= -1);
+
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(seen.forks, 1);
+	assert_int_equal(seen.execs, 1);
+	assert_int_equal(seen.exits, 1);
+	assert_int_equal(seen.ppid, getpid());
+	assert_true(seen.exit_has_status);
+	assert_int_equal(seen.exit_status, status);
+	assert_true(seen.exit_proc_stale);
+	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+	assert_true(st.events[VMON_EVENT_FORK] >= 1 && st.events[VMON_EVENT_EXIT] >= 1);
+	/* one call for every event applied or ignored */
+	assert_int_equal(st.applied + st.ignored - st0.applied - st0.ignored, (unsigned long long)seen.total);
+
+	assert_int_equal(vmon_feed_set_callback(&vmon, NULL, NULL), 0);
+	vmon_destroy(&vmon);
+}
+
+/* --- explicit mode: a monitored process's children, born and dead between samples --- */
+
+static void test_explicit_children(void **state)
+{
+	enum { KIDS = 20 };
+	pid_t kids[KIDS];
+	int status[KIDS], found = 0;
+	vmon_proc_t *self;
+	vmon_t vmon;
+
+	(void)state;
+	assert_true(init_with(&vmon, "netlink", VMON_FLAG_NONE));
+	SKIP_IF(backend_of(&vmon) != VMON_FEED_NETLINK, "no netlink feed: %s", vmon_feed_reason(&vmon));
+	self = vmon_proc_monitor(&vmon, getpid(), VMON_WANT_PROC_STAT | VMON_WANT_PROC_FOLLOW_CHILDREN, NULL, NULL);
+	assert_non_null(self);
+	assert_true(vmon_sample(&vmon));
+	for (int i = 0; i < KIDS; i++) {
+		kids[i] = feedtest_spawn("exit", 10 + i, "explicit", -1, -1);
+		status[i] = reap(kids[i], 0);
+	}
+	for (int waited = 0; waited < 5000 && found < KIDS; waited += 20) {
+		vmon_proc_t *child;
+
+		msleep(20);
+		assert_true(vmon_sample(&vmon));
+		list_for_each_entry(child, &self->children, siblings) {
+			for (int i = 0; i < KIDS; i++) {
+				if (child->pid != kids[i] || !child->is_stale)
+					continue;
+				assert_true(child->has_exit_status);
+				assert_int_equal(child->exit_status, status[i]);
+				found++;
+			}
+		}
+	}
+	assert_int_equal(found, KIDS);
+	vmon_proc_unmonitor(&vmon, self, NULL, NULL);
+	vmon_destroy(&vmon);
+}
+
+/* --- a healthy feed saves the listing, and still finds every birth --- */
+
+static void test_no_listing(void **state)
+{
+	vmon_feed_stats_t st;
+	vmon_proc_t *proc;
+	vmon_t vmon;
+	pid_t pid;
+
+	(void)state;
+	assert_true(init_with(&vmon, "netlink", VMON_FLAG_PROC_ALL));
+	SKIP_IF(backend_of(&vmon) != VMON_FEED_NETLINK, "no netlink feed: %s", vmon_feed_reason(&vmon));
+	assert_true(vmon_sample(&vmon));
+	pid = spawn_sleeper();
+	msleep(20);
+	assert_true(vmon_sample(&vmon));
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+	/* listings after the first are counted; a loss would have caused one */
+	if (st.lost == 0)
+		assert_int_equal(st.reconciles, 0);
+	proc = feedtest_child_node(&vmon, pid);
+	assert_non_null(proc);
+	assert_false(proc->is_stale);
+	reap(pid, SIGKILL);
+	vmon_destroy(&vmon);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_names, feedtest_teardown),
+		cmocka_unit_test_teardown(test_none, feedtest_teardown),
+		cmocka_unit_test_teardown(test_bad_spec, feedtest_teardown),
+		cmocka_unit_test_teardown(test_env, feedtest_teardown),
+		cmocka_unit_test_teardown(test_fixture_root, feedtest_teardown),
+		cmocka_unit_test_teardown(test_fallback, feedtest_teardown),
+		cmocka_unit_test_teardown(test_netlink_unprivileged, feedtest_teardown),
+		cmocka_unit_test_teardown(test_callback_fd, feedtest_teardown),
+		cmocka_unit_test_teardown(test_explicit_children, feedtest_teardown),
+		cmocka_unit_test_teardown(test_no_listing, feedtest_teardown),
+	};
+
+	/* every child dies with us, whatever happens to the test */
+	setpgid(0, 0);
+	return cmocka_run_group_tests_name("feed", tests, NULL, NULL);
+}

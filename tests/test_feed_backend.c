@@ -1,0 +1,578 @@
+/*
+ * test_feed_backend.c: the event feed on one backend, against children the
+ * test spawns.  Built once per backend (FEED_BACKEND is "ebpf", "perf" or
+ * "netlink"); a backend this machine or user cannot run is skipped with the
+ * library's reason.
+ *
+ *   storm		2,000 fork+exec+exit children: each reported exactly once
+ *			(new once, stale once), under the test process, with its
+ *			exit status and, where the backend carries them, its name
+ *			and arguments
+ *   thread_exit	a thread's exit is not the process's
+ *   leader_first	the leader exits while another thread runs on
+ *   exec_thread	a thread other than the leader execs
+ *   pid_reuse		a pid reused between two samples: old stale, new new
+ *   forced_loss	a tiny buffer and a stalled reader: the loss is counted,
+ *			/proc is listed again and the tree is right after it
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sched.h>
+
+#include "feedtest.h"
+
+#ifndef FEED_BACKEND
+#error "build with -DFEED_BACKEND=\"ebpf\" (or perf, netlink)"
+#endif
+
+/* what the backend's events carry (vmon_feed(3)) */
+static bool carries_args(void)
+{
+	return strcmp(FEED_BACKEND, "ebpf") == 0;
+}
+
+static bool carries_exec_comm(void)
+{
+	return strcmp(FEED_BACKEND, "netlink") != 0;
+}
+
+static void open_or_skip(vmon_t *vmon, size_t buffer_bytes)
+{
+	char why[600];
+
+	if (!feedtest_open(vmon, FEED_BACKEND, VMON_FLAG_PROC_ALL, VMON_WANT_PROC_STAT, buffer_bytes, why, sizeof(why)))
+		SKIP_IF(true, "the %s backend cannot run here: %s", FEED_BACKEND, why);
+}
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* --- the storm --- */
+
+typedef struct kid {
+	pid_t			pid;
+	unsigned long long	start;
+	int			code;
+	int			status;		/* from waitpid() */
+	bool			reaped;
+	int			news, stales;
+	int			reported_status;
+	bool			reported_has_status;
+	bool			named;		/* its stale node had its argv */
+	int			ctors, dtors;
+} kid_t;
+
+static kid_t *kids;
+static int kids_nr;
+
+static kid_t *kid_find(pid_t pid, unsigned long long start)
+{
+	for (int i = kids_nr - 1; i >= 0; i--) {
+		if (kids[i].pid == pid && start + 1 >= kids[i].start && start <= kids[i].start + 1)
+			return &kids[i];
+	}
+	return NULL;
+}
+
+static kid_t *kid_by_pid(pid_t pid)
+{
+	for (int i = kids_nr - 1; i >= 0; i--) {
+		if (kids[i].pid == pid)
+			return &kids[i];
+	}
+	return NULL;
+}
+
+/*
+ * A ctor may run before the node's start time is in its store (a node a
+ * listing found is confirmed before its stat is parsed), so the nodes are
+ * matched to our children after the sample, while every one is still there.
+ */
+static vmon_proc_t **ctored;
+static size_t ctored_nr, ctored_cap;
+
+static void kid_ctor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	(void)vmon;
+	if (!kid_by_pid(proc->pid))
+		return;
+	if (ctored_nr == ctored_cap) {
+		ctored_cap = ctored_cap ? ctored_cap * 2 : 256;
+		ctored = realloc(ctored, ctored_cap * sizeof(*ctored));
+		assert_non_null(ctored);
+	}
+	ctored[ctored_nr++] = proc;
+}
+
+static void kid_dtor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	vmon_proc_stat_t *s = feedtest_stat(proc);
+	kid_t *k = s ? kid_find(proc->pid, s->start) : NULL;
+
+	(void)vmon;
+	if (k)
+		k->dtors++;
+}
+
+static void ctors_match(void)
+{
+	for (size_t i = 0; i < ctored_nr; i++) {
+		vmon_proc_stat_t *s = feedtest_stat(ctored[i]);
+		kid_t *k = s ? kid_find(ctored[i]->pid, s->start) : NULL;
+
+		if (k)
+			k->ctors++;
+	}
+	ctored_nr = 0;
+}
+
+static void check_argv(const kid_t *k, const vmon_proc_stat_t *s)
+{
+	char code[16], tag[16];
+
+	snprintf(code, sizeof(code), "%d", k->code);
+	snprintf(tag, sizeof(tag), "k%d", (int)(k - kids));
+	assert_int_equal(s->argc, 4);
+	assert_string_equal(s->argv[0], FEED_CHILD);
+	assert_string_equal(s->argv[1], "exit");
+	assert_string_equal(s->argv[2], code);
+	assert_string_equal(s->argv[3], tag);
+}
+
+/* after a sample: every child of ours that is new or stale in it */
+static void storm_walk(vmon_t *vmon)
+{
+	vmon_proc_t *self = vmon_proc_lookup(vmon, getpid()), *child;
+
+	assert_non_null(self);
+	ctors_match();
+	list_for_each_entry(child, &self->children, siblings) {
+		vmon_proc_stat_t *s = feedtest_stat(child);
+		kid_t *k;
+
+		if (!s || !child->is_stale)
+			goto check_new;
+		k = kid_find(child->pid, s->start);
+		if (!k)
+			continue;
+		k->stales++;
+		k->reported_has_status = child->has_exit_status;
+		k->reported_status = child->exit_status;
+		if (carries_exec_comm())
+			assert_string_equal(s->comm.array, "feed_child");
+		if (carries_args())
+			assert_true(s->argc > 0);
+		if (s->argc > 0) {
+			/* whoever filled them, the arguments are never wrong */
+			check_argv(k, s);
+			k->named = true;
+		}
+check_new:
+		if (s && child->is_new && (k = kid_find(child->pid, s->start)))
+			k->news++;
+	}
+}
+
+static bool storm_done(void)
+{
+	for (int i = 0; i < kids_nr; i++) {
+		if (!kids[i].stales)
+			return false;
+	}
+	return true;
+}
+
+static void test_storm(void **state)
+{
+	int n = feedtest_scale(2000), spawned = 0, reaped = 0, alive = 0, named = 0;
+	vmon_feed_stats_t st;
+	vmon_t vmon;
+
+	(void)state;
+	open_or_skip(&vmon, 0);
+	vmon.proc_ctor_cb = kid_ctor;
+	vmon.proc_dtor_cb = kid_dtor;
+	kids = calloc((size_t)n, sizeof(*kids));
+	assert_non_null(kids);
+	kids_nr = 0;
+	assert_true(vmon_sample(&vmon));
+
+	while (reaped < n) {
+		unsigned long long start;
+		int status;
+		pid_t pid;
+		kid_t *k;
+
+		while (alive < 50 && spawned < n) {
+			char tag[16];
+
+			k = &kids[spawned];
+			k->code = spawned % 200;
+			snprintf(tag, sizeof(tag), "k%d", spawned);
+			k->pid = feedtest_spawn("exit", k->code, tag, -1, -1);
+			/* alive or a zombie until we reap it: its start time is there */
+			k->start = feedtest_start_of(k->pid);
+			assert_true(k->start > 0);
+			kids_nr = ++spawned;
+			alive++;
+		}
+		pid = feedtest_reap_any(&start, &status);
+		assert_true(pid > 0);
+		k = kid_find(pid, start);
+		assert_non_null(k);
+		k->status = status;
+		k->reaped = true;
+		alive--;
+		reaped++;
+		if (reaped % 50 == 0)
+			vmon_feed_process(&vmon);	/* as a caller's poll loop would */
+		if (reaped % 500 == 0) {
+			assert_true(vmon_sample(&vmon));
+			storm_walk(&vmon);
+		}
+	}
+	for (int waited = 0; waited < 20000 && !storm_done(); waited += 20) {
+		assert_true(vmon_sample(&vmon));
+		storm_walk(&vmon);
+		if (!storm_done())
+			msleep(20);
+	}
+	/* one more: the last stale nodes leave and their dtors run */
+	assert_true(vmon_sample(&vmon));
+	storm_walk(&vmon);
+
+	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+	for (int i = 0; i < n; i++) {
+		kid_t *k = &kids[i];
+
+		if (k->news != 1 || k->stales != 1 || k->ctors != 1 || k->dtors != 1)
+			fail_msg("child %d (pid %d): new %d times, stale %d times, ctor %d, dtor %d (lost %llu)",
+				 i, k->pid, k->news, k->stales, k->ctors, k->dtors, st.lost);
+		if (!k->reported_has_status || k->reported_status != k->status)
+			fail_msg("child %d (pid %d): exit status %s%#x, waitpid said %#x", i, k->pid,
+				 k->reported_has_status ? "" : "unknown ", k->reported_status, k->status);
+		named += k->named;
+	}
+	print_message("%s: %d children, all seen once with their exit status; %d named with argv; lost %llu\n",
+		      FEED_BACKEND, n, named, st.lost);
+	if (carries_args())
+		assert_int_equal(named, n);
+	free(kids);
+	kids = NULL;
+	kids_nr = 0;
+	vmon.proc_dtor_cb = NULL;
+	vmon_destroy(&vmon);
+	free(ctored);
+	ctored = NULL;
+	ctored_nr = ctored_cap = 0;
+}
+
+/* --- threads: feed_child's thread modes --- */
+
+typedef struct thread_kid {
+	pid_t	pid;
+	int	go;	/* the test closes it: the child goes on (EOF on its stdin) */
+} thread_kid_t;
+
+/* start feed_child MODE CODE and wait for its "ready" byte */
+static void spawn_thread_kid(thread_kid_t *t, const char *mode, int code)
+{
+	int go[2], ready[2];
+	char c;
+
+	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	t->pid = feedtest_spawn(mode, code, NULL, go[0], ready[1]);
+	close(go[0]);
+	close(ready[1]);
+	t->go = go[1];
+	if (strcmp(mode, "exec") != 0)
+		assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+}
+
+/* sample a few times, letting the kernel's events arrive; the node must stay alive */
+static vmon_proc_t *sample_alive(vmon_t *vmon, pid_t pid)
+{
+	vmon_proc_t *proc = NULL;
+
+	for (int i = 0; i < 3; i++) {
+		msleep(30);
+		assert_true(vmon_sample(vmon));
+		proc = feedtest_child_node(vmon, pid);
+		assert_non_null(proc);
+		assert_false(proc->is_stale);
+	}
+	return proc;
+}
+
+/* sample until pid's node is stale; it must be exactly once, with this status */
+static void sample_exit(vmon_t *vmon, pid_t pid, int status)
+{
+	int stales = 0;
+
+	for (int waited = 0; waited < 5000 && !stales; waited += 20) {
+		vmon_proc_t *proc;
+
+		assert_true(vmon_sample(vmon));
+		proc = feedtest_child_node(vmon, pid);
+		if (proc && proc->is_stale) {
+			stales++;
+			assert_true(proc->has_exit_status);
+			assert_int_equal(proc->exit_status, status);
+		} else {
+			msleep(20);
+		}
+	}
+	assert_int_equal(stales, 1);
+	/* and never again */
+	for (int i = 0; i < 3; i++) {
+		vmon_proc_t *proc;
+
+		assert_true(vmon_sample(vmon));
+		proc = feedtest_child_node(vmon, pid);
+		assert_true(!proc || !proc->is_stale);
+		msleep(10);
+	}
+}
+
+/* the child tells the test to go on, then the test ends it and checks how it was reported */
+static void end_thread_kid(vmon_t *vmon, thread_kid_t *t, int code)
+{
+	int status;
+
+	close(t->go);
+	status = reap(t->pid, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), code);
+	sample_exit(vmon, t->pid, status);
+}
+
+static void test_thread_exit(void **state)
+{
+	thread_kid_t t;
+	vmon_t vmon;
+
+	(void)state;
+	open_or_skip(&vmon, 0);
+	assert_true(vmon_sample(&vmon));
+	spawn_thread_kid(&t, "thread", 4);	/* a thread came and went: the process lives on */
+	sample_alive(&vmon, t.pid);
+	end_thread_kid(&vmon, &t, 4);
+	vmon_destroy(&vmon);
+}
+
+static bool leader_is_zombie(void *arg)
+{
+	char name[64], buf[512], *p;
+	pid_t pid = (pid_t)(intptr_t)arg;
+
+	snprintf(name, sizeof(name), "task/%d/stat", pid);
+	if (feedtest_read_proc(pid, name, buf, sizeof(buf)) <= 0)
+		return false;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'Z';
+}
+
+static void test_leader_first(void **state)
+{
+	thread_kid_t t;
+	vmon_t vmon;
+
+	(void)state;
+	open_or_skip(&vmon, 0);
+	assert_true(vmon_sample(&vmon));
+	spawn_thread_kid(&t, "leader", 5);
+	/* the leader is gone, the other thread runs on: the process is alive */
+	assert_true(wait_for(leader_is_zombie, (void *)(intptr_t)t.pid, 5000));
+	sample_alive(&vmon, t.pid);
+	end_thread_kid(&vmon, &t, 5);
+	vmon_destroy(&vmon);
+}
+
+/* the exec'd program runs: "feed_child wait CODE exec-from-thread" */
+static bool execed_from_thread(void *arg)
+{
+	pid_t pid = (pid_t)(intptr_t)arg;
+	char buf[256];
+	ssize_t n;
+
+	if (feedtest_read_proc(pid, "comm", buf, sizeof(buf)) <= 0 || strcmp(buf, "feed_child\n") != 0)
+		return false;
+	n = feedtest_read_proc(pid, "cmdline", buf, sizeof(buf));
+	return n > 0 && memmem(buf, (size_t)n, "exec-from-thread", 16) != NULL;
+}
+
+static void test_exec_thread(void **state)
+{
+	vmon_proc_stat_t *s;
+	vmon_proc_t *proc;
+	thread_kid_t t;
+	vmon_t vmon;
+
+	(void)state;
+	open_or_skip(&vmon, 0);
+	assert_true(vmon_sample(&vmon));
+	spawn_thread_kid(&t, "exec", 3);
+	assert_true(wait_for(execed_from_thread, (void *)(intptr_t)t.pid, 5000));
+	/* the same process, a new program: alive, named and with the new arguments */
+	proc = sample_alive(&vmon, t.pid);
+	s = feedtest_stat(proc);
+	assert_string_equal(s->comm.array, "feed_child");
+	assert_int_equal(s->argc, 4);
+	assert_string_equal(s->argv[1], "wait");
+	assert_string_equal(s->argv[3], "exec-from-thread");
+	end_thread_kid(&vmon, &t, 3);
+	vmon_destroy(&vmon);
+}
+
+/* --- pid reuse --- */
+
+static pid_t clone_with_pid(pid_t want)
+{
+	struct clone_args args;
+	pid_t tid = want;
+	long r;
+
+	memset(&args, 0, sizeof(args));
+	args.exit_signal = SIGCHLD;
+	args.set_tid = (uintptr_t)&tid;
+	args.set_tid_size = 1;
+	r = syscall(SYS_clone3, &args, sizeof(args));
+	if (r == 0) {
+		for (;;)
+			pause();
+	}
+	return (pid_t)r;
+}
+
+static void test_pid_reuse(void **state)
+{
+	vmon_proc_t *self, *child, *old = NULL, *new = NULL;
+	unsigned long long old_start;
+	vmon_t vmon;
+	pid_t a, b;
+	int status;
+
+	(void)state;
+	SKIP_IF(!is_root(), "reusing a chosen pid (clone3 set_tid) needs CAP_SYS_ADMIN");
+	open_or_skip(&vmon, 0);
+	a = spawn_sleeper();
+	assert_true(vmon_sample(&vmon));
+	assert_non_null(feedtest_child_node(&vmon, a));
+	old_start = feedtest_start_of(a);
+	status = reap(a, SIGKILL);
+	msleep(50);	/* a later tick: the new process's start time differs */
+	b = clone_with_pid(a);
+	if (b < 0 && (errno == EEXIST || errno == ENOSYS || errno == EPERM)) {
+		vmon_destroy(&vmon);
+		SKIP_IF(true, "cannot create a process with pid %d again: %s", a, strerror(errno));
+	}
+	assert_int_equal(b, a);
+
+	assert_true(vmon_sample(&vmon));
+	self = vmon_proc_lookup(&vmon, getpid());
+	assert_non_null(self);
+	list_for_each_entry(child, &self->children, siblings) {
+		if (child->pid != a)
+			continue;
+		if (child->is_stale)
+			old = child;
+		else
+			new = child;
+	}
+	assert_non_null(old);
+	assert_non_null(new);
+	assert_true(old != new);
+	assert_true(new->is_new);
+	assert_false(old->is_new);
+	assert_true(old->has_exit_status);
+	assert_int_equal(old->exit_status, status);
+	assert_true(feedtest_stat(old)->start + 1 >= old_start && feedtest_stat(old)->start <= old_start + 1);
+	assert_int_equal(feedtest_stat(new)->start, feedtest_start_of(b));
+	assert_ptr_equal(vmon_proc_lookup(&vmon, a), new);
+	reap(b, SIGKILL);
+	vmon_destroy(&vmon);
+}
+
+/* --- loss --- */
+
+static void test_forced_loss(void **state)
+{
+	vmon_feed_stats_t before, after;
+	pid_t sleepers[5];
+	int n = feedtest_scale(400);
+	vmon_t vmon;
+
+	(void)state;
+	/* the smallest buffer there is, and nobody reading while the children come and go */
+	open_or_skip(&vmon, 4096);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &before), 0);
+	for (int i = 0; i < n; i++) {
+		if (i % (n / 5) == 0)
+			sleepers[i / (n / 5)] = spawn_sleeper();
+		reap(feedtest_spawn("exit", 1, "loss", -1, -1), 0);
+	}
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &after), 0);
+	print_message("%s: lost %llu events in %llu overruns\n", FEED_BACKEND, after.lost, after.overruns);
+	assert_true(after.lost > before.lost);
+	assert_true(after.overruns > before.overruns);
+	/* the pass that found the loss listed /proc: the tree is whole again */
+	assert_true(after.reconciles > before.reconciles);
+	for (int i = 0; i < 5; i++) {
+		vmon_proc_t *proc = feedtest_child_node(&vmon, sleepers[i]);
+
+		assert_non_null(proc);
+		assert_false(proc->is_stale);
+	}
+	{
+		vmon_proc_t *self = vmon_proc_lookup(&vmon, getpid()), *child;
+
+		list_for_each_entry(child, &self->children, siblings) {
+			bool sleeper = false;
+
+			for (int i = 0; i < 5; i++)
+				sleeper |= child->pid == sleepers[i];
+			/* every other child is dead and reaped: nothing of them may look alive */
+			if (!sleeper)
+				assert_true(child->is_stale);
+		}
+	}
+	for (int i = 0; i < 5; i++)
+		reap(sleepers[i], SIGKILL);
+	vmon_destroy(&vmon);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_storm, feedtest_teardown),
+		cmocka_unit_test_teardown(test_thread_exit, feedtest_teardown),
+		cmocka_unit_test_teardown(test_leader_first, feedtest_teardown),
+		cmocka_unit_test_teardown(test_exec_thread, feedtest_teardown),
+		cmocka_unit_test_teardown(test_pid_reuse, feedtest_teardown),
+		cmocka_unit_test_teardown(test_forced_loss, feedtest_teardown),
+	};
+
+	/* every child dies with us, whatever happens to the test */
+	setpgid(0, 0);
+	return cmocka_run_group_tests_name("feed_" FEED_BACKEND, tests, NULL, NULL);
+}
