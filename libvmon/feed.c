@@ -104,6 +104,10 @@ static const char *const backend_names[VMON_FEED_BACKEND_NR] = {
 static const feed_backend_t *backend_of(vmon_feed_backend_t id)
 {
 	switch (id) {
+#ifdef HAVE_BPF
+	case VMON_FEED_EBPF:
+		return &feed_bpf_backend;
+#endif
 	case VMON_FEED_NETLINK:
 		return &feed_netlink_backend;
 	default:
@@ -194,7 +198,8 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
 	size_t capacity = 0;
 
 	if (!b) {
-		reason_add(f, backend_names[id], "not implemented yet");
+		reason_add(f, backend_names[id], id == VMON_FEED_EBPF ? "not built in (configured with --disable-bpf)" :
+			   "not implemented yet");
 		return false;
 	}
 	if (b->open(vmon, f, buffer_bytes, &capacity, why, sizeof(why)) < 0) {

@@ -9,7 +9,7 @@
  *			says so); and every CMDLINE_REFRESH_SECS for a
  *			process that ran, so that titles set by
  *			setproctitle() show.  Threads leave them empty:
- *			they are their process's.
+ *			they are their process's; a zombie keeps what it had.
  *   wchan, uid		when the task ran since the last sample or changed
  *			state (schedstat's run count, see procfs_ran()): a
  *			task that was not on a CPU cannot have moved to
@@ -238,7 +238,9 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (first)
 		ran = 1;
 
-	if (!proc->is_thread) {
+	/* a zombie has no memory left: its cmdline reads empty and its exe is
+	 * gone, so what was read before (or what the exec event said) stays */
+	if (!proc->is_thread && s->state != 'Z') {
 		if (node->exec_pending ||
 		    (ran != 0 && in->now - node->cmdline_read_at >= CMDLINE_REFRESH_SECS))
 			tally(sample_cmdline(vmon, node, s, first), &changes, &err);

@@ -70,11 +70,12 @@ tests_test_files_fixtures_CPPFLAGS = $(TESTS_CPP)
 tests_test_files_fixtures_LDADD = $(TESTS_LIBS)
 tests_test_files_fixtures_LDFLAGS = $(TESTS_LINK)
 
-EXTRA_DIST += tests/fixtures
+EXTRA_DIST += tests/fixtures tests/valgrind.supp
 
 # The unit tests again, each under valgrind: any error or definite leak fails.
 VALGRIND_FLAGS = --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
-	--show-leak-kinds=definite,indirect --track-origins=yes --quiet
+	--show-leak-kinds=definite,indirect --track-origins=yes --quiet \
+	--suppressions=$(abs_top_srcdir)/tests/valgrind.supp
 check-valgrind:
 	@if test "$(VALGRIND)" = no; then echo "check-valgrind: valgrind not found (apt-get install valgrind)"; exit 1; fi
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(VMON_UNIT_TESTS)' \
