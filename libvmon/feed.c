@@ -108,6 +108,8 @@ static const feed_backend_t *backend_of(vmon_feed_backend_t id)
 	case VMON_FEED_EBPF:
 		return &feed_bpf_backend;
 #endif
+	case VMON_FEED_PERF:
+		return &feed_perf_backend;
 	case VMON_FEED_NETLINK:
 		return &feed_netlink_backend;
 	default:
@@ -129,6 +131,15 @@ unsigned long long feed_boottime_ns(void)
 
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+unsigned long long feed_boottime_offset_ns(void)
+{
+	struct timespec mono;
+	unsigned long long boot = feed_boottime_ns();
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	return boot - ((unsigned long long)mono.tv_sec * 1000000000ull + (unsigned long long)mono.tv_nsec);
 }
 
 unsigned long long feed_ns_to_ticks(const feed_t *feed, unsigned long long ns)
@@ -198,8 +209,8 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
 	size_t capacity = 0;
 
 	if (!b) {
-		reason_add(f, backend_names[id], id == VMON_FEED_EBPF ? "not built in (configured with --disable-bpf)" :
-			   "not implemented yet");
+		/* the only backend a build can lack */
+		reason_add(f, backend_names[VMON_FEED_EBPF], "not built in (configured with --disable-bpf)");
 		return false;
 	}
 	if (b->open(vmon, f, buffer_bytes, &capacity, why, sizeof(why)) < 0) {
@@ -536,6 +547,35 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 	return 0;
 }
 
+/* what an exec event does not say, from /proc while the process is (most likely) still there */
+void feed_read_exec(vmon_t *vmon, feed_t *feed, feed_event_t *e, const char *filename, size_t filename_len)
+{
+	char path[32], args[VMON_EVENT_ARGS_MAX + 1];
+	ssize_t len = 0;
+	feed_stat_t st;
+	int fd;
+
+	if (feed_read_stat(vmon, e->ev.pid, &st) == 0) {
+		memcpy(e->ev.comm, st.comm, sizeof(e->ev.comm));
+		e->ev.start = st.start;
+		e->ev.ppid = st.ppid;
+		e->ev.has |= VMON_EVENT_HAS_COMM | VMON_EVENT_HAS_START | VMON_EVENT_HAS_PPID;
+		snprintf(path, sizeof(path), "%d/cmdline", e->ev.pid);
+		fd = openat(vmon->internal->proc_fd, path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			len = read(fd, args, sizeof(args));
+			close(fd);
+		}
+		if (len > VMON_EVENT_ARGS_MAX) {
+			len = VMON_EVENT_ARGS_MAX;
+			e->ev.args_truncated = 1;
+		}
+	}
+	if ((len > 0 || filename_len) &&
+	    feed_push_exec_data(feed, e, filename ? filename : "", filename_len, args, len > 0 ? (size_t)len : 0) == 0)
+		e->ev.has |= (len > 0 ? VMON_EVENT_HAS_ARGS : 0) | (filename_len ? VMON_EVENT_HAS_FILENAME : 0);
+}
+
 /*
  * Has the process really ended?  The proc connector reports every thread's
  * exit, and the leader's is not the process's when other threads run on.
@@ -691,6 +731,7 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 		ev->filename = ev->has & VMON_EVENT_HAS_FILENAME ? f->arena.data + e->filename_off : NULL;
 		ev->args = ev->has & VMON_EVENT_HAS_ARGS ? f->arena.data + e->args_off : NULL;
 		apply_exec(vmon, f, node, ev);
+		complete_event(ev, &node->pub);
 		return node;
 	}
 

@@ -77,7 +77,16 @@ typedef struct feed_stat {
 } feed_stat_t;
 
 int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st);
+/*
+ * An exec event that carries no name or arguments: read them (comm, start,
+ * ppid; cmdline up to VMON_EVENT_ARGS_MAX bytes) from /proc at once, while
+ * the new program most likely still runs, as forkstat does.  The event gets
+ * filename (if not NULL) and the arguments found as its exec data.
+ */
+void feed_read_exec(vmon_t *vmon, feed_t *feed, feed_event_t *e, const char *filename, size_t filename_len);
 /* CLOCK_BOOTTIME now, in nanoseconds */
 unsigned long long feed_boottime_ns(void);
+/* what to add to a CLOCK_MONOTONIC time to make it CLOCK_BOOTTIME (the time spent suspended) */
+unsigned long long feed_boottime_offset_ns(void);
 
 #endif

@@ -22,12 +22,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -186,37 +184,6 @@ static void exec_supersedes_exit(feed_t *feed, netlink_feed_t *nl, size_t queued
 	}
 }
 
-/* what the exec event does not say, from /proc while the process is (most likely) still there */
-static void read_exec(vmon_t *vmon, feed_t *feed, feed_event_t *e)
-{
-	char path[32], args[VMON_EVENT_ARGS_MAX + 1];
-	feed_stat_t st;
-	ssize_t len;
-	int fd;
-
-	if (feed_read_stat(vmon, e->ev.pid, &st) < 0)
-		return;
-	memcpy(e->ev.comm, st.comm, sizeof(e->ev.comm));
-	e->ev.start = st.start;
-	e->ev.ppid = st.ppid;
-	e->ev.has |= VMON_EVENT_HAS_COMM | VMON_EVENT_HAS_START | VMON_EVENT_HAS_PPID;
-
-	snprintf(path, sizeof(path), "%d/cmdline", e->ev.pid);
-	fd = openat(vmon->internal->proc_fd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	len = read(fd, args, sizeof(args));
-	close(fd);
-	if (len <= 0)
-		return;
-	if (len > VMON_EVENT_ARGS_MAX) {
-		len = VMON_EVENT_ARGS_MAX;
-		e->ev.args_truncated = 1;
-	}
-	if (feed_push_exec_data(feed, e, "", 0, args, (size_t)len) == 0)
-		e->ev.has |= VMON_EVENT_HAS_ARGS;
-}
-
 static int handle_event(vmon_t *vmon, feed_t *feed, netlink_feed_t *nl, const struct proc_event *pe,
 			unsigned long long offset_ns, size_t *queued)
 {
@@ -242,7 +209,7 @@ static int handle_event(vmon_t *vmon, feed_t *feed, netlink_feed_t *nl, const st
 			return 0;
 		e->ev.pid = pe->event_data.exec.process_tgid;
 		e->ev.tid = pe->event_data.exec.process_pid;
-		read_exec(vmon, feed, e);
+		feed_read_exec(vmon, feed, e, NULL, 0);
 		exec_supersedes_exit(feed, nl, *queued, e->ev.pid, e);
 		break;
 	case PROC_EVENT_EXIT:
@@ -269,15 +236,12 @@ static int handle_event(vmon_t *vmon, feed_t *feed, netlink_feed_t *nl, const st
 static int netlink_drain(vmon_t *vmon, feed_t *feed)
 {
 	netlink_feed_t *nl = feed_priv(feed);
-	struct timespec mono;
-	unsigned long long offset_ns, gaps = 0;
+	unsigned long long offset_ns = feed_boottime_offset_ns(), gaps = 0;
 	bool overrun = false;
 	size_t queued = 0;
 	int n = 0;
 
-	/* the connector stamps events with CLOCK_MONOTONIC; the feed speaks CLOCK_BOOTTIME */
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	offset_ns = feed_boottime_ns() - ((unsigned long long)mono.tv_sec * 1000000000ull + (unsigned long long)mono.tv_nsec);
+	/* the connector stamps events with CLOCK_MONOTONIC; the feed speaks CLOCK_BOOTTIME (offset_ns) */
 	nl->leader_exits_nr = 0;
 
 	for (;;) {

@@ -30,6 +30,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/log_read.c \
 	libvmon/log_replay.c \
 	libvmon/feed.c libvmon/feed.h \
+	libvmon/feed_perf.c \
 	libvmon/feed_netlink.c
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
 libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)

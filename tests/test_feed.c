@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -160,73 +162,96 @@ static int drop_caps(void)
 	return (int)syscall(SYS_capset, &hdr, data);
 }
 
-static void test_fallback(void **state)
+/*
+ * In a forked child: prepare() (a process with less than we have), then
+ * vmon_init_attr() with feed.  Returns the backend the child got; the
+ * reason line comes back through a pipe.
+ */
+static vmon_feed_backend_t backend_in_child(int (*prepare)(void), const char *feed, char *reason, size_t size)
 {
 	int fds[2], status;
-	char reason[600] = "";
 	ssize_t n;
 	pid_t pid;
 
-	(void)state;
-	SKIP_IF(!is_root(), "dropping CAP_BPF and CAP_PERFMON to see the fallback needs them first");
 	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		vmon_feed_stats_t st;
 		vmon_t vmon;
 		int code;
 
 		close(fds[0]);
-		if (drop_caps() < 0)
+		if (prepare() < 0)
 			_exit(90);
-		if (!init_with(&vmon, "ebpf,perf,netlink", VMON_FLAG_PROC_ALL))
+		if (!init_with(&vmon, feed, VMON_FLAG_PROC_ALL))
 			_exit(91);
-		vmon_feed_get_stats(&vmon, &st);
 		if (write(fds[1], vmon_feed_reason(&vmon), strlen(vmon_feed_reason(&vmon))) < 0)
 			_exit(92);
-		code = (int)st.backend;
+		code = (int)backend_of(&vmon);
 		vmon_destroy(&vmon);
 		_exit(code);
 	}
 	close(fds[1]);
-	n = read(fds[0], reason, sizeof(reason) - 1);
+	n = read(fds[0], reason, size - 1);
 	close(fds[0]);
+	reason[n > 0 ? n : 0] = '\0';
 	status = reap(pid, 0);
 	assert_true(WIFEXITED(status));
-	reason[n > 0 ? n : 0] = '\0';
+	assert_true(WEXITSTATUS(status) < VMON_FEED_BACKEND_NR);
+	return (vmon_feed_backend_t)WEXITSTATUS(status);
+}
+
+static void test_fallback(void **state)
+{
+	char reason[600];
+
+	(void)state;
+	SKIP_IF(!is_root(), "dropping CAP_BPF and CAP_PERFMON to see the fallback needs them first");
+	assert_int_equal(backend_in_child(drop_caps, "ebpf,perf,netlink", reason, sizeof(reason)), VMON_FEED_NETLINK);
 	print_message("without CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN: \"%s\"\n", reason);
-	assert_int_equal(WEXITSTATUS(status), VMON_FEED_NETLINK);
 	/* one line that names each refused backend and says why */
 	assert_null(strchr(reason, '\n'));
 	assert_non_null(strstr(reason, "ebpf: "));
 	assert_non_null(strstr(reason, "perf: "));
 }
 
+/* a private copy of the mounts, without tracefs: nobody else sees the change */
+static int hide_tracefs(void)
+{
+	if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	umount2("/sys/kernel/tracing", MNT_DETACH);
+	umount2("/sys/kernel/debug/tracing", MNT_DETACH);
+	umount2("/sys/kernel/debug", MNT_DETACH);
+	return access("/sys/kernel/tracing/events", F_OK) == 0 ? -1 : 0;
+}
+
+/* without tracefs there are no tracepoint ids: perf says so, and libvmon mounts nothing */
+static void test_perf_without_tracefs(void **state)
+{
+	char reason[600];
+
+	(void)state;
+	SKIP_IF(!is_root(), "hiding tracefs in a mount namespace of our own needs CAP_SYS_ADMIN");
+	assert_int_equal(backend_in_child(hide_tracefs, "perf,netlink", reason, sizeof(reason)), VMON_FEED_NETLINK);
+	print_message("without tracefs: \"%s\"\n", reason);
+	assert_non_null(strstr(reason, "perf: tracefs is not mounted"));
+}
+
+static int become_nobody(void)
+{
+	return setgid(65534) < 0 || setuid(65534) < 0 ? -1 : 0;
+}
+
+/* the default order, as a user without privileges: the proc connector takes them */
 static void test_netlink_unprivileged(void **state)
 {
-	int status;
-	pid_t pid;
+	char reason[600];
 
 	(void)state;
 	SKIP_IF(!is_root(), "becoming another user to test the unprivileged case needs root");
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		vmon_t vmon;
-		int code;
-
-		if (setgid(65534) < 0 || setuid(65534) < 0)
-			_exit(90);
-		if (!init_with(&vmon, NULL, VMON_FLAG_PROC_ALL))
-			_exit(91);
-		code = (int)backend_of(&vmon);
-		vmon_destroy(&vmon);
-		_exit(code);
-	}
-	status = reap(pid, 0);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), VMON_FEED_NETLINK);
+	assert_int_equal(backend_in_child(become_nobody, NULL, reason, sizeof(reason)), VMON_FEED_NETLINK);
+	print_message("as nobody: \"%s\"\n", reason);
 }
 
 /* --- the event callback, the fd and the timeout --- */
@@ -399,6 +424,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_env, feedtest_teardown),
 		cmocka_unit_test_teardown(test_fixture_root, feedtest_teardown),
 		cmocka_unit_test_teardown(test_fallback, feedtest_teardown),
+		cmocka_unit_test_teardown(test_perf_without_tracefs, feedtest_teardown),
 		cmocka_unit_test_teardown(test_netlink_unprivileged, feedtest_teardown),
 		cmocka_unit_test_teardown(test_callback_fd, feedtest_teardown),
 		cmocka_unit_test_teardown(test_explicit_children, feedtest_teardown),

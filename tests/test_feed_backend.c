@@ -12,6 +12,7 @@
  *   leader_first	the leader exits while another thread runs on
  *   exec_thread	a thread other than the leader execs
  *   pid_reuse		a pid reused between two samples: old stale, new new
+ *   killed		a signal ends a process: its status, where the backend has it
  *   forced_loss	a tiny buffer and a stalled reader: the loss is counted,
  *			/proc is listed again and the tree is right after it
  */
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,6 +48,12 @@ static bool carries_args(void)
 static bool carries_exec_comm(void)
 {
 	return strcmp(FEED_BACKEND, "netlink") != 0;
+}
+
+/* perf learns a status from exit(2) and exit_group(2) only: not when a signal kills */
+static bool carries_signal_status(void)
+{
+	return strcmp(FEED_BACKEND, "perf") != 0;
 }
 
 static void open_or_skip(vmon_t *vmon, size_t buffer_bytes)
@@ -466,18 +474,22 @@ static void test_pid_reuse(void **state)
 {
 	vmon_proc_t *self, *child, *old = NULL, *new = NULL;
 	unsigned long long old_start;
+	int go[2], status;
 	vmon_t vmon;
 	pid_t a, b;
-	int status;
 
 	(void)state;
 	SKIP_IF(!is_root(), "reusing a chosen pid (clone3 set_tid) needs CAP_SYS_ADMIN");
 	open_or_skip(&vmon, 0);
-	a = spawn_sleeper();
+	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
+	a = feedtest_spawn("wait", 6, "reused", go[0], -1);
+	close(go[0]);
 	assert_true(vmon_sample(&vmon));
 	assert_non_null(feedtest_child_node(&vmon, a));
 	old_start = feedtest_start_of(a);
-	status = reap(a, SIGKILL);
+	close(go[1]);
+	status = reap(a, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 6);
 	msleep(50);	/* a later tick: the new process's start time differs */
 	b = clone_with_pid(a);
 	if (b < 0 && (errno == EEXIST || errno == ENOSYS || errno == EPERM)) {
@@ -508,6 +520,40 @@ static void test_pid_reuse(void **state)
 	assert_int_equal(feedtest_stat(new)->start, feedtest_start_of(b));
 	assert_ptr_equal(vmon_proc_lookup(&vmon, a), new);
 	reap(b, SIGKILL);
+	vmon_destroy(&vmon);
+}
+
+/* --- a signal ends it --- */
+
+static void test_killed(void **state)
+{
+	vmon_proc_t *proc = NULL;
+	vmon_t vmon;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	open_or_skip(&vmon, 0);
+	pid = spawn_sleeper();
+	assert_true(vmon_sample(&vmon));
+	assert_non_null(feedtest_child_node(&vmon, pid));
+	status = reap(pid, SIGTERM);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	for (int waited = 0; waited < 5000; waited += 20) {
+		assert_true(vmon_sample(&vmon));
+		proc = feedtest_child_node(&vmon, pid);
+		if (proc && proc->is_stale)
+			break;
+		msleep(20);
+	}
+	assert_non_null(proc);
+	assert_true(proc->is_stale);
+	if (carries_signal_status()) {
+		assert_true(proc->has_exit_status);
+		assert_int_equal(proc->exit_status, status);
+	} else {
+		assert_false(proc->has_exit_status);
+	}
 	vmon_destroy(&vmon);
 }
 
@@ -561,6 +607,34 @@ static void test_forced_loss(void **state)
 	vmon_destroy(&vmon);
 }
 
+/*
+ * The perf backend needs tracefs for the tracepoints' ids, and libvmon
+ * mounts nothing: the test does, as root, when it is missing, and takes it
+ * away again afterwards.
+ */
+static bool mounted_tracefs;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (strcmp(FEED_BACKEND, "perf") == 0 && is_root() &&
+	    access("/sys/kernel/tracing/events", F_OK) < 0 && access("/sys/kernel/debug/tracing/events", F_OK) < 0) {
+		if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+			mounted_tracefs = true;
+		else
+			print_message("cannot mount tracefs: %s\n", strerror(errno));
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	if (mounted_tracefs)
+		umount2("/sys/kernel/tracing", MNT_DETACH);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,10 +643,11 @@ int main(void)
 		cmocka_unit_test_teardown(test_leader_first, feedtest_teardown),
 		cmocka_unit_test_teardown(test_exec_thread, feedtest_teardown),
 		cmocka_unit_test_teardown(test_pid_reuse, feedtest_teardown),
+		cmocka_unit_test_teardown(test_killed, feedtest_teardown),
 		cmocka_unit_test_teardown(test_forced_loss, feedtest_teardown),
 	};
 
 	/* every child dies with us, whatever happens to the test */
 	setpgid(0, 0);
-	return cmocka_run_group_tests_name("feed_" FEED_BACKEND, tests, NULL, NULL);
+	return cmocka_run_group_tests_name("feed_" FEED_BACKEND, tests, group_setup, group_teardown);
 }
