@@ -14,8 +14,11 @@
  *		still a whole node: new and stale in the same sample.
  *   exec	the node's comm, cmdline, argv and exe from the event; cmdline
  *		and exe are read again from /proc if the process still lives.
- *   exit	the node stale with its final data: the exit status, and the
- *		times, faults and peak RSS where the backend carries them.
+ *   exit	the node's final data: the exit status, state Z, and the times,
+ *		faults and peak RSS where the backend carries them.  It turns
+ *		stale, keeping them, in the sample whose read finds it reaped,
+ *		as it does without a feed: a zombie stays in the tree, as /proc
+ *		shows it, until its parent waits for it.
  *
  * Order.  A backend delivers events in the order they happened: the BPF
  * ring buffer in reservation order, the netlink socket in send order, the
@@ -32,16 +35,10 @@
  * did not report is found by the stat read of the next sample, so PROC_ALL
  * lists /proc only every VMON_FEED_RECONCILE_SECS, and on the next pass
  * after any loss.
- *
- * Zombies.  An exit is reported when the last thread exits, but the process
- * stays in /proc, a zombie, until its parent reaps it.  A listing or a
- * children file that finds that zombie must not bring it back as a new
- * process, so the exits applied are remembered (pid and start) for
- * VMON_FEED_EXITED_SECS; a zombie that outlives that comes back, in state Z,
- * as /proc shows it.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -55,24 +52,15 @@
 
 /* PROC_ALL lists /proc this often even when no event was lost */
 #define VMON_FEED_RECONCILE_SECS	10.0
-/* how long an exit is remembered, so that its zombie is not taken for a new process */
-#define VMON_FEED_EXITED_SECS		30.0
 /* events held at most between two samples; beyond, they are counted lost */
 #define VMON_FEED_QUEUE_MAX		(1u << 20)
-
-typedef struct feed_exited {
-	list_head_t		fifo;		/* in feed->exited_fifo, oldest first */
-	int			pid;
-	bool			start_known;
-	unsigned long long	start;
-	double			at;		/* CLOCK_MONOTONIC seconds */
-} feed_exited_t;
 
 struct feed {
 	const feed_backend_t	*backend;	/* NULL: no feed */
 	void			*priv;		/* the backend's */
 	char			reason[512];	/* why the preferred backends were not used */
 	size_t			capacity;	/* events the kernel buffer holds, roughly */
+	int			fds;		/* the backend's: vmon_feed_stats_t.fds */
 
 	feed_event_t		*q;		/* pending, in the order they happened */
 	size_t			q_nr, q_cap;
@@ -89,8 +77,6 @@ struct feed {
 	vmon_event_cb_t		cb;
 	void			*cb_arg;
 
-	pidmap_t		exited;		/* pid -> feed_exited_t */
-	list_head_t		exited_fifo;
 	unsigned long long	tick_ns;	/* nanoseconds per clock tick */
 };
 
@@ -202,17 +188,39 @@ static int parse_spec(const char *spec, vmon_feed_backend_t order[VMON_FEED_BACK
 	return nr;
 }
 
+/* the fds this process has open, the directory's own included (a difference cancels it) */
+static int count_fds(vmon_t *vmon)
+{
+	int fd = openat(vmon->internal->proc_fd, "self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t buffer_bytes)
 {
 	const feed_backend_t *b = backend_of(id);
 	char why[256] = "";
 	size_t capacity = 0;
+	int before;
 
 	if (!b) {
 		/* the only backend a build can lack */
 		reason_add(f, backend_names[VMON_FEED_EBPF], "not built in (configured with --disable-bpf)");
 		return false;
 	}
+	before = count_fds(vmon);
 	if (b->open(vmon, f, buffer_bytes, &capacity, why, sizeof(why)) < 0) {
 		reason_add(f, b->name, why[0] ? why : strerror(errno));
 		f->priv = NULL;
@@ -220,9 +228,59 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
 	}
 	f->backend = b;
 	f->capacity = capacity ? capacity : 1;
+	/* held from now to vmon_destroy(), besides the /proc files of the fd budget */
+	f->fds = before >= 0 ? count_fds(vmon) - before : 0;
+	if (f->fds < 0)
+		f->fds = 0;
 	f->stats.backend = id;
 	f->stats.buffer_bytes = buffer_bytes;
 	return true;
+}
+
+/*
+ * The kernel's events name processes by their pids in the first pid
+ * namespace: they describe the proc root only if it is that namespace's
+ * procfs, read from inside it.  NULL when they do, else why not.
+ */
+static const char *events_not_about_root(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	char buf[4096], *nspid;
+	ssize_t n;
+	int fd;
+
+	if (!in->proc_is_live)
+		return "the proc root is not a procfs";
+	n = readlinkat(in->proc_fd, "self", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return "the proc root is another pid namespace's procfs";
+	buf[n] = '\0';
+	if (atoi(buf) != getpid())
+		return "the proc root is another pid namespace's procfs";
+	fd = openat(in->proc_fd, "self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	/* "NSpid:\t1234" in the first namespace; one more pid per nested one */
+	nspid = strstr(buf, "\nNSpid:");
+	if (nspid) {
+		const char *p = nspid + 7, *end = p + strcspn(p, "\n");
+		unsigned long long pid;
+		int pids = 0;
+
+		for (;;) {
+			while (p < end && (*p == ' ' || *p == '\t'))
+				p++;
+			if (!parse_ull(&p, end, &pid))
+				break;
+			pids++;
+		}
+		if (pids > 1)
+			return "libvmon runs in a pid namespace of its own, and the kernel's events carry the first one's pids";
+	}
+	return NULL;
 }
 
 int feed_open(vmon_t *vmon, const vmon_attr_t *attr)
@@ -230,20 +288,15 @@ int feed_open(vmon_t *vmon, const vmon_attr_t *attr)
 	struct _vmon_internal *in = vmon->internal;
 	vmon_feed_backend_t order[VMON_FEED_BACKEND_NR] = { VMON_FEED_EBPF, VMON_FEED_PERF, VMON_FEED_NETLINK };
 	int nr = 3;
-	const char *spec = attr->feed;
+	const char *spec = attr->feed, *not_here;
 	char bad[40];
 	feed_t *f;
 
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -1;
-	INIT_LIST_HEAD(&f->exited_fifo);
 	f->tick_ns = vmon->ticks_per_sec > 0 ? 1000000000ull / (unsigned long long)vmon->ticks_per_sec : 10000000ull;
 	f->last_drain = monotonic_secs();
-	if (pidmap_init(&f->exited) < 0) {
-		free(f);
-		return -1;
-	}
 	in->feed = f;
 
 	if (spec) {
@@ -264,12 +317,13 @@ int feed_open(vmon_t *vmon, const vmon_attr_t *attr)
 		}
 	}
 
+	not_here = events_not_about_root(vmon);
 	for (int i = 0; i < nr; i++) {
 		if (order[i] == VMON_FEED_NONE)
 			break;
-		if (!in->proc_is_live) {
-			/* a fixture tree: the kernel's events are not about it */
-			reason_add(f, backend_names[order[i]], "the proc root is not the live /proc");
+		if (not_here) {
+			/* a fixture tree, a container's procfs: the kernel's events are not about it */
+			reason_add(f, backend_names[order[i]], not_here);
 			continue;
 		}
 		if (try_backend(vmon, f, order[i], attr->feed_buffer_bytes))
@@ -281,15 +335,10 @@ int feed_open(vmon_t *vmon, const vmon_attr_t *attr)
 void feed_close(vmon_t *vmon)
 {
 	feed_t *f = vmon->internal->feed;
-	feed_exited_t *x, *tmp;
-
 	if (!f)
 		return;
 	if (f->backend)
 		f->backend->close(f);
-	list_for_each_entry_safe(x, tmp, &f->exited_fifo, fifo)
-		free(x);
-	pidmap_fini(&f->exited);
 	free(f->q);
 	vmon_buf_free(&f->arena);
 	free(f);
@@ -401,8 +450,10 @@ static vmon_proc_stat_t *fill_identity(vmon_t *vmon, proc_node_t *node, const vm
 		vmon->internal->stats.errors++;
 		return NULL;
 	}
+	node->fed = vmon->generation;
+	/* the pid's present bit is the stat sampler's: its first read is a first read */
 	if (first)
-		set_stat_number(s, VMON_PROC_STAT_PID, (unsigned long long)ev->pid, first);
+		parse_set_ull(stat_field(VMON_PROC_STAT_PID), s, (unsigned long long)ev->pid, s->changed, first);
 	if (ev->has & VMON_EVENT_HAS_PPID)
 		set_stat_number(s, VMON_PROC_STAT_PPID, (unsigned long long)ev->ppid, first);
 	if (ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX))
@@ -450,58 +501,6 @@ static bool event_matches(const feed_t *f, const proc_node_t *node, const vmon_e
 		return ev->start + 1 >= node->start && ev->start <= node->start + 1;
 	/* no start time: it cannot have happened before the process started */
 	return feed_ns_to_ticks(f, ev->time_ns) + 1 >= node->start;
-}
-
-static void exited_forget(feed_t *f, int pid)
-{
-	feed_exited_t *x = pidmap_get(&f->exited, pid);
-
-	if (x) {
-		pidmap_del(&f->exited, pid, x);
-		list_del(&x->fifo);
-		free(x);
-	}
-}
-
-static void exited_add(feed_t *f, int pid, bool start_known, unsigned long long start, double now)
-{
-	feed_exited_t *x = pidmap_get(&f->exited, pid);
-
-	if (!x) {
-		x = calloc(1, sizeof(*x));
-		if (!x)
-			return;	/* at worst its zombie shows up as a process */
-		if (pidmap_put(&f->exited, pid, x) < 0) {
-			free(x);
-			return;
-		}
-	} else {
-		list_del(&x->fifo);
-	}
-	x->pid = pid;
-	x->start_known = start_known;
-	x->start = start;
-	x->at = now;
-	list_add_tail(&x->fifo, &f->exited_fifo);
-}
-
-static void exited_expire(feed_t *f, double now)
-{
-	feed_exited_t *x, *tmp;
-
-	list_for_each_entry_safe(x, tmp, &f->exited_fifo, fifo) {
-		if (now - x->at < VMON_FEED_EXITED_SECS)
-			break;
-		exited_forget(f, x->pid);
-	}
-}
-
-bool feed_saw_exit(vmon_t *vmon, const proc_node_t *node)
-{
-	feed_t *f = vmon->internal->feed;
-	feed_exited_t *x = f ? pidmap_get(&f->exited, node->pub.pid) : NULL;
-
-	return x && (!x->start_known || (x->start + 1 >= node->start && x->start <= node->start + 1));
 }
 
 int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
@@ -598,7 +597,6 @@ static proc_node_t *apply_fork(vmon_t *vmon, feed_t *f, feed_event_t *e)
 	proc_node_t *node = pidmap_get(&in->procs, ev->pid), *parent = NULL;
 	vmon_proc_wants_t wants;
 
-	exited_forget(f, ev->pid);
 	if (node) {
 		if (event_matches(f, node, ev))
 			return node;	/* a listing found it first */
@@ -660,8 +658,8 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 	vmon_proc_t *proc = &node->pub;
 	vmon_proc_stat_t *s = node_store(vmon, node, VMON_STORE_PROC_STAT);
 
+	node->fed = vmon->generation;
 	if (s) {
-		memset(s->changed, 0, sizeof(s->changed));
 		if (ev->has & VMON_EVENT_HAS_TIMES) {
 			set_stat_number(s, VMON_PROC_STAT_UTIME, ev->utime, false);
 			set_stat_number(s, VMON_PROC_STAT_STIME, ev->stime, false);
@@ -672,7 +670,7 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 		}
 		if (ev->has & VMON_EVENT_HAS_EXIT_STATUS)
 			set_stat_number(s, VMON_PROC_STAT_EXIT_CODE, (unsigned long long)ev->exit_status, false);
-		set_stat_number(s, VMON_PROC_STAT_STATE, 'X', false);
+		set_stat_number(s, VMON_PROC_STAT_STATE, 'Z', false);	/* dead, not yet reaped */
 	}
 	if ((ev->has & VMON_EVENT_HAS_MAXRSS) && (proc->wants & VMON_WANT_PROC_VM)) {
 		vmon_proc_vm_t *vm = node_store(vmon, node, VMON_STORE_PROC_VM);
@@ -687,8 +685,6 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 		proc->exit_status = ev->exit_status;
 		proc->has_exit_status = 1;
 	}
-	proc->generation = vmon->generation;
-	node_mark_stale(vmon, node);
 }
 
 /*
@@ -721,8 +717,6 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 			*defer = true;
 			return NULL;
 		}
-		if (ev->kind == VMON_EVENT_EXIT && all && !e->check_alive)
-			exited_add(f, ev->pid, ev->has & VMON_EVENT_HAS_START, ev->start, in->now);
 		*counts = !e->check_alive || ev->tid == ev->pid;
 		return NULL;
 	}
@@ -749,7 +743,6 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 		}
 	}
 	complete_event(ev, &node->pub);
-	exited_add(f, ev->pid, true, node->start, in->now);
 	apply_exit(vmon, f, node, ev);
 	return node;
 }
@@ -840,7 +833,6 @@ void feed_apply(vmon_t *vmon)
 		f->arena.len = 0;
 		f->q_deferred = false;
 	}
-	exited_expire(f, in->now);
 }
 
 bool feed_wants_listing(vmon_t *vmon)
@@ -877,6 +869,7 @@ int vmon_feed_get_stats(const vmon_t *vmon, vmon_feed_stats_t *stats)
 	f = vmon->internal->feed;
 	*stats = f->stats;
 	stats->pending = f->q_nr;
+	stats->fds = f->fds;
 	return 0;
 }
 

@@ -92,6 +92,8 @@ typedef struct proc_node {
 	bool			start_approx;	/* start came from an event's time: may be off by one tick
 						 * until the first stat read sets it (see node_start_matches()) */
 	bool			leader_gone;	/* the feed saw its leader thread exit while others ran on */
+	int			fed;		/* vmon->generation in which the event feed wrote its stat store:
+						 * that sample's read adds to what changed, it does not start over */
 	list_head_t		stale_link;	/* in internal->stale while stale */
 } proc_node_t;
 
@@ -196,7 +198,6 @@ void feed_close(vmon_t *vmon);
 void feed_apply(vmon_t *vmon);
 bool feed_wants_listing(vmon_t *vmon);
 void feed_listed(vmon_t *vmon);
-bool feed_saw_exit(vmon_t *vmon, const proc_node_t *node);
 
 /* --- procfs.c --- */
 int procfs_open_root(vmon_t *vmon, const char *root);

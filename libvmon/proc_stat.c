@@ -9,7 +9,8 @@
  *			says so); and every CMDLINE_REFRESH_SECS for a
  *			process that ran, so that titles set by
  *			setproctitle() show.  Threads leave them empty:
- *			they are their process's; a zombie keeps what it had.
+ *			they are their process's.  A zombie's cmdline reads
+ *			empty: a node the event feed wrote keeps its last.
  *   wchan, uid		when the task ran since the last sample or changed
  *			state (schedstat's run count, see procfs_ran()): a
  *			task that was not on a CPU cannot have moved to
@@ -219,7 +220,8 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	}
 	first = !BITTEST(s->present, VMON_PROC_STAT_PID);
 	prev_state = s->state;
-	memset(s->changed, 0, sizeof(s->changed));
+	if (node->fed != vmon->generation)
+		memset(s->changed, 0, sizeof(s->changed));	/* else the feed's changes of this pass stand */
 
 	/* the same bytes as the last line parsed whole give the same values: nothing changed */
 	if (!node->stat_same) {
@@ -238,10 +240,13 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (first)
 		ran = 1;
 
-	/* a zombie has no memory left: its cmdline reads empty and its exe is
-	 * gone, so what was read before (or what the exec event said) stays */
-	if (!proc->is_thread && s->state != 'Z') {
-		if (node->exec_pending ||
+	if (!proc->is_thread) {
+		/* a zombie has no memory left and its cmdline reads empty; a node
+		 * the event feed wrote keeps the arguments its exec event (or the
+		 * last read) gave, the one thing the feed has on a short life */
+		if (s->state == 'Z' && node->fed && BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
+			in->stats.reads_skipped++;
+		else if (node->exec_pending ||
 		    (ran != 0 && in->now - node->cmdline_read_at >= CMDLINE_REFRESH_SECS))
 			tally(sample_cmdline(vmon, node, s, first), &changes, &err);
 		else

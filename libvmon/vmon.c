@@ -5,8 +5,9 @@
  *   1. the nodes that were stale in the last pass leave (dtor, free);
  *   2. the per-pass flags of the others are cleared;
  *   2b. the event feed's pending events are applied (feed.c): forks make new
- *      nodes, exits make nodes stale with their final data, execs mark
- *      cmdline and exe for re-reading;
+ *      nodes, exits give nodes their final data and exit status (the read
+ *      in step 4 finds them reaped, or zombies), execs mark cmdline and exe
+ *      for re-reading;
  *   3. the system wants are sampled, then vmon->sample_cb runs (a client
  *      such as vwm computes its per-sample totals there, before any
  *      per-process callback uses them);
@@ -356,13 +357,6 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 		return SAMPLED_STALE;
 	}
 
-	if (!node->confirmed && !proc->is_thread && node->state == 'Z' && feed_saw_exit(vmon, node)) {
-		/* a zombie found by a listing or a children file whose exit the
-		 * feed already reported: it is not a new process */
-		procfs_node_done(vmon, node);
-		node_forget(vmon, node);
-		return SAMPLED_FORGOTTEN;
-	}
 	proc->generation = vmon->generation;
 	node->seen = vmon->generation;
 	node_confirm(vmon, node);
@@ -490,8 +484,8 @@ static int snapshot_procs(vmon_t *vmon, size_t *nr)
  * PROC_ALL: merge the /proc listing into the pid index (a new pid is a new
  * node, a known pid is marked seen), then sample every process: those the
  * listing no longer shows are stale without a read.  With a healthy event
- * feed the births came as events and there is no listing: a process whose
- * exit was not reported is found gone by its stat read.
+ * feed the births came as events and there is no listing: a process that
+ * is gone is found so by its stat read.
  */
 static int list_proc(vmon_t *vmon)
 {

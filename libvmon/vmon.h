@@ -534,6 +534,7 @@ typedef struct _vmon_feed_stats_t {
 	unsigned long long	drains;		/* reads of the kernel buffers */
 	size_t			pending;	/* events read, waiting for the next vmon_sample() */
 	size_t			buffer_bytes;	/* the kernel buffer's size */
+	int			fds;		/* file descriptors the feed holds (not in vmon_stats_t.fds_held) */
 } vmon_feed_stats_t;
 
 typedef void (*vmon_event_cb_t)(vmon_t *vmon, const vmon_event_t *event, vmon_proc_t *proc, void *arg);

@@ -135,7 +135,7 @@ static void test_fixture_root(void **state)
 	fixture_proc(&fx, 1, 0, NULL, 'S', 5, argv);
 	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, VMON_WANT_PROC_STAT));
 	assert_int_equal(backend_of(&vmon), VMON_FEED_NONE);
-	assert_non_null(strstr(vmon_feed_reason(&vmon), "not the live /proc"));
+	assert_non_null(strstr(vmon_feed_reason(&vmon), "the proc root is not a procfs"));
 	assert_true(vmon_sample(&vmon));
 	assert_non_null(vmon_proc_lookup(&vmon, 1));
 	vmon_destroy(&vmon);
@@ -262,7 +262,7 @@ typedef struct seen {
 	int	exit_status;
 	bool	exit_has_status;
 	int	ppid;
-	bool	exit_proc_stale;
+	bool	exit_proc_is_child;
 	int	total;
 } seen_t;
 
@@ -286,7 +286,8 @@ static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, vo
 		s->exits++;
 		s->exit_has_status = ev->has & VMON_EVENT_HAS_EXIT_STATUS;
 		s->exit_status = ev->exit_status;
-		s->exit_proc_stale = proc && proc->is_stale;
+		s->exit_proc_is_child = proc && proc->pid == s->pid && proc->has_exit_status &&
+					proc->parent && proc->parent->pid == getpid();
 		break;
 	default:
 		fail_msg("event of kind %d", ev->kind);
@@ -337,7 +338,7 @@ static void test_callback_fd(void **state)
 	assert_int_equal(seen.ppid, getpid());
 	assert_true(seen.exit_has_status);
 	assert_int_equal(seen.exit_status, status);
-	assert_true(seen.exit_proc_stale);
+	assert_true(seen.exit_proc_is_child);
 	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
 	assert_true(st.events[VMON_EVENT_FORK] >= 1 && st.events[VMON_EVENT_EXIT] >= 1);
 	/* one call for every event applied or ignored */
