@@ -26,6 +26,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* set by user space before loading: sched_process_exit has the group_dead argument (Linux 6.11 and later) */
 const volatile bool has_group_dead = false;
+/* wake the reader only when this much waits in the ring (see submit_flags()) */
+const volatile __u64 wakeup_bytes = 0;
 
 __u64 lost[4];	/* by enum feed_rec_kind */
 
@@ -41,6 +43,16 @@ struct {
 	__type(key, __u32);
 	__type(value, struct feed_exec_rec);
 } exec_scratch SEC(".maps");
+
+/*
+ * A reader is woken only when the ring holds wakeup_bytes: the records are
+ * applied at the next vmon_sample() whenever they are read, and they carry
+ * what they need, so waking for each one would only cost the reader.
+ */
+static __always_inline __u64 submit_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
 
 /* what every record says about the process: task is any of its threads */
 static __always_inline void fill_process(struct feed_rec *r, struct task_struct *task, __u32 kind)
@@ -72,7 +84,7 @@ int BPF_PROG(feed_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	}
 	fill_process(r, child, FEED_REC_FORK);
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, submit_flags());
 	return 0;
 }
 
@@ -111,7 +123,7 @@ int BPF_PROG(feed_exec, struct task_struct *task, pid_t old_pid, struct linux_bi
 	r->rec.exec.filename_len = (__u32)off - 1;
 	r->rec.exec.args_len = (__u32)len;
 	r->rec.exec.pad = 0;
-	if (bpf_ringbuf_output(&events, r, sizeof(r->rec) + off + len, 0) < 0)
+	if (bpf_ringbuf_output(&events, r, sizeof(r->rec) + off + len, submit_flags()) < 0)
 		__sync_fetch_and_add(&lost[FEED_REC_EXEC], 1);
 	return 0;
 }
@@ -159,6 +171,6 @@ int BPF_PROG(feed_exit, struct task_struct *task)
 		r->exit.majflt += leader->maj_flt;
 	}
 	r->exit.maxrss_pages = sig->maxrss;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, submit_flags());
 	return 0;
 }

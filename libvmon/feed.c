@@ -76,6 +76,7 @@ struct feed {
 
 	vmon_event_cb_t		cb;
 	void			*cb_arg;
+	bool			applying;	/* in feed_apply() or feed_node_gone() */
 
 	unsigned long long	tick_ns;	/* nanoseconds per clock tick */
 };
@@ -401,14 +402,35 @@ void feed_lost(feed_t *f, unsigned long long n)
 	f->loss = true;
 }
 
+/*
+ * The feed's own CPU time: what reading and applying events cost, apart
+ * from sampling /proc.  The thread's CPU clock is exact; a user/system
+ * split is not to be had for short spans on kernels that account by ticks.
+ */
+static unsigned long long cpu_mark(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+static void cpu_add(feed_t *f, unsigned long long since)
+{
+	f->stats.cpu_ns += cpu_mark() - since;
+}
+
 static int feed_drain(vmon_t *vmon, feed_t *f)
 {
+	unsigned long long cpu;
 	double now, dt;
 	int n;
 
 	if (!f->backend)
 		return 0;
+	cpu = cpu_mark();
 	n = f->backend->drain(vmon, f);
+	cpu_add(f, cpu);
 	f->stats.drains++;
 	now = monotonic_secs();
 	dt = now - f->last_drain;
@@ -747,6 +769,18 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 	return node;
 }
 
+/* an event is done: counted, and passed to the caller's callback */
+static void applied(vmon_t *vmon, feed_t *f, feed_event_t *e, proc_node_t *node)
+{
+	f->stats.events[e->ev.kind]++;
+	if (node)
+		f->stats.applied++;
+	else
+		f->stats.ignored++;
+	if (f->cb)
+		f->cb(vmon, &e->ev, node ? &node->pub : NULL, f->cb_arg);
+}
+
 static int event_time_cmp(const void *a, const void *b)
 {
 	const feed_event_t *ea = a, *eb = b;
@@ -793,10 +827,13 @@ void feed_apply(vmon_t *vmon)
 	struct _vmon_internal *in = vmon->internal;
 	feed_t *f = in->feed;
 	bool deferred = false;
+	unsigned long long cpu;
 
 	if (!f || !f->backend)
 		return;
 	feed_drain(vmon, f);
+	cpu = cpu_mark();
+	f->applying = true;
 	if (f->q_deferred) {
 		/* events held from the last pass go back among the new ones, in time order */
 		for (size_t i = 0; i < f->q_nr; i++)
@@ -808,6 +845,8 @@ void feed_apply(vmon_t *vmon)
 		bool defer, counts;
 		proc_node_t *node;
 
+		if (e->applied)
+			continue;	/* by feed_node_gone() */
 		/* before the first listing nothing is known yet, so nothing waits */
 		node = apply_one(vmon, f, e, f->listed && !e->waited, &defer, &counts);
 		if (defer) {
@@ -816,15 +855,8 @@ void feed_apply(vmon_t *vmon)
 			continue;
 		}
 		e->applied = true;
-		if (!counts)
-			continue;
-		f->stats.events[e->ev.kind]++;
-		if (node)
-			f->stats.applied++;
-		else
-			f->stats.ignored++;
-		if (f->cb)
-			f->cb(vmon, &e->ev, node ? &node->pub : NULL, f->cb_arg);
+		if (counts)
+			applied(vmon, f, e, node);
 	}
 	if (deferred) {
 		keep_deferred(f);
@@ -833,6 +865,45 @@ void feed_apply(vmon_t *vmon)
 		f->arena.len = 0;
 		f->q_deferred = false;
 	}
+	f->applying = false;
+	cpu_add(f, cpu);
+}
+
+/*
+ * The sample found a process gone (or about to make it stale for another
+ * reason) that has no exit data yet: it may have execed and exited since
+ * the pass began, after the drain.  Read the kernel again and give it its
+ * own exec and exit now, before it turns stale; the other events wait for
+ * the next pass as usual (they are skipped there, being applied).
+ */
+void feed_node_gone(vmon_t *vmon, proc_node_t *node)
+{
+	feed_t *f = vmon->internal->feed;
+	unsigned long long cpu;
+
+	if (!f || !f->backend || f->applying || node->pub.has_exit_status || !node->confirmed)
+		return;
+	feed_drain(vmon, f);
+	cpu = cpu_mark();
+	f->applying = true;
+	for (size_t i = 0; i < f->q_nr; i++) {
+		feed_event_t *e = &f->q[i];
+		bool defer, counts;
+		proc_node_t *n;
+
+		if (e->applied || e->ev.pid != node->pub.pid)
+			continue;
+		if (e->ev.kind == VMON_EVENT_FORK)
+			break;	/* the pid's next process: what follows is its */
+		if (!event_matches(f, node, &e->ev))
+			continue;
+		n = apply_one(vmon, f, e, false, &defer, &counts);
+		e->applied = true;
+		if (counts)
+			applied(vmon, f, e, n);
+	}
+	f->applying = false;
+	cpu_add(f, cpu);
 }
 
 bool feed_wants_listing(vmon_t *vmon)

@@ -17,9 +17,10 @@
  * (not scaled as /proc scales them: they can differ by a tick or so), the
  * faults and the peak RSS.  A time namespace's offset is not applied.
  *
- * The ring is read without a wakeup per record: the kernel wakes a reader
- * only when the ring was empty before the record, and libvmon reads it
- * whole each time.
+ * The reader is woken only when an eighth of the ring is used: the records
+ * carry the names and arguments, and they are applied at vmon_sample() in
+ * any case, so the fd is there to drain the ring before it fills (and
+ * vmon_feed_timeout() says when to at the latest).
  */
 #include "config.h"
 
@@ -201,6 +202,7 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *cap
 		goto fail;
 	}
 	b->skel->rodata->has_group_dead = exit_has_group_dead();
+	b->skel->rodata->wakeup_bytes = size / 8;
 	err = bpf_map__set_max_entries(b->skel->maps.events, (__u32)size);
 	if (!err)
 		err = feed_bpf__load(b->skel);

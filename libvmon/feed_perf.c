@@ -213,7 +213,12 @@ static int find_tracepoints(perf_feed_t *p, char *why, size_t why_size)
 
 /* --- rings --- */
 
-static int perf_open_event(int id, int cpu, size_t watermark, bool lost_count)
+/*
+ * Every sample wakes a reader that waits: like the proc connector, perf
+ * carries no arguments, and they can only be read from /proc while the new
+ * program runs.  A reader that is busy anyway pays little for it.
+ */
+static int perf_open_event(int id, int cpu, bool lost_count)
 {
 	struct perf_event_attr attr;
 
@@ -226,8 +231,7 @@ static int perf_open_event(int id, int cpu, size_t watermark, bool lost_count)
 	/* CLOCK_BOOTTIME is refused (not NMI-safe); perf_drain() adds the time spent suspended */
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
-	attr.watermark = 1;
-	attr.wakeup_watermark = (unsigned)watermark;
+	attr.wakeup_events = 1;
 	if (lost_count)
 		attr.read_format = PERF_FORMAT_LOST;
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -297,11 +301,11 @@ static int perf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *ca
 
 			if (p->tp_id[t] < 0)
 				continue;
-			fd = perf_open_event(p->tp_id[t], cpu, size / 4, p->lost_count);
+			fd = perf_open_event(p->tp_id[t], cpu, p->lost_count);
 			if (fd < 0 && errno == EINVAL && p->lost_count) {
 				/* an older kernel: PERF_RECORD_LOST records, which come late, will do */
 				p->lost_count = false;
-				fd = perf_open_event(p->tp_id[t], cpu, size / 4, false);
+				fd = perf_open_event(p->tp_id[t], cpu, false);
 			}
 			if (fd < 0 && errno == ENODEV)
 				break;	/* an offline CPU */
@@ -468,10 +472,13 @@ static void parse_sample(feed_t *feed, perf_feed_t *p, const char *rec, size_t l
 	}
 }
 
-static void read_ring(feed_t *feed, perf_feed_t *p, perf_ring_t *ring)
+/* read one CPU's ring; true if it was full enough to have lost samples */
+static bool read_ring(feed_t *feed, perf_feed_t *p, perf_ring_t *ring)
 {
 	unsigned long long head = __atomic_load_n(&ring->meta->data_head, __ATOMIC_ACQUIRE);
 	unsigned long long tail = ring->meta->data_tail;
+	/* a sample is dropped only when it does not fit: the ring was then within a record of full */
+	bool near_full = head - tail + sizeof(p->record) >= ring->size;
 
 	while (tail < head) {
 		struct perf_event_header h;
@@ -508,6 +515,7 @@ static void read_ring(feed_t *feed, perf_feed_t *p, perf_ring_t *ring)
 		tail += h.size;
 	}
 	__atomic_store_n(&ring->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return near_full;
 }
 
 static int item_cmp(const void *a, const void *b)
@@ -622,18 +630,20 @@ static int perf_drain(vmon_t *vmon, feed_t *feed)
 {
 	perf_feed_t *p = feed_priv(feed);
 	unsigned long long offset_ns = feed_boottime_offset_ns();
+	bool near_full = false;
 	int n = 0;
 
 	p->items_nr = 0;
 	p->paths.len = 0;
 	for (int i = 0; i < p->rings_nr; i++) {
 		if (p->rings[i].meta)
-			read_ring(feed, p, &p->rings[i]);
+			near_full |= read_ring(feed, p, &p->rings[i]);
 	}
-	if (p->lost_count) {
+	if (p->lost_count && near_full) {
 		/*
 		 * A full ring writes its PERF_RECORD_LOST only once there is room
 		 * again, after we read; the events' own counters know at once.
+		 * They cost a read() each, so only when a ring came near full.
 		 */
 		unsigned long long lost = 0;
 

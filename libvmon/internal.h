@@ -198,6 +198,7 @@ void feed_close(vmon_t *vmon);
 void feed_apply(vmon_t *vmon);
 bool feed_wants_listing(vmon_t *vmon);
 void feed_listed(vmon_t *vmon);
+void feed_node_gone(vmon_t *vmon, proc_node_t *node);
 
 /* --- procfs.c --- */
 int procfs_open_root(vmon_t *vmon, const char *root);

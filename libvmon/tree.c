@@ -353,6 +353,8 @@ void node_mark_stale(vmon_t *vmon, proc_node_t *node)
 
 	if (proc->is_stale)
 		return;
+	if (!proc->is_thread)
+		feed_node_gone(vmon, node);	/* its exit may have come in since the pass began */
 	proc->is_stale = 1;
 	pidmap_del(proc->is_thread ? &in->threads : &in->procs, proc->pid, node);
 	list_add_tail(&node->stale_link, &in->stale);

@@ -535,6 +535,7 @@ typedef struct _vmon_feed_stats_t {
 	size_t			pending;	/* events read, waiting for the next vmon_sample() */
 	size_t			buffer_bytes;	/* the kernel buffer's size */
 	int			fds;		/* file descriptors the feed holds (not in vmon_stats_t.fds_held) */
+	unsigned long long	cpu_ns;		/* CPU time (user and system) spent reading and applying events */
 } vmon_feed_stats_t;
 
 typedef void (*vmon_event_cb_t)(vmon_t *vmon, const vmon_event_t *event, vmon_proc_t *proc, void *arg);
