@@ -53,7 +53,11 @@ VMON_MAN_PAGES = \
 	man/vmon_log_writer_open.3 \
 	man/vmon_log_open.3 \
 	man/vmon_log_replay.3 \
-	man/vmon_log.5
+	man/vmon_log.5 \
+	man/vmon_feed_get_stats.3 \
+	man/vmon_feed_fd.3 \
+	man/vmon_feed_set_callback.3 \
+	man/vmon_feed.7
 VMON_MAN_ALIASES = \
 	man/vmon_init_attr.3 \
 	man/vmon_attr_default.3 \
@@ -76,7 +80,11 @@ VMON_MAN_ALIASES = \
 	man/vmon_log_header.3 \
 	man/vmon_log_error.3 \
 	man/vmon_log_close.3 \
-	man/vmon_log_replay_init.3
+	man/vmon_log_replay_init.3 \
+	man/vmon_feed_reason.3 \
+	man/vmon_feed_backend_name.3 \
+	man/vmon_feed_timeout.3 \
+	man/vmon_feed_process.3
 
 dist_man_MANS += $(VMON_MAN_PAGES) $(VMON_MAN_ALIASES)
 nodist_man_MANS += man/vmon_fields.7
