@@ -3,14 +3,14 @@
  * processes, and what it costs, against sampling /proc once a second.
  *
  * For each backend (ebpf, perf, netlink, and none: polling) and each rate
- * (1,000/s, 5,000/s, flat out), a spawner process forks and execs
- * tests/feed_child ("exit 0 tag") at that rate for --seconds; this program
+ * (1,000/s, 5,000/s, flat out), one spawner process per CPU forks and execs
+ * tests/feed_child ("exit 0 tag"), together at that rate, for --seconds; this program
  * meanwhile runs libvmon as a caller with an event loop would: poll() on
  * vmon_feed_fd() with vmon_feed_timeout(), vmon_feed_process() when it is
  * readable, vmon_sample() of the whole system (PROC_ALL) once a second.
  *
- *   spawned	children the spawner started (its own count)
- *   seen	those that appeared in the tree, under the spawner, new once
+ *   spawned	children the spawners started (their own count)
+ *   seen	those that appeared in the tree, under their spawner, new once
  *   named	those whose stale node had their name and arguments
  *   lost	what the backend says the kernel dropped
  *   feed CPU	what the library spent reading and applying events
@@ -53,7 +53,8 @@
 
 #define SAMPLE_PERIOD_NS	1000000000ull	/* vmon_sample() once a second, as top does */
 #define SPAWN_WINDOW		32		/* children the spawner has in flight at most */
-#define TAIL_SAMPLES		2		/* samples after the spawner is done, for the last events */
+#define TAIL_SAMPLES		2		/* samples after the spawners are done, for the last events */
+#define SPAWNERS_MAX		64
 
 static double now_secs(void)
 {
@@ -139,10 +140,10 @@ typedef struct run {
 	char			reason[200];
 } run_t;
 
-/* the spawner's children in this sample: new ones seen, stale ones named */
+/* a spawner's children in this sample: new ones seen, stale ones named */
 static void count_kids(vmon_t *vmon, pid_t spawner_pid, run_t *r)
 {
-	vmon_proc_t *sp = vmon_proc_lookup(vmon, spawner_pid), *kid;
+	vmon_proc_t *sp = spawner_pid > 0 ? vmon_proc_lookup(vmon, spawner_pid) : NULL, *kid;
 
 	if (!sp)
 		return;
@@ -162,17 +163,17 @@ static void count_kids(vmon_t *vmon, pid_t spawner_pid, run_t *r)
  * One run: a vmon on backend, the spawner at rate (or none at all: rate < 0,
  * the idle run), for secs seconds plus the tail samples.
  */
-static int measure(const char *backend, int rate, double secs, run_t *r)
+static int measure(const char *backend, int rate, int spawners, double secs, run_t *r)
 {
 	int go[2] = { -1, -1 }, done[2] = { -1, -1 }, fd;
 	unsigned long long next_sample;
 	vmon_feed_stats_t st0, st;
 	struct rusage ru0, ru1;
-	pid_t sp = 0;
+	pid_t sp[SPAWNERS_MAX] = { 0 };
 	vmon_attr_t attr;
 	vmon_t vmon;
 	double t0;
-	int tail = -1;
+	int tail = -1, nsp = 0;
 
 	memset(r, 0, sizeof(*r));
 	vmon_attr_default(&attr);
@@ -191,18 +192,20 @@ static int measure(const char *backend, int rate, double secs, run_t *r)
 	if (rate >= 0) {
 		if (pipe2(go, O_CLOEXEC) < 0 || pipe2(done, O_CLOEXEC) < 0)
 			goto fail;
-		sp = fork();
-		if (sp < 0)
-			goto fail;
-		if (sp == 0) {
-			close(go[1]);	/* its EOF is ours to give */
-			close(done[0]);
-			spawner(go[0], done[1], rate, secs);
+		for (nsp = 0; nsp < spawners; nsp++) {
+			sp[nsp] = fork();
+			if (sp[nsp] < 0)
+				goto fail;
+			if (sp[nsp] == 0) {
+				close(go[1]);	/* its EOF is ours to give */
+				close(done[0]);
+				spawner(go[0], done[1], rate / spawners, secs);
+			}
 		}
 		close(go[0]);
 		close(done[1]);
 		go[0] = done[1] = -1;
-		/* it must be in the tree before its children are */
+		/* they must be in the tree before their children are */
 		if (!vmon_sample(&vmon))
 			goto fail;
 	}
@@ -210,8 +213,10 @@ static int measure(const char *backend, int rate, double secs, run_t *r)
 	vmon_feed_get_stats(&vmon, &st0);
 	getrusage(RUSAGE_SELF, &ru0);
 	t0 = now_secs();
-	if (sp && write(go[1], "g", 1) != 1)
-		goto fail;
+	for (int i = 0; i < nsp; i++) {
+		if (write(go[1], "g", 1) != 1)
+			goto fail;
+	}
 	next_sample = (unsigned long long)(t0 * 1e9) + SAMPLE_PERIOD_NS;
 	fd = vmon_feed_fd(&vmon);
 	for (;;) {
@@ -228,12 +233,18 @@ static int measure(const char *backend, int rate, double secs, run_t *r)
 			continue;
 		if (!vmon_sample(&vmon))
 			goto fail;
-		count_kids(&vmon, sp, r);
+		for (int i = 0; i < nsp; i++)
+			count_kids(&vmon, sp[i], r);
 		next_sample += SAMPLE_PERIOD_NS;
 		if (tail < 0 && now_secs() - t0 >= secs) {
-			/* the spawner reaps its last children and reports; it lives on until the end */
-			if (sp && read(done[0], &r->spawned, sizeof(r->spawned)) != (ssize_t)sizeof(r->spawned))
-				goto fail;
+			/* the spawners reap their last children and report; they live on until the end */
+			for (int i = 0; i < nsp; i++) {
+				unsigned long long n;
+
+				if (read(done[0], &n, sizeof(n)) != (ssize_t)sizeof(n))
+					goto fail;
+				r->spawned += n;
+			}
 			tail = 0;
 		} else if (tail >= 0 && ++tail >= TAIL_SAMPLES) {
 			break;
@@ -248,18 +259,20 @@ static int measure(const char *backend, int rate, double secs, run_t *r)
 	r->feed_cpu_ns = st.cpu_ns - st0.cpu_ns;
 	r->user_us = tv_us(ru1.ru_utime) - tv_us(ru0.ru_utime);
 	r->sys_us = tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime);
-	close(go[1]);	/* the spawner's EOF */
+	close(go[1]);	/* the spawners' EOF */
 	close(done[0]);
-	if (sp > 0)
-		waitpid(sp, NULL, 0);
+	for (int i = 0; i < nsp; i++)
+		waitpid(sp[i], NULL, 0);
 	vmon_destroy(&vmon);
 	return 0;
 
 fail:
 	fprintf(stderr, "feed_bench: %s\n", strerror(errno));
-	if (sp > 0) {
-		kill(sp, SIGKILL);
-		waitpid(sp, NULL, 0);
+	for (int i = 0; i < nsp; i++) {
+		if (sp[i] > 0) {
+			kill(sp[i], SIGKILL);
+			waitpid(sp[i], NULL, 0);
+		}
 	}
 	vmon_destroy(&vmon);
 	return -1;
@@ -275,6 +288,8 @@ int main(int argc, char **argv)
 {
 	const char *rates_arg = "1000,5000,max", *backends_arg = "ebpf,perf,netlink,none";
 	char list[256], rates_list[128];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int spawners = cpus < 1 ? 1 : cpus > SPAWNERS_MAX ? SPAWNERS_MAX : (int)cpus;
 	double secs = 3.0;
 
 	for (int i = 1; i < argc; i++) {
@@ -300,7 +315,7 @@ int main(int argc, char **argv)
 	for (char *save = NULL, *b = strtok_r(list, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
 		run_t idle;
 
-		if (measure(b, -1, secs, &idle) < 0)
+		if (measure(b, -1, 0, secs, &idle) < 0)
 			return 1;
 		if (strcmp(idle.backend, b) != 0) {
 			printf("%-8s (not here: %s)\n", b, idle.reason);
@@ -311,7 +326,7 @@ int main(int argc, char **argv)
 			int rate = strcmp(rs, "max") == 0 ? 0 : atoi(rs);
 			run_t r;
 
-			if (measure(b, rate, secs, &r) < 0)
+			if (measure(b, rate, spawners, secs, &r) < 0)
 				return 1;
 			printf("%-8s %7.0f %8llu %8llu %7.2f%% %7.2f%% %7llu %7llu", b, (double)r.spawned / secs,
 			       r.spawned, r.seen, r.spawned ? 100.0 * (double)r.seen / (double)r.spawned : 0.0,
