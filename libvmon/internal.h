@@ -92,8 +92,9 @@ typedef struct proc_node {
 	bool			start_approx;	/* start came from an event's time: may be off by one tick
 						 * until the first stat read sets it (see node_start_matches()) */
 	bool			leader_gone;	/* the feed saw its leader thread exit while others ran on */
-	int			fed;		/* vmon->generation in which the event feed wrote its stat store:
-						 * that sample's read adds to what changed, it does not start over */
+	int			fed;		/* vmon->generation in which the event feed last wrote its stat
+						 * store (0: never): that sample's read adds to what changed, it
+						 * does not start over; as a zombie it keeps its command line */
 	list_head_t		stale_link;	/* in internal->stale while stale */
 } proc_node_t;
 

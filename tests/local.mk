@@ -141,20 +141,3 @@ tests_test_feed_netlink_SOURCES = tests/test_feed_backend.c $(FEED_TEST_SOURCES)
 tests_test_feed_netlink_CPPFLAGS = $(FEED_TEST_CPP) -DFEED_BACKEND='"netlink"'
 tests_test_feed_netlink_LDADD = $(TESTS_LIBS)
 tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK)
-
-# `make bench-feed`: tests/bench/feed_bench, what the feed sees of a storm of
-# short-lived processes and what it costs, per backend, against polling.
-# FEED_BENCH_ARGS passes options (--seconds N --rates 1000,5000,max --backends ...).
-# When tests/bench/local.mk is there, `BENCH_RUN += tests/bench/feed_bench`
-# makes it part of `make bench`.
-EXTRA_PROGRAMS += tests/bench/feed_bench
-CLEANFILES += tests/bench/feed_bench
-tests_bench_feed_bench_SOURCES = tests/bench/feed_bench.c
-tests_bench_feed_bench_CPPFLAGS = $(AM_CPPFLAGS) -DFEED_CHILD='"$(abs_top_builddir)/tests/feed_child"'
-tests_bench_feed_bench_LDADD = libvmon/libvmon.la
-tests_bench_feed_bench_LDFLAGS = -no-install $(VMON_LDFLAGS)
-
-FEED_BENCH_ARGS =
-bench-feed: tests/bench/feed_bench tests/feed_child
-	$(AM_V_at)tests/bench/feed_bench $(FEED_BENCH_ARGS)
-.PHONY: bench-feed

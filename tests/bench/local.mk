@@ -55,3 +55,22 @@ tests_bench_files_bench_SOURCES = tests/bench/files_bench.c
 tests_bench_files_bench_LDADD = libvmon/libvmon.la
 tests_bench_files_bench_LDFLAGS = -no-install $(VMON_LDFLAGS)
 BENCH_RUN += tests/bench/files_bench
+
+# The event feed's benchmark, a program of its own (tests/bench/feed_bench.c):
+# what each backend sees of a storm of short-lived processes, and what it
+# costs, against polling.  `make bench-feed FEED_BENCH_ARGS='--seconds 5
+# --rates 1000,max --backends ebpf,none'` runs it alone, with options.
+EXTRA_PROGRAMS += tests/bench/feed_bench
+CLEANFILES += tests/bench/feed_bench
+tests_bench_feed_bench_SOURCES = tests/bench/feed_bench.c
+tests_bench_feed_bench_CPPFLAGS = $(AM_CPPFLAGS) -DFEED_CHILD='"$(abs_top_builddir)/tests/feed_child"'
+tests_bench_feed_bench_LDADD = libvmon/libvmon.la
+tests_bench_feed_bench_LDFLAGS = -no-install $(VMON_LDFLAGS)
+# it execs tests/feed_child: built first
+EXTRA_tests_bench_feed_bench_DEPENDENCIES = tests/feed_child$(EXEEXT)
+BENCH_RUN += tests/bench/feed_bench
+
+FEED_BENCH_ARGS =
+bench-feed: tests/bench/feed_bench$(EXEEXT) tests/feed_child$(EXEEXT)
+	$(AM_V_at)tests/bench/feed_bench $(FEED_BENCH_ARGS)
+.PHONY: bench-feed
