@@ -64,7 +64,7 @@ struct feed {
 
 	feed_event_t		*q;		/* pending, in the order they happened */
 	size_t			q_nr, q_cap;
-	vmon_buf_t		arena;		/* exec filenames and arguments of the pending events */
+	buf_t		arena;		/* exec filenames and arguments of the pending events */
 	bool			q_deferred;	/* some pending events wait for a second try */
 
 	vmon_feed_stats_t	stats;
@@ -341,7 +341,7 @@ void feed_close(vmon_t *vmon)
 	if (f->backend)
 		f->backend->close(f);
 	free(f->q);
-	vmon_buf_free(&f->arena);
+	buf_free(&f->arena);
 	free(f);
 	vmon->internal->feed = NULL;
 }
@@ -376,10 +376,10 @@ feed_event_t *feed_push(feed_t *f, vmon_event_kind_t kind)
 int feed_push_exec_data(feed_t *f, feed_event_t *e, const char *filename, size_t filename_len,
 			const char *args, size_t args_len)
 {
-	vmon_buf_t *a = &f->arena;
+	buf_t *a = &f->arena;
 	size_t need = a->len + filename_len + 1 + args_len;
 
-	if (need + 1 > a->cap && vmon_buf_reserve(a, need > a->cap * 2 ? need : a->cap * 2) < 0)
+	if (need + 1 > a->cap && buf_reserve(a, need > a->cap * 2 ? need : a->cap * 2) < 0)
 		return -1;
 	e->has_data = true;
 	e->filename_off = a->len;
@@ -649,9 +649,8 @@ static proc_node_t *apply_fork(vmon_t *vmon, feed_t *f, feed_event_t *e)
 	node->seen = vmon->generation;
 	node->pub.generation = vmon->generation;
 	fill_identity(vmon, node, ev, true);
-	node_attach(vmon, node, parent);
+	node_attach(vmon, node, parent);	/* and its refcnt */
 	node_confirm(vmon, node);
-	node->pub.refcnt = node->monitors + 1;
 	return node;
 }
 
@@ -793,7 +792,7 @@ static int event_time_cmp(const void *a, const void *b)
 /* the events that wait for the next pass go to the head of the queue, strings and all */
 static void keep_deferred(feed_t *f)
 {
-	vmon_buf_t arena = { 0 };
+	buf_t arena = { 0 };
 	size_t kept = 0;
 
 	for (size_t i = 0; i < f->q_nr; i++) {
@@ -804,7 +803,7 @@ static void keep_deferred(feed_t *f)
 		if (e.has_data) {
 			size_t len = e.filename_len + 1 + e.ev.args_len;
 
-			if (vmon_buf_reserve(&arena, arena.len + len) < 0) {
+			if (buf_reserve(&arena, arena.len + len) < 0) {
 				feed_lost(f, 1);
 				continue;
 			}
@@ -816,7 +815,7 @@ static void keep_deferred(feed_t *f)
 		}
 		f->q[kept++] = e;
 	}
-	vmon_buf_free(&f->arena);
+	buf_free(&f->arena);
 	f->arena = arena;
 	f->q_nr = kept;
 	f->q_deferred = kept > 0;

@@ -118,7 +118,7 @@ typedef struct perf_feed {
 	long		page_size;
 	perf_item_t	*items;
 	size_t		items_nr, items_cap;
-	vmon_buf_t	paths;
+	buf_t	paths;
 	bool		lost_count;		/* read() says how many samples a full ring lost (Linux 6.0) */
 	unsigned long long lost_seen;
 	char		record[65536];		/* a record that wraps around its ring, made whole */
@@ -257,7 +257,7 @@ static void perf_close(feed_t *feed)
 	}
 	pidmap_fini(&p->statuses);
 	free(p->items);
-	vmon_buf_free(&p->paths);
+	buf_free(&p->paths);
 	free(p);
 	feed_set_priv(feed, NULL);
 }
@@ -449,7 +449,7 @@ static void parse_sample(feed_t *feed, perf_feed_t *p, const char *rec, size_t l
 		size_t off = loc & 0xffff, slen = (loc >> 16) & 0xffff;
 
 		it->old_pid = (int)raw_uint(raw, raw_size, p->field[tp][1]);
-		if (off + slen <= raw_size && vmon_buf_reserve(&p->paths, p->paths.len + slen + 1) == 0) {
+		if (off + slen <= raw_size && buf_reserve(&p->paths, p->paths.len + slen + 1) == 0) {
 			it->path_off = p->paths.len;
 			it->path_len = strnlen(raw + off, slen);
 			memcpy(p->paths.data + p->paths.len, raw + off, it->path_len);

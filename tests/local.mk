@@ -125,19 +125,19 @@ FEED_TEST_SOURCES = tests/feedtest.c tests/feedtest.h
 tests_test_feed_SOURCES = tests/test_feed.c $(FEED_TEST_SOURCES)
 tests_test_feed_CPPFLAGS = $(FEED_TEST_CPP)
 tests_test_feed_LDADD = $(TESTS_LIBS)
-tests_test_feed_LDFLAGS = $(TESTS_LINK)
+tests_test_feed_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 tests_test_feed_ebpf_SOURCES = tests/test_feed_backend.c $(FEED_TEST_SOURCES)
 tests_test_feed_ebpf_CPPFLAGS = $(FEED_TEST_CPP) -DFEED_BACKEND='"ebpf"'
 tests_test_feed_ebpf_LDADD = $(TESTS_LIBS)
-tests_test_feed_ebpf_LDFLAGS = $(TESTS_LINK)
+tests_test_feed_ebpf_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 tests_test_feed_perf_SOURCES = tests/test_feed_backend.c $(FEED_TEST_SOURCES)
 tests_test_feed_perf_CPPFLAGS = $(FEED_TEST_CPP) -DFEED_BACKEND='"perf"'
 tests_test_feed_perf_LDADD = $(TESTS_LIBS)
-tests_test_feed_perf_LDFLAGS = $(TESTS_LINK)
+tests_test_feed_perf_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 tests_test_feed_netlink_SOURCES = tests/test_feed_backend.c $(FEED_TEST_SOURCES)
 tests_test_feed_netlink_CPPFLAGS = $(FEED_TEST_CPP) -DFEED_BACKEND='"netlink"'
 tests_test_feed_netlink_LDADD = $(TESTS_LIBS)
-tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK)
+tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK_CHECKED)
