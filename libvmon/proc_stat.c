@@ -10,7 +10,8 @@
  *			process that ran, so that titles set by
  *			setproctitle() show.  Threads leave them empty:
  *			they are their process's.  A zombie's cmdline reads
- *			empty: a node the event feed wrote keeps its last.
+ *			empty: a node the event feed wrote keeps its last
+ *			(also once the feed saw it exit).
  *   wchan, uid		when the task ran since the last sample or changed
  *			state (schedstat's run count, see procfs_ran()): a
  *			task that was not on a CPU cannot have moved to
@@ -241,10 +242,15 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		ran = 1;
 
 	if (!proc->is_thread) {
-		/* a zombie has no memory left and its cmdline reads empty; a node
-		 * the event feed wrote keeps the arguments its exec event (or the
-		 * last read) gave, the one thing the feed has on a short life */
-		if (s->state == 'Z' && node->fed && BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
+		/*
+		 * A zombie has no memory left, nor has a task caught inside its
+		 * exit: its cmdline reads empty.  A node the event feed wrote
+		 * keeps the arguments its exec event (or the last read) gave,
+		 * the one thing the feed has on a short life, once it is a
+		 * zombie or the feed saw it exit.
+		 */
+		if (node->fed && (s->state == 'Z' || proc->has_exit_status) &&
+		    BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
 			in->stats.reads_skipped++;
 		else if (node->exec_pending ||
 		    (ran != 0 && in->now - node->cmdline_read_at >= CMDLINE_REFRESH_SECS))

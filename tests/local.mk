@@ -141,3 +141,11 @@ tests_test_feed_netlink_SOURCES = tests/test_feed_backend.c $(FEED_TEST_SOURCES)
 tests_test_feed_netlink_CPPFLAGS = $(FEED_TEST_CPP) -DFEED_BACKEND='"netlink"'
 tests_test_feed_netlink_LDADD = $(TESTS_LIBS)
 tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK_CHECKED)
+
+# The storms of test_feed_<backend> (thousands of short-lived processes) and
+# vtop's screen tests, which look for their own processes among everything
+# on the machine, must not run at the same time under make -j: the storms
+# start once the screen tests are done.
+if BUILD_VTOP
+tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log: vtop/tests/e2e.py.log vtop/tests/batch.py.log
+endif

@@ -184,9 +184,15 @@ static void storm_walk(vmon_t *vmon)
 		k->reported_status = child->exit_status;
 		if (carries_exec_comm())
 			assert_string_equal(s->comm.array, "feed_child");
-		if (carries_args() && s->argc == 0)
-			fail_msg("child %d (pid %d) stale without its arguments: comm %s, state %c, new %d, cmdline %zu bytes",
-				 (int)(k - kids), k->pid, s->comm.array, s->state, child->is_new, s->cmdline.len);
+		if (carries_args() && s->argc == 0) {
+			vmon_feed_stats_t st;
+
+			vmon_feed_get_stats(vmon, &st);
+			fail_msg("child %d (pid %d) stale without its arguments: comm %s, state %c, new %d, cmdline %zu bytes, "
+				 "exit status %s%#x; %llu events lost", (int)(k - kids), k->pid, s->comm.array, s->state,
+				 child->is_new, s->cmdline.len, child->has_exit_status ? "" : "unknown ", child->exit_status,
+				 st.lost);
+		}
 		if (s->argc > 0) {
 			/* whoever filled them, the arguments are never wrong */
 			check_argv(k, s);
