@@ -79,7 +79,8 @@ VALGRIND_FLAGS = --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=d
 check-valgrind:
 	@if test "$(VALGRIND)" = no; then echo "check-valgrind: valgrind not found (apt-get install valgrind)"; exit 1; fi
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(VMON_UNIT_TESTS)' \
-		LOG_COMPILER='$(VALGRIND)' AM_LOG_FLAGS='$(VALGRIND_FLAGS)' VMON_UNDER_VALGRIND=1
+		LOG_COMPILER='$(VALGRIND)' AM_LOG_FLAGS='$(VALGRIND_FLAGS)' VMON_UNDER_VALGRIND=1 \
+		VMON_HEAVY_AFTER=
 .PHONY: check-valgrind
 
 # heavy live tests scale themselves down under valgrind
@@ -142,10 +143,14 @@ tests_test_feed_netlink_CPPFLAGS = $(FEED_TEST_CPP) -DFEED_BACKEND='"netlink"'
 tests_test_feed_netlink_LDADD = $(TESTS_LIBS)
 tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK_CHECKED)
 
-# The storms of test_feed_<backend> (thousands of short-lived processes) and
-# vtop's screen tests, which look for their own processes among everything
-# on the machine, must not run at the same time under make -j: the storms
-# start once the screen tests are done.
+# The heavy tests (test_fdlimit's 5,000 children, the storms of
+# test_feed_<backend>: thousands of short-lived processes) and vtop's screen
+# tests, which look for their own processes among everything on the machine
+# and select rows by line as htop does, must not run at the same time under
+# make -j: the heavy tests start once the screen tests are done.
+# check-valgrind empties the list: it runs no screen test.
 if BUILD_VTOP
-tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log: vtop/tests/e2e.py.log vtop/tests/batch.py.log
+VMON_HEAVY_AFTER = vtop/tests/e2e.py.log vtop/tests/e2e_files.py.log vtop/tests/batch.py.log
 endif
+tests/test_fdlimit.log tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log: \
+	$(VMON_HEAVY_AFTER)
