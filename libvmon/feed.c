@@ -878,8 +878,16 @@ void feed_apply(vmon_t *vmon)
 void feed_node_gone(vmon_t *vmon, proc_node_t *node)
 {
 	feed_t *f = vmon->internal->feed;
+	vmon_proc_stat_t *s = node->pub.stores[VMON_STORE_PROC_STAT];
 	unsigned long long cpu;
 
+	/*
+	 * A life the feed alone saw: no stat read completed, and none will.
+	 * The pid's present bit was left to that first read (fill_identity());
+	 * the pid is the events' all the same, and its last data says so.
+	 */
+	if (node->fed && s && !BITTEST(s->present, VMON_PROC_STAT_PID))
+		BITSET(s->present, VMON_PROC_STAT_PID);
 	if (!f || !f->backend || f->applying || node->pub.has_exit_status || !node->confirmed)
 		return;
 	feed_drain(vmon, f);

@@ -181,6 +181,10 @@ static void storm_walk(vmon_t *vmon)
 		if (!k)
 			continue;
 		k->stales++;
+		/* also a life the feed alone saw: its pid is part of its last data */
+		assert_true(vmon_field_present(&vmon_proc_store_descs[VMON_STORE_PROC_STAT],
+					       &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_PID], s));
+		assert_int_equal(s->pid, child->pid);
 		k->reported_has_status = child->has_exit_status;
 		k->reported_status = child->exit_status;
 		if (carries_exec_comm())
