@@ -438,6 +438,7 @@ void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap)
 	struct sort_ctx ctx = { snap, col >= 0 && col < vt_columns_nr ? &vt_columns[col] : NULL, vt_view_sort_desc(view) };
 	unsigned char *keep;
 	int old_cursor = view->cursor;
+	bool pinned;
 
 	view->lines_nr = 0;
 	view->prefix_len = 0;
@@ -471,8 +472,14 @@ void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap)
 	}
 	free(keep);
 
-	/* the selection: the same process when following, else the same line */
-	if (view->follow && view->sel.pid >= 0) {
+	/*
+	 * The selection: the same process when following or when it was picked
+	 * by name (search, a typed pid, a click), else the same line, as htop
+	 * does.  A process found by a search must still be the one selected when
+	 * the next key (Enter, k) comes, however the list moved in between.
+	 */
+	pinned = view->pinned;
+	if ((view->follow || pinned) && view->sel.pid >= 0) {
 		int line = -1;
 
 		for (int i = 0; i < view->lines_nr; i++) {
@@ -486,9 +493,10 @@ void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap)
 		if (line >= 0)
 			old_cursor = line;
 		else
-			view->follow = false;	/* it is gone, or filtered out */
+			view->follow = pinned = false;	/* it is gone, or filtered out */
 	}
 	vt_view_select(view, snap, old_cursor);
+	view->pinned = pinned;
 }
 
 const vt_row_t *vt_view_row(const vt_view_t *view, const vt_snapshot_t *snap, int line)
@@ -516,6 +524,7 @@ void vt_view_select(vt_view_t *view, const vt_snapshot_t *snap, int line)
 	if (line < 0)
 		line = 0;
 	view->cursor = line;
+	view->pinned = false;
 	row = vt_view_row(view, snap, line);
 	if (row) {
 		view->sel.pid = row->pid;
@@ -524,6 +533,13 @@ void vt_view_select(vt_view_t *view, const vt_snapshot_t *snap, int line)
 		view->sel.pid = -1;
 		view->sel.start = 0;
 	}
+}
+
+/* select a line for the process on it: it stays selected across rebuilds until the cursor moves */
+void vt_view_pick(vt_view_t *view, const vt_snapshot_t *snap, int line)
+{
+	vt_view_select(view, snap, line);
+	view->pinned = view->sel.pid >= 0;
 }
 
 void vt_view_move(vt_view_t *view, const vt_snapshot_t *snap, int delta)

@@ -325,7 +325,7 @@ bool screens_key_details(tui_t *t, int ch)
 
 		close_details(t);
 		if (line >= 0) {
-			vt_view_select(&t->view, t->snap, line);
+			vt_view_pick(&t->view, t->snap, line);
 			screens_open_kill(t);
 		}
 		return true;

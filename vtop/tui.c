@@ -1030,7 +1030,7 @@ static void act_next_match(tui_t *t)
 	int line = vt_view_search(&t->view, t->snap, t->search, t->view.cursor + 1, 1);
 
 	if (line >= 0)
-		vt_view_select(&t->view, t->snap, line);
+		vt_view_pick(&t->view, t->snap, line);
 	else if (t->search[0])
 		tui_message(t, true, "no process matches \"%s\"", t->search);
 }
@@ -1040,7 +1040,7 @@ static void act_prev_match(tui_t *t)
 	int line = vt_view_search(&t->view, t->snap, t->search, t->view.cursor - 1, -1);
 
 	if (line >= 0)
-		vt_view_select(&t->view, t->snap, line);
+		vt_view_pick(&t->view, t->snap, line);
 	else if (t->search[0])
 		tui_message(t, true, "no process matches \"%s\"", t->search);
 }
@@ -1145,7 +1145,7 @@ static bool pid_key(tui_t *t, int ch)
 	t->pid_typed_at = now_mono();
 	line = vt_view_find_line(&t->view, t->snap, atoi(t->pid_typed));
 	if (line >= 0)
-		vt_view_select(&t->view, t->snap, line);
+		vt_view_pick(&t->view, t->snap, line);
 	tui_message(t, line < 0, line < 0 ? "no process %s shown" : "pid %s", t->pid_typed);
 	return true;
 }
@@ -1229,7 +1229,7 @@ static void prompt_key(tui_t *t, int ch)
 		int line = vt_view_search(&t->view, t->snap, t->input, t->search_origin, 1);
 
 		if (line >= 0)
-			vt_view_select(&t->view, t->snap, line);
+			vt_view_pick(&t->view, t->snap, line);
 	}
 }
 
@@ -1261,7 +1261,7 @@ static void mouse_key(tui_t *t)
 		int line = t->view.top + ev.y - t->list_y;
 
 		if (line < t->view.lines_nr)
-			vt_view_select(&t->view, t->snap, line);
+			vt_view_pick(&t->view, t->snap, line);
 	} else if (ev.y == LINES - 1 && t->prompt == PROMPT_NONE && !t->msg[0]) {
 		for (size_t i = 0; i < sizeof(fkeys) / sizeof(fkeys[0]); i++) {
 			if (ev.x >= fkey_x[i] && ev.x < fkey_x[i + 1]) {

@@ -279,6 +279,7 @@ typedef struct vt_view {
 	int		cursor;		/* selected line */
 	int		top;		/* first line on screen */
 	bool		follow;		/* the selection stays on sel (F) */
+	bool		pinned;		/* ... until the cursor moves: sel was picked by name (vt_view_pick()) */
 	vt_key_t	sel;		/* the selected row's identity */
 	vt_key_t	*tagged;	/* sorted */
 	int		tagged_nr;
@@ -296,6 +297,7 @@ void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap);
 const vt_row_t *vt_view_row(const vt_view_t *view, const vt_snapshot_t *snap, int line);
 int vt_view_find_line(const vt_view_t *view, const vt_snapshot_t *snap, int pid);
 void vt_view_select(vt_view_t *view, const vt_snapshot_t *snap, int line);
+void vt_view_pick(vt_view_t *view, const vt_snapshot_t *snap, int line);
 void vt_view_move(vt_view_t *view, const vt_snapshot_t *snap, int delta);
 void vt_view_scroll_to_cursor(vt_view_t *view, int height);
 int vt_view_search(const vt_view_t *view, const vt_snapshot_t *snap, const char *text, int from, int dir);

@@ -380,6 +380,31 @@ static void test_selection_follow(void **state)
 	assert_int_equal(w.view.cursor, w.view.lines_nr - 1);
 	vt_view_move(&w.view, &w.snap, -100);
 	assert_int_equal(w.view.cursor, 0);
+
+	/* picked by name (a search, a typed pid): the process stays selected while the order changes */
+	assert_int_equal(vt_view_set_filter(&w.view, "", false), 0);
+	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
+	vt_view_build(&w.view, &w.snap);
+	vt_view_pick(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 100));
+	assert_int_equal(w.view.cursor, 1);
+	vt_view_set_sort(&w.view, vt_column_find("pid"), true);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.cursor, 3);	/* 200 102 101 100 1 */
+	assert_int_equal(w.view.sel.pid, 100);
+	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.cursor, 1);
+	/* ... until the cursor moves: then the line stays put again */
+	vt_view_move(&w.view, &w.snap, 1);
+	assert_int_equal(w.view.sel.pid, 101);
+	vt_view_set_sort(&w.view, vt_column_find("pid"), true);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.cursor, 2);
+	vt_view_move(&w.view, &w.snap, 1);
+	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.cursor, 3);
+	assert_int_equal(w.view.sel.pid, 102);
 	world_close(&w);
 }
 
