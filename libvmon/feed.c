@@ -768,16 +768,30 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 	return node;
 }
 
-/* an event is done: counted, and passed to the caller's callback */
-static void applied(vmon_t *vmon, feed_t *f, feed_event_t *e, proc_node_t *node)
+/*
+ * An event is done: counted, and passed to the caller's callback and to a
+ * log writer that follows the feed (vmon_log_writer_follow_feed()).  A
+ * replay (log_replay.c) delivers the events of its log here too.
+ */
+void feed_deliver(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node)
 {
-	f->stats.events[e->ev.kind]++;
+	feed_t *f = vmon->internal->feed;
+
+	f->stats.events[ev->kind]++;
 	if (node)
 		f->stats.applied++;
 	else
 		f->stats.ignored++;
 	if (f->cb)
-		f->cb(vmon, &e->ev, node ? &node->pub : NULL, f->cb_arg);
+		f->cb(vmon, ev, node ? &node->pub : NULL, f->cb_arg);
+	if (vmon->internal->log_writer)
+		log_follow_event(vmon->internal->log_writer, ev);
+}
+
+void feed_count_lost(vmon_t *vmon, unsigned long long n)
+{
+	if (vmon->internal->feed)
+		feed_lost(vmon->internal->feed, n);
 }
 
 static int event_time_cmp(const void *a, const void *b)
@@ -855,7 +869,7 @@ void feed_apply(vmon_t *vmon)
 		}
 		e->applied = true;
 		if (counts)
-			applied(vmon, f, e, node);
+			feed_deliver(vmon, &e->ev, node);
 	}
 	if (deferred) {
 		keep_deferred(f);
@@ -907,7 +921,7 @@ void feed_node_gone(vmon_t *vmon, proc_node_t *node)
 		n = apply_one(vmon, f, e, false, &defer, &counts);
 		e->applied = true;
 		if (counts)
-			applied(vmon, f, e, n);
+			feed_deliver(vmon, &e->ev, n);
 	}
 	f->applying = false;
 	cpu_add(f, cpu);

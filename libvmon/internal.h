@@ -158,6 +158,7 @@ struct _vmon_internal {
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */
 	struct replay	*replay;	/* fed by vmon_log_replay() (log_replay.c), not /proc */
+	struct _vmon_log_writer *log_writer;	/* writes every event the feed delivers (log_write.c) */
 	struct feed	*feed;		/* the event feed (feed.c); NULL before vmon_init_attr() opens it */
 };
 
@@ -169,7 +170,10 @@ struct _vmon_internal {
 /* --- vmon.c --- */
 int instance_init(vmon_t *vmon, const vmon_attr_t *attr);
 
-/* --- log_replay.c --- */
+/* --- log_write.c, log_replay.c --- */
+/* an event the feed delivered, for the writer that follows it; a writer the instance lets go */
+void log_follow_event(struct _vmon_log_writer *writer, const vmon_event_t *event);
+void log_unfollow(struct _vmon_log_writer *writer);
 void replay_free(struct replay *replay);
 
 /* --- tree.c --- */
@@ -200,6 +204,10 @@ void feed_apply(vmon_t *vmon);
 bool feed_wants_listing(vmon_t *vmon);
 void feed_listed(vmon_t *vmon);
 void feed_node_gone(vmon_t *vmon, proc_node_t *node);
+/* an event done with: counted, handed to the caller's callback and to a log that follows the feed */
+void feed_deliver(vmon_t *vmon, const vmon_event_t *event, proc_node_t *node);
+/* n events lost (0: some, how many unknown), as a replayed log's drop notice says */
+void feed_count_lost(vmon_t *vmon, unsigned long long n);
 
 /* --- procfs.c --- */
 int procfs_open_root(vmon_t *vmon, const char *root);

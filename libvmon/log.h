@@ -66,6 +66,18 @@ enum {
 #define LOG_D_VALUE		0x1	/* a value follows */
 #define LOG_D_PRESENT		0x2	/* the present bit flips */
 
+/*
+ * An event's kind and its bits of what is known go on the wire as
+ * vmon_event_t has them, which must stay the numbers vmon_log(5) gives.
+ */
+_Static_assert(VMON_EVENT_FORK == 0 && VMON_EVENT_EXEC == 1 && VMON_EVENT_EXIT == 2,
+	       "vmon_log(5) numbers the event kinds 0 fork, 1 exec, 2 exit");
+_Static_assert(VMON_EVENT_HAS_PPID == 0x1 && VMON_EVENT_HAS_START == 0x2 && VMON_EVENT_HAS_START_APPROX == 0x4 &&
+	       VMON_EVENT_HAS_UID == 0x8 && VMON_EVENT_HAS_COMM == 0x10 && VMON_EVENT_HAS_FILENAME == 0x20 &&
+	       VMON_EVENT_HAS_ARGS == 0x40 && VMON_EVENT_HAS_EXIT_STATUS == 0x80 && VMON_EVENT_HAS_TIMES == 0x100 &&
+	       VMON_EVENT_HAS_MAXRSS == 0x200 && VMON_EVENT_HAS_FAULTS == 0x400,
+	       "vmon_log(5) numbers the bits of what an event has");
+
 /* --- bytes out --- */
 typedef struct log_out {
 	uint8_t	*data;

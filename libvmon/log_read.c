@@ -877,7 +877,7 @@ static char *text_room(vmon_log_t *log, size_t len)
 	return log->text;
 }
 
-static const char *parse_event(vmon_log_t *log, log_in_t *in, vmon_log_event_t *ev)
+static const char *parse_event(vmon_log_t *log, log_in_t *in, vmon_event_t *ev)
 {
 	uint64_t kind, has, time, u;
 	int64_t pid, tid, s;
@@ -886,39 +886,39 @@ static const char *parse_event(vmon_log_t *log, log_in_t *in, vmon_log_event_t *
 	char *text;
 
 	memset(ev, 0, sizeof(*ev));
-	if (!log_get_varint(in, &kind) || kind >= VMON_LOG_EVENT_KIND_NR || !log_get_varint(in, &has) ||
+	if (!log_get_varint(in, &kind) || kind >= VMON_EVENT_KIND_NR || !log_get_varint(in, &has) ||
 	    !log_get_varint(in, &time) || !log_get_svarint(in, &pid) || !log_get_svarint(in, &tid) ||
 	    pid < INT32_MIN || pid > INT32_MAX || tid < INT32_MIN || tid > INT32_MAX)
 		return "an event cut short or out of range";
-	ev->kind = (vmon_log_event_kind_t)kind;
+	ev->kind = (vmon_event_kind_t)kind;
 	ev->has = (unsigned)(has & 0x7ff);
 	ev->time_ns = time;
 	ev->pid = (int)pid;
 	ev->tid = (int)tid;
 	ev->exit_status = -1;
-	if (has & VMON_LOG_EVENT_HAS_PPID) {
+	if (has & VMON_EVENT_HAS_PPID) {
 		if (!log_get_svarint(in, &s) || s < INT32_MIN || s > INT32_MAX)
 			return "an event's ppid";
 		ev->ppid = (int)s;
 	}
-	if ((has & (VMON_LOG_EVENT_HAS_START | VMON_LOG_EVENT_HAS_START_APPROX)) && !get_ull(in, &ev->start))
+	if ((has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX)) && !get_ull(in, &ev->start))
 		return "an event's start";
-	if (has & VMON_LOG_EVENT_HAS_UID) {
+	if (has & VMON_EVENT_HAS_UID) {
 		if (!log_get_varint(in, &u) || u > UINT32_MAX)
 			return "an event's uid";
 		ev->uid = (unsigned)u;
 	}
-	if (has & VMON_LOG_EVENT_HAS_COMM) {
+	if (has & VMON_EVENT_HAS_COMM) {
 		const uint8_t *p;
 
 		if (!log_get_count(in, sizeof(ev->comm) - 1, &u) || !log_get_bytes(in, (size_t)u, &p))
 			return "an event's comm";
 		memcpy(ev->comm, p, (size_t)u);
 	}
-	if ((has & VMON_LOG_EVENT_HAS_FILENAME) &&
+	if ((has & VMON_EVENT_HAS_FILENAME) &&
 	    (!log_get_count(in, LOG_RECORD_MAX, &fname_len) || !log_get_bytes(in, (size_t)fname_len, &fname)))
 		return "an event's filename";
-	if (has & VMON_LOG_EVENT_HAS_ARGS) {
+	if (has & VMON_EVENT_HAS_ARGS) {
 		uint8_t cut;
 
 		if (!log_get_count(in, LOG_RECORD_MAX, &args_len) || !log_get_bytes(in, (size_t)args_len, &args) ||
@@ -926,16 +926,16 @@ static const char *parse_event(vmon_log_t *log, log_in_t *in, vmon_log_event_t *
 			return "an event's arguments";
 		ev->args_truncated = cut;
 	}
-	if (has & VMON_LOG_EVENT_HAS_EXIT_STATUS) {
+	if (has & VMON_EVENT_HAS_EXIT_STATUS) {
 		if (!log_get_svarint(in, &s) || s < INT32_MIN || s > INT32_MAX)
 			return "an event's exit status";
 		ev->exit_status = (int)s;
 	}
-	if ((has & VMON_LOG_EVENT_HAS_TIMES) && (!get_ull(in, &ev->utime) || !get_ull(in, &ev->stime)))
+	if ((has & VMON_EVENT_HAS_TIMES) && (!get_ull(in, &ev->utime) || !get_ull(in, &ev->stime)))
 		return "an event's times";
-	if ((has & VMON_LOG_EVENT_HAS_MAXRSS) && !get_ull(in, &ev->maxrss_kb))
+	if ((has & VMON_EVENT_HAS_MAXRSS) && !get_ull(in, &ev->maxrss_kb))
 		return "an event's maxrss";
-	if ((has & VMON_LOG_EVENT_HAS_FAULTS) && (!get_ull(in, &ev->minflt) || !get_ull(in, &ev->majflt)))
+	if ((has & VMON_EVENT_HAS_FAULTS) && (!get_ull(in, &ev->minflt) || !get_ull(in, &ev->majflt)))
 		return "an event's faults";
 	/* the strings, NUL-terminated, in the reader's memory */
 	text = text_room(log, (size_t)fname_len + (size_t)args_len + 2);

@@ -11,6 +11,13 @@
  * in the order the recorded tree had them.  A program that draws a live
  * vmon_t (vtop's snapshot builder, a window manager's charts) draws a
  * replay with the same code.
+ *
+ * Events come the same way: the feed's callback (vmon_feed_set_callback()
+ * on the replay) gets each event of the log, with the node it concerns.  A
+ * live pass applies its events first and the log has them before its
+ * sample, so the replay holds each event it is given until the next sample
+ * has made the nodes (a fork's new process among them), then delivers
+ * them in their order.  Drop notices count as the feed's lost events.
  */
 #include "config.h"
 
@@ -19,6 +26,9 @@
 #include <string.h>
 
 #include "log.h"
+
+/* events held for the next sample; past these, one more is counted lost (the log is not a live feed's) */
+#define REPLAY_EVENTS_MAX	(1u << 20)
 
 struct replay {
 	struct rslot {
@@ -29,12 +39,25 @@ struct replay {
 	size_t		mask;		/* of both */
 	proc_node_t	**nodes;	/* of the sample's entries */
 	size_t		nodes_cap;
+	vmon_event_t	*events;	/* held for the next sample, their texts their own */
+	size_t		events_nr, events_cap;
 };
+
+static void events_clear(struct replay *r)
+{
+	for (size_t i = 0; i < r->events_nr; i++) {
+		free((char *)r->events[i].filename);
+		free((char *)r->events[i].args);
+	}
+	r->events_nr = 0;
+}
 
 void replay_free(struct replay *r)
 {
 	if (!r)
 		return;
+	events_clear(r);
+	free(r->events);
 	free(r->map);
 	free(r->next);
 	free(r->nodes);
@@ -116,7 +139,9 @@ int vmon_log_replay_init(vmon_t *vmon, const vmon_log_header_t *header, vmon_fla
 	attr.sys_wants = header->sys_wants;
 	/* what this library cannot sample it cannot have recorded either */
 	attr.proc_wants = header->proc_wants & ~VMON_WANT_PROC_FILES;
-	if (instance_init(vmon, &attr) < 0)
+	/* a feed without a backend: its callback and counters, for the log's events */
+	attr.feed = "none";
+	if (instance_init(vmon, &attr) < 0 || feed_open(vmon, &attr) < 0)
 		goto fail;
 	vmon->ticks_per_sec = header->ticks_per_sec;
 	vmon->num_cpus = header->num_cpus;
@@ -240,6 +265,102 @@ static void mark_changed(vmon_t *vmon, vmon_proc_t *parent, bool thread)
 		parent->children_changed = 1;
 }
 
+/*
+ * The node an event concerns, as the live feed would have handed it: the
+ * process with the event's pid, live or gone in this sample; when both
+ * (a pid reused), the one the event's start time names, else the gone one
+ * for an exit and the live one for the rest.  NULL: not in the tree.
+ */
+static proc_node_t *event_node(vmon_t *vmon, const vmon_event_t *ev)
+{
+	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *live = pidmap_get(&in->procs, ev->pid), *gone = NULL, *node;
+	bool has_start = ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX);
+
+	list_for_each_entry(node, &in->stale, stale_link) {
+		if (node->pub.pid == ev->pid && !node->pub.is_thread &&
+		    (!gone || (has_start && node->start + 1 >= ev->start && node->start <= ev->start + 1)))
+			gone = node;
+	}
+	if (!live || !gone)
+		return live ? live : gone;
+	if (has_start && live->start + 1 >= ev->start && live->start <= ev->start + 1)
+		return live;
+	if (has_start && gone->start + 1 >= ev->start && gone->start <= ev->start + 1)
+		return gone;
+	return ev->kind == VMON_EVENT_EXIT ? gone : live;
+}
+
+static char *dup_bytes(const char *p, size_t len)
+{
+	char *copy = malloc(len + 1);
+
+	if (copy) {
+		memcpy(copy, p, len);
+		copy[len] = '\0';
+	}
+	return copy;
+}
+
+/* an event of the log, held (texts and all) for the next sample */
+static int hold_event(vmon_t *vmon, struct replay *r, const vmon_event_t *ev)
+{
+	vmon_event_t *e;
+
+	if ((unsigned)ev->kind >= VMON_EVENT_KIND_NR) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (r->events_nr >= REPLAY_EVENTS_MAX) {
+		feed_count_lost(vmon, 1);
+		return 0;
+	}
+	if (r->events_nr == r->events_cap) {
+		size_t cap = r->events_cap ? r->events_cap * 2 : 64;
+		vmon_event_t *v = realloc(r->events, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		r->events = v;
+		r->events_cap = cap;
+	}
+	e = &r->events[r->events_nr];
+	*e = *ev;
+	e->filename = NULL;
+	e->args = NULL;
+	if ((ev->filename && !(e->filename = dup_bytes(ev->filename, strlen(ev->filename)))) ||
+	    (ev->args && !(e->args = dup_bytes(ev->args, ev->args_len)))) {
+		free((char *)e->filename);
+		errno = ENOMEM;
+		return -1;
+	}
+	if (!e->args)
+		e->args_len = 0;
+	r->events_nr++;
+	return 0;
+}
+
+int vmon_log_replay_record(vmon_t *vmon, const vmon_log_record_t *rec)
+{
+	struct _vmon_internal *in = vmon ? vmon->internal : NULL;
+
+	if (!in || !in->replay || !rec || in->in_sample) {
+		errno = EINVAL;
+		return -1;
+	}
+	switch (rec->type) {
+	case VMON_LOG_SAMPLE:
+		return vmon_log_replay(vmon, rec->u.sample);
+	case VMON_LOG_EVENT:
+		return hold_event(vmon, in->replay, &rec->u.event);
+	case VMON_LOG_DROP:
+		feed_count_lost(vmon, rec->u.lost);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 {
 	struct _vmon_internal *in = vmon ? vmon->internal : NULL;
@@ -352,6 +473,11 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 	swap = r->map;
 	r->map = r->next;
 	r->next = swap;
+
+	/* 6. the events held, now that the nodes they concern are in the tree */
+	for (size_t i = 0; i < r->events_nr; i++)
+		feed_deliver(vmon, &r->events[i], event_node(vmon, &r->events[i]));
+	events_clear(r);
 	in->in_sample = 0;
 	if (err) {
 		errno = err;

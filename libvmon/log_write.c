@@ -71,6 +71,11 @@ struct _vmon_log_writer {
 	log_bases_t		bases;
 	bool			force_keyframe;	/* a sample failed half-written: the next starts over */
 
+	/* vmon_log_writer_follow_feed() */
+	vmon_t			*followed;	/* the instance whose feed's events are written, or NULL */
+	unsigned long long	feed_lost;	/* its feed's lost counter when last looked at */
+	unsigned long long	own_lost;	/* events of it this writer could not write */
+
 	/* the sample being written */
 	vmon_proc_t		**nodes;
 	wbase_t			**nbase;
@@ -756,6 +761,68 @@ static int write_gone(vmon_log_writer_t *w, const vmon_proc_t *node)
 	return record_end(w, VMON_LOG_GONE);
 }
 
+/* --- following a feed --- */
+
+/*
+ * A writer that follows an instance's feed is handed every event the feed
+ * delivers, inside vmon_sample() and beside the caller's own callback
+ * (feed_deliver()), so that a program records events without giving up its
+ * callback.  What was lost on the way is written as one drop notice before
+ * the next sample: the feed's losses (its lost counter grew since the last
+ * look) and the events this writer could not frame (out of memory).
+ */
+void log_follow_event(vmon_log_writer_t *w, const vmon_event_t *ev)
+{
+	if (vmon_log_write_event(w, ev) < 0)
+		w->own_lost++;
+}
+
+void log_unfollow(vmon_log_writer_t *w)
+{
+	w->followed = NULL;
+}
+
+static unsigned long long feed_lost_now(const vmon_t *vmon)
+{
+	vmon_feed_stats_t st;
+
+	return vmon && vmon_feed_get_stats(vmon, &st) == 0 ? st.lost : 0;
+}
+
+static int write_losses(vmon_log_writer_t *w)
+{
+	unsigned long long feed = feed_lost_now(w->followed), lost = w->own_lost;
+
+	if (w->followed && feed > w->feed_lost)
+		lost += feed - w->feed_lost;
+	w->feed_lost = feed;
+	if (!lost)
+		return 0;
+	w->own_lost = 0;
+	return vmon_log_write_drop(w, lost);
+}
+
+int vmon_log_writer_follow_feed(vmon_log_writer_t *w, vmon_t *vmon)
+{
+	if (!w || (vmon && !vmon->internal)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (vmon && vmon->internal->log_writer && vmon->internal->log_writer != w) {
+		errno = EBUSY;
+		return -1;
+	}
+	if (w->followed && w->followed != vmon)
+		w->followed->internal->log_writer = NULL;
+	w->followed = vmon;
+	w->feed_lost = feed_lost_now(vmon);
+	if (vmon)
+		vmon->internal->log_writer = w;
+	return 0;
+}
+
+/* --- the public writes --- */
+
 int vmon_log_write_sample(vmon_log_writer_t *w, const vmon_t *vmon, const struct timespec *when)
 {
 	unsigned long long seq;
@@ -773,6 +840,8 @@ int vmon_log_write_sample(vmon_log_writer_t *w, const vmon_t *vmon, const struct
 		errno = w->err;
 		return -1;
 	}
+	if (write_losses(w) < 0)
+		return -1;
 	if (!when) {
 		clock_gettime(CLOCK_REALTIME, &now);
 		when = &now;
@@ -827,11 +896,11 @@ fail:
 	return -1;
 }
 
-int vmon_log_write_event(vmon_log_writer_t *w, const vmon_log_event_t *ev)
+int vmon_log_write_event(vmon_log_writer_t *w, const vmon_event_t *ev)
 {
 	unsigned has;
 
-	if (!w || !ev || (unsigned)ev->kind >= VMON_LOG_EVENT_KIND_NR) {
+	if (!w || !ev || (unsigned)ev->kind >= VMON_EVENT_KIND_NR) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -842,34 +911,34 @@ int vmon_log_write_event(vmon_log_writer_t *w, const vmon_log_event_t *ev)
 	log_put_varint(&w->body, ev->time_ns);
 	log_put_svarint(&w->body, ev->pid);
 	log_put_svarint(&w->body, ev->tid);
-	if (has & VMON_LOG_EVENT_HAS_PPID)
+	if (has & VMON_EVENT_HAS_PPID)
 		log_put_svarint(&w->body, ev->ppid);
-	if (has & (VMON_LOG_EVENT_HAS_START | VMON_LOG_EVENT_HAS_START_APPROX))
+	if (has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX))
 		log_put_varint(&w->body, ev->start);
-	if (has & VMON_LOG_EVENT_HAS_UID)
+	if (has & VMON_EVENT_HAS_UID)
 		log_put_varint(&w->body, ev->uid);
-	if (has & VMON_LOG_EVENT_HAS_COMM) {
+	if (has & VMON_EVENT_HAS_COMM) {
 		size_t len = strnlen(ev->comm, sizeof(ev->comm) - 1);
 
 		log_put_varint(&w->body, len);
 		log_put_bytes(&w->body, ev->comm, len);
 	}
-	if (has & VMON_LOG_EVENT_HAS_FILENAME)
+	if (has & VMON_EVENT_HAS_FILENAME)
 		log_put_string(&w->body, ev->filename);
-	if (has & VMON_LOG_EVENT_HAS_ARGS) {
+	if (has & VMON_EVENT_HAS_ARGS) {
 		log_put_varint(&w->body, ev->args ? ev->args_len : 0);
 		log_put_bytes(&w->body, ev->args, ev->args ? ev->args_len : 0);
 		log_put_u8(&w->body, ev->args_truncated);
 	}
-	if (has & VMON_LOG_EVENT_HAS_EXIT_STATUS)
+	if (has & VMON_EVENT_HAS_EXIT_STATUS)
 		log_put_svarint(&w->body, ev->exit_status);
-	if (has & VMON_LOG_EVENT_HAS_TIMES) {
+	if (has & VMON_EVENT_HAS_TIMES) {
 		log_put_varint(&w->body, ev->utime);
 		log_put_varint(&w->body, ev->stime);
 	}
-	if (has & VMON_LOG_EVENT_HAS_MAXRSS)
+	if (has & VMON_EVENT_HAS_MAXRSS)
 		log_put_varint(&w->body, ev->maxrss_kb);
-	if (has & VMON_LOG_EVENT_HAS_FAULTS) {
+	if (has & VMON_EVENT_HAS_FAULTS) {
 		log_put_varint(&w->body, ev->minflt);
 		log_put_varint(&w->body, ev->majflt);
 	}
@@ -973,10 +1042,15 @@ int vmon_log_writer_close(vmon_log_writer_t *w)
 
 	if (!w)
 		return 0;
+	if (write_losses(w) < 0) {
+		r = -1;
+		err = errno;
+	}
+	vmon_log_writer_follow_feed(w, NULL);
 	record_begin(w);
 	log_put_varint(&w->body, w->stats.samples);
 	log_put_varint(&w->body, w->stats.events);
-	if (record_end(w, VMON_LOG_CLOSE) < 0 || flush(w) < 0) {
+	if ((record_end(w, VMON_LOG_CLOSE) < 0 || flush(w) < 0) && !r) {
 		r = -1;
 		err = errno;
 	}

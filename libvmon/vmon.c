@@ -223,6 +223,8 @@ void vmon_destroy(vmon_t *vmon)
 		size_t cap = 0, nr;
 
 		feed_close(vmon);
+		if (in->log_writer)
+			log_unfollow(in->log_writer);
 		/* the stale first (they are on in->stale), then the live */
 		node_free_stale(vmon);
 		nr = collect_live(vmon, &all, &cap);

@@ -35,57 +35,10 @@ extern "C" {
 #define VMON_LOG_VERSION_MINOR	0	/* later minors only add what older readers skip */
 
 /*
- * --- events: what the event feed delivers ---
- * The members, constants and values of the feed's vmon_event_t
- * (vmon_feed(3)), so that its event callback can hand each event to
- * vmon_log_write_event() with a member-by-member copy.
+ * Events are the feed's vmon_event_t (vmon_feed_set_callback(3)): its
+ * callback can hand each one to vmon_log_write_event() as it is, or
+ * vmon_log_writer_follow_feed() writes every one the feed applies.
  */
-
-typedef enum _vmon_log_event_kind_t {
-	VMON_LOG_EVENT_FORK,	/* a new process (not a new thread) */
-	VMON_LOG_EVENT_EXEC,	/* a process loaded a new program */
-	VMON_LOG_EVENT_EXIT,	/* a process ended: its last thread exited */
-	VMON_LOG_EVENT_KIND_NR
-} vmon_log_event_kind_t;
-
-/* which members of a vmon_log_event_t are known: bits of its `has` */
-typedef enum _vmon_log_event_has_t {
-	VMON_LOG_EVENT_HAS_PPID		= 1 << 0,
-	VMON_LOG_EVENT_HAS_START	= 1 << 1,	/* exact */
-	VMON_LOG_EVENT_HAS_START_APPROX	= 1 << 2,	/* derived from the event's time: may be a tick early */
-	VMON_LOG_EVENT_HAS_UID		= 1 << 3,
-	VMON_LOG_EVENT_HAS_COMM		= 1 << 4,
-	VMON_LOG_EVENT_HAS_FILENAME	= 1 << 5,
-	VMON_LOG_EVENT_HAS_ARGS		= 1 << 6,
-	VMON_LOG_EVENT_HAS_EXIT_STATUS	= 1 << 7,
-	VMON_LOG_EVENT_HAS_TIMES	= 1 << 8,	/* utime, stime */
-	VMON_LOG_EVENT_HAS_MAXRSS	= 1 << 9,
-	VMON_LOG_EVENT_HAS_FAULTS	= 1 << 10,	/* minflt, majflt */
-} vmon_log_event_has_t;
-
-typedef struct _vmon_log_event_t {
-	vmon_log_event_kind_t	kind;
-	unsigned		has;		/* vmon_log_event_has_t bits */
-	unsigned long long	time_ns;	/* when, CLOCK_BOOTTIME nanoseconds */
-	int			pid;		/* the process (thread group) */
-	int			tid;		/* the thread; exec: its id before the exec */
-	int			ppid;		/* its parent process */
-	unsigned long long	start;		/* start time, clock ticks after boot */
-	unsigned		uid;		/* effective user id */
-	char			comm[16];	/* command name, NUL-terminated */
-	/* exec; a record's pointers are valid until the next vmon_log_read() */
-	const char		*filename;	/* the path given to execve(2) */
-	const char		*args;		/* the arguments, each NUL-terminated */
-	size_t			args_len;	/* bytes at args */
-	unsigned		args_truncated:1;	/* the feed cut the arguments */
-	/* exit */
-	int			exit_status;	/* as waitpid(2) reports it */
-	unsigned long long	utime;		/* user CPU time, clock ticks */
-	unsigned long long	stime;		/* system CPU time, clock ticks */
-	unsigned long long	maxrss_kb;	/* peak resident set size */
-	unsigned long long	minflt;
-	unsigned long long	majflt;
-} vmon_log_event_t;
 
 /* --- the writer --- */
 
@@ -104,7 +57,9 @@ typedef struct _vmon_log_writer_stats_t {
 vmon_log_writer_t *vmon_log_writer_open(int fd, const vmon_t *vmon);
 int vmon_log_writer_set_keyframe_interval(vmon_log_writer_t *writer, unsigned samples);
 int vmon_log_write_sample(vmon_log_writer_t *writer, const vmon_t *vmon, const struct timespec *when);
-int vmon_log_write_event(vmon_log_writer_t *writer, const vmon_log_event_t *event);
+int vmon_log_write_event(vmon_log_writer_t *writer, const vmon_event_t *event);
+/* every event vmon's feed delivers, and a drop notice of those it lost, written from now on; NULL: stop */
+int vmon_log_writer_follow_feed(vmon_log_writer_t *writer, vmon_t *vmon);
 int vmon_log_write_drop(vmon_log_writer_t *writer, unsigned long long lost);
 int vmon_log_write_user(vmon_log_writer_t *writer, const void *data, size_t len);
 int vmon_log_writer_get_stats(const vmon_log_writer_t *writer, vmon_log_writer_stats_t *stats);
@@ -212,7 +167,7 @@ typedef struct _vmon_log_record_t {
 	union {
 		const vmon_log_header_t	*header;
 		const vmon_log_sample_t	*sample;
-		vmon_log_event_t	event;
+		vmon_event_t	event;
 		unsigned long long	lost;		/* VMON_LOG_DROP */
 		vmon_log_gone_t		gone;
 		struct {
@@ -236,6 +191,8 @@ void vmon_log_close(vmon_log_t *log);
 
 int vmon_log_replay_init(vmon_t *vmon, const vmon_log_header_t *header, vmon_flags_t flags);
 int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *sample);
+/* any record: a sample replayed, an event held for the next sample's feed callback, a drop counted lost */
+int vmon_log_replay_record(vmon_t *vmon, const vmon_log_record_t *rec);
 
 #ifdef __cplusplus
 }

@@ -70,6 +70,7 @@ VMON_MAN_ALIASES = \
 	man/vmon_log_writer_set_keyframe_interval.3 \
 	man/vmon_log_write_sample.3 \
 	man/vmon_log_write_event.3 \
+	man/vmon_log_writer_follow_feed.3 \
 	man/vmon_log_write_drop.3 \
 	man/vmon_log_write_user.3 \
 	man/vmon_log_writer_get_stats.3 \
@@ -81,6 +82,7 @@ VMON_MAN_ALIASES = \
 	man/vmon_log_error.3 \
 	man/vmon_log_close.3 \
 	man/vmon_log_replay_init.3 \
+	man/vmon_log_replay_record.3 \
 	man/vmon_feed_reason.3 \
 	man/vmon_feed_backend_name.3 \
 	man/vmon_feed_timeout.3 \

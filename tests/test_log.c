@@ -5,7 +5,8 @@
  * node and field by field; the same log read one byte at a time; cut at
  * every offset; with every byte flipped; of a newer version; with a kind
  * this reader does not know; with field tables unlike this library's;
- * events; seeking back to keyframes; open files wanted but not recorded.
+ * events; seeking back to keyframes; open files wanted but not recorded;
+ * a live run's feed events recorded and delivered again by the replay.
  */
 #include "config.h"
 
@@ -480,7 +481,7 @@ static unsigned char *small_log(size_t *len)
 {
 	static const char *const argv1[] = { "/usr/bin/daemon", "--flag", NULL };
 	static const char *const argv2[] = { "worker", "a b", NULL };
-	vmon_log_event_t ev;
+	vmon_event_t ev;
 	vmon_log_writer_t *w;
 	unsigned char *bytes;
 	fixture_stat_t st;
@@ -508,8 +509,8 @@ static unsigned char *small_log(size_t *len)
 	assert_int_equal(vmon_log_write_sample(w, &vmon, NULL), 0);
 
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = VMON_LOG_EVENT_EXEC;
-	ev.has = VMON_LOG_EVENT_HAS_PPID | VMON_LOG_EVENT_HAS_COMM | VMON_LOG_EVENT_HAS_FILENAME | VMON_LOG_EVENT_HAS_ARGS;
+	ev.kind = VMON_EVENT_EXEC;
+	ev.has = VMON_EVENT_HAS_PPID | VMON_EVENT_HAS_COMM | VMON_EVENT_HAS_FILENAME | VMON_EVENT_HAS_ARGS;
 	ev.time_ns = 123456789;
 	ev.pid = ev.tid = 40;
 	ev.ppid = 30;
@@ -692,7 +693,7 @@ static void test_small_log_reads(void **state)
 	while (vmon_log_read(log, &rec) == 0) {
 		types[nr++] = rec.type;
 		if (rec.type == VMON_LOG_EVENT) {
-			assert_int_equal(rec.u.event.kind, VMON_LOG_EVENT_EXEC);
+			assert_int_equal(rec.u.event.kind, VMON_EVENT_EXEC);
 			assert_int_equal(rec.u.event.pid, 40);
 			assert_int_equal(rec.u.event.ppid, 30);
 			assert_string_equal(rec.u.event.comm, "sh");
@@ -1238,8 +1239,22 @@ static void test_seek(void **state)
 }
 
 /* read a whole file, replaying its samples; returns the final state */
+static void check_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
+{
+	(void)vmon;
+	(*(int *)arg)++;
+	if (proc)
+		assert_int_equal(proc->pid, ev->pid);
+	/* read whole: ASan and valgrind watch */
+	if (ev->filename)
+		(void)strlen(ev->filename);
+	if (ev->args_len)
+		(void)memchr(ev->args, 1, ev->args_len);
+}
+
 static vmon_log_state_t read_and_replay(const char *path, int *records)
 {
+	int events = 0;	/* handed over by the replay */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	vmon_log_t *log;
 	vmon_log_record_t rec;
@@ -1251,10 +1266,13 @@ static vmon_log_state_t read_and_replay(const char *path, int *records)
 	*records = 0;
 	while (vmon_log_read(log, &rec) == 0) {
 		(*records)++;
-		if (rec.type == VMON_LOG_HEADER)
+		if (rec.type == VMON_LOG_HEADER) {
 			replaying = vmon_log_replay_init(&vmon, rec.u.header, VMON_FLAG_PROC_ARRAY) == 0;
-		else if (rec.type == VMON_LOG_SAMPLE && replaying && vmon_log_replay(&vmon, rec.u.sample) == 0)
+			if (replaying)
+				assert_int_equal(vmon_feed_set_callback(&vmon, check_event, &events), 0);
+		} else if (replaying && vmon_log_replay_record(&vmon, &rec) == 0 && rec.type == VMON_LOG_SAMPLE) {
 			assert_int_equal(assert_tree_consistent(&vmon), vmon.array_active_nr);
+		}
 	}
 	if (replaying)
 		vmon_destroy(&vmon);
@@ -1297,10 +1315,254 @@ static void test_fuzz_corpus(void **state)
 	assert_true(seeds >= 3);
 }
 
+/* --- events: recorded as the feed delivered them, delivered again by the replay --- */
+
+#define EVENTS_MAX 4096
+
+struct seen {
+	int		kind, pid, exit_status, proc_pid;	/* proc_pid: the node handed with it, 0 none */
+};
+
+struct seen_list {
+	struct seen	e[EVENTS_MAX];
+	int		nr;
+};
+
+static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
+{
+	struct seen_list *l = arg;
+
+	(void)vmon;
+	if (proc)
+		assert_int_equal(proc->pid, ev->pid);
+	if (l->nr < EVENTS_MAX)
+		l->e[l->nr++] = (struct seen){ ev->kind, ev->pid,
+					       (ev->has & VMON_EVENT_HAS_EXIT_STATUS) ? ev->exit_status : -1,
+					       proc ? proc->pid : 0 };
+}
+
+static const struct seen *find_seen(const struct seen_list *l, int kind, int pid)
+{
+	for (int i = 0; i < l->nr; i++) {
+		if (l->e[i].kind == kind && l->e[i].pid == pid)
+			return &l->e[i];
+	}
+	return NULL;
+}
+
+/* a child that forks a grandchild exiting with 3, or execs /bin/true, then exits with code; reaped here */
+static pid_t short_life(int code, bool grandchild, bool exec, int *status)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (grandchild) {
+			pid_t g = fork();
+
+			if (g == 0)
+				_exit(3);
+			if (g > 0)
+				waitpid(g, NULL, 0);
+		}
+		if (exec)
+			execl("/bin/true", "true", (char *)NULL);
+		_exit(code);
+	}
+	assert_int_equal(waitpid(pid, status, 0), pid);
+	return pid;
+}
+
+/*
+ * A live run with the feed, the log following it: children of ours that
+ * fork, exec and exit between samples.  The log has a fork and an exit for
+ * each, with the exit status waitpid() gave; replayed, the feed callback
+ * on the replay gets the events the live callback got, in their order,
+ * with a node where the live one had one.
+ */
+static void test_events_live(void **state)
+{
+	static struct seen_list live_seen, replay_seen;
+	vmon_feed_stats_t st;
+	vmon_log_writer_t *w, *other;
+	vmon_log_record_t rec;
+	vmon_log_t *log;
+	vmon_attr_t attr;
+	vmon_t live, replay;
+	pid_t pids[6];
+	int status[6], fd, records[VMON_EVENT_KIND_NR] = { 0 };
+
+	(void)state;
+	memset(&live_seen, 0, sizeof(live_seen));
+	memset(&replay_seen, 0, sizeof(replay_seen));
+	vmon_attr_default(&attr);
+	attr.flags = VMON_FLAG_PROC_ALL;
+	attr.proc_wants = VMON_WANT_PROC_STAT;
+	if (!vmon_init_attr(&live, &attr))
+		fail_msg("vmon_init_attr: %s", strerror(errno));
+	assert_int_equal(vmon_feed_get_stats(&live, &st), 0);
+	if (st.backend == VMON_FEED_NONE) {
+		const char *why = vmon_feed_reason(&live);
+
+		vmon_destroy(&live);
+		SKIP_IF(true, "no event feed here (%s)", why ? why : "none");
+	}
+	assert_int_equal(vmon_feed_set_callback(&live, on_event, &live_seen), 0);
+	fd = memfd_create("vmon-log", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	w = vmon_log_writer_open(fd, &live);
+	assert_non_null(w);
+	assert_int_equal(vmon_log_writer_follow_feed(w, &live), 0);
+	/* one writer follows an instance */
+	other = vmon_log_writer_open(fd, &live);
+	assert_non_null(other);
+	assert_int_equal(vmon_log_writer_follow_feed(other, &live), -1);
+	assert_int_equal(errno, EBUSY);
+	vmon_log_writer_close(other);
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	vmon_log_writer_close(w);
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	w = vmon_log_writer_open(fd, &live);
+	assert_non_null(w);
+	assert_int_equal(vmon_log_writer_follow_feed(w, &live), 0);
+
+	assert_true(vmon_sample(&live));
+	assert_int_equal(vmon_log_write_sample(w, &live, NULL), 0);
+	for (int i = 0; i < 6; i++) {
+		pids[i] = short_life(20 + i, i % 2, i == 4, &status[i]);
+		/* two lives between samples, some samples with none */
+		if (i % 2) {
+			assert_true(vmon_sample(&live));
+			assert_int_equal(vmon_log_write_sample(w, &live, NULL), 0);
+		}
+	}
+	/* the last exits reach the feed: a few more samples */
+	for (int i = 0; i < 50 && !find_seen(&live_seen, VMON_EVENT_EXIT, pids[5]); i++) {
+		usleep(20000);
+		assert_true(vmon_sample(&live));
+		assert_int_equal(vmon_log_write_sample(w, &live, NULL), 0);
+	}
+	assert_true(vmon_sample(&live));
+	assert_int_equal(vmon_log_write_sample(w, &live, NULL), 0);
+	for (int i = 0; i < 6; i++) {
+		const struct seen *fork_ev = find_seen(&live_seen, VMON_EVENT_FORK, pids[i]);
+		const struct seen *exit_ev = find_seen(&live_seen, VMON_EVENT_EXIT, pids[i]);
+
+		if (!fork_ev || !exit_ev)
+			fail_msg("child %d (pid %d): the live feed gave %s%s", i, pids[i], fork_ev ? "" : "no fork ",
+				 exit_ev ? "" : "no exit");
+		if (exit_ev->exit_status != -1)
+			assert_int_equal(exit_ev->exit_status, status[i]);
+	}
+	/* the instance goes first: the writer it followed closes on its own */
+	vmon_destroy(&live);
+	assert_int_equal(vmon_log_writer_close(w), 0);
+
+	/* the log: every event the live callback got, in order, with its exit status */
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	log = vmon_log_open(fd);
+	assert_non_null(log);
+	assert_int_equal(vmon_log_read(log, &rec), 0);
+	assert_int_equal(rec.type, VMON_LOG_HEADER);
+	assert_int_equal(vmon_log_replay_init(&replay, rec.u.header, 0), 0);
+	assert_int_equal(vmon_feed_set_callback(&replay, on_event, &replay_seen), 0);
+	{
+		int n = 0;
+
+		while (vmon_log_read(log, &rec) == 0) {
+			if (rec.type == VMON_LOG_EVENT) {
+				const struct seen *l = &live_seen.e[n];
+
+				assert_true(n < live_seen.nr);
+				assert_int_equal(rec.u.event.kind, l->kind);
+				assert_int_equal(rec.u.event.pid, l->pid);
+				assert_int_equal((rec.u.event.has & VMON_EVENT_HAS_EXIT_STATUS) ? rec.u.event.exit_status : -1,
+						 l->exit_status);
+				records[rec.u.event.kind]++;
+				n++;
+			}
+			assert_int_equal(vmon_log_replay_record(&replay, &rec), 0);
+		}
+		assert_int_equal(rec.state, VMON_LOG_EOF);
+		assert_int_equal(n, live_seen.nr);
+	}
+	/* the replay handed them over as the live feed did, a node with each where live had one */
+	assert_int_equal(replay_seen.nr, live_seen.nr);
+	for (int i = 0; i < live_seen.nr; i++) {
+		const struct seen *a = &live_seen.e[i], *b = &replay_seen.e[i];
+
+		if (a->kind != b->kind || a->pid != b->pid || a->exit_status != b->exit_status ||
+		    a->proc_pid != b->proc_pid)
+			fail_msg("event %d: live %d pid %d status %d node %d, replayed %d pid %d status %d node %d", i,
+				 a->kind, a->pid, a->exit_status, a->proc_pid, b->kind, b->pid, b->exit_status, b->proc_pid);
+	}
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(find_seen(&replay_seen, VMON_EVENT_FORK, pids[i])->proc_pid, pids[i]);
+	assert_int_equal(vmon_feed_get_stats(&replay, &st), 0);
+	assert_int_equal(st.backend, VMON_FEED_NONE);
+	for (int k = 0; k < VMON_EVENT_KIND_NR; k++)
+		assert_int_equal(st.events[k], (unsigned long long)records[k]);
+	vmon_destroy(&replay);
+	vmon_log_close(log);
+	close(fd);
+}
+
+/*
+ * The small log's records through vmon_log_replay_record(): its exec event
+ * is held until the sample after it, then handed over (pid 40 is not in
+ * the tree: no node); its drop notice is the replay's feed's lost count.
+ */
+static void test_replay_records(void **state)
+{
+	static struct seen_list seen;
+	vmon_feed_stats_t st;
+	vmon_log_record_t rec;
+	unsigned char *bytes;
+	vmon_log_t *log;
+	vmon_t replay;
+	size_t len;
+	int fd, samples = 0;
+
+	(void)state;
+	memset(&seen, 0, sizeof(seen));
+	bytes = small_log(&len);
+	fd = memfile(bytes, len);
+	log = vmon_log_open(fd);
+	assert_int_equal(vmon_log_read(log, &rec), 0);
+	assert_int_equal(vmon_log_replay_init(&replay, rec.u.header, 0), 0);
+	assert_int_equal(vmon_feed_set_callback(&replay, on_event, &seen), 0);
+	while (vmon_log_read(log, &rec) == 0) {
+		assert_int_equal(vmon_log_replay_record(&replay, &rec), 0);
+		if (rec.type == VMON_LOG_EVENT)
+			assert_int_equal(seen.nr, 0);
+		if (rec.type == VMON_LOG_SAMPLE && ++samples == 2) {
+			assert_int_equal(seen.nr, 1);
+			assert_int_equal(seen.e[0].kind, VMON_EVENT_EXEC);
+			assert_int_equal(seen.e[0].pid, 40);
+			assert_int_equal(seen.e[0].proc_pid, 0);
+		}
+	}
+	assert_int_equal(samples, 3);
+	assert_int_equal(seen.nr, 1);
+	assert_int_equal(vmon_feed_get_stats(&replay, &st), 0);
+	assert_int_equal(st.lost, 3);
+	assert_int_equal(st.events[VMON_EVENT_EXEC], 1);
+	assert_int_equal(st.ignored, 1);
+	/* not a replay, no record: refused */
+	assert_int_equal(vmon_log_replay_record(&replay, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	vmon_destroy(&replay);
+	vmon_log_close(log);
+	close(fd);
+	free(bytes);
+}
+
 /* bad arguments are refused, never crash */
 static void test_arguments(void **state)
 {
-	vmon_log_event_t ev = { .kind = VMON_LOG_EVENT_KIND_NR };
+	vmon_event_t ev = { .kind = VMON_EVENT_KIND_NR };
 	vmon_log_t *log = vmon_log_open(VMON_LOG_FD_NONE);
 	vmon_log_record_t rec;
 
@@ -1340,6 +1602,8 @@ int main(void)
 		cmocka_unit_test(test_other_tables),
 		cmocka_unit_test(test_bad_samples),
 		cmocka_unit_test(test_seek),
+		cmocka_unit_test(test_events_live),
+		cmocka_unit_test(test_replay_records),
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_fuzz_corpus),
 	};

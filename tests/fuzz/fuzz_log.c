@@ -43,6 +43,21 @@ static void sample(const vmon_log_sample_t *s)
 	}
 }
 
+/* what a replay hands over is read whole: its texts, and the node it names */
+static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
+{
+	volatile size_t sum = 0;
+
+	(void)vmon;
+	(void)arg;
+	if (ev->filename)
+		sum += strlen(ev->filename);
+	for (size_t i = 0; ev->args && i < ev->args_len; i++)
+		sum += (unsigned char)ev->args[i];
+	if (proc && proc->pid != ev->pid)
+		__builtin_trap();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t chunk = size ? 1 + data[0] % 64 : 1, fed = 0;
@@ -55,13 +70,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	for (;;) {
 		if (vmon_log_read(log, &rec) == 0) {
-			if (rec.type == VMON_LOG_HEADER && !replaying)
+			if (rec.type == VMON_LOG_HEADER && !replaying) {
 				replaying = vmon_log_replay_init(&vmon, rec.u.header, VMON_FLAG_PROC_ARRAY) == 0;
-			if (rec.type == VMON_LOG_SAMPLE) {
-				sample(rec.u.sample);
 				if (replaying)
-					vmon_log_replay(&vmon, rec.u.sample);
+					vmon_feed_set_callback(&vmon, on_event, NULL);
 			}
+			if (rec.type == VMON_LOG_SAMPLE)
+				sample(rec.u.sample);
+			if (replaying && rec.type != VMON_LOG_HEADER)
+				vmon_log_replay_record(&vmon, &rec);
 			continue;
 		}
 		if (rec.state != VMON_LOG_REQUIRE_DATA || fed == size)
