@@ -6,7 +6,9 @@
  * time, by vmon_log_replay(3); the snapshot builder reads it as it reads a
  * live one, with the sample's recorded time for its clock.  So every
  * column, CPU%, exited row and event comes out as it did when the log was
- * written, and -b prints what the live run printed.
+ * written, and -b prints what the live run printed.  The feed's events and
+ * drop notices go to the replay too (vmon_log_replay_record()), which hands
+ * each event to a feed callback on it with the sample it came before.
  *
  * Going back: a sample owes its values to those before it, back to the last
  * keyframe (every process written whole, every 60 samples by default).  The
@@ -228,6 +230,10 @@ static int step(vt_source_t *src, vt_snapshot_t *snap)
 		}
 		if (rec.type == VMON_LOG_SAMPLE)
 			break;
+		/* the feed's events and losses, for the replay's feed callback and counters */
+		if ((rec.type == VMON_LOG_EVENT || rec.type == VMON_LOG_DROP) &&
+		    vmon_log_replay_record(&src->vmon, &rec) < 0)
+			return fail(r, strerror(errno));
 	}
 	if (r->pos + 1 == r->marks_nr && remember(r, &rec) < 0)
 		return -1;

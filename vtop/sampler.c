@@ -85,7 +85,17 @@ static int fd_budget(void)
 	return rl.rlim_cur > 256 ? (int)rl.rlim_cur - 128 : -1;
 }
 
-/* -w: a log of every sample, from the first */
+static void record_close(vt_source_t *src)
+{
+	if (src->writer && vmon_log_writer_close(src->writer) < 0 && !src->log_error[0])
+		snprintf(src->log_error, sizeof(src->log_error), "recording: %s", strerror(errno));
+	src->writer = NULL;
+	if (src->writer_fd >= 0)
+		close(src->writer_fd);
+	src->writer_fd = -1;
+}
+
+/* -w: a log of every sample from the first, and of every event the feed delivers and loses */
 static int record_open(vt_source_t *src, const char *path, char *err, size_t err_size)
 {
 	src->writer_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -100,17 +110,12 @@ static int record_open(vt_source_t *src, const char *path, char *err, size_t err
 		src->writer_fd = -1;
 		return -1;
 	}
+	if (vmon_log_writer_follow_feed(src->writer, &src->vmon) < 0) {
+		snprintf(err, err_size, "-w %s: the feed's events: %s", path, strerror(errno));
+		record_close(src);
+		return -1;
+	}
 	return 0;
-}
-
-static void record_close(vt_source_t *src)
-{
-	if (src->writer && vmon_log_writer_close(src->writer) < 0 && !src->log_error[0])
-		snprintf(src->log_error, sizeof(src->log_error), "recording: %s", strerror(errno));
-	src->writer = NULL;
-	if (src->writer_fd >= 0)
-		close(src->writer_fd);
-	src->writer_fd = -1;
 }
 
 /* the sample just taken, with the feed meter's text before it (vtop -r shows it again); off after a failure */

@@ -7,7 +7,9 @@ what the live run printed, in every format, and hold the children (their
 pids are the ground truth).  Then the replay on a terminal, under tmux:
 pause, a step back and forth, a jump to a sample and to a time, the pace,
 and no signal sent to a recorded pid.  A log cut short is read up to its
-last whole sample.
+last whole sample.  The feed's events recorded with -w, read back from the
+log as vmon_log(5) describes it: a fork and an exit, with its exit status,
+for each short-lived child this test started while vtop recorded.
 """
 
 import json
@@ -41,6 +43,54 @@ tmux, wait_for = TMUX.tmux, TMUX.wait_for
 TMUX_W = Term("vtop-replay-w-%d" % os.getpid())
 
 
+def log_events(path):
+    """The EVENT records of a log, as vmon_log(5) lays them out: (kind, pid, ppid, exit status)."""
+    data = open(path, "rb").read()
+    pos = 12
+
+    def varint():
+        nonlocal pos
+        v = shift = 0
+        while True:
+            b = data[pos]
+            pos += 1
+            v |= (b & 0x7f) << shift
+            shift += 7
+            if not b & 0x80:
+                return v
+
+    def svarint():
+        v = varint()
+        return (v >> 1) ^ -(v & 1)
+
+    out = []
+    while pos < len(data):
+        kind = data[pos]
+        pos += 1
+        length = varint()
+        pos += 1  # the CRC-8 of kind and length
+        end = pos + length
+        if end + 4 > len(data):
+            break  # cut short: the last record is not whole
+        if kind == 3:
+            ev, has = varint(), varint()
+            varint()  # time
+            pid, _tid = svarint(), svarint()
+            ppid = svarint() if has & 0x1 else None
+            if has & 0x6:
+                varint()  # start
+            if has & 0x8:
+                varint()  # uid
+            for bit in (0x10, 0x20, 0x40):  # comm, filename, arguments (then a byte: were they cut)
+                if has & bit:
+                    n = varint()
+                    pos += n + (bit == 0x40)
+            status = svarint() if has & 0x80 else None
+            out.append((ev, pid, ppid, status))
+        pos = end + 4
+    return out
+
+
 def sample_of(s):
     m = re.search(r"sample (\d+) of (\d+)", s)
     return int(m.group(1)) if m else -1
@@ -50,10 +100,16 @@ children = []
 try:
     log = os.path.join(tmp, "run.vlog")
     # the ground truth: a shell that forks a child that exits 3, then execs a sleeper, all during the recording
+    # (started once vtop printed its first refresh, so that a slow start on a busy machine misses nothing)
     script = "sleep 0.6; (sleep 0.3; exit 3) & wait; exec /bin/sleep 7373"
+    rec = subprocess.Popen([VTOP, "-b", "--format", "json", "-d", "0.25", "-n", "12", "-w", log],
+                           stdout=subprocess.PIPE, env=ENV)
+    first = rec.stdout.readline()
     child = spawn(["/bin/sh", "-c", script])
     children.append(child)
-    live = vtop("-b", "--format", "json", "-d", "0.25", "-n", "12", "-w", log).stdout
+    live = first + rec.stdout.read()
+    rec.wait(timeout=120)
+    check(rec.returncode == 0, "live: vtop -w exits 0")
     lines = live.decode().splitlines()
     check(len(lines) == 12, "live: 12 refreshes printed")
     check(os.path.getsize(log) > 0, "the log was written (%d bytes)" % os.path.getsize(log))
@@ -70,6 +126,33 @@ try:
     kids = [p for line in replay.decode().splitlines() for p in json.loads(line)["processes"]
             if p["ppid"] == child.pid]
     check(any(p["status"] == "exited" for p in kids), "its short-lived child is there, and exits")
+
+    # the feed's events: children that live and exit while vtop records, their pids and exit codes known
+    if os.environ.get("VMON_FEED", "") == "none":
+        print("SKIP: the feed's events: VMON_FEED=none")
+    else:
+        elog = os.path.join(tmp, "events.vlog")
+        rec = subprocess.Popen([VTOP, "-b", "--format", "csv", "-d", "0.2", "-n", "10", "-w", elog],
+                               stdout=subprocess.DEVNULL, env=ENV)
+        time.sleep(0.5)
+        lives = {}
+        for code in (5, 6, 7):
+            c = subprocess.Popen(["/bin/sh", "-c", "exit %d" % code])
+            c.wait()
+            lives[c.pid] = c.returncode
+            time.sleep(0.1)
+        rec.wait(timeout=60)
+        check(rec.returncode == 0, "-w with short-lived children: vtop exits 0")
+        events = log_events(elog)
+        for pid, code in lives.items():
+            forks = [e for e in events if e[0] == 0 and e[1] == pid]
+            exits = [e for e in events if e[0] == 2 and e[1] == pid]
+            check(len(forks) == 1 and forks[0][2] in (None, os.getpid()),
+                  "-w: the fork of child %d, from this test (%s)" % (pid, forks))
+            check(len(exits) == 1 and exits[0][3] in (None, code << 8),
+                  "-w: the exit of child %d, status %d (%s)" % (pid, code << 8, exits))
+        replayed = vtop("-r", elog, "-b", "--format", "csv").stdout.splitlines()
+        check(len(replayed) > 10, "-r: a log with events replays (%d lines)" % len(replayed))
 
     # every format, with threads, -n: the same
     for fmt in ("text", "csv", "openmetrics"):
