@@ -785,7 +785,7 @@ void feed_deliver(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node)
 	if (f->cb)
 		f->cb(vmon, ev, node ? &node->pub : NULL, f->cb_arg);
 	if (vmon->internal->log_writer)
-		log_follow_event(vmon->internal->log_writer, ev);
+		log_follow_event(vmon->internal->log_writer, ev, node != NULL);
 }
 
 void feed_count_lost(vmon_t *vmon, unsigned long long n)

@@ -172,7 +172,7 @@ int instance_init(vmon_t *vmon, const vmon_attr_t *attr);
 
 /* --- log_write.c, log_replay.c --- */
 /* an event the feed delivered, for the writer that follows it; a writer the instance lets go */
-void log_follow_event(struct _vmon_log_writer *writer, const vmon_event_t *event);
+void log_follow_event(struct _vmon_log_writer *writer, const vmon_event_t *event, bool in_tree);
 void log_unfollow(struct _vmon_log_writer *writer);
 void replay_free(struct replay *replay);
 

@@ -877,7 +877,7 @@ static char *text_room(vmon_log_t *log, size_t len)
 	return log->text;
 }
 
-static const char *parse_event(vmon_log_t *log, log_in_t *in, vmon_event_t *ev)
+static const char *parse_event(vmon_log_t *log, log_in_t *in, vmon_event_t *ev, int *node)
 {
 	uint64_t kind, has, time, u;
 	int64_t pid, tid, s;
@@ -937,6 +937,13 @@ static const char *parse_event(vmon_log_t *log, log_in_t *in, vmon_event_t *ev)
 		return "an event's maxrss";
 	if ((has & VMON_EVENT_HAS_FAULTS) && (!get_ull(in, &ev->minflt) || !get_ull(in, &ev->majflt)))
 		return "an event's faults";
+	/* whether the feed handed it with a node: written by a writer that follows the feed */
+	*node = -1;
+	if (in->p < in->end) {
+		if (!log_get_varint(in, &u) || u > 1)
+			return "an event's node flag";
+		*node = (int)u;
+	}
 	/* the strings, NUL-terminated, in the reader's memory */
 	text = text_room(log, (size_t)fname_len + (size_t)args_len + 2);
 	if (!text)
@@ -967,7 +974,7 @@ static const char *parse_record(vmon_log_t *log, vmon_log_record_t *rec, log_in_
 		rec->u.sample = &log->sample;
 		return parse_sample(log, in);
 	case VMON_LOG_EVENT:
-		return parse_event(log, in, &rec->u.event);
+		return parse_event(log, in, &rec->u.event, &rec->event_node);
 	case VMON_LOG_DROP:
 		return get_ull(in, &rec->u.lost) ? NULL : "a drop notice cut short";
 	case VMON_LOG_GONE:
@@ -1162,6 +1169,7 @@ int vmon_log_read(vmon_log_t *log, vmon_log_record_t *rec)
 		rec->offset = log->buf_off + (off_t)log->start;
 		rec->serial = log->serial++;
 		rec->type = (vmon_log_type_t)p[0];
+		rec->event_node = -1;
 		log->start += total;
 		in = (log_in_t){ p + head, p + total - LOG_CRC_LEN, false };
 		if (log->phase == PHASE_HEADER) {

@@ -39,15 +39,18 @@ struct replay {
 	size_t		mask;		/* of both */
 	proc_node_t	**nodes;	/* of the sample's entries */
 	size_t		nodes_cap;
-	vmon_event_t	*events;	/* held for the next sample, their texts their own */
+	struct held {
+		vmon_event_t	ev;	/* its texts its own */
+		int		node;	/* the record's event_node */
+	} *events;			/* held for the next sample */
 	size_t		events_nr, events_cap;
 };
 
 static void events_clear(struct replay *r)
 {
 	for (size_t i = 0; i < r->events_nr; i++) {
-		free((char *)r->events[i].filename);
-		free((char *)r->events[i].args);
+		free((char *)r->events[i].ev.filename);
+		free((char *)r->events[i].ev.args);
 	}
 	r->events_nr = 0;
 }
@@ -266,10 +269,13 @@ static void mark_changed(vmon_t *vmon, vmon_proc_t *parent, bool thread)
 }
 
 /*
- * The node an event concerns, as the live feed would have handed it: the
- * process with the event's pid, live or gone in this sample; when both
- * (a pid reused), the one the event's start time names, else the gone one
- * for an exit and the live one for the rest.  NULL: not in the tree.
+ * The node an event concerns, for an event the live feed handed with one
+ * (or of a log that does not say): the process with the event's pid, live
+ * or gone in this sample; when both (a pid reused), the one the event's
+ * start time names, else the gone one for an exit and the live one for the
+ * rest.  NULL: not in the tree.  (An event the feed applied before a
+ * listing found its process, in a first pass say, had none live, and the
+ * log says so.)
  */
 static proc_node_t *event_node(vmon_t *vmon, const vmon_event_t *ev)
 {
@@ -303,7 +309,7 @@ static char *dup_bytes(const char *p, size_t len)
 }
 
 /* an event of the log, held (texts and all) for the next sample */
-static int hold_event(vmon_t *vmon, struct replay *r, const vmon_event_t *ev)
+static int hold_event(vmon_t *vmon, struct replay *r, const vmon_event_t *ev, int node)
 {
 	vmon_event_t *e;
 
@@ -317,14 +323,15 @@ static int hold_event(vmon_t *vmon, struct replay *r, const vmon_event_t *ev)
 	}
 	if (r->events_nr == r->events_cap) {
 		size_t cap = r->events_cap ? r->events_cap * 2 : 64;
-		vmon_event_t *v = realloc(r->events, cap * sizeof(*v));
+		struct held *v = realloc(r->events, cap * sizeof(*v));
 
 		if (!v)
 			return -1;
 		r->events = v;
 		r->events_cap = cap;
 	}
-	e = &r->events[r->events_nr];
+	r->events[r->events_nr].node = node;
+	e = &r->events[r->events_nr].ev;
 	*e = *ev;
 	e->filename = NULL;
 	e->args = NULL;
@@ -352,7 +359,7 @@ int vmon_log_replay_record(vmon_t *vmon, const vmon_log_record_t *rec)
 	case VMON_LOG_SAMPLE:
 		return vmon_log_replay(vmon, rec->u.sample);
 	case VMON_LOG_EVENT:
-		return hold_event(vmon, in->replay, &rec->u.event);
+		return hold_event(vmon, in->replay, &rec->u.event, rec->event_node);
 	case VMON_LOG_DROP:
 		feed_count_lost(vmon, rec->u.lost);
 		return 0;
@@ -475,8 +482,11 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 	r->next = swap;
 
 	/* 6. the events held, now that the nodes they concern are in the tree */
-	for (size_t i = 0; i < r->events_nr; i++)
-		feed_deliver(vmon, &r->events[i], event_node(vmon, &r->events[i]));
+	for (size_t i = 0; i < r->events_nr; i++) {
+		const struct held *h = &r->events[i];
+
+		feed_deliver(vmon, &h->ev, h->node ? event_node(vmon, &h->ev) : NULL);
+	}
 	events_clear(r);
 	in->in_sample = 0;
 	if (err) {

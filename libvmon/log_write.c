@@ -771,9 +771,11 @@ static int write_gone(vmon_log_writer_t *w, const vmon_proc_t *node)
  * the next sample: the feed's losses (its lost counter grew since the last
  * look) and the events this writer could not frame (out of memory).
  */
-void log_follow_event(vmon_log_writer_t *w, const vmon_event_t *ev)
+static int write_event(vmon_log_writer_t *w, const vmon_event_t *ev, int node);
+
+void log_follow_event(vmon_log_writer_t *w, const vmon_event_t *ev, bool in_tree)
 {
-	if (vmon_log_write_event(w, ev) < 0)
+	if (write_event(w, ev, in_tree) < 0)
 		w->own_lost++;
 }
 
@@ -896,7 +898,8 @@ fail:
 	return -1;
 }
 
-int vmon_log_write_event(vmon_log_writer_t *w, const vmon_event_t *ev)
+/* node: whether the feed handed it with a node of the tree (1, 0), or not known (-1: nothing written) */
+static int write_event(vmon_log_writer_t *w, const vmon_event_t *ev, int node)
 {
 	unsigned has;
 
@@ -942,10 +945,17 @@ int vmon_log_write_event(vmon_log_writer_t *w, const vmon_event_t *ev)
 		log_put_varint(&w->body, ev->minflt);
 		log_put_varint(&w->body, ev->majflt);
 	}
+	if (node >= 0)
+		log_put_varint(&w->body, (uint64_t)node);
 	if (record_end_maybe_flush(w, VMON_LOG_EVENT) < 0)
 		return -1;
 	w->stats.events++;
 	return 0;
+}
+
+int vmon_log_write_event(vmon_log_writer_t *w, const vmon_event_t *ev)
+{
+	return write_event(w, ev, -1);
 }
 
 int vmon_log_write_drop(vmon_log_writer_t *w, unsigned long long lost)

@@ -175,6 +175,8 @@ typedef struct _vmon_log_record_t {
 			size_t		len;
 		} user;
 	} u;
+	/* VMON_LOG_EVENT: 1 the feed handed it with the process's node, 0 without (not in the tree), -1 unknown */
+	int			event_node;
 } vmon_log_record_t;
 
 typedef struct _vmon_log vmon_log_t;

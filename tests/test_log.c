@@ -701,6 +701,8 @@ static void test_small_log_reads(void **state)
 			assert_int_equal(rec.u.event.args_len, 11);
 			assert_memory_equal(rec.u.event.args, "sh\0-c\0true", 11);
 			assert_int_equal(rec.u.event.exit_status, -1);
+			/* written by vmon_log_write_event(): whether it had a node is not known */
+			assert_int_equal(rec.event_node, -1);
 		} else if (rec.type == VMON_LOG_SAMPLE && rec.u.sample->seq == 2) {
 			/* pid 30 went: stale in the second sample, then gone */
 			const vmon_log_sample_t *s = rec.u.sample;
@@ -1480,6 +1482,8 @@ static void test_events_live(void **state)
 				assert_int_equal(rec.u.event.pid, l->pid);
 				assert_int_equal((rec.u.event.has & VMON_EVENT_HAS_EXIT_STATUS) ? rec.u.event.exit_status : -1,
 						 l->exit_status);
+				/* the log says whether the live feed handed it with a node */
+				assert_int_equal(rec.event_node, l->proc_pid ? 1 : 0);
 				records[rec.u.event.kind]++;
 				n++;
 			}
