@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@
 #include "puppet.h"
 #include "testlib.h"
 #include "vmon_log.h"
+
+extern char **environ;
 
 static int teardown(void **state)
 {
@@ -226,6 +229,12 @@ static void rig_init(struct rig *r, const char *root, vmon_sys_wants_t sys_wants
 	attr.flags = VMON_FLAG_PROC_ALL;
 	attr.sys_wants = sys_wants;
 	attr.proc_wants = wants;
+	/*
+	 * The samples alone: the feed's events have a test of their own
+	 * (test_events_live), and under valgrind a feed slows every puppet this
+	 * process forks (each one a copy of it under valgrind) past the waits.
+	 */
+	attr.feed = "none";
 	attr.proc_root = root;
 	if (!vmon_init_attr(&r->live, &attr))
 		fail_msg("vmon_init_attr: %s", strerror(errno));
@@ -1352,32 +1361,38 @@ static const struct seen *find_seen(const struct seen_list *l, int kind, int pid
 	return NULL;
 }
 
-/* a child that forks a grandchild exiting with 3, or execs /bin/true, then exits with code; reaped here */
+/*
+ * A shell that exits with code, after a grandchild (/bin/true) of its own,
+ * or that execs /bin/true; reaped here.  Spawned, not forked: under
+ * valgrind a forked copy of this process would be slow to exit.
+ */
 static pid_t short_life(int code, bool grandchild, bool exec, int *status)
 {
-	pid_t pid = fork();
+	char script[64];
+	char *argv[] = { "sh", "-c", script, NULL };
+	pid_t pid;
 
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (grandchild) {
-			pid_t g = fork();
-
-			if (g == 0)
-				_exit(3);
-			if (g > 0)
-				waitpid(g, NULL, 0);
-		}
-		if (exec)
-			execl("/bin/true", "true", (char *)NULL);
-		_exit(code);
-	}
+	if (exec)
+		snprintf(script, sizeof(script), "exec /bin/true");
+	else
+		snprintf(script, sizeof(script), "%sexit %d", grandchild ? "/bin/true; " : "", code);
+	assert_int_equal(posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ), 0);
 	assert_int_equal(waitpid(pid, status, 0), pid);
 	return pid;
 }
 
+static bool all_exited(const struct seen_list *l, const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (!find_seen(l, VMON_EVENT_EXIT, pids[i]))
+			return false;
+	}
+	return true;
+}
+
 /*
  * A live run with the feed, the log following it: children of ours that
- * fork, exec and exit between samples.  The log has a fork and an exit for
+ * fork a grandchild, exec or just exit between samples.  The log has a fork and an exit for
  * each, with the exit status waitpid() gave; replayed, the feed callback
  * on the replay gets the events the live callback got, in their order,
  * with a node where the live one had one.
@@ -1441,7 +1456,7 @@ static void test_events_live(void **state)
 		}
 	}
 	/* the last exits reach the feed: a few more samples */
-	for (int i = 0; i < 50 && !find_seen(&live_seen, VMON_EVENT_EXIT, pids[5]); i++) {
+	for (int i = 0; i < 250 && !all_exited(&live_seen, pids, 6); i++) {
 		usleep(20000);
 		assert_true(vmon_sample(&live));
 		assert_int_equal(vmon_log_write_sample(w, &live, NULL), 0);
