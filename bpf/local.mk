@@ -6,12 +6,15 @@
 #			CO-RE relocates the program to whatever kernel loads it
 #   bpf/feed.bpf.o	the program, debug info stripped (BTF kept)
 #   bpf/feed.skel.h	the skeleton libvmon/feed_bpf.c includes
+#   bpf/iter.bpf.o, bpf/iter.skel.h
+#			the task iterator (libvmon/iter.c), whose record
+#			(bpf/iter.h) is generated from the defs/ tables
 #
 # A build machine without /sys/kernel/btf/vmlinux (no CONFIG_DEBUG_INFO_BTF)
 # stops here with a message: point VMLINUX_BTF at a BTF file of any recent
 # kernel (make VMLINUX_BTF=/path/to/vmlinux), or configure --disable-bpf.
 
-EXTRA_DIST += bpf/feed.bpf.c bpf/feed.h
+EXTRA_DIST += bpf/feed.bpf.c bpf/feed.h bpf/iter.bpf.c bpf/iter.h
 
 if HAVE_BPF
 VMLINUX_BTF = /sys/kernel/btf/vmlinux
@@ -33,11 +36,19 @@ bpf/feed.bpf.o: $(srcdir)/bpf/feed.bpf.c $(srcdir)/bpf/feed.h bpf/vmlinux.h
 bpf/feed.skel.h: bpf/feed.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton bpf/feed.bpf.o name feed_bpf >$@.tmp && mv $@.tmp $@
 
-BUILT_SOURCES += bpf/feed.skel.h
-CLEANFILES += bpf/vmlinux.h bpf/vmlinux.h.tmp bpf/feed.bpf.o bpf/feed.bpf.o.tmp bpf/feed.skel.h bpf/feed.skel.h.tmp
+bpf/iter.bpf.o: $(srcdir)/bpf/iter.bpf.c $(srcdir)/bpf/iter.h bpf/vmlinux.h $(VMON_DEFS:%=$(srcdir)/%)
+	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -I$(builddir)/bpf -I$(srcdir)/bpf -I$(srcdir) $(LIBBPF_CFLAGS) \
+		-c $(srcdir)/bpf/iter.bpf.c -o $@.tmp && $(LLVM_STRIP) -g $@.tmp && mv $@.tmp $@
+
+bpf/iter.skel.h: bpf/iter.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton bpf/iter.bpf.o name iter_bpf >$@.tmp && mv $@.tmp $@
+
+BUILT_SOURCES += bpf/feed.skel.h bpf/iter.skel.h
+CLEANFILES += bpf/vmlinux.h bpf/vmlinux.h.tmp bpf/feed.bpf.o bpf/feed.bpf.o.tmp bpf/feed.skel.h bpf/feed.skel.h.tmp \
+	bpf/iter.bpf.o bpf/iter.bpf.o.tmp bpf/iter.skel.h bpf/iter.skel.h.tmp
 
 libvmon_libvmon_la_SOURCES += libvmon/feed_bpf.c
-nodist_libvmon_libvmon_la_SOURCES = bpf/feed.skel.h
+nodist_libvmon_libvmon_la_SOURCES = bpf/feed.skel.h bpf/iter.skel.h
 libvmon_libvmon_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
 libvmon_libvmon_la_LIBADD = $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
 endif

@@ -241,9 +241,10 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
 /*
  * The kernel's events name processes by their pids in the first pid
  * namespace: they describe the proc root only if it is that namespace's
- * procfs, read from inside it.  NULL when they do, else why not.
+ * procfs, read from inside it.  NULL when they do, else why not.  (The
+ * task iterator's records too: iter.c asks the same.)
  */
-static const char *events_not_about_root(vmon_t *vmon)
+const char *feed_root_reason(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
 	char buf[4096], *nspid;
@@ -318,7 +319,7 @@ int feed_open(vmon_t *vmon, const vmon_attr_t *attr)
 		}
 	}
 
-	not_here = events_not_about_root(vmon);
+	not_here = feed_root_reason(vmon);
 	for (int i = 0; i < nr; i++) {
 		if (order[i] == VMON_FEED_NONE)
 			break;

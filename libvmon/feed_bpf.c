@@ -49,12 +49,12 @@ typedef struct bpf_feed {
 	int			pushed;		/* during a drain */
 } bpf_feed_t;
 
-/* libbpf's last complaint, for the reason line; the library starts no threads */
-static char libbpf_said[200];
+/* libbpf's last complaint, for the reason line; the library starts no threads (iter.c uses it too) */
+char feed_libbpf_said[200];
 
-static int capture_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+int feed_libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char line[sizeof(libbpf_said)];
+	char line[sizeof(feed_libbpf_said)];
 	size_t len;
 
 	if (level == LIBBPF_DEBUG)
@@ -64,7 +64,7 @@ static int capture_print(enum libbpf_print_level level, const char *fmt, va_list
 	while (len && (line[len - 1] == '\n' || line[len - 1] == ' '))
 		line[--len] = '\0';
 	if (len)
-		memcpy(libbpf_said, line, len + 1);
+		memcpy(feed_libbpf_said, line, len + 1);
 	return 0;
 }
 
@@ -193,8 +193,8 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *cap
 	b->page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	size = ring_size(buffer_bytes ? buffer_bytes : BPF_DEFAULT_BUFFER);
 
-	libbpf_said[0] = '\0';
-	old_print = libbpf_set_print(capture_print);
+	feed_libbpf_said[0] = '\0';
+	old_print = libbpf_set_print(feed_libbpf_capture);
 	b->skel = feed_bpf__open();
 	if (!b->skel) {
 		err = errno;
@@ -213,7 +213,7 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *cap
 				 strerror(err));
 		else
 			snprintf(why, why_size, "loading the BPF programs failed (%s)%s%s", strerror(err),
-				 libbpf_said[0] ? ": " : "", libbpf_said);
+				 feed_libbpf_said[0] ? ": " : "", feed_libbpf_said);
 		goto fail;
 	}
 	err = feed_bpf__attach(b->skel);

@@ -20,6 +20,8 @@
  *			them to the tree at the start of a pass (feed_*)
  *   feed_bpf.c feed_perf.c feed_netlink.c
  *			its backends, behind the interface of feed.h
+ *   iter.c		the task iterator: the second sampling source, one BPF
+ *			read per pass in place of the stat, statm and io reads (iter_*)
  */
 #ifndef VMON_INTERNAL_H
 #define VMON_INTERNAL_H
@@ -96,6 +98,10 @@ typedef struct proc_node {
 						 * store (0: never): that sample's read adds to what changed, it
 						 * does not start over; as a zombie it keeps its command line */
 	list_head_t		stale_link;	/* in internal->stale while stale */
+
+	/* the task iterator's last user/system split of the run time, ns (iter.c) */
+	unsigned long long	cpu_prev_u, cpu_prev_s;
+	bool			cpu_prev_known;
 } proc_node_t;
 
 /* a per-process sample callback: the public struct, and the run_callbacks() call it was added in */
@@ -160,6 +166,12 @@ struct _vmon_internal {
 	struct replay	*replay;	/* fed by vmon_log_replay() (log_replay.c), not /proc */
 	struct _vmon_log_writer *log_writer;	/* writes every event the feed delivers (log_write.c) */
 	struct feed	*feed;		/* the event feed (feed.c); NULL before vmon_init_attr() opens it */
+
+	/* the sampling source (iter.c, vmon_set_sampler()) */
+	vmon_sampler_t	sampler_asked;	/* by the caller, or $VMON_SAMPLER */
+	struct iter	*iter;		/* the task iterator, loaded; NULL: /proc only */
+	proc_node_t	*iter_node;	/* probed by iter_probe() (of the pass node->probed says) */
+	char		sampler_reason[320];	/* why the iterator is not in use; "" when it is */
 };
 
 /* how often a running process's cmdline is re-read without an exec (set-proc-title) */
@@ -208,6 +220,21 @@ void feed_node_gone(vmon_t *vmon, proc_node_t *node);
 void feed_deliver(vmon_t *vmon, const vmon_event_t *event, proc_node_t *node);
 /* n events lost (0: some, how many unknown), as a replayed log's drop notice says */
 void feed_count_lost(vmon_t *vmon, unsigned long long n);
+const char *feed_root_reason(vmon_t *vmon);
+
+/* --- iter.c --- */
+typedef struct iter iter_t;
+#define ITER_THREADS_START	(-2)	/* iter_next_thread()'s first cursor */
+int iter_open(vmon_t *vmon, char *why, size_t why_size);
+void iter_close(vmon_t *vmon);
+int iter_read(vmon_t *vmon);
+bool iter_active(const vmon_t *vmon);
+int iter_list(vmon_t *vmon);
+int iter_probe(vmon_t *vmon, proc_node_t *node);
+int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor);
+int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first);
+int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first);
+int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first);
 
 /* --- procfs.c --- */
 int procfs_open_root(vmon_t *vmon, const char *root);

@@ -31,7 +31,8 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/log_replay.c \
 	libvmon/feed.c libvmon/feed.h \
 	libvmon/feed_perf.c \
-	libvmon/feed_netlink.c
+	libvmon/feed_netlink.c \
+	libvmon/iter.c
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
 libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)
 

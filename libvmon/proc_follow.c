@@ -5,7 +5,9 @@
  * one thread, and then every task is a thread node on proc->threads, the
  * leader included (its thread node has the process's pid).  A process that
  * had one thread at the last sample and has one now is not listed at all:
- * its thread count comes with the stat line the probe already read.
+ * its thread count comes with the stat line the probe already read.  With
+ * the task iterator (iter.c) the tasks come from its records, not the
+ * directory.
  *
  * PROC_FOLLOW_CHILDREN, outside VMON_FLAG_PROC_ALL, reads the children
  * files of the process's tasks (/proc/PID/task/TID/children: a child belongs
@@ -66,9 +68,30 @@ static int dirent_pid(const struct dirent *de)
 	return (int)v;
 }
 
-int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
+/* tid is a task of proc's in this pass: a thread node for it, new if need be; false when out of memory */
+static bool thread_listed(vmon_t *vmon, vmon_proc_t *proc, int tid, int *changes)
 {
 	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *t = pidmap_get(&in->threads, tid);
+
+	if (t && t->pub.parent != proc) {
+		/* a tid is unique system-wide; a mapping under another process is one we have not yet found stale */
+		node_mark_stale(vmon, t);
+		t = NULL;
+	}
+	if (!t) {
+		t = node_new(vmon, tid, proc->pid, true, thread_wants(proc->wants));
+		if (!t)
+			return false;
+		node_attach(vmon, t, node_of(proc));
+		(*changes)++;
+	}
+	t->seen = vmon->generation;
+	return true;
+}
+
+int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
+{
 	proc_node_t *node = node_of(proc);
 	vmon_proc_follow_threads_t *s;
 	vmon_proc_t *thread, *tmp;
@@ -91,31 +114,33 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	s = node_store(vmon, node, VMON_STORE_PROC_FOLLOW_THREADS);
 	if (!s)
 		return -1;
+	if (vmon->internal->iter_node == node && iter_active(vmon)) {
+		/* the task iterator's records of the group (iter.c), the leader first */
+		int cursor = ITER_THREADS_START, tid;
+
+		while ((tid = iter_next_thread(vmon, node, &cursor)) > 0) {
+			leader_seen |= tid == proc->pid;
+			if (!thread_listed(vmon, proc, tid, &changes))
+				return -1;
+		}
+		if (!leader_seen) {
+			errno = ESRCH;
+			return -1;
+		}
+		goto listed;
+	}
 	d = task_dir(vmon, node, s, &transient);
 	if (!d)
 		return -1;
 	errno = 0;
 	while ((de = readdir(d))) {
 		int tid = dirent_pid(de);
-		proc_node_t *t;
 
 		if (!tid)
 			continue;
 		leader_seen |= tid == proc->pid;
-		t = pidmap_get(&in->threads, tid);
-		if (t && t->pub.parent != proc) {
-			/* a tid is unique system-wide; a mapping under another process is one we have not yet found stale */
-			node_mark_stale(vmon, t);
-			t = NULL;
-		}
-		if (!t) {
-			t = node_new(vmon, tid, proc->pid, true, thread_wants(proc->wants));
-			if (!t)
-				break;
-			node_attach(vmon, t, node);
-			changes++;
-		}
-		t->seen = vmon->generation;
+		if (!thread_listed(vmon, proc, tid, &changes))
+			break;
 	}
 	/*
 	 * A process's task directory lists its leader for as long as the
@@ -134,6 +159,7 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (transient)
 		closedir(d);
 
+listed:
 	list_for_each_entry_safe(thread, tmp, &proc->threads, threads) {
 		if (node_of(thread)->seen != vmon->generation && !thread->is_stale) {
 			node_mark_stale(vmon, node_of(thread));

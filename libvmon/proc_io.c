@@ -33,6 +33,14 @@ int proc_io_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	first = !BITTEST(s->present, VMON_PROC_IO_RCHAR);
 	memset(s->changed, 0, sizeof(s->changed));
 
+	/* the task iterator's record, summed over the group as io sums it (iter.c) */
+	if (vmon->internal->iter_node == node && iter_active(vmon)) {
+		r = iter_fill_io(vmon, node, s, first);
+		if (r < 0)
+			return -1;
+		return r ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
+	}
+
 	if (!first && (proc->is_thread || (node->num_threads <= 1 && node->num_threads_before <= 1)) &&
 	    procfs_ran(vmon, node) == 0) {
 		vmon->internal->stats.reads_skipped++;

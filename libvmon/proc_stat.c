@@ -17,6 +17,10 @@
  *			task that was not on a CPU cannot have moved to
  *			another wait channel or changed its credentials.
  *
+ * With the task iterator (iter.c) the numbers and comm come from the
+ * node's record instead of the stat line; these rules stay, the record's
+ * run count answering "did it run?".
+ *
  * One of these that the kernel refuses to show us (EACCES, EPERM: exe of
  * another user's process, for one) is an expected limit of an unprivileged
  * caller, not a failure of the store: that field is absent and nothing is
@@ -214,8 +218,8 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	bool first;
 	int changes = 0, ran, err = 0;
 
-	/* procfs_probe() read this node's line in this pass and allocated the store */
-	if (!s || in->stat_line_node != node || node->probed != vmon->generation) {
+	/* procfs_probe() read this node's line in this pass (or iter_probe() found its record) and allocated the store */
+	if (!s || node->probed != vmon->generation || (in->stat_line_node != node && in->iter_node != node)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -224,8 +228,13 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (node->fed != vmon->generation)
 		memset(s->changed, 0, sizeof(s->changed));	/* else the feed's changes of this pass stand */
 
-	/* the same bytes as the last line parsed whole give the same values: nothing changed */
-	if (!node->stat_same) {
+	if (in->iter_node == node && iter_active(vmon)) {
+		/* the task iterator's record in place of the line (iter.c) */
+		changes = iter_fill_stat(vmon, node, s, first);
+		if (changes < 0)
+			return -1;
+	} else if (!node->stat_same) {
+		/* the same bytes as the last line parsed whole give the same values: nothing changed */
 		changes = parse_line(vmon, s, &in->stat_line, first);
 		if (changes < 0) {
 			procfs_stat_line_forget(node);

@@ -69,6 +69,14 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	first = !BITTEST(s->present, VMON_PROC_VM_SIZE_PAGES);
 	memset(s->changed, 0, sizeof(s->changed));
 
+	/* the task iterator's record has statm and the memory lines of status (iter.c) */
+	if (vmon->internal->iter_node == node && iter_active(vmon)) {
+		changes = iter_fill_vm(vmon, node, s, first);
+		if (changes < 0)
+			return -1;
+		return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
+	}
+
 	if (!first && statm_may_skip(vmon, node)) {
 		vmon->internal->stats.reads_skipped++;
 		return SAMPLE_UNCHANGED;

@@ -77,6 +77,115 @@ static int proc_wants_check(vmon_proc_wants_t wants)
 	return 0;
 }
 
+static const char *const sampler_names[VMON_SAMPLER_NR] = {
+	[VMON_SAMPLER_AUTO] = "auto",
+	[VMON_SAMPLER_PROC] = "proc",
+	[VMON_SAMPLER_ITER] = "iter",
+};
+
+const char *vmon_sampler_name(vmon_sampler_t sampler)
+{
+	if ((unsigned)sampler >= VMON_SAMPLER_NR)
+		return NULL;
+	return sampler_names[sampler];
+}
+
+/*
+ * Load the task iterator if `asked` wants it, or let it go; 0, or -1 with
+ * errno when the iterator was asked for and cannot load (then /proc is used,
+ * and sampler_reason says why).  VMON_SAMPLER_AUTO takes the iterator for
+ * VMON_FLAG_PROC_ALL only: its read costs every task of the system, which
+ * pays when every process is sampled, not for a few monitored ones.
+ */
+static int sampler_apply(vmon_t *vmon, vmon_sampler_t asked)
+{
+	struct _vmon_internal *in = vmon->internal;
+	bool want = asked == VMON_SAMPLER_ITER || (asked == VMON_SAMPLER_AUTO && (vmon->flags & VMON_FLAG_PROC_ALL));
+	char why[sizeof(in->sampler_reason)];
+
+	if (!want) {
+		iter_close(vmon);
+		snprintf(in->sampler_reason, sizeof(in->sampler_reason), "%s",
+			 asked == VMON_SAMPLER_PROC ? "/proc was asked for" :
+			 "explicit monitoring (no VMON_FLAG_PROC_ALL): /proc reads only the monitored processes");
+		return 0;
+	}
+	if (iter_open(vmon, why, sizeof(why)) < 0) {
+		int err = errno;
+
+		snprintf(in->sampler_reason, sizeof(in->sampler_reason), "%s", why);
+		errno = err;
+		return -1;
+	}
+	in->sampler_reason[0] = '\0';
+	return 0;
+}
+
+/* attr's choice, else $VMON_SAMPLER's, else automatic; never fails: /proc is always there */
+static void sampler_init(vmon_t *vmon, vmon_sampler_t asked)
+{
+	struct _vmon_internal *in = vmon->internal;
+	const char *env = secure_getenv("VMON_SAMPLER");
+	bool bad_env = false;
+
+	if (asked == VMON_SAMPLER_AUTO && env && *env) {
+		int i;
+
+		for (i = 0; i < VMON_SAMPLER_NR && strcmp(env, sampler_names[i]) != 0; i++)
+			;
+		if (i < VMON_SAMPLER_NR)
+			asked = (vmon_sampler_t)i;
+		else
+			bad_env = true;
+	}
+	in->sampler_asked = asked;
+	sampler_apply(vmon, asked);
+	if (bad_env) {
+		size_t len = strlen(in->sampler_reason);
+
+		snprintf(in->sampler_reason + len, sizeof(in->sampler_reason) - len,
+			 "%sVMON_SAMPLER: unknown sampler \"%.40s\" (auto, proc, iter)", len ? "; " : "", env);
+	}
+}
+
+int vmon_set_sampler(vmon_t *vmon, vmon_sampler_t sampler)
+{
+	if (!vmon->internal || (unsigned)sampler >= VMON_SAMPLER_NR) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (vmon->internal->replay) {
+		errno = EINVAL;	/* a replay samples nothing */
+		return -1;
+	}
+	if (vmon->internal->in_sample) {
+		errno = EBUSY;
+		return -1;
+	}
+	if (sampler_apply(vmon, sampler) < 0)
+		return -1;
+	vmon->internal->sampler_asked = sampler;
+	return 0;
+}
+
+vmon_sampler_t vmon_get_sampler(const vmon_t *vmon)
+{
+	if (!vmon->internal) {
+		errno = EINVAL;
+		return VMON_SAMPLER_AUTO;
+	}
+	return vmon->internal->iter ? VMON_SAMPLER_ITER : VMON_SAMPLER_PROC;
+}
+
+const char *vmon_sampler_reason(const vmon_t *vmon)
+{
+	if (!vmon->internal || vmon->internal->iter)
+		return NULL;
+	if (vmon->internal->replay)
+		return "a replay of a log (vmon_log_replay_init()): nothing is sampled";
+	return vmon->internal->sampler_reason;
+}
+
 /*
  * An instance with its lists, indexes and state, but no /proc root yet:
  * vmon_init_attr() opens the root, vmon_log_replay_init() (log_replay.c)
@@ -109,6 +218,10 @@ int instance_init(vmon_t *vmon, const vmon_attr_t *attr)
 	}
 	if (proc_wants_check(attr->proc_wants) < 0)
 		return -1;
+	if ((unsigned)attr->sampler >= VMON_SAMPLER_NR) {
+		errno = EINVAL;
+		return -1;
+	}
 
 	vmon->internal = calloc(1, sizeof(*vmon->internal));
 	if (!vmon->internal)
@@ -143,6 +256,7 @@ int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 	/* before anything reads /proc, so that no process falls between the two */
 	if (feed_open(vmon, attr) < 0)
 		goto fail;
+	sampler_init(vmon, attr->sampler);
 	return 1;
 
 fail:
@@ -225,6 +339,7 @@ void vmon_destroy(vmon_t *vmon)
 		feed_close(vmon);
 		if (in->log_writer)
 			log_unfollow(in->log_writer);
+		iter_close(vmon);
 		/* the stale first (they are on in->stale), then the live */
 		node_free_stale(vmon);
 		nr = collect_live(vmon, &all, &cap);
@@ -322,7 +437,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 	struct _vmon_internal *in = vmon->internal;
 	vmon_proc_t *proc = &node->pub;
 
-	if (procfs_probe(vmon, node) < 0) {
+	if ((iter_active(vmon) ? iter_probe(vmon, node) : procfs_probe(vmon, node)) < 0) {
 		int err = errno;
 
 		procfs_node_done(vmon, node);
@@ -524,8 +639,15 @@ static int sample_all(vmon_t *vmon)
 	bool listed = feed_wants_listing(vmon);
 	size_t nr;
 
-	if (listed && list_proc(vmon) < 0)
+	/* the task iterator's records list every process at no extra cost */
+	if (iter_active(vmon)) {
+		if (iter_list(vmon) < 0)
+			return -1;
+		feed_listed(vmon);
+		listed = true;
+	} else if (listed && list_proc(vmon) < 0) {
 		return -1;
+	}
 	if (snapshot_procs(vmon, &nr) < 0)
 		return -1;
 	for (size_t i = 0; i < nr; i++) {
@@ -635,6 +757,14 @@ int vmon_sample(vmon_t *vmon)
 	}
 	if (vmon->sample_cb)
 		vmon->sample_cb(vmon, vmon->sample_cb_arg);
+
+	/* one read of the task iterator for every process; should it fail, this pass reads /proc */
+	if (in->iter) {
+		if (iter_read(vmon) < 0)
+			in->stats.errors++;
+		else
+			in->stats.iter_reads++;
+	}
 
 	if (vmon->flags & VMON_FLAG_PROC_ALL) {
 		if (sample_all(vmon) < 0) {

@@ -432,6 +432,19 @@ typedef struct _vmon_t {
 	struct _vmon_internal	*internal;			/* the library's own state */
 } vmon_t;
 
+/*
+ * libvmon 1: where the per-process data comes from (vmon_set_sampler(3)):
+ * /proc files, or one read of a BPF task iterator per vmon_sample() for the
+ * PROC_STAT, PROC_VM and PROC_IO numbers and the thread and process lists,
+ * with /proc for the rest.
+ */
+typedef enum _vmon_sampler_t {
+	VMON_SAMPLER_AUTO = 0,	/* the iterator with VMON_FLAG_PROC_ALL where it loads, else /proc */
+	VMON_SAMPLER_PROC,	/* /proc only */
+	VMON_SAMPLER_ITER,	/* the task iterator, in every mode */
+	VMON_SAMPLER_NR
+} vmon_sampler_t;
+
 /* libvmon 1: everything vmon_init_attr() can be told; start from vmon_attr_default() */
 typedef struct _vmon_attr_t {
 	vmon_flags_t		flags;
@@ -441,6 +454,7 @@ typedef struct _vmon_attr_t {
 	int			fd_budget;	/* files held open between samples; -1: the default (vmon(3)) */
 	const char		*feed;		/* event feed backends to try, in order: "ebpf,perf,netlink"; NULL: $VMON_FEED, else all */
 	size_t			feed_buffer_bytes;	/* the feed's kernel buffer; 0: the default (vmon_feed(3)) */
+	vmon_sampler_t		sampler;	/* VMON_SAMPLER_AUTO: $VMON_SAMPLER, else automatic */
 } vmon_attr_t;
 
 /* libvmon 1: counters, for a status line or a benchmark */
@@ -455,6 +469,7 @@ typedef struct _vmon_stats_t {
 	unsigned long long	opens;		/* files opened */
 	unsigned long long	reads;		/* files read */
 	unsigned long long	reads_skipped;	/* reads saved because nothing could have changed */
+	unsigned long long	iter_reads;	/* task iterator reads (a pass each), vmon_set_sampler(3) */
 	int			procs;		/* processes in the tree now */
 	int			threads;	/* threads in the tree now */
 	int			fds_held;	/* files held open between samples */
@@ -571,6 +586,11 @@ int vmon_feed_fd(const vmon_t *vmon);
 int vmon_feed_timeout(const vmon_t *vmon);
 int vmon_feed_process(vmon_t *vmon);
 int vmon_feed_set_callback(vmon_t *vmon, vmon_event_cb_t cb, void *arg);
+/* libvmon 1: the sampling source */
+int vmon_set_sampler(vmon_t *vmon, vmon_sampler_t sampler);
+vmon_sampler_t vmon_get_sampler(const vmon_t *vmon);
+const char *vmon_sampler_reason(const vmon_t *vmon);
+const char *vmon_sampler_name(vmon_sampler_t sampler);
 
 extern const vmon_store_desc_t vmon_sys_store_descs[VMON_STORE_SYS_NR];
 extern const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR];

@@ -1,0 +1,67 @@
+/*
+ * iter.h: the record the task iterator (iter.bpf.c) writes for every task
+ * and libvmon/iter.c reads: the one definition both sides share.
+ *
+ * The store parts are generated from the defs/ rows wrapped in vmon_task()
+ * (defs/_begin.def, mode VMON_TASK_RECORD): one __u64 per datum, holding
+ * the value in the store's own unit, except where the comments below say.
+ * Built twice: by clang -target bpf after vmlinux.h, and by the library's
+ * compiler after <linux/types.h>.
+ */
+#ifndef VMON_BPF_ITER_H
+#define VMON_BPF_ITER_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define ITER_COMM_LEN	16
+
+/* struct iter_rec.flags */
+#define ITER_HAS_MM		0x1	/* the task has an address space: the vm part is filled */
+#define ITER_KTHREAD		0x2	/* a kernel thread (PF_KTHREAD) */
+#define ITER_WQ_WORKER		0x4	/* a workqueue worker: /proc adds its current work to comm */
+#define ITER_GROUP_EXIT		0x8	/* the group is exiting or stopped: group_exit_code is its exit_code */
+#define ITER_HAS_SIGHAND	0x10	/* the task still had its signal handlers (not yet released) */
+
+/* PROC_STAT's numeric fields; utime, stime and guest_time are the task's own, in ns */
+struct iter_stat {
+#define VMON_TASK_RECORD
+#include "defs/proc_stat.def"
+};
+
+/* PROC_VM: statm in pages, the memory lines of status in kB */
+struct iter_vm {
+#define VMON_TASK_RECORD
+#include "defs/proc_vm.def"
+};
+
+/* PROC_IO: the task's own counters */
+struct iter_io {
+#define VMON_TASK_RECORD
+#include "defs/proc_io.def"
+};
+
+struct iter_rec {
+	__u32		tid;
+	__u32		tgid;
+	__u32		flags;		/* ITER_* */
+	__u32		pad;
+	char		comm[ITER_COMM_LEN];
+	/* schedstat: CPU time and times put on a CPU (has it run since the last sample?) */
+	__u64		run_ns;		/* se.sum_exec_runtime */
+	__u64		run_count;	/* sched_info.pcount */
+	/* the kernel's last adjusted times (prev_cputime): the task's, and the group's for a leader */
+	__u64		prev_utime_ns, prev_stime_ns;
+	__u64		group_prev_utime_ns, group_prev_stime_ns;
+	/* what the group keeps of its exited threads (signal_struct), leaders only */
+	__u64		dead_utime_ns, dead_stime_ns, dead_run_ns, dead_gtime_ns;
+	__u64		dead_minflt, dead_majflt;
+	__u64		group_exit_code;
+	struct iter_io	dead_io;
+	struct iter_stat stat;
+	struct iter_vm	vm;
+	struct iter_io	io;
+};
+
+#endif

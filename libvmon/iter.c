@@ -1,0 +1,645 @@
+/*
+ * iter.c: the task iterator, libvmon's second sampling source (iter_*).
+ *
+ * One read of a BPF task iterator (bpf/iter.bpf.c, embedded as a skeleton)
+ * at the start of a pass gives a record per task of the system; the pass
+ * then takes what /proc's stat, statm, status (its memory lines) and io
+ * would give from those records instead of reading files: iter_probe() in
+ * place of procfs_probe(), and the PROC_STAT, PROC_VM and PROC_IO samplers
+ * fill their stores from the node's record (iter_fill_*()), through the
+ * defs/ rows wrapped in vmon_task() (the VMON_TASK_COPY tables below).
+ * Threads are found from the records of their group, and in PROC_ALL mode
+ * the processes too (iter_list()).  What the records cannot give (cmdline,
+ * exe, wchan, the owner's uid, a kernel thread's full name) is still read
+ * from /proc, under the same rules as without the iterator: only when it
+ * can have changed, as the records' run counts tell.
+ *
+ * A process is summed over its threads as /proc/PID/stat and io sum it: the
+ * group's counters of its exited threads (on the leader's record) plus each
+ * live thread's.  Its CPU times are scaled as the kernel scales them for
+ * /proc (cputime_adjust(): the tick-sampled user/system split applied to
+ * the precise run time, never going back), here from the node's own last
+ * values; vmon(3) gives the bounds where this cannot equal /proc.
+ *
+ * Used only on the live /proc of the first pid namespace (the records carry
+ * that namespace's ids), and only where the program loads: CAP_BPF and
+ * CAP_PERFMON (or CAP_SYS_ADMIN), BTF, iter/task (Linux 5.8).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifdef HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "feed.h"
+#include "bpf/iter.h"
+#include "bpf/iter.skel.h"
+
+/* the group's sums, for a leader's record */
+typedef struct iter_group {
+	unsigned long long	utime_ns, stime_ns, run_ns, gtime_ns, minflt, majflt;
+	struct iter_io		io;
+	int			first_thread;	/* record index of a thread of the group, -1: none but the leader */
+} iter_group_t;
+
+struct iter {
+	struct iter_bpf		*skel;
+	struct bpf_link		*link;
+	struct iter_rec		*recs;		/* this pass's records */
+	size_t			nr, cap;
+	iter_group_t		*groups;	/* per record: a leader's group sums */
+	int			*next_thread;	/* per record: the next thread record of its group, or -1 */
+	int			*by_tid;	/* tid -> record index, -1 */
+	size_t			by_tid_cap;
+	int			generation;	/* vmon->generation of the last good read */
+	unsigned long long	tick_ns;
+	unsigned long long	reads, read_errors;
+};
+
+/* the copy tables: { symbol, offset in the record part } per vmon_task() row */
+typedef struct iter_copy {
+	int	sym;
+	size_t	offset;
+} iter_copy_t;
+
+static const iter_copy_t stat_copy[] = {
+#define VMON_TASK_COPY
+#define VMON_TASK_STRUCT struct iter_stat
+#include "defs/proc_stat.def"
+};
+static const iter_copy_t vm_copy[] = {
+#define VMON_TASK_COPY
+#define VMON_TASK_STRUCT struct iter_vm
+#include "defs/proc_vm.def"
+};
+static const iter_copy_t io_copy[] = {
+#define VMON_TASK_COPY
+#define VMON_TASK_STRUCT struct iter_io
+#include "defs/proc_io.def"
+};
+
+#define NELEM(_a) (sizeof(_a) / sizeof((_a)[0]))
+
+void iter_close(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	iter_t *it = in ? in->iter : NULL;
+
+	if (!it)
+		return;
+	bpf_link__destroy(it->link);
+	iter_bpf__destroy(it->skel);
+	free(it->recs);
+	free(it->groups);
+	free(it->next_thread);
+	free(it->by_tid);
+	free(it);
+	in->iter = NULL;
+}
+
+int iter_open(vmon_t *vmon, char *why, size_t why_size)
+{
+	struct _vmon_internal *in = vmon->internal;
+	libbpf_print_fn_t old_print;
+	const char *not_here = feed_root_reason(vmon);
+	iter_t *it;
+	long page = sysconf(_SC_PAGESIZE);
+	int shift = 0, err;
+
+	if (in->iter)
+		return 0;
+	if (not_here) {
+		snprintf(why, why_size, "%s", not_here);
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	it = calloc(1, sizeof(*it));
+	if (!it) {
+		snprintf(why, why_size, "%s", strerror(errno));
+		return -1;
+	}
+	it->tick_ns = vmon->ticks_per_sec > 0 ? 1000000000ull / (unsigned long long)vmon->ticks_per_sec : 10000000ull;
+	while (page > 1 && (1L << shift) < page)
+		shift++;
+
+	feed_libbpf_said[0] = '\0';
+	old_print = libbpf_set_print(feed_libbpf_capture);
+	it->skel = iter_bpf__open();
+	if (!it->skel) {
+		err = errno;
+		goto fail;
+	}
+	it->skel->rodata->tick_ns = it->tick_ns;
+	it->skel->rodata->page_shift = (__u32)shift;
+	if (iter_bpf__load(it->skel) < 0) {
+		err = errno;
+		goto fail;
+	}
+	it->link = bpf_program__attach_iter(it->skel->progs.vmon_tasks, NULL);
+	if (!it->link) {
+		err = errno;
+		goto fail;
+	}
+	libbpf_set_print(old_print);
+	in->iter = it;
+	return 0;
+
+fail:
+	libbpf_set_print(old_print);
+	snprintf(why, why_size, "loading the task iterator: %s%s%s%s", strerror(err),
+		 err == EPERM ? " (it needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" : "",
+		 feed_libbpf_said[0] ? ": " : "", feed_libbpf_said);
+	in->iter = it;
+	iter_close(vmon);
+	errno = err;
+	return -1;
+}
+
+static int grow(iter_t *it, size_t cap)
+{
+	struct iter_rec *recs = realloc(it->recs, cap * sizeof(*recs));
+	iter_group_t *groups;
+	int *next;
+
+	if (!recs)
+		return -1;
+	it->recs = recs;
+	groups = realloc(it->groups, cap * sizeof(*groups));
+	if (!groups)
+		return -1;
+	it->groups = groups;
+	next = realloc(it->next_thread, cap * sizeof(*next));
+	if (!next)
+		return -1;
+	it->next_thread = next;
+	it->cap = cap;
+	return 0;
+}
+
+/* by_tid[] reaches tid */
+static int index_reach(iter_t *it, unsigned tid)
+{
+	size_t cap = it->by_tid_cap ? it->by_tid_cap : 32768;
+	int *v;
+
+	if (tid < it->by_tid_cap)
+		return 0;
+	while (cap <= tid)
+		cap *= 2;
+	v = realloc(it->by_tid, cap * sizeof(*v));
+	if (!v)
+		return -1;
+	memset(v + it->by_tid_cap, 0xff, (cap - it->by_tid_cap) * sizeof(*v));
+	it->by_tid = v;
+	it->by_tid_cap = cap;
+	return 0;
+}
+
+static void io_add(struct iter_io *sum, const struct iter_io *add)
+{
+	__u64 *s = (__u64 *)sum;
+	const __u64 *a = (const __u64 *)add;
+
+	for (size_t i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
+		s[i] += a[i];
+}
+
+/* add the records up by thread group: a leader's groups[] entry sums its group */
+static void iter_group(iter_t *it)
+{
+	for (size_t i = 0; i < it->nr; i++) {
+		const struct iter_rec *r = &it->recs[i];
+		iter_group_t *g = &it->groups[i];
+
+		it->next_thread[i] = -1;
+		if (r->tid != r->tgid)
+			continue;
+		g->utime_ns = r->dead_utime_ns + r->stat.utime;
+		g->stime_ns = r->dead_stime_ns + r->stat.stime;
+		g->run_ns = r->dead_run_ns + r->run_ns;
+		g->gtime_ns = r->dead_gtime_ns + r->stat.guest_time;
+		g->minflt = r->dead_minflt + r->stat.minflt;
+		g->majflt = r->dead_majflt + r->stat.majflt;
+		g->io = r->dead_io;
+		io_add(&g->io, &r->io);
+		g->first_thread = -1;
+	}
+	for (size_t i = 0; i < it->nr; i++) {
+		const struct iter_rec *r = &it->recs[i];
+		iter_group_t *g;
+		int leader;
+
+		if (r->tid == r->tgid || r->tgid >= it->by_tid_cap || (leader = it->by_tid[r->tgid]) < 0)
+			continue;
+		g = &it->groups[leader];
+		g->utime_ns += r->stat.utime;
+		g->stime_ns += r->stat.stime;
+		g->run_ns += r->run_ns;
+		g->gtime_ns += r->stat.guest_time;
+		g->minflt += r->stat.minflt;
+		g->majflt += r->stat.majflt;
+		io_add(&g->io, &r->io);
+		it->next_thread[i] = g->first_thread;
+		g->first_thread = (int)i;
+	}
+}
+
+int iter_read(vmon_t *vmon)
+{
+	iter_t *it = vmon->internal->iter;
+	size_t len = 0;
+	int fd;
+
+	if (!it) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* the last pass's index entries go */
+	for (size_t i = 0; i < it->nr; i++) {
+		if (it->recs[i].tid < it->by_tid_cap)
+			it->by_tid[it->recs[i].tid] = -1;
+	}
+	it->nr = 0;
+	it->reads++;
+	fd = bpf_iter_create(bpf_link__fd(it->link));
+	if (fd < 0)
+		goto fail;
+	for (;;) {
+		ssize_t r;
+
+		if (len + sizeof(struct iter_rec) * 64 > it->cap * sizeof(struct iter_rec) &&
+		    grow(it, it->cap ? it->cap * 2 : 1024) < 0) {
+			close(fd);
+			goto fail;
+		}
+		r = read(fd, (char *)it->recs + len, it->cap * sizeof(struct iter_rec) - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			/* EAGAIN: the task list changed under the iterator: the pass uses /proc */
+			int err = errno;
+
+			close(fd);
+			errno = err;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	it->nr = len / sizeof(struct iter_rec);
+	for (size_t i = 0; i < it->nr; i++) {
+		if (index_reach(it, it->recs[i].tid) < 0) {
+			it->nr = i;
+			goto fail;
+		}
+		it->by_tid[it->recs[i].tid] = (int)i;
+	}
+	iter_group(it);
+	it->generation = vmon->generation;
+	return 0;
+
+fail:
+	it->read_errors++;
+	it->generation = 0;
+	return -1;
+}
+
+bool iter_active(const vmon_t *vmon)
+{
+	const iter_t *it = vmon->internal->iter;
+
+	return it && it->generation == vmon->generation;
+}
+
+/* the record of tid, or NULL */
+static const struct iter_rec *rec_of(const iter_t *it, int tid, int *index)
+{
+	int i;
+
+	if (tid <= 0 || (size_t)tid >= it->by_tid_cap || (i = it->by_tid[tid]) < 0)
+		return NULL;
+	if (index)
+		*index = i;
+	return &it->recs[i];
+}
+
+int iter_list(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	iter_t *it = in->iter;
+
+	for (size_t i = 0; i < it->nr; i++) {
+		const struct iter_rec *r = &it->recs[i];
+		proc_node_t *node;
+
+		if (r->tid != r->tgid)
+			continue;
+		node = pidmap_get(&in->procs, (int)r->tid);
+		if (!node) {
+			node = node_new(vmon, (int)r->tid, (int)r->tid, false, vmon->proc_wants);
+			if (!node)
+				return -1;
+		}
+		node->seen = vmon->generation;
+	}
+	return 0;
+}
+
+/*
+ * In place of procfs_probe(): the node's record, which must be the same
+ * task (a process: a group's leader; a thread: of the same group), with
+ * the start time we know (else ESTALE: the id was reused).  Sets what the
+ * tree needs, and whether the task ran since the last sample (its
+ * schedstat figures come with the record).
+ */
+int iter_probe(vmon_t *vmon, proc_node_t *node)
+{
+	struct _vmon_internal *in = vmon->internal;
+	iter_t *it = in->iter;
+	const struct iter_rec *r = rec_of(it, node->pub.pid, NULL);
+
+	if (!node_store(vmon, node, VMON_STORE_PROC_STAT))
+		return -1;
+	if (!r || (node->pub.is_thread ? (int)r->tgid != node->tgid : r->tid != r->tgid)) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (node->confirmed && !node_start_matches(node, r->stat.start)) {
+		errno = ESTALE;
+		return -1;
+	}
+	node->start = r->stat.start;
+	node->start_approx = false;
+	node->ppid = (int)r->stat.ppid;
+	node->num_threads_before = node->num_threads;
+	node->num_threads = (int)r->stat.num_threads;
+	node->state = (char)r->stat.state;
+	node->stat_same = false;
+
+	node->ran_generation = vmon->generation;
+	node->ran_answer = !node->run_known || r->run_count != node->run_count || r->run_ns != node->run_ns;
+	node->run_known = true;
+	node->run_count = r->run_count;
+	node->run_ns = r->run_ns;
+
+	node->probed = vmon->generation;
+	in->iter_node = node;
+	return 0;
+}
+
+/* the tids of the node's thread group, its leader first; *cursor starts at ITER_THREADS_START, 0 ends */
+int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor)
+{
+	const iter_t *it = vmon->internal->iter;
+	int i;
+
+	/* START: the leader, then -3 - its index: its group's list, then the list's next */
+	if (*cursor == ITER_THREADS_START) {
+		if (!rec_of(it, node->pub.pid, &i))
+			return 0;
+		*cursor = -3 - i;
+		return node->pub.pid;
+	}
+	if (*cursor <= -3)
+		*cursor = it->groups[-3 - *cursor].first_thread;
+	else if (*cursor >= 0)
+		*cursor = it->next_thread[*cursor];
+	if (*cursor < 0)
+		return 0;
+	return (int)it->recs[*cursor].tid;
+}
+
+/*
+ * cputime_adjust() of kernel/sched/cputime.c: rtime (the precise run time)
+ * split between user and system in the ratio of the tick-sampled utime and
+ * stime, neither going below the last split (*prev_u, *prev_s, updated).
+ */
+static void cputime_adjust(unsigned long long rtime, unsigned long long utime, unsigned long long stime,
+			   unsigned long long *prev_u, unsigned long long *prev_s)
+{
+	if (*prev_u + *prev_s >= rtime)
+		return;
+	if (stime == 0) {
+		utime = rtime;
+		stime = 0;
+	} else if (utime == 0) {
+		stime = rtime;
+	} else {
+		stime = (unsigned long long)((unsigned __int128)stime * rtime / (stime + utime));
+		if (stime > rtime)
+			stime = rtime;
+	}
+	if (stime < *prev_s)
+		stime = *prev_s;
+	utime = rtime - stime;
+	if (utime < *prev_u) {
+		utime = *prev_u;
+		stime = rtime - utime;
+	}
+	*prev_u = utime;
+	*prev_s = stime;
+}
+
+/* copy a record part into a store through its table: the number of fields that changed */
+static int copy_part(const vmon_store_desc_t *desc, const iter_copy_t *table, size_t nr, const void *part,
+		     void *store, char *changed, char *present, bool first)
+{
+	int changes = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		__u64 v;
+		int r;
+
+		memcpy(&v, (const char *)part + table[i].offset, sizeof(v));
+		r = parse_set_ull(&desc->fields[table[i].sym], store, v, changed, first);
+		if (r < 0)
+			return -1;
+		changes += r;
+		BITSET(present, table[i].sym);
+	}
+	return changes;
+}
+
+/* a kernel thread's name as /proc shows it (a worker's current work added) */
+static int kthread_comm(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	const vmon_field_t *f = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_COMM];
+	buf_t *buf = &vmon->internal->buf;
+
+	if (procfs_read(vmon, node, "comm", NULL, buf) < 0)
+		return -1;
+	if (buf->len && buf->data[buf->len - 1] == '\n')
+		buf->data[--buf->len] = '\0';
+	return parse_set_string(f, s, buf->data, buf->len + 1, s->changed, first);
+}
+
+int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	iter_t *it = vmon->internal->iter;
+	struct iter_stat v;
+	const struct iter_rec *r;
+	unsigned long long rtime, utime, stime, gtime;
+	int i, changes, c;
+
+	r = rec_of(it, node->pub.pid, &i);
+	if (!r) {
+		errno = ESRCH;
+		return -1;
+	}
+	v = r->stat;
+	if (!node->pub.is_thread) {
+		const iter_group_t *g = &it->groups[i];
+
+		rtime = g->run_ns;
+		utime = g->utime_ns;
+		stime = g->stime_ns;
+		gtime = g->gtime_ns;
+		v.minflt = g->minflt;
+		v.majflt = g->majflt;
+		if (r->flags & ITER_GROUP_EXIT)
+			v.exit_code = r->group_exit_code;
+		if (!node->cpu_prev_known) {
+			node->cpu_prev_u = r->group_prev_utime_ns;
+			node->cpu_prev_s = r->group_prev_stime_ns;
+		}
+	} else {
+		rtime = r->run_ns;
+		utime = r->stat.utime;
+		stime = r->stat.stime;
+		gtime = r->stat.guest_time;
+		if (!node->cpu_prev_known) {
+			node->cpu_prev_u = r->prev_utime_ns;
+			node->cpu_prev_s = r->prev_stime_ns;
+		}
+	}
+	node->cpu_prev_known = true;
+	cputime_adjust(rtime, utime, stime, &node->cpu_prev_u, &node->cpu_prev_s);
+	v.utime = node->cpu_prev_u / it->tick_ns;
+	v.stime = node->cpu_prev_s / it->tick_ns;
+	v.guest_time = gtime / it->tick_ns;
+
+	changes = copy_part(desc, stat_copy, NELEM(stat_copy), &v, s, s->changed, s->present, first);
+	if (changes < 0)
+		return -1;
+
+	/*
+	 * comm: the task's own, but for kernel threads, whose /proc name can
+	 * be longer (a worker adds its current work): read from /proc when
+	 * new, and for a worker whenever it ran (it can have taken other work).
+	 */
+	if (r->flags & ITER_KTHREAD) {
+		if (first || ((r->flags & ITER_WQ_WORKER) && node->ran_answer != 0)) {
+			c = kthread_comm(vmon, node, s, first);
+			if (c < 0)
+				return -1;
+			changes += c;
+			BITSET(s->present, VMON_PROC_STAT_COMM);
+		}
+	} else {
+		c = parse_set_string(&desc->fields[VMON_PROC_STAT_COMM], s, r->comm, strnlen(r->comm, sizeof(r->comm)) + 1,
+				     s->changed, first);
+		if (c < 0)
+			return -1;
+		changes += c;
+		BITSET(s->present, VMON_PROC_STAT_COMM);
+	}
+	return changes;
+}
+
+int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
+	const struct iter_rec *r = rec_of(vmon->internal->iter, node->pub.pid, NULL);
+	int changes = 0;
+
+	if (!r) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (r->flags & ITER_HAS_MM)
+		return copy_part(desc, vm_copy, NELEM(vm_copy), &r->vm, s, s->changed, s->present, first);
+	/* no address space: statm reads all zeros, status has no memory lines */
+	for (size_t i = 0; i < NELEM(vm_copy); i++) {
+		const vmon_field_t *f = &desc->fields[vm_copy[i].sym];
+		int c;
+
+		if (f->source == VMON_SOURCE_KEY) {
+			c = parse_clear(f, s, s->changed, s->present);
+		} else {
+			c = parse_set_ull(f, s, 0, s->changed, first);
+			BITSET(s->present, vm_copy[i].sym);
+		}
+		if (c < 0)
+			return -1;
+		changes += c;
+	}
+	return changes;
+}
+
+int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_IO];
+	const iter_t *it = vmon->internal->iter;
+	const struct iter_rec *r;
+	int i;
+
+	r = rec_of(it, node->pub.pid, &i);
+	if (!r) {
+		errno = ESRCH;
+		return -1;
+	}
+	return copy_part(desc, io_copy, NELEM(io_copy), node->pub.is_thread ? &r->io : &it->groups[i].io,
+			 s, s->changed, s->present, first);
+}
+
+#else	/* !HAVE_BPF */
+
+int iter_open(vmon_t *vmon, char *why, size_t why_size)
+{
+	(void)vmon;
+	snprintf(why, why_size, "not built in (configured with --disable-bpf)");
+	errno = EOPNOTSUPP;
+	return -1;
+}
+
+void iter_close(vmon_t *vmon)
+{
+	(void)vmon;
+}
+
+int iter_read(vmon_t *vmon)
+{
+	(void)vmon;
+	errno = EOPNOTSUPP;
+	return -1;
+}
+
+bool iter_active(const vmon_t *vmon)
+{
+	(void)vmon;
+	return false;
+}
+
+/* never called: iter_active() is never true */
+int iter_list(vmon_t *vmon) { (void)vmon; errno = EOPNOTSUPP; return -1; }
+int iter_probe(vmon_t *vmon, proc_node_t *node) { (void)vmon; (void)node; errno = EOPNOTSUPP; return -1; }
+int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor) { (void)vmon; (void)node; (void)cursor; return 0; }
+int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{ (void)vmon; (void)node; (void)s; (void)first; errno = EOPNOTSUPP; return -1; }
+int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
+{ (void)vmon; (void)node; (void)s; (void)first; errno = EOPNOTSUPP; return -1; }
+int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
+{ (void)vmon; (void)node; (void)s; (void)first; errno = EOPNOTSUPP; return -1; }
+
+#endif
