@@ -190,7 +190,7 @@ static int parse_spec(const char *spec, vmon_feed_backend_t order[VMON_FEED_BACK
 }
 
 /* the fds this process has open, the directory's own included (a difference cancels it) */
-static int count_fds(vmon_t *vmon)
+int feed_count_fds(vmon_t *vmon)
 {
 	int fd = openat(vmon->internal->proc_fd, "self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
 	struct dirent *de;
@@ -221,7 +221,7 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
 		reason_add(f, backend_names[VMON_FEED_EBPF], "not built in (configured with --disable-bpf)");
 		return false;
 	}
-	before = count_fds(vmon);
+	before = feed_count_fds(vmon);
 	if (b->open(vmon, f, buffer_bytes, &capacity, why, sizeof(why)) < 0) {
 		reason_add(f, b->name, why[0] ? why : strerror(errno));
 		f->priv = NULL;
@@ -230,7 +230,7 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
 	f->backend = b;
 	f->capacity = capacity ? capacity : 1;
 	/* held from now to vmon_destroy(), besides the /proc files of the fd budget */
-	f->fds = before >= 0 ? count_fds(vmon) - before : 0;
+	f->fds = before >= 0 ? feed_count_fds(vmon) - before : 0;
 	if (f->fds < 0)
 		f->fds = 0;
 	f->stats.backend = id;

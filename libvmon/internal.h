@@ -221,14 +221,19 @@ void feed_deliver(vmon_t *vmon, const vmon_event_t *event, proc_node_t *node);
 /* n events lost (0: some, how many unknown), as a replayed log's drop notice says */
 void feed_count_lost(vmon_t *vmon, unsigned long long n);
 const char *feed_root_reason(vmon_t *vmon);
+int feed_count_fds(vmon_t *vmon);	/* open in this process, or -1 (the feed's and the iterator's are counted so) */
 
 /* --- iter.c --- */
 typedef struct iter iter_t;
 #define ITER_THREADS_START	(-2)	/* iter_next_thread()'s first cursor */
+#define ITER_LISTING_SECS	10.0	/* how often /proc is listed for what the iterator does not show */
 int iter_open(vmon_t *vmon, char *why, size_t why_size);
 void iter_close(vmon_t *vmon);
 int iter_read(vmon_t *vmon);
 bool iter_active(const vmon_t *vmon);
+int iter_fds(const vmon_t *vmon);
+bool iter_covers(const vmon_t *vmon, const proc_node_t *node);
+bool iter_listing_due(vmon_t *vmon);
 int iter_list(vmon_t *vmon);
 int iter_probe(vmon_t *vmon, proc_node_t *node);
 int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor);

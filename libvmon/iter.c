@@ -21,6 +21,12 @@
  * the precise run time, never going back), here from the node's own last
  * values; vmon(3) gives the bounds where this cannot equal /proc.
  *
+ * A task the records do not show is sampled through /proc, so a gone one
+ * is found gone there, and one the iterator does not visit still has its
+ * data: on this machine's kernel (6.18) iter/task never shows the thread
+ * group of pid 1.  Such a process is found by a /proc listing, made at the
+ * first pass with the iterator and every ITER_LISTING_SECS after.
+ *
  * Used only on the live /proc of the first pid namespace (the records carry
  * that namespace's ids), and only where the program loads: CAP_BPF and
  * CAP_PERFMON (or CAP_SYS_ADMIN), BTF, iter/task (Linux 5.8).
@@ -62,6 +68,8 @@ struct iter {
 	int			generation;	/* vmon->generation of the last good read */
 	unsigned long long	tick_ns;
 	unsigned long long	reads, read_errors;
+	double			next_listing;	/* when iter_listing_due() says yes next */
+	int			fds;		/* held: the program, its link and maps */
 };
 
 /* the copy tables: { symbol, offset in the record part } per vmon_task() row */
@@ -112,7 +120,7 @@ int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	const char *not_here = feed_root_reason(vmon);
 	iter_t *it;
 	long page = sysconf(_SC_PAGESIZE);
-	int shift = 0, err;
+	int shift = 0, err, before;
 
 	if (in->iter)
 		return 0;
@@ -130,6 +138,7 @@ int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	while (page > 1 && (1L << shift) < page)
 		shift++;
 
+	before = feed_count_fds(vmon);
 	feed_libbpf_said[0] = '\0';
 	old_print = libbpf_set_print(feed_libbpf_capture);
 	it->skel = iter_bpf__open();
@@ -149,6 +158,9 @@ int iter_open(vmon_t *vmon, char *why, size_t why_size)
 		goto fail;
 	}
 	libbpf_set_print(old_print);
+	it->fds = before >= 0 ? feed_count_fds(vmon) - before : 0;
+	if (it->fds < 0)
+		it->fds = 0;
 	in->iter = it;
 	return 0;
 
@@ -314,6 +326,13 @@ fail:
 	return -1;
 }
 
+int iter_fds(const vmon_t *vmon)
+{
+	const iter_t *it = vmon->internal->iter;
+
+	return it ? it->fds : 0;
+}
+
 bool iter_active(const vmon_t *vmon)
 {
 	const iter_t *it = vmon->internal->iter;
@@ -362,6 +381,25 @@ int iter_list(vmon_t *vmon)
  * tree needs, and whether the task ran since the last sample (its
  * schedstat figures come with the record).
  */
+bool iter_covers(const vmon_t *vmon, const proc_node_t *node)
+{
+	const struct iter_rec *r;
+
+	if (!iter_active(vmon) || !(r = rec_of(vmon->internal->iter, node->pub.pid, NULL)))
+		return false;
+	return node->pub.is_thread ? (int)r->tgid == node->tgid : r->tid == r->tgid;
+}
+
+bool iter_listing_due(vmon_t *vmon)
+{
+	iter_t *it = vmon->internal->iter;
+
+	if (vmon->internal->now < it->next_listing)
+		return false;
+	it->next_listing = vmon->internal->now + ITER_LISTING_SECS;
+	return true;
+}
+
 int iter_probe(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -370,7 +408,7 @@ int iter_probe(vmon_t *vmon, proc_node_t *node)
 
 	if (!node_store(vmon, node, VMON_STORE_PROC_STAT))
 		return -1;
-	if (!r || (node->pub.is_thread ? (int)r->tgid != node->tgid : r->tid != r->tgid)) {
+	if (!iter_covers(vmon, node)) {
 		errno = ESRCH;
 		return -1;
 	}
@@ -629,6 +667,25 @@ bool iter_active(const vmon_t *vmon)
 {
 	(void)vmon;
 	return false;
+}
+
+int iter_fds(const vmon_t *vmon)
+{
+	(void)vmon;
+	return 0;
+}
+
+bool iter_covers(const vmon_t *vmon, const proc_node_t *node)
+{
+	(void)vmon;
+	(void)node;
+	return false;
+}
+
+bool iter_listing_due(vmon_t *vmon)
+{
+	(void)vmon;
+	return true;
 }
 
 /* never called: iter_active() is never true */

@@ -437,7 +437,8 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 	struct _vmon_internal *in = vmon->internal;
 	vmon_proc_t *proc = &node->pub;
 
-	if ((iter_active(vmon) ? iter_probe(vmon, node) : procfs_probe(vmon, node)) < 0) {
+	/* a task the iterator's records do not show: through /proc, which finds it gone or reads it (iter.c) */
+	if ((iter_covers(vmon, node) ? iter_probe(vmon, node) : procfs_probe(vmon, node)) < 0) {
 		int err = errno;
 
 		procfs_node_done(vmon, node);
@@ -639,12 +640,20 @@ static int sample_all(vmon_t *vmon)
 	bool listed = feed_wants_listing(vmon);
 	size_t nr;
 
-	/* the task iterator's records list every process at no extra cost */
+	/*
+	 * The task iterator's records list the processes at no extra cost;
+	 * now and then /proc is listed too, for those it does not show.  A
+	 * process neither listing showed is then probed, not taken for gone:
+	 * the probe through /proc says.
+	 */
 	if (iter_active(vmon)) {
 		if (iter_list(vmon) < 0)
 			return -1;
+		listed = iter_listing_due(vmon);
+		if (listed && list_proc(vmon) < 0)
+			return -1;
 		feed_listed(vmon);
-		listed = true;
+		listed = false;
 	} else if (listed && list_proc(vmon) < 0) {
 		return -1;
 	}
@@ -1048,5 +1057,6 @@ int vmon_get_stats(const vmon_t *vmon, vmon_stats_t *stats)
 	stats->threads = (int)in->threads.nr;
 	stats->fds_held = in->fds_held;
 	stats->fd_budget = in->fd_budget;
+	stats->sampler_fds = iter_fds(vmon);
 	return 0;
 }

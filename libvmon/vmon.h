@@ -474,6 +474,7 @@ typedef struct _vmon_stats_t {
 	int			threads;	/* threads in the tree now */
 	int			fds_held;	/* files held open between samples */
 	int			fd_budget;	/* their limit */
+	int			sampler_fds;	/* held by the task iterator (its program, link, maps), not in fds_held */
 } vmon_stats_t;
 
 /*

@@ -109,6 +109,15 @@ tests_test_log_SOURCES = tests/test_log.c
 tests_test_log_CPPFLAGS = $(TESTS_CPP) -DFUZZ_DIR='"$(abs_top_srcdir)/tests/fuzz"'
 tests_test_log_LDADD = $(TESTS_LIBS)
 tests_test_log_LDFLAGS = $(TESTS_LINK_CHECKED)
+
+# the task iterator against /proc, and /proc taking over where it cannot be used
+VMON_UNIT_TESTS += tests/test_iter
+tests_test_iter_SOURCES = tests/test_iter.c
+tests_test_iter_CPPFLAGS = $(TESTS_CPP)
+tests_test_iter_CFLAGS = $(AM_CFLAGS) -pthread
+tests_test_iter_LDADD = $(TESTS_LIBS)
+tests_test_iter_LDFLAGS = $(TESTS_LINK_CHECKED) -pthread
+
 # --- the event feed (tests/test_feed*.c) ---------------------------------------
 # test_feed: the API whatever the backend; test_feed_<backend>: one backend's
 # behaviour (test_feed_backend.c built once per backend).  feed_child is the

@@ -1,0 +1,556 @@
+/*
+ * test_iter.c: the task iterator (vmon_set_sampler(3)) against /proc.
+ *
+ * The equivalence test spawns a thousand children (some with threads, some
+ * busy) and samples them through both sources in one pass: the iterator,
+ * then /proc, then the iterator again.  Every field both sources fill must
+ * agree: exactly where the value cannot move, between the two iterator
+ * reads where it only grows (counters, CPU times), and within the bound
+ * vmon(3) documents where the iterator cannot read what /proc reads (the
+ * per-CPU parts of the memory counters).  The fallback tests check that
+ * /proc takes over, with a reason, wherever the iterator cannot be used.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define THREADED_EVERY	10	/* every tenth child has threads */
+#define THREADS		4	/* ... this many besides its main one */
+#define BUSY		4	/* children that spin (at nice 19: the machine is shared) */
+
+static pid_t *kids;
+static int kids_nr;
+
+static void kill_kids(void)
+{
+	for (int i = 0; i < kids_nr; i++)
+		reap(kids[i], SIGKILL);
+	free(kids);
+	kids = NULL;
+	kids_nr = 0;
+}
+
+static int teardown_kids(void **state)
+{
+	(void)state;
+	kill_kids();
+	return 0;
+}
+
+static void *thread_sleeps(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int child_threaded(void *arg)
+{
+	pthread_t t;
+
+	(void)arg;
+	for (int i = 0; i < THREADS; i++) {
+		if (pthread_create(&t, NULL, thread_sleeps, NULL) != 0)
+			return 1;
+	}
+	for (;;)
+		pause();
+	return 0;
+}
+
+static int child_busy(void *arg)
+{
+	volatile unsigned long n = 0;
+
+	(void)arg;
+	if (nice(19) < 0)
+		return 1;
+	for (;;)
+		n++;
+	return 0;
+}
+
+/* the iterator can be used here, or the test skips saying why */
+static void skip_without_iter(void)
+{
+	vmon_t vmon;
+	vmon_attr_t attr;
+	const char *why;
+	char reason[400];
+	bool ok;
+
+	vmon_attr_default(&attr);
+	attr.flags = VMON_FLAG_PROC_ALL;
+	attr.sampler = VMON_SAMPLER_ITER;
+	assert_true(vmon_init_attr(&vmon, &attr));
+	ok = vmon_get_sampler(&vmon) == VMON_SAMPLER_ITER;
+	why = vmon_sampler_reason(&vmon);
+	snprintf(reason, sizeof(reason), "%s", why ? why : "?");
+	vmon_destroy(&vmon);
+	SKIP_IF(!ok, "the task iterator cannot be used here: %s", reason);
+}
+
+static void spawn_kids(int nr)
+{
+	kids = calloc((size_t)nr, sizeof(*kids));
+	assert_non_null(kids);
+	for (int i = 0; i < nr; i++) {
+		if (i < BUSY)
+			kids[i] = spawn_fn(child_busy, NULL);
+		else if (i % THREADED_EVERY == 0)
+			kids[i] = spawn_fn(child_threaded, NULL);
+		else
+			kids[i] = spawn_sleeper();
+		kids_nr++;
+	}
+}
+
+static bool kids_ready(void *arg)
+{
+	(void)arg;
+	for (int i = BUSY; i < kids_nr; i++) {
+		char path[64], buf[512];
+		FILE *f;
+		int threads = 0;
+		bool ok;
+
+		if (proc_state(kids[i]) != 'S')
+			return false;
+		if (i % THREADED_EVERY)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/status", kids[i]);
+		f = fopen(path, "r");
+		if (!f)
+			return false;
+		while (fgets(buf, sizeof(buf), f))
+			sscanf(buf, "Threads: %d", &threads);
+		fclose(f);
+		ok = threads == THREADS + 1;
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* how a field of the iterator's may differ from /proc's (see vmon(3), "Sampling sources") */
+enum cmp {
+	CMP_EXACT,	/* the same value */
+	CMP_GROWS,	/* a counter: between the iterator's reads before and after /proc's */
+	CMP_PERCPU,	/* a memory counter statm and status add up over CPUs: within the per-CPU bound */
+	CMP_MOVES,	/* state, CPU: exact for a sleeping task, anything for a running one */
+};
+
+static enum cmp how(int store, int sym)
+{
+	if (store == VMON_STORE_PROC_IO)
+		return CMP_GROWS;
+	if (store == VMON_STORE_PROC_VM) {
+		switch (sym) {
+		case VMON_PROC_VM_RESIDENT_PAGES: case VMON_PROC_VM_SHARED_PAGES: case VMON_PROC_VM_HWM_KB:
+		case VMON_PROC_VM_RSS_ANON_KB: case VMON_PROC_VM_RSS_FILE_KB: case VMON_PROC_VM_RSS_SHMEM_KB:
+		case VMON_PROC_VM_SWAP_KB:
+			return CMP_PERCPU;
+		default:
+			return CMP_EXACT;
+		}
+	}
+	switch (sym) {
+	case VMON_PROC_STAT_MINFLT: case VMON_PROC_STAT_MAJFLT: case VMON_PROC_STAT_UTIME:
+	case VMON_PROC_STAT_STIME: case VMON_PROC_STAT_GUEST_TIME: case VMON_PROC_STAT_DELAY_BLKIO:
+	case VMON_PROC_STAT_CMINFLT: case VMON_PROC_STAT_CMAJFLT: case VMON_PROC_STAT_CUTIME:
+	case VMON_PROC_STAT_CSTIME: case VMON_PROC_STAT_CGUEST_TIME:
+		return CMP_GROWS;
+	case VMON_PROC_STAT_STATE: case VMON_PROC_STAT_PROCESSOR: case VMON_PROC_STAT_WCHAN:
+		return CMP_MOVES;
+	default:
+		return CMP_EXACT;
+	}
+}
+
+/* vmon(3): each of the three counters behind a figure may lack up to batch pages per CPU */
+static unsigned long long percpu_bound_pages(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF), batch = cpus * 2 > 32 ? cpus * 2 : 32;
+
+	return 3ULL * (unsigned long long)cpus * (unsigned long long)batch;
+}
+
+/* the iterator's stores of a node before /proc's read, kept by tid */
+typedef struct snap {
+	int		tid;
+	vmon_proc_stat_t stat;
+	vmon_proc_vm_t	vm;
+	vmon_proc_io_t	io;
+} snap_t;
+
+static snap_t *snaps;
+static int snaps_nr, *snap_of;	/* snap_of[tid]: index + 1 */
+
+static void keep(vmon_proc_t *proc)
+{
+	snap_t *s = &snaps[snaps_nr];
+
+	s->tid = proc->pid;
+	memcpy(&s->stat, pstat(proc), sizeof(s->stat));
+	if (pvm(proc))
+		memcpy(&s->vm, pvm(proc), sizeof(s->vm));
+	if (pio(proc))
+		memcpy(&s->io, pio(proc), sizeof(s->io));
+	snap_of[proc->pid] = ++snaps_nr;
+}
+
+static const void *snap_store(const snap_t *s, int store)
+{
+	return store == VMON_STORE_PROC_STAT ? (const void *)&s->stat :
+	       store == VMON_STORE_PROC_VM ? (const void *)&s->vm : (const void *)&s->io;
+}
+
+static int mismatches;
+
+static void complain(const char *what, int tid, const vmon_field_t *f, unsigned long long lo, unsigned long long v,
+		     unsigned long long hi)
+{
+	if (++mismatches <= 20)
+		print_message("%s %d %s: iterator %llu .. %llu, /proc %llu\n", what, tid, f->name, lo, hi, v);
+}
+
+/* every field both fill, of one node: i_proc (iterator, after), p_proc (/proc), before (iterator, before) */
+static int compare_node(vmon_proc_t *i_proc, vmon_proc_t *p_proc, const snap_t *before, bool busy)
+{
+	static const int stores[] = { VMON_STORE_PROC_STAT, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO };
+	int compared = 0;
+
+	for (size_t k = 0; k < sizeof(stores) / sizeof(stores[0]); k++) {
+		const vmon_store_desc_t *desc = &vmon_proc_store_descs[stores[k]];
+		const void *is = i_proc->stores[stores[k]], *ps = p_proc->stores[stores[k]];
+		const void *bs = snap_store(before, stores[k]);
+
+		assert_non_null(is);
+		assert_non_null(ps);
+		for (int i = 0; i < desc->fields_nr; i++) {
+			const vmon_field_t *f = &desc->fields[i];
+			enum cmp c = how(stores[k], f->sym);
+			unsigned long long lo, hi, v;
+
+			if (!vmon_field_present(desc, f, is) || !vmon_field_present(desc, f, ps))
+				continue;
+			compared++;
+			if (f->type == VMON_TYPE_str_array)
+				continue;	/* argv points into cmdline, compared as such */
+			if (f->type == VMON_TYPE_char_array) {
+				const vmon_char_array_t *a = (const void *)((const char *)is + f->offset);
+				const vmon_char_array_t *b = (const void *)((const char *)ps + f->offset);
+
+				if (c == CMP_MOVES && busy)
+					continue;
+				if (a->len != b->len || memcmp(a->array, b->array, a->len) != 0)
+					complain("text", i_proc->pid, f, 0, 0, 0);
+				continue;
+			}
+			hi = field_value(f, is);
+			lo = vmon_field_present(desc, f, bs) ? field_value(f, bs) : hi;
+			v = field_value(f, ps);
+			switch (c) {
+			case CMP_EXACT:
+				if (v != hi)
+					complain("exact", i_proc->pid, f, hi, v, hi);
+				break;
+			case CMP_MOVES:
+				if (!busy && v != hi)
+					complain("sleeping", i_proc->pid, f, hi, v, hi);
+				break;
+			case CMP_GROWS:
+				/*
+				 * utime and stime: /proc splits the run time by the
+				 * kernel's last split, the iterator by its own (vmon(3)):
+				 * a tick either way for a task that ran.
+				 */
+				if (f->sym == VMON_PROC_STAT_UTIME || f->sym == VMON_PROC_STAT_STIME) {
+					lo = lo ? lo - 1 : 0;
+					hi++;
+				}
+				if (v < lo || v > hi)
+					complain("counter", i_proc->pid, f, lo, v, hi);
+				break;
+			case CMP_PERCPU: {
+				unsigned long long bound = percpu_bound_pages(), kb = (unsigned long long)sysconf(_SC_PAGESIZE) / 1024;
+
+				if (f->sym != VMON_PROC_VM_RESIDENT_PAGES && f->sym != VMON_PROC_VM_SHARED_PAGES)
+					bound *= kb;
+				if (v + bound < hi || v > hi + bound)
+					complain("per-CPU", i_proc->pid, f, hi - bound, v, hi + bound);
+				break;
+			}
+			}
+		}
+	}
+	return compared;
+}
+
+static void init_sampler(vmon_t *vmon, vmon_sampler_t sampler)
+{
+	vmon_attr_t attr;
+
+	vmon_attr_default(&attr);
+	attr.flags = VMON_FLAG_PROC_ALL;
+	attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO | VMON_WANT_PROC_FOLLOW_THREADS;
+	attr.sampler = sampler;
+	attr.feed = "none";
+	assert_true(vmon_init_attr(vmon, &attr));
+	assert_int_equal(vmon_get_sampler(vmon), sampler);
+}
+
+static void test_equivalence(void **state)
+{
+	int nr = under_valgrind() ? 60 : 1000, pid_max = 32768, nodes = 0, fields = 0;
+	vmon_t it, pr;
+	FILE *f;
+
+	(void)state;
+	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
+	skip_without_iter();
+	f = fopen("/proc/sys/kernel/pid_max", "r");
+	if (f) {
+		assert_int_equal(fscanf(f, "%d", &pid_max), 1);
+		fclose(f);
+	}
+	snap_of = calloc((size_t)pid_max + 1, sizeof(*snap_of));
+	snaps = calloc((size_t)(nr * (THREADS + 1)), sizeof(*snaps));
+	assert_non_null(snap_of);
+	assert_non_null(snaps);
+	snaps_nr = mismatches = 0;
+
+	spawn_kids(nr);
+	assert_true(wait_for(kids_ready, NULL, 60000));
+
+	init_sampler(&it, VMON_SAMPLER_ITER);
+	init_sampler(&pr, VMON_SAMPLER_PROC);
+	/* a first pass each: cmdline, exe and the rest read once, and every run count known */
+	assert_true(vmon_sample(&it));
+	assert_true(vmon_sample(&pr));
+
+	/* the pass: the iterator, /proc, the iterator */
+	assert_true(vmon_sample(&it));
+	for (int i = 0; i < kids_nr; i++) {
+		vmon_proc_t *proc = must_find(&it, kids[i]), *t;
+
+		keep(proc);
+		list_for_each_entry(t, &proc->threads, threads)
+			keep(t);
+	}
+	assert_true(vmon_sample(&pr));
+	assert_true(vmon_sample(&it));
+
+	for (int i = 0; i < kids_nr; i++) {
+		vmon_proc_t *ip = must_find(&it, kids[i]), *pp = must_find(&pr, kids[i]), *t;
+		int threads = 0;
+
+		assert_int_not_equal(snap_of[kids[i]], 0);
+		fields += compare_node(ip, pp, &snaps[snap_of[kids[i]] - 1], i < BUSY);
+		nodes++;
+		/* the same threads through both, each compared as its own task */
+		list_for_each_entry(t, &ip->threads, threads) {
+			vmon_proc_t *pt = find_thread(pp, t->pid);
+
+			assert_non_null(pt);
+			assert_int_not_equal(snap_of[t->pid], 0);
+			fields += compare_node(t, pt, &snaps[snap_of[t->pid] - 1], false);
+			threads++;
+			nodes++;
+		}
+		assert_int_equal(threads, (i >= BUSY && i % THREADED_EVERY == 0) ? THREADS + 1 : 0);
+	}
+	print_message("compared %d fields of %d nodes (%d children): %d mismatches\n", fields, nodes, kids_nr, mismatches);
+	assert_int_equal(mismatches, 0);
+
+	vmon_destroy(&it);
+	vmon_destroy(&pr);
+	kill_kids();
+	free(snaps);
+	free(snap_of);
+}
+
+/* a fixture root: the iterator does not describe it; /proc is used, and says why */
+static void test_fallback_fixture(void **state)
+{
+	fixture_t fx;
+	vmon_attr_t attr;
+	vmon_t vmon;
+	const char *why;
+
+	(void)state;
+	fixture_init(&fx);
+	fixture_system(&fx);
+	fixture_proc(&fx, 1, 0, "init", 'S', 100, (const char *const[]){ "/sbin/init", NULL });
+	vmon_attr_default(&attr);
+	attr.flags = VMON_FLAG_PROC_ALL;
+	attr.proc_root = fx.root;
+	attr.sampler = VMON_SAMPLER_ITER;
+	assert_true(vmon_init_attr(&vmon, &attr));
+	assert_int_equal(vmon_get_sampler(&vmon), VMON_SAMPLER_PROC);
+	why = vmon_sampler_reason(&vmon);
+	assert_non_null(why);
+	print_message("reason: %s\n", why);
+	errno = 0;
+	assert_int_equal(vmon_set_sampler(&vmon, VMON_SAMPLER_ITER), -1);
+	assert_int_not_equal(errno, 0);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(pstat(must_find(&vmon, 1))->start, 100);
+	/* /proc asked for: no reason to give but that */
+	assert_int_equal(vmon_set_sampler(&vmon, VMON_SAMPLER_PROC), 0);
+	assert_true(vmon_sample(&vmon));
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+}
+
+/*
+ * Without the privileges (a child that dropped root): the load is refused,
+ * /proc samples everything, the reason names the refusal.
+ */
+static int unprivileged_child(void *arg)
+{
+	vmon_attr_t attr;
+	vmon_t vmon;
+	const char *why;
+	pid_t self = getpid();
+
+	(void)arg;
+	if (setgid(65534) < 0 || setuid(65534) < 0)
+		return 10;
+	vmon_attr_default(&attr);
+	attr.flags = VMON_FLAG_PROC_ALL;
+	attr.sampler = VMON_SAMPLER_ITER;
+	attr.feed = "none";
+	if (!vmon_init_attr(&vmon, &attr))
+		return 11;
+	why = vmon_sampler_reason(&vmon);
+	if (vmon_get_sampler(&vmon) != VMON_SAMPLER_PROC || !why || !strstr(why, "not permitted"))
+		return 12;
+	if (vmon_set_sampler(&vmon, VMON_SAMPLER_ITER) != -1 || errno != EPERM)
+		return 13;
+	if (!vmon_sample(&vmon) || !vmon_proc_lookup(&vmon, self) ||
+	    pstat(vmon_proc_lookup(&vmon, self))->pid != self)
+		return 14;
+	vmon_destroy(&vmon);
+	return 0;
+}
+
+static void test_fallback_forbidden(void **state)
+{
+	pid_t pid;
+	int status;
+
+	(void)state;
+	SKIP_IF(!is_root(), "needs root to drop it");
+	skip_without_iter();
+	pid = spawn_fn(unprivileged_child, NULL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* $VMON_SAMPLER: proc, iter, and a bad value that says so */
+static void test_environment(void **state)
+{
+	vmon_attr_t attr;
+	vmon_t vmon;
+	const char *old = getenv("VMON_SAMPLER");
+	char *saved = old ? strdup(old) : NULL;
+
+	(void)state;
+	vmon_attr_default(&attr);
+	attr.flags = VMON_FLAG_PROC_ALL;
+	attr.feed = "none";
+
+	setenv("VMON_SAMPLER", "proc", 1);
+	assert_true(vmon_init_attr(&vmon, &attr));
+	assert_int_equal(vmon_get_sampler(&vmon), VMON_SAMPLER_PROC);
+	assert_string_equal(vmon_sampler_reason(&vmon), "/proc was asked for");
+	vmon_destroy(&vmon);
+
+	setenv("VMON_SAMPLER", "quick", 1);
+	assert_true(vmon_init_attr(&vmon, &attr));
+	assert_non_null(strstr(vmon_sampler_reason(&vmon), "VMON_SAMPLER: unknown sampler \"quick\""));
+	vmon_destroy(&vmon);
+
+	/* the caller's choice wins over the environment's */
+	setenv("VMON_SAMPLER", "iter", 1);
+	attr.sampler = VMON_SAMPLER_PROC;
+	assert_true(vmon_init_attr(&vmon, &attr));
+	assert_int_equal(vmon_get_sampler(&vmon), VMON_SAMPLER_PROC);
+	vmon_destroy(&vmon);
+
+	assert_string_equal(vmon_sampler_name(VMON_SAMPLER_ITER), "iter");
+	assert_null(vmon_sampler_name(VMON_SAMPLER_NR));
+	errno = 0;
+	assert_int_equal(vmon_set_sampler(&vmon, VMON_SAMPLER_PROC), -1);	/* destroyed */
+	assert_int_equal(errno, EINVAL);
+
+	if (saved)
+		setenv("VMON_SAMPLER", saved, 1);
+	else
+		unsetenv("VMON_SAMPLER");
+	free(saved);
+}
+
+/* switching sources between samples keeps the tree: nothing is new or stale for it */
+static void test_switch(void **state)
+{
+	vmon_t vmon;
+	vmon_proc_t *proc;
+	pid_t pid;
+
+	(void)state;
+	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
+	skip_without_iter();
+	pid = spawn_fn(child_threaded, NULL);
+	kids = calloc(1, sizeof(*kids));
+	assert_non_null(kids);
+	kids[kids_nr++] = pid;
+	assert_true(wait_sleeping(pid, 10000));
+
+	init_sampler(&vmon, VMON_SAMPLER_PROC);
+	assert_true(vmon_sample(&vmon));
+	assert_true(vmon_sample(&vmon));
+	for (int round = 0; round < 4; round++) {
+		vmon_stats_t before, after;
+		vmon_proc_t *t;
+
+		assert_int_equal(vmon_set_sampler(&vmon, round % 2 ? VMON_SAMPLER_PROC : VMON_SAMPLER_ITER), 0);
+		assert_int_equal(vmon_get_stats(&vmon, &before), 0);
+		assert_true(vmon_sample(&vmon));
+		assert_int_equal(vmon_get_stats(&vmon, &after), 0);
+		assert_int_equal(after.iter_reads - before.iter_reads, round % 2 ? 0 : 1);
+		proc = must_find(&vmon, pid);
+		assert_false(proc->is_new || proc->is_stale || proc->threads_changed);
+		list_for_each_entry(t, &proc->threads, threads)
+			assert_false(t->is_new || t->is_stale);
+		assert_int_equal(pstat(proc)->num_threads, THREADS + 1);
+		assert_int_equal(pstat(proc)->pid, pid);
+	}
+	vmon_destroy(&vmon);
+	kill_kids();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_equivalence, teardown_kids),
+		cmocka_unit_test(test_fallback_fixture),
+		cmocka_unit_test(test_fallback_forbidden),
+		cmocka_unit_test(test_environment),
+		cmocka_unit_test_teardown(test_switch, teardown_kids),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);
+}
