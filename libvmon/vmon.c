@@ -649,10 +649,12 @@ static int sample_all(vmon_t *vmon)
 	if (iter_active(vmon)) {
 		if (iter_list(vmon) < 0)
 			return -1;
-		listed = iter_listing_due(vmon);
-		if (listed && list_proc(vmon) < 0)
-			return -1;
-		feed_listed(vmon);
+		if (iter_listing_due(vmon)) {
+			if (list_proc(vmon) < 0)
+				return -1;
+		} else if (listed) {
+			feed_listed(vmon);	/* the records were the listing the event feed wanted */
+		}
 		listed = false;
 	} else if (listed && list_proc(vmon) < 0) {
 		return -1;

@@ -228,7 +228,14 @@ static void test_emfile(void **state)
 	vmon_stats_t st;
 	int hog[NOFILE], hogs = 0;
 
-	assert_true(vmon_init(&vmon, VMON_FLAG_NONE, VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM, wants));
+	vmon_attr_t attr;
+
+	/* what runs out here are /proc's files: the /proc source, whatever $VMON_SAMPLER says */
+	vmon_attr_default(&attr);
+	attr.sys_wants = VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM;
+	attr.proc_wants = wants;
+	attr.sampler = VMON_SAMPLER_PROC;
+	assert_true(vmon_init_attr(&vmon, &attr));
 	openat_ebadf = 0;
 	assert_non_null(vmon_proc_monitor(&vmon, getpid(), VMON_WANT_PROC_INHERIT, NULL, NULL));
 	assert_true(vmon_sample(&vmon));
@@ -273,6 +280,7 @@ static void test_emfile_mid_node(void **state)
 	vmon_attr_default(&attr);
 	attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO;
 	attr.fd_budget = 2;
+	attr.sampler = VMON_SAMPLER_PROC;	/* /proc's fds are the subject */
 	assert_true(vmon_init_attr(&vmon, &attr));
 	openat_ebadf = 0;
 	a = vmon_proc_monitor(&vmon, kids[0], VMON_WANT_PROC_INHERIT, NULL, NULL);

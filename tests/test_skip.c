@@ -287,6 +287,7 @@ static void monitor_family(vmon_t *vmon, struct family *f, int budget)
 	vmon_attr_default(&attr);
 	attr.proc_wants = WANTS;
 	attr.fd_budget = budget;
+	attr.sampler = VMON_SAMPLER_PROC;	/* the reads /proc's rules avoid are the subject */
 	assert_true(vmon_init_attr(vmon, &attr));
 	for (int i = 0; i < CHILDREN; i++)
 		assert_non_null(vmon_proc_monitor(vmon, f->pids[i], VMON_WANT_PROC_INHERIT, NULL, NULL));
