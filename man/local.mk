@@ -57,6 +57,7 @@ VMON_MAN_PAGES = \
 	man/vmon_feed_get_stats.3 \
 	man/vmon_feed_fd.3 \
 	man/vmon_feed_set_callback.3 \
+	man/vmon_set_sampler.3 \
 	man/vmon_feed.7
 VMON_MAN_ALIASES = \
 	man/vmon_init_attr.3 \
@@ -86,7 +87,10 @@ VMON_MAN_ALIASES = \
 	man/vmon_feed_reason.3 \
 	man/vmon_feed_backend_name.3 \
 	man/vmon_feed_timeout.3 \
-	man/vmon_feed_process.3
+	man/vmon_feed_process.3 \
+	man/vmon_get_sampler.3 \
+	man/vmon_sampler_reason.3 \
+	man/vmon_sampler_name.3
 
 dist_man_MANS += $(VMON_MAN_PAGES) $(VMON_MAN_ALIASES)
 nodist_man_MANS += man/vmon_fields.7

@@ -150,6 +150,7 @@ static int core_init(vmon_t *vmon, int fd_budget)
 	attr.flags = VMON_FLAG_PROC_ALL;
 	attr.proc_wants = CORE_WANTS;
 	attr.fd_budget = fd_budget;
+	attr.sampler = VMON_SAMPLER_PROC;	/* /proc's costs; bench_iter.c sets the task iterator beside them */
 	if (!vmon_init_attr(vmon, &attr)) {
 		fprintf(stderr, "bench core: vmon_init_attr: %s\n", strerror(errno));
 		return -1;
