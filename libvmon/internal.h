@@ -102,6 +102,11 @@ typedef struct proc_node {
 	/* the task iterator's last user/system split of the run time, ns (iter.c) */
 	unsigned long long	cpu_prev_u, cpu_prev_s;
 	bool			cpu_prev_known;
+	/* its record of the last pass, iter_gen, and whether this pass's is the same (iter_probe()) */
+	void			*iter_last;
+	int			iter_gen;
+	int			iter_index;	/* this pass's record */
+	bool			iter_same;
 } proc_node_t;
 
 /* a per-process sample callback: the public struct, and the run_callbacks() call it was added in */

@@ -404,14 +404,32 @@ int iter_probe(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
 	iter_t *it = in->iter;
-	const struct iter_rec *r = rec_of(it, node->pub.pid, NULL);
+	const struct iter_rec *r;
+	int i = -1;
 
 	if (!node_store(vmon, node, VMON_STORE_PROC_STAT))
 		return -1;
-	if (!iter_covers(vmon, node)) {
+	if (!iter_covers(vmon, node) || !(r = rec_of(it, node->pub.pid, &i))) {
 		errno = ESRCH;
 		return -1;
 	}
+	node->iter_index = i;
+	/*
+	 * A record the same as the node's in the last pass (also read by the
+	 * iterator) gives the same values: nothing to copy.  For a thread,
+	 * and a process of one thread (its sums are its leader's record, which
+	 * holds its thread count), the record is all its values depend on.
+	 */
+	node->iter_same = node->iter_last && node->iter_gen == vmon->generation - 1 &&
+			  (node->pub.is_thread || r->stat.num_threads == 1) &&
+			  memcmp(node->iter_last, r, sizeof(*r)) == 0;
+	if (!node->iter_same) {
+		if (!node->iter_last)
+			node->iter_last = malloc(sizeof(*r));
+		if (node->iter_last)
+			memcpy(node->iter_last, r, sizeof(*r));
+	}
+	node->iter_gen = vmon->generation;
 	if (node->confirmed && !node_start_matches(node, r->stat.start)) {
 		errno = ESTALE;
 		return -1;
@@ -530,11 +548,10 @@ int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool fi
 	unsigned long long rtime, utime, stime, gtime;
 	int i, changes, c;
 
-	r = rec_of(it, node->pub.pid, &i);
-	if (!r) {
-		errno = ESRCH;
-		return -1;
-	}
+	if (node->iter_same && !first)
+		return 0;
+	i = node->iter_index;
+	r = &it->recs[i];
 	v = r->stat;
 	if (!node->pub.is_thread) {
 		const iter_group_t *g = &it->groups[i];
@@ -598,13 +615,11 @@ int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool fi
 int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
-	const struct iter_rec *r = rec_of(vmon->internal->iter, node->pub.pid, NULL);
+	const struct iter_rec *r = &vmon->internal->iter->recs[node->iter_index];
 	int changes = 0;
 
-	if (!r) {
-		errno = ESRCH;
-		return -1;
-	}
+	if (node->iter_same && !first)
+		return 0;
 	if (r->flags & ITER_HAS_MM)
 		return copy_part(desc, vm_copy, NELEM(vm_copy), &r->vm, s, s->changed, s->present, first);
 	/* no address space: statm reads all zeros, status has no memory lines */
@@ -629,14 +644,11 @@ int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_IO];
 	const iter_t *it = vmon->internal->iter;
-	const struct iter_rec *r;
-	int i;
+	int i = node->iter_index;
+	const struct iter_rec *r = &it->recs[i];
 
-	r = rec_of(it, node->pub.pid, &i);
-	if (!r) {
-		errno = ESRCH;
-		return -1;
-	}
+	if (node->iter_same && !first)
+		return 0;
 	return copy_part(desc, io_copy, NELEM(io_copy), node->pub.is_thread ? &r->io : &it->groups[i].io,
 			 s, s->changed, s->present, first);
 }
