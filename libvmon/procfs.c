@@ -111,9 +111,15 @@ int procfs_open_root(vmon_t *vmon, const char *root)
 	return 0;
 }
 
-/* the hot fds a node holds when it holds them all */
+/*
+ * The hot fds a node holds when it holds them all.  With the task iterator
+ * (iter.c) stat and schedstat are not read, nor the task directory, so its
+ * nodes leave the budget to the warm fds (the directory first).
+ */
 static int hot_fds(const struct _vmon_internal *in, vmon_proc_wants_t w)
 {
+	if (in->iter)
+		return !!(w & VMON_WANT_PROC_FOLLOW_CHILDREN);
 	return 1 + in->have_schedstat + !!(w & VMON_WANT_PROC_FOLLOW_CHILDREN) + !!(w & VMON_WANT_PROC_FOLLOW_THREADS);
 }
 
@@ -185,7 +191,8 @@ static bool hold_hot(vmon_t *vmon, proc_node_t *node, bool first)
 	if (first) {
 		int need = hot_fds(vmon->internal, node->pub.wants);
 
-		if (!room_for(vmon, need))
+		/* (a node the task iterator does not show, probed here, may have no hot fds to hold) */
+		if (need <= 0 || !room_for(vmon, need))
 			return false;
 		vmon->internal->fds_held += need;
 		node->hot_reserved = need - 1;

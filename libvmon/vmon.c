@@ -23,7 +23,9 @@
  *      once every process was read).
  * Sampling a node means reading its stat line first (procfs_probe(): is it
  * still the process we knew?), then its wants in the order of
- * defs/proc_wants.def.  Per-process failures are recorded in
+ * defs/proc_wants.def.  With the task iterator (iter.c, vmon_set_sampler())
+ * one read before step 4 gives every task's record: the listing, the probe
+ * (iter_probe()) and the stat, statm, status and io numbers come from it.  Per-process failures are recorded in
  * proc->errors[] and counted; they never abort the pass.
  */
 #include "config.h"
