@@ -97,6 +97,14 @@ static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 		return -1;
 	}
 	node->cmdline_read_at = vmon->internal->now;
+	/*
+	 * Empty from a process the event feed gave arguments: it is inside its
+	 * exit (its memory is gone), caught after its state was read (with the
+	 * task iterator, read at the start of the pass, the window is wider).
+	 * It keeps the arguments, as a zombie does (see the caller).
+	 */
+	if (buf->len == 0 && node->fed && s->cmdline.len > 0 && BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
+		return 0;
 	return proc_stat_set_cmdline(s, buf->data, buf->len, first);
 }
 
