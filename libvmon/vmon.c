@@ -181,11 +181,12 @@ vmon_sampler_t vmon_get_sampler(const vmon_t *vmon)
 
 const char *vmon_sampler_reason(const vmon_t *vmon)
 {
-	if (!vmon->internal || vmon->internal->iter)
+	if (!vmon->internal)
 		return NULL;
 	if (vmon->internal->replay)
 		return "a replay of a log (vmon_log_replay_init()): nothing is sampled";
-	return vmon->internal->sampler_reason;
+	/* empty when the iterator is in use, unless $VMON_SAMPLER was not understood */
+	return vmon->internal->sampler_reason[0] ? vmon->internal->sampler_reason : NULL;
 }
 
 /*

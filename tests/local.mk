@@ -122,8 +122,6 @@ tests_test_iter_LDFLAGS = $(TESTS_LINK_CHECKED) -pthread
 TESTS += tests/sampler_forced.sh
 EXTRA_DIST += tests/sampler_forced.sh
 CLEANFILES += tests/*.iter.out tests/*.proc.out
-tests/sampler_forced.log: tests/test_tree$(EXEEXT) tests/test_live$(EXEEXT) tests/test_compat$(EXEEXT) \
-	tests/test_wants$(EXEEXT) tests/test_iter$(EXEEXT)
 
 # --- the event feed (tests/test_feed*.c) ---------------------------------------
 # test_feed: the API whatever the backend; test_feed_<backend>: one backend's
