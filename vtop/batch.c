@@ -12,31 +12,21 @@
  *                ending with "# EOF"
  *
  * The first refresh is printed after two samples, so its CPU% is real.
- * --events prints one line per process event instead.
+ * --events prints one line per process event instead (vt_event_write()).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <langinfo.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "vtop.h"
-
-static void sleep_seconds(double secs)
-{
-	struct timespec ts;
-
-	if (secs <= 0)
-		return;
-	ts.tv_sec = (time_t)secs;
-	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 /* the process's identity columns come first in every format; the rest in the order asked for */
 static bool is_identity(int col)
@@ -419,23 +409,41 @@ void vt_batch_write(FILE *out, const vt_config_t *cfg, const vt_view_t *view, co
 	}
 }
 
-/* --events: one line per event; without the feed, what comparing samples finds */
-static void write_events(FILE *out, const vt_snapshot_t *snap)
+/*
+ * --events: one line per event, oldest first:
+ *   TIME fork pid=P ppid=Q comm=NAME
+ *   TIME exec pid=P ppid=Q comm=NAME file=PATH args=ARG0 ARG1...
+ *   TIME exit pid=P ppid=Q code=N comm=NAME	(or signal=SIGNAME)
+ * and without the feed "new" and "exit", found by comparing samples, with
+ * the command line as comm.  Every text is vmon_escape()d; args is the last
+ * field and runs to the end of the line.
+ */
+void vt_event_write(FILE *out, const vt_event_t *e)
 {
-	for (int i = 0; i < snap->events_nr; i++) {
-		const vt_event_t *e = &snap->events[i];
-		time_t t = (time_t)e->when;
-		char when[32];
-		struct tm tm;
+	time_t t = (time_t)e->when;
+	char when[32];
+	struct tm tm;
 
-		localtime_r(&t, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(out, "%s.%03d %s pid=%d ppid=%d", when, (int)((e->when - (double)t) * 1000),
-			e->kind == 'N' ? "new" : e->kind == 'X' ? "exit" : "exec", e->pid, e->ppid);
-		if (e->kind == 'X' && e->exit_code >= 0)
-			fprintf(out, " status=%d", e->exit_code);
-		fprintf(out, " comm=%s\n", e->comm);
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(out, "%s.%03d %s pid=%d ppid=%d", when, (int)((e->when - (double)t) * 1000),
+		e->kind == 'E' ? "exec" : e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid);
+	if (e->kind == 'X' && e->exit_code >= 0) {
+		if (WIFSIGNALED(e->exit_code))
+			fprintf(out, " signal=SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
+		else
+			fprintf(out, " code=%d", WEXITSTATUS(e->exit_code));
 	}
+	fprintf(out, " comm=%s", e->comm);
+	if (e->kind == 'E')
+		fprintf(out, " file=%s args=%s", e->file, e->args);
+	fputc('\n', out);
+}
+
+/* --events with the feed: each event printed as the library applies it (no ring, nothing dropped) */
+static void print_event(const vt_event_t *e, void *arg)
+{
+	vt_event_write(arg, e);
 }
 
 void vt_view_configure(vt_view_t *view, const vt_config_t *cfg)
@@ -469,23 +477,29 @@ int vt_batch_run(const vt_config_t *cfg)
 	vt_snapshot_init(&snap);
 	vt_view_init(&view);
 	vt_view_configure(&view, cfg);
-	if (cfg->events && !replay)
-		fprintf(stderr, "vtop: %s: events are found by comparing samples %g s apart; "
-			"processes that live shorter are missed\n", vt_feed_available() ? "feed" : "no event feed",
+	if (cfg->events && vt_feed_active(src.feed)) {
+		vt_feed_set_sink(src.feed, print_event, stdout);
+	} else if (cfg->events && !replay) {
+		const char *why = vt_feed_fallback(src.feed);
+
+		fprintf(stderr, "vtop: no event feed%s%s%s: events are found by comparing samples %g s apart; "
+			"processes that live shorter are missed\n", why ? " (" : "", why ? why : "", why ? ")" : "",
 			cfg->delay);
+	}
 
 	/* two samples before the first output: CPU% needs an interval (a replay reads them as they were) */
 	if (vt_source_sample(&src, &snap) < 0)
 		goto fail;
 	if (!replay)
-		sleep_seconds(cfg->delay < 0.5 ? cfg->delay : 0.5);
+		vt_source_wait(&src, cfg->delay < 0.5 ? cfg->delay : 0.5, -1);
 	for (;;) {
 		if (vt_source_sample(&src, &snap) < 0)
 			goto fail;
 		if (src.log_error[0])
 			goto fail;
 		if (cfg->events) {
-			write_events(stdout, &snap);
+			for (int i = 0; i < snap.events_nr; i++)
+				vt_event_write(stdout, &snap.events[i]);
 		} else {
 			vt_view_build(&view, &snap);
 			vt_batch_write(stdout, cfg, &view, &snap, cfg->format, n == 0);
@@ -500,7 +514,7 @@ int vt_batch_run(const vt_config_t *cfg)
 		if (!cfg->iterations)
 			n++;
 		if (!replay)
-			sleep_seconds(cfg->delay);
+			vt_source_wait(&src, cfg->delay, -1);
 	}
 	vt_view_free(&view);
 	vt_snapshot_free(&snap);

@@ -29,6 +29,14 @@ static const vmon_proc_stat_t *stat_of(const vt_row_t *row)
 	return row->stores[VMON_STORE_PROC_STAT];
 }
 
+/* the stat store when it has the field: a process only the event feed saw has no memory figures */
+static const vmon_proc_stat_t *stat_with(const vt_row_t *row, int sym)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+
+	return vmon_field_present(desc, &desc->fields[sym], row->stores[VMON_STORE_PROC_STAT]) ? stat_of(row) : NULL;
+}
+
 static int order_double(double a, double b)
 {
 	return (a > b) - (a < b);
@@ -110,7 +118,7 @@ static int fmt_bytes(double bytes, char *buf, size_t size, bool machine)
 static int fmt_virt(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
 {
 	(void)snap;
-	if (!stat_of(row))
+	if (!stat_with(row, VMON_PROC_STAT_VSIZE))
 		return -1;
 	return fmt_bytes((double)stat_of(row)->vsize, buf, size, machine);
 }
@@ -122,7 +130,7 @@ static int cmp_virt(const vt_row_t *a, const vt_row_t *b)
 
 static int fmt_res(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
 {
-	if (!stat_of(row))
+	if (!stat_with(row, VMON_PROC_STAT_RSS))
 		return -1;
 	return fmt_bytes((double)stat_of(row)->rss * (double)snap->page_size, buf, size, machine);
 }
@@ -548,6 +556,46 @@ void vt_om_label(FILE *out, const char *s)
 			fputc(*s, out);
 	}
 	fputc('"', out);
+}
+
+/*
+ * Escaped text (vmon_escape()'s output) into a fixed buffer.  When it does
+ * not fit it is cut between two whole characters, never inside a UTF-8
+ * sequence nor inside a \xNN or \\ escape, and "..." marks the cut, so that
+ * a cut never reads as the whole or as something else.
+ */
+void vt_text_fit(char *dst, size_t size, const char *escaped, size_t len)
+{
+	size_t n = 0, limit;
+
+	if (!size)
+		return;
+	if (len < size) {
+		memcpy(dst, escaped, len);
+		dst[len] = '\0';
+		return;
+	}
+	limit = size > 4 ? size - 4 : 0;
+	while (n < len) {
+		unsigned char c = (unsigned char)escaped[n];
+		size_t step = 1;
+
+		if (c == '\\')
+			step = n + 1 < len && escaped[n + 1] == 'x' ? 4 : 2;
+		else if (c >= 0xf0)
+			step = 4;
+		else if (c >= 0xe0)
+			step = 3;
+		else if (c >= 0xc0)
+			step = 2;
+		if (n + step > limit)
+			break;
+		n += step;
+	}
+	memcpy(dst, escaped, n);
+	memcpy(dst + n, "...", size > 4 ? 4 : 1);
+	if (size <= 4)
+		dst[n] = '\0';
 }
 
 const char *vt_signal_name(int sig)

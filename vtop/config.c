@@ -184,6 +184,10 @@ static int apply(vt_config_t *cfg, const char *key, const char *v)
 		return parse_bool(v, &cfg->ascii) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "mouse")) {
 		return parse_bool(v, &cfg->mouse) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "backend")) {
+		if (vt_feed_check_backend(v, err, sizeof(err)) < 0)
+			return -2;
+		snprintf(cfg->backend, sizeof(cfg->backend), "%s", v);
 	} else if (!strcmp(key, "exited_refreshes")) {
 		if (parse_int(v, 1, 100, &n) < 0)
 			return -2;
@@ -293,6 +297,7 @@ int vt_config_save(const vt_config_t *cfg, const char *path, char *err, size_t e
 	fprintf(f, "ascii = %s\n", cfg->ascii ? "yes" : "no");
 	fprintf(f, "mouse = %s\n", cfg->mouse ? "yes" : "no");
 	fprintf(f, "exited_refreshes = %d\n", cfg->exited_keep);
+	fprintf(f, "backend = %s\n", cfg->backend);
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0 || ferror(f)) {
 		snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
 		fclose(f);
@@ -327,7 +332,7 @@ void vt_usage(FILE *out)
 		"  -w, --write FILE   record every sample to FILE (a vmon_log(5) log) while showing them\n"
 		"  -r, --replay FILE  show the samples recorded in FILE (- for standard input) instead of this\n"
 		"                     machine now; with -b, print what the recording run printed\n"
-		"  --backend NAME     event feed backend: auto or none (this build has no feed)\n"
+		"  --backend NAME     the event feed: auto (default), ebpf, perf, netlink or none\n"
 		"  --color WHEN       auto, never or always (NO_COLOR in the environment means never)\n"
 		"  --ascii            ASCII only: no line drawing, escape all non-ASCII text\n"
 		"  --no-mouse         leave the mouse to the terminal\n"
@@ -512,6 +517,10 @@ int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 			}
 			break;
 		case OPT_BACKEND:
+			if (vt_feed_check_backend(optarg, err, sizeof(err)) < 0) {
+				fprintf(stderr, "vtop: %s\n", err);
+				return -1;
+			}
 			snprintf(cfg->backend, sizeof(cfg->backend), "%s", optarg);
 			break;
 		case OPT_EVENTS:

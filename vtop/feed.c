@@ -1,79 +1,307 @@
 /*
- * feed.c: the kernel event feed, as vtop sees it.
+ * feed.c: the kernel event feed (vmon_feed(7)), as vtop uses it.
  *
- * The feed (fork, exec and exit events between samples, on the feed branch
- * of libvmon) is not in this library yet, and vtop says so: the header's
- * feed meter reads "feed: none", --backend accepts only "none" or "auto"
- * (which falls back to none), and --events and the event log (e) say that
- * their events come from comparing samples.
+ * The library opens the feed inside vmon_init_attr(), before its first /proc
+ * scan, from the list in vmon_attr_t.feed: vt_feed_attr() turns --backend
+ * into that list.  vt_feed_open() then registers an event callback.
  *
- * Everything the feed changes for vtop is behind these few functions, so
- * that using it is one change here and in vt_source_init():
- *   - vt_feed_open(): the backend list goes to vmon_attr_t.feed (before
- *     vmon_init_attr(), which opens the feed before its first /proc scan),
- *     and vmon_feed_set_callback() collects fork/exec/exit events for the
- *     snapshot's event list (snapshot.c's add_event());
- *   - vt_feed_status(): "feed: BACKEND, N ev/s, lost M" from
- *     vmon_feed_get_stats() (or vmon_feed_reason() when it fell back);
- *   - the sampling thread also waits on vmon_feed_fd() and calls
- *     vmon_feed_process() when it is readable, so the kernel's buffer is
- *     drained between refreshes;
- *   - exited rows take proc->exit_status when proc->has_exit_status;
- *   - with -w, the same event callback hands each event to the log
- *     (vmon_log_write_event(), whose vmon_log_event_t has the members of
- *     vmon_event_t), and a growth of the feed's lost counter is written as
- *     a drop notice (vmon_log_write_drop()) before the next sample.
- * Processes that lived between two samples then arrive as nodes new and
- * stale in the same sample, and the builder shows them as exited rows with
- * no other change.
+ * The callback runs in the thread that calls vmon_sample(), the sampling
+ * thread, which owns the vmon_t; the event log is drawn by the screen's
+ * thread.  So each event is copied out (its text escaped, its times made
+ * wall-clock) into a bounded ring under a lock of its own, and the screen
+ * (or the --events loop) takes what is there after each sample.  The ring
+ * is not tied to the snapshots: a snapshot the screen never took (it was
+ * busy) loses no event.  When the ring is full the oldest events go, and are
+ * counted, so the log says how many it could not show.
+ *
+ * The rest is the header's meter ("feed: ebpf, 120 ev/s, lost 0"), and the
+ * feed's fd and timeout for the sampling thread's wait (vt_source_wait()),
+ * which reads the kernel's buffer between samples so that it does not
+ * overflow while vtop sleeps.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vtop.h"
 
+/* events held between two takes; beyond, the oldest are dropped and counted */
+#define VT_FEED_RING	8192
+
 struct vt_feed {
-	char	backend[32];
+	vmon_t			*vmon;
+	bool			active;		/* a backend is in use (it never changes once open) */
+	bool			tree_only;	/* -p: only the events of processes in the tree */
+	unsigned		escape_flags;
+
+	/* the meter, computed after each sample */
+	unsigned long long	prev_events;
+	double			prev_mono;
+	double			rate;
+
+	/* or, in one thread (--events), each event handed to this at once */
+	void			(*sink)(const vt_event_t *e, void *arg);
+	void			*sink_arg;
+
+	/* the hand-over: filled by the callback (sampling thread), emptied by vt_feed_take() */
+	pthread_mutex_t		lock;
+	vt_event_t		*ring;
+	int			head;		/* where the next event goes */
+	int			nr;
+	unsigned long long	dropped;	/* since the last take */
 };
 
-const char *const vt_feed_backends[] = { "auto", "none", NULL };
+const char *const vt_feed_backends[] = { "auto", "ebpf", "perf", "netlink", "none", NULL };
 
-bool vt_feed_available(void)
+static double clock_seconds(clockid_t id)
 {
-	return false;
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int vt_feed_open(vt_feed_t **feed, vmon_t *vmon, const char *backend, char *err, size_t err_size)
+int vt_feed_check_backend(const char *backend, char *err, size_t err_size)
 {
-	vt_feed_t *f;
+	for (int i = 0; vt_feed_backends[i]; i++) {
+		if (!strcmp(backend, vt_feed_backends[i]))
+			return 0;
+	}
+	snprintf(err, err_size, "--backend: auto, ebpf, perf, netlink or none, not \"%s\"", backend);
+	errno = EINVAL;
+	return -1;
+}
+
+/*
+ * auto: the library's choice ($VMON_FEED, else ebpf, then perf, then
+ * netlink); a name: that backend alone; none: no feed.  Whatever cannot be
+ * used falls back to polling, and the meter says why (vmon_feed_reason()).
+ */
+void vt_feed_attr(const char *backend, vmon_attr_t *attr)
+{
+	if (!backend[0] || !strcmp(backend, "auto"))
+		attr->feed = NULL;
+	else if (!strcmp(backend, "none"))
+		attr->feed = "";
+	else
+		attr->feed = backend;
+}
+
+/* the text of an exec's arguments: each escaped, separated by spaces */
+static size_t escape_args(char *dst, size_t size, const char *args, size_t len, unsigned flags)
+{
+	const char *p = args, *end = args + len;
+	size_t out = 0;
+
+	while (p < end) {
+		size_t n = strnlen(p, (size_t)(end - p));
+
+		if (out)
+			out += out < size ? (size_t)snprintf(dst + out, size - out, " ") : 1;
+		out += vmon_escape(out < size ? dst + out : NULL, out < size ? size - out : 0, p, n, flags);
+		p += n + 1;
+	}
+	if (size)
+		dst[out < size ? out : size - 1] = '\0';
+	return out;
+}
+
+/* one event of the library as an entry of the log; offset turns CLOCK_BOOTTIME into wall-clock seconds */
+void vt_event_from_feed(vt_event_t *e, const vmon_event_t *ev, double offset, unsigned flags)
+{
+	char buf[1024];
+	size_t len;
+
+	memset(e, 0, sizeof(*e));
+	e->when = (double)ev->time_ns / 1e9 + offset;
+	e->kind = ev->kind == VMON_EVENT_FORK ? 'N' : ev->kind == VMON_EVENT_EXEC ? 'E' : 'X';
+	e->from_feed = true;
+	e->pid = ev->pid;
+	e->ppid = (ev->has & VMON_EVENT_HAS_PPID) ? ev->ppid : 0;
+	e->exit_code = ev->kind == VMON_EVENT_EXIT && (ev->has & VMON_EVENT_HAS_EXIT_STATUS) ? ev->exit_status : -1;
+	if (ev->has & VMON_EVENT_HAS_COMM) {
+		len = vmon_escape(buf, sizeof(buf), ev->comm, strnlen(ev->comm, sizeof(ev->comm)), flags);
+		vt_text_fit(e->comm, sizeof(e->comm), buf, len);
+	}
+	if (ev->kind != VMON_EVENT_EXEC)
+		return;
+	if ((ev->has & VMON_EVENT_HAS_FILENAME) && ev->filename) {
+		len = vmon_escape(buf, sizeof(buf), ev->filename, strlen(ev->filename), flags);
+		vt_text_fit(e->file, sizeof(e->file), buf, len);
+	}
+	if ((ev->has & VMON_EVENT_HAS_ARGS) && ev->args) {
+		len = escape_args(buf, sizeof(buf), ev->args, ev->args_len, flags);
+		vt_text_fit(e->args, sizeof(e->args), buf, len);
+		/* arguments the kernel side cut are shown cut, as vt_text_fit() marks its own cuts */
+		len = strlen(e->args);
+		if (ev->args_truncated && (len < 3 || strcmp(e->args + len - 3, "...") != 0) &&
+		    len + 3 < sizeof(e->args))
+			memcpy(e->args + len, "...", 4);
+	}
+}
+
+static void ring_push(vt_feed_t *f, const vt_event_t *e)
+{
+	pthread_mutex_lock(&f->lock);
+	f->ring[f->head] = *e;
+	f->head = (f->head + 1) % VT_FEED_RING;
+	if (f->nr < VT_FEED_RING)
+		f->nr++;
+	else
+		f->dropped++;	/* the oldest was written over */
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* vmon_feed_set_callback(): in the sampling thread, inside vmon_sample() */
+static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
+{
+	vt_feed_t *f = arg;
+	vt_event_t e;
 
 	(void)vmon;
-	*feed = NULL;
-	if (backend[0] && strcmp(backend, "auto") != 0 && strcmp(backend, "none") != 0) {
-		snprintf(err, err_size, "--backend %s: this libvmon has no event feed (only \"none\" or \"auto\")",
-			 backend);
-		errno = ENOTSUP;
+	if (f->tree_only && !proc)
+		return;
+	vt_event_from_feed(&e, ev, clock_seconds(CLOCK_REALTIME) - clock_seconds(CLOCK_BOOTTIME), f->escape_flags);
+	if (f->sink)
+		f->sink(&e, f->sink_arg);
+	else
+		ring_push(f, &e);
+}
+
+/* where the events go instead of the ring, when the thread that samples is the one that shows them */
+void vt_feed_set_sink(vt_feed_t *f, void (*sink)(const vt_event_t *e, void *arg), void *arg)
+{
+	f->sink = sink;
+	f->sink_arg = arg;
+}
+
+/*
+ * After vmon_init_attr() (which opened the library's feed, or not): the
+ * callback and the ring.  tree_only is -p's mode, where only the processes
+ * monitored and their descendants are vtop's business.
+ */
+int vt_feed_open(vt_feed_t **out, vmon_t *vmon, const char *backend, bool tree_only, unsigned escape_flags,
+		 char *err, size_t err_size)
+{
+	vmon_feed_stats_t st;
+	vt_feed_t *f;
+
+	*out = NULL;
+	if (vt_feed_check_backend(backend, err, err_size) < 0)
 		return -1;
-	}
 	f = calloc(1, sizeof(*f));
-	if (!f) {
+	if (!f || !(f->ring = calloc(VT_FEED_RING, sizeof(*f->ring)))) {
+		free(f);
 		snprintf(err, err_size, "out of memory");
+		errno = ENOMEM;
 		return -1;
 	}
-	snprintf(f->backend, sizeof(f->backend), "none");
-	*feed = f;
+	pthread_mutex_init(&f->lock, NULL);
+	f->vmon = vmon;
+	f->tree_only = tree_only;
+	f->escape_flags = escape_flags;
+	f->active = vmon_feed_get_stats(vmon, &st) == 0 && st.backend != VMON_FEED_NONE;
+	if (f->active && vmon_feed_set_callback(vmon, on_event, f) < 0) {
+		snprintf(err, err_size, "the event feed: %s", strerror(errno));
+		vt_feed_close(f);
+		return -1;
+	}
+	*out = f;
 	return 0;
 }
 
-void vt_feed_close(vt_feed_t *feed)
+/* after vmon_destroy(), or before with the callback taken back */
+void vt_feed_close(vt_feed_t *f)
 {
-	free(feed);
+	if (!f)
+		return;
+	pthread_mutex_destroy(&f->lock);
+	free(f->ring);
+	free(f);
 }
 
-void vt_feed_status(const vt_feed_t *feed, char *buf, size_t size)
+/* from any thread */
+bool vt_feed_active(const vt_feed_t *f)
 {
-	snprintf(buf, size, "feed: %s", feed ? feed->backend : "none");
+	return f && f->active;
+}
+
+/* why the feed is not in use, when one was wanted; NULL when it is, or none was (sampling thread) */
+const char *vt_feed_fallback(const vt_feed_t *f)
+{
+	const char *why;
+
+	if (!f || vt_feed_active(f))
+		return NULL;
+	why = vmon_feed_reason(f->vmon);
+	return why && why[0] ? why : NULL;
+}
+
+/* the header's meter, and why the feed is not there (or ""), after a sample (in the sampling thread) */
+void vt_feed_status(vt_feed_t *f, char *buf, size_t size, char *why_buf, size_t why_size)
+{
+	vmon_feed_stats_t st;
+	unsigned long long total = 0;
+	const char *why;
+	double now;
+
+	why = vt_feed_fallback(f);
+	snprintf(why_buf, why_size, "%s", why ? why : "");
+	if (!f || vmon_feed_get_stats(f->vmon, &st) < 0 || st.backend == VMON_FEED_NONE) {
+		snprintf(buf, size, "feed: none");
+		return;
+	}
+	for (int i = 0; i < VMON_EVENT_KIND_NR; i++)
+		total += st.events[i];
+	now = clock_seconds(CLOCK_MONOTONIC);
+	if (f->prev_mono > 0 && now > f->prev_mono && total >= f->prev_events)
+		f->rate = (double)(total - f->prev_events) / (now - f->prev_mono);
+	f->prev_events = total;
+	f->prev_mono = now;
+	snprintf(buf, size, "feed: %s, %.0f ev/s, lost %llu", vmon_feed_backend_name(st.backend), f->rate, st.lost);
+}
+
+/* the sampling thread's wait: the fd to poll (-1 without a feed) and how long it may stay unread */
+int vt_feed_fd(const vt_feed_t *f)
+{
+	return vt_feed_active(f) ? vmon_feed_fd(f->vmon) : -1;
+}
+
+int vt_feed_timeout(const vt_feed_t *f)
+{
+	return vt_feed_active(f) ? vmon_feed_timeout(f->vmon) : -1;
+}
+
+/* the kernel's buffer moved into the library, to be applied (and called back) at the next sample */
+void vt_feed_process(vt_feed_t *f)
+{
+	/* a failed read is the next sample's to report: it reads the feed again */
+	if (vt_feed_active(f))
+		vmon_feed_process(f->vmon);
+}
+
+/*
+ * Up to max of the events that came, oldest first, into out; from any
+ * thread.  *dropped gets how many were written over since the last take.
+ */
+int vt_feed_take(vt_feed_t *f, vt_event_t *out, int max, unsigned long long *dropped)
+{
+	int n;
+
+	*dropped = 0;
+	if (!f)
+		return 0;
+	pthread_mutex_lock(&f->lock);
+	n = f->nr < max ? f->nr : max;
+	for (int i = 0; i < n; i++)
+		out[i] = f->ring[(f->head - f->nr + i + VT_FEED_RING) % VT_FEED_RING];
+	f->nr -= n;
+	*dropped = f->dropped;
+	f->dropped = 0;
+	pthread_mutex_unlock(&f->lock);
+	return n;
 }

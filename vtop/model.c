@@ -221,20 +221,23 @@ static bool visible(const vt_view_t *view, const vt_row_t *row)
 	return true;
 }
 
+/* the filter (substring or regular expression) on a text; true without a filter */
+bool vt_view_text_matches(const vt_view_t *view, const char *text)
+{
+	if (!view->filter[0] || !view->filter_ok)
+		return true;
+	if (view->filter_regex)
+		return regexec(&view->filter_re, text, 0, NULL, 0) == 0;
+	return strcasestr(text, view->filter) != NULL;
+}
+
 bool vt_view_row_matches(const vt_view_t *view, const vt_row_t *row)
 {
-	const char *cmd;
-
 	if (!visible(view, row))
 		return false;
 	if (view->user_set && row->uid != view->user_uid)
 		return false;
-	if (!view->filter[0] || !view->filter_ok)
-		return true;
-	cmd = vt_view_command(view, row);
-	if (view->filter_regex)
-		return regexec(&view->filter_re, cmd, 0, NULL, 0) == 0;
-	return strcasestr(cmd, view->filter) != NULL;
+	return vt_view_text_matches(view, vt_view_command(view, row));
 }
 
 /* --- building the lines --- */

@@ -15,8 +15,12 @@
  * and search while the next sample runs.
  *
  * The screen's requests (interval, pause, wants, the process to detail, a
- * sample now) are a few fields under the same lock; the sampler applies them
- * between samples, where the library allows changing wants.
+ * sample now) are a few fields under the same lock, and a write to the
+ * sampler's wake eventfd; the sampler applies them between samples, where
+ * the library allows changing wants.  Between samples it waits in poll(2)
+ * on that eventfd and on the event feed's fd, reading the kernel's buffer
+ * as it fills (vt_source_wait()); the feed's events reach the screen through
+ * a ring of their own (feed.c).
  *
  * vt_source_* is the sampling itself, without a thread: batch mode and the
  * tests use it directly.
@@ -25,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -151,6 +156,10 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	attr.proc_root = proc_root;
 	if (!proc_root)
 		attr.fd_budget = fd_budget();
+	/* the event feed is the library's, opened before its first look at /proc */
+	if (vt_feed_check_backend(cfg->backend, err, err_size) < 0)
+		return -1;
+	vt_feed_attr(cfg->backend, &attr);
 	if (!vmon_init_attr(&src->vmon, &attr)) {
 		snprintf(err, err_size, "cannot start libvmon: %s", strerror(errno));
 		return -1;
@@ -160,8 +169,11 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	src->builder.threads = cfg->threads;
 	src->builder.exited_keep = cfg->exited_keep;
 	src->builder.escape_flags = cfg->ascii ? VMON_ESCAPE_ASCII : 0;
-	if (vt_feed_open(&src->feed, &src->vmon, cfg->backend, err, err_size) < 0)
+	if (vt_feed_open(&src->feed, &src->vmon, cfg->backend, cfg->pids_nr > 0, src->builder.escape_flags,
+			 err, err_size) < 0)
 		goto fail;
+	/* with the feed, the event log is its events, not the differences between samples */
+	src->builder.events_from_feed = vt_feed_active(src->feed);
 	if (cfg->write_path[0] && record_open(src, cfg->write_path, err, err_size) < 0)
 		goto fail;
 	if (cfg->pids_nr) {
@@ -196,11 +208,12 @@ void vt_source_fini(vt_source_t *src)
 	}
 	free(src->monitored_procs);
 	src->monitored_procs = NULL;
-	vt_feed_close(src->feed);
-	src->feed = NULL;
 	if (src->vmon.internal)
 		vmon_destroy(&src->vmon);
 	vt_builder_fini(&src->builder);
+	/* after the library, which calls back into it until it is gone */
+	vt_feed_close(src->feed);
+	src->feed = NULL;
 }
 
 int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
@@ -230,7 +243,8 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 		return -1;
 	if (src->files_pid > 0 && vt_files_build(&src->vmon, src->files_pid, src->builder.escape_flags, snap) < 0)
 		return -1;
-	vt_feed_status(src->feed, snap->feed, sizeof(snap->feed));
+	vt_feed_status(src->feed, snap->feed, sizeof(snap->feed), snap->feed_why, sizeof(snap->feed_why));
+	snap->feed_active = vt_feed_active(src->feed);
 	if (src->writer)
 		record(src, &now, snap->feed);
 	/* a monitored process that exited is shown once more, then let go */
@@ -302,14 +316,71 @@ int vt_source_set_files(vt_source_t *src, int pid)
 	return vt_source_set_wants(src, src->wants, src->threads);
 }
 
+static double mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Between two samples: wait secs (< 0: without end) or until wake_fd (-1:
+ * none) is readable, and meanwhile read the feed's kernel buffer whenever it
+ * has events or its timeout says it would fill before the next sample.  The
+ * events then wait in the library for vmon_sample() to apply them.  Returns
+ * true when woken.
+ */
+bool vt_source_wait(vt_source_t *src, double secs, int wake_fd)
+{
+	double end = mono_seconds() + (secs > 0 ? secs : 0);
+
+	for (;;) {
+		struct pollfd fds[2];
+		int nfds = 0, timeout = -1, feed_ms = vt_feed_timeout(src->feed), feed_fd = vt_feed_fd(src->feed);
+		int wake_i = -1, feed_i = -1, r;
+
+		if (secs >= 0) {
+			double left = end - mono_seconds();
+
+			if (left <= 0)
+				return false;
+			timeout = (int)(left * 1000.0) + 1;
+		}
+		if (feed_ms >= 0) {
+			if (feed_ms < 10)
+				feed_ms = 10;	/* a flood of events is read in batches, not one poll each */
+			if (timeout < 0 || feed_ms < timeout)
+				timeout = feed_ms;
+		}
+		if (wake_fd >= 0) {
+			wake_i = nfds;
+			fds[nfds].fd = wake_fd;
+			fds[nfds++].events = POLLIN;
+		}
+		if (feed_fd >= 0) {
+			feed_i = nfds;
+			fds[nfds].fd = feed_fd;
+			fds[nfds++].events = POLLIN;
+		}
+		r = poll(fds, (nfds_t)nfds, timeout);
+		if (r < 0 && errno != EINTR)
+			return false;	/* cannot wait: the caller samples now */
+		if (r > 0 && wake_i >= 0 && (fds[wake_i].revents & POLLIN))
+			return true;
+		if (feed_i >= 0 && (r == 0 || (fds[feed_i].revents & POLLIN)))
+			vt_feed_process(src->feed);
+	}
+}
+
 /* --- the sampling thread --- */
 
 struct vt_sampler {
 	pthread_t		thread;
 	bool			started;
 	pthread_mutex_t		lock;
-	pthread_cond_t		cond;
-	int			efd;
+	int			efd;		/* the screen's: a snapshot is ready */
+	int			wake;		/* the sampler's: a request is waiting (the lock's fields changed) */
 
 	vt_snapshot_t		bufs[3];
 	vt_snapshot_t		*back, *ready, *front;
@@ -337,12 +408,13 @@ struct vt_sampler {
 	vt_source_t		src;
 };
 
-static double mono_seconds(void)
+static void wake_up(int fd)
 {
-	struct timespec ts;
+	uint64_t one = 1;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (write(fd, &one, sizeof(one)) < 0) {
+		/* the counter is full: a wake-up is pending anyway */
+	}
 }
 
 /*
@@ -382,19 +454,24 @@ static void *sampler_main(void *arg)
 
 	pthread_mutex_lock(&s->lock);
 	while (!s->quit) {
-		/* a replay at its end waits for a request, and looks again now and then: the log may grow */
+		/*
+		 * The requests are read under the lock; the wait, on the wake fd
+		 * and the feed, without it.  A replay at its end waits for a
+		 * request, and looks again now and then: the log may grow.
+		 */
 		while (!s->quit && !s->now && !s->step && !s->seek && s->go_index < 0 &&
 		       (s->paused || mono_seconds() < due)) {
-			if (s->paused) {
-				pthread_cond_wait(&s->cond, &s->lock);
-			} else {
-				struct timespec ts;
-				double t = due;
+			double wait = s->paused ? -1 : due - mono_seconds();
 
-				ts.tv_sec = (time_t)t;
-				ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-				pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+			pthread_mutex_unlock(&s->lock);
+			if (vt_source_wait(&s->src, wait, s->wake)) {
+				uint64_t count;
+
+				if (read(s->wake, &count, sizeof(count)) < 0) {
+					/* EAGAIN: another read took it */
+				}
 			}
+			pthread_mutex_lock(&s->lock);
 		}
 		if (s->quit)
 			break;
@@ -468,13 +545,7 @@ static void *sampler_main(void *arg)
 			due = started + (++n == 1 && s->interval > 0.5 ? 0.5 : s->interval);
 		}
 		pthread_mutex_unlock(&s->lock);
-		{
-			uint64_t one = 1;
-
-			if (write(s->efd, &one, sizeof(one)) < 0) {
-				/* the counter is full: the screen has a wake-up pending anyway */
-			}
-		}
+		wake_up(s->efd);
 		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -484,7 +555,6 @@ static void *sampler_main(void *arg)
 int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants_t wants, char *err, size_t err_size)
 {
 	vt_sampler_t *s = calloc(1, sizeof(*s));
-	pthread_condattr_t ca;
 
 	*out = NULL;
 	if (!s) {
@@ -503,21 +573,14 @@ int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants
 	s->threads = cfg->threads;
 	s->now = true;
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (s->efd < 0) {
+	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->efd < 0 || s->wake < 0) {
 		snprintf(err, err_size, "eventfd: %s", strerror(errno));
-		free(s);
-		return -1;
+		goto fail;
 	}
-	if (vt_source_init(&s->src, cfg, wants, NULL, err, err_size) < 0) {
-		close(s->efd);
-		free(s);
-		return -1;
-	}
+	if (vt_source_init(&s->src, cfg, wants, NULL, err, err_size) < 0)
+		goto fail;
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cond, &ca);
-	pthread_condattr_destroy(&ca);
 	if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
 		snprintf(err, err_size, "cannot start the sampling thread: %s", strerror(errno));
 		vt_sampler_stop(s);
@@ -526,6 +589,13 @@ int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants
 	s->started = true;
 	*out = s;
 	return 0;
+fail:
+	if (s->efd >= 0)
+		close(s->efd);
+	if (s->wake >= 0)
+		close(s->wake);
+	free(s);
+	return -1;
 }
 
 void vt_sampler_stop(vt_sampler_t *s)
@@ -535,16 +605,16 @@ void vt_sampler_stop(vt_sampler_t *s)
 	if (s->started) {
 		pthread_mutex_lock(&s->lock);
 		s->quit = true;
-		pthread_cond_signal(&s->cond);
 		pthread_mutex_unlock(&s->lock);
+		wake_up(s->wake);
 		pthread_join(s->thread, NULL);
 	}
 	vt_source_fini(&s->src);
-	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	for (int i = 0; i < 3; i++)
 		vt_snapshot_free(&s->bufs[i]);
 	close(s->efd);
+	close(s->wake);
 	free(s);
 }
 
@@ -578,8 +648,8 @@ vt_snapshot_t *vt_sampler_take(vt_sampler_t *s, bool *changed)
 
 static void request(vt_sampler_t *s)
 {
-	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
+	wake_up(s->wake);
 }
 
 void vt_sampler_set_interval(vt_sampler_t *s, double secs)
@@ -674,6 +744,15 @@ bool vt_sampler_replay_ended(vt_sampler_t *s)
 	ended = s->ended;
 	pthread_mutex_unlock(&s->lock);
 	return ended;
+}
+
+/*
+ * The feed's events since the last call (the event log): the ring has a lock
+ * of its own, so the screen takes them while the sampling thread samples.
+ */
+int vt_sampler_take_events(vt_sampler_t *s, vt_event_t *out, int max, unsigned long long *dropped)
+{
+	return vt_feed_take(s->src.feed, out, max, dropped);
 }
 
 /* the last error, once; NULL if none */

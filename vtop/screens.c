@@ -228,8 +228,8 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 			page_add(p, "Exited with status %d, %d refresh(es) ago", WEXITSTATUS(row->exit_code),
 				 row->exited_age);
 		else
-			page_add(p, "Exited %d refresh(es) ago (its exit status was not seen: feed: none)",
-				 row->exited_age);
+			page_add(p, "Exited %d refresh(es) ago (its exit status was not seen%s)", row->exited_age,
+				 snap->feed_active ? "" : ": no event feed");
 	}
 	col = vt_column_find("time");
 	vt_column_format(&vt_columns[col], row, snap, a, sizeof(a), false);
@@ -337,51 +337,122 @@ bool screens_key_details(tui_t *t, int ch)
 
 /* --- the event log --- */
 
+static void log_event(tui_t *t, const vt_event_t *e)
+{
+	t->events[t->events_head] = *e;
+	t->events_head = (t->events_head + 1) % TUI_EVENTS_MAX;
+	if (t->events_nr < TUI_EVENTS_MAX)
+		t->events_nr++;
+}
+
+/*
+ * After each snapshot: without the feed, the differences it found; with it,
+ * the feed's events, taken from the sampler's ring (they do not travel in
+ * snapshots, so a snapshot the screen skipped loses none of them).
+ */
 void screens_add_events(tui_t *t, const vt_snapshot_t *snap)
 {
-	for (int i = 0; i < snap->events_nr; i++) {
-		t->events[t->events_head] = snap->events[i];
-		t->events_head = (t->events_head + 1) % TUI_EVENTS_MAX;
-		if (t->events_nr < TUI_EVENTS_MAX)
-			t->events_nr++;
+	vt_event_t batch[128];
+	unsigned long long dropped;
+	int n;
+
+	for (int i = 0; i < snap->events_nr; i++)
+		log_event(t, &snap->events[i]);
+	do {
+		n = vt_sampler_take_events(t->sampler, batch, 128, &dropped);
+		t->events_dropped += dropped;
+		for (int i = 0; i < n; i++)
+			log_event(t, &batch[i]);
+	} while (n == 128);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * With the list's filter set, the log shows the whole story of each process
+ * an event of it matches: its fork carries its parent's name, its exec the
+ * name and arguments the filter is likely about.  The pids of the matches,
+ * sorted, into *pids; how many, or -1 without a filter (or memory).
+ */
+static int log_matches(tui_t *t, int **pids)
+{
+	char text[sizeof(((vt_event_t *)0)->comm) + sizeof(((vt_event_t *)0)->file) +
+		  sizeof(((vt_event_t *)0)->args) + 3];
+	int nr = 0;
+
+	*pids = NULL;
+	if (!t->view.filter[0] || !t->view.filter_ok || !(*pids = malloc(sizeof(**pids) * (size_t)(t->events_nr + 1))))
+		return -1;
+	for (int k = 0; k < t->events_nr; k++) {
+		const vt_event_t *e = &t->events[k];
+
+		snprintf(text, sizeof(text), "%s %s %s", e->comm, e->args, e->file);
+		if (vt_view_text_matches(&t->view, text))
+			(*pids)[nr++] = e->pid;
 	}
+	qsort(*pids, (size_t)nr, sizeof(**pids), cmp_int);
+	return nr;
 }
 
 void screens_draw_events(tui_t *t)
 {
 	page_t p = { 0 };
-	char title[256];
+	char title[512];
+	int *pids, pids_nr = log_matches(t, &pids), shown = 0;
 
-	snprintf(title, sizeof(title), " Event log (%s): newest first", t->snap->feed[0] ? t->snap->feed : "feed: none");
-	if (!vt_feed_available()) {
+	snprintf(title, sizeof(title), " Event log (%s): newest first%s%s%s", t->snap->feed[0] ? t->snap->feed : "feed: none",
+		 pids_nr >= 0 ? "; filter: " : "", pids_nr >= 0 ? t->view.filter : "", t->paused ? "; PAUSED" : "");
+	if (!t->snap->feed_active) {
+		if (t->snap->feed_why[0])
+			page_add(&p, "No event feed: %s.", t->snap->feed_why);
 		page_add(&p, "Without the event feed these are the processes found new or gone by comparing samples");
 		page_add(&p, "(every %g s); a process that lived between two samples is not seen.", t->cfg->delay);
 		page_add(&p, "%s", "");
 	}
-	if (!t->events_nr)
-		page_add(&p, "nothing yet");
+	if (t->events_dropped)
+		page_add(&p, "%llu events came faster than the screen took them: not shown", t->events_dropped);
 	for (int k = 0; k < t->events_nr; k++) {
 		const vt_event_t *e = &t->events[(t->events_head - 1 - k + 2 * TUI_EVENTS_MAX) % TUI_EVENTS_MAX];
 		time_t when = (time_t)e->when;
-		char ts[16], status[32] = "";
+		char ts[16], status[48] = "";
 		struct tm tm;
 
+		if (pids_nr >= 0 && !bsearch(&e->pid, pids, (size_t)pids_nr, sizeof(*pids), cmp_int))
+			continue;
+		shown++;
 		localtime_r(&when, &tm);
 		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
-		if (e->kind == 'X' && e->exit_code >= 0)
-			snprintf(status, sizeof(status), " status %d", e->exit_code);
-		page_add(&p, "%s.%03d %-5s %7d ppid %-7d %s%s", ts, (int)((e->when - (double)when) * 1000),
-			 e->kind == 'N' ? "new" : e->kind == 'X' ? "exit" : "exec", e->pid, e->ppid, e->comm, status);
+		if (e->kind == 'X' && e->exit_code >= 0 && WIFSIGNALED(e->exit_code))
+			snprintf(status, sizeof(status), "  killed by SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
+		else if (e->kind == 'X' && e->exit_code >= 0)
+			snprintf(status, sizeof(status), "  exit code %d", WEXITSTATUS(e->exit_code));
+		if (e->kind == 'E')
+			page_add(&p, "%s.%03d exec  %7d ppid %-7d %s  %s  [%s]", ts, (int)((e->when - (double)when) * 1000),
+				 e->pid, e->ppid, e->comm, e->args, e->file);
+		else
+			page_add(&p, "%s.%03d %-5s %7d ppid %-7d %s%s", ts, (int)((e->when - (double)when) * 1000),
+				 e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid, e->comm, status);
 	}
-	page_draw(t, title, &p, " Esc q e: back   c: clear   Up Down PgUp PgDn: scroll");
+	if (!shown)
+		page_add(&p, pids_nr >= 0 ? "nothing that matches the filter yet" : "nothing yet");
+	free(pids);
+	page_draw(t, title, &p, " Esc q e: back   c: clear   Z: pause   Up Down PgUp PgDn: scroll");
 	page_free(&p);
 }
 
 bool screens_key_events(tui_t *t, int ch)
 {
-	if (ch == 'c') {
+	if (ch == 'Z' || ch == 'z') {
+		tui_toggle_pause(t);
+	} else if (ch == 'c') {
 		t->events_nr = 0;
 		t->events_head = 0;
+		t->events_dropped = 0;
 	} else if (page_key(t, ch) || ch == 'e') {
 		t->mode = MODE_LIST;
 	}

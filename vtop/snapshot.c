@@ -442,8 +442,10 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		    (parent >= 0 && (snap->rows[parent].flags & VT_ROW_KTHREAD)))
 			row->flags |= VT_ROW_KTHREAD;
 		if (proc->is_stale) {
-			/* a zombie's last stat line carries its exit status */
-			if (s->state == 'Z' && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXIT_CODE, s))
+			/* the feed saw how it ended; else a zombie's last stat line carries its exit status */
+			if (proc->has_exit_status)
+				row->exit_code = proc->exit_status;
+			else if (s->state == 'Z' && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXIT_CODE, s))
 				row->exit_code = s->exit_code;
 			/* the copy's state is what it is now: dead, as proc(5) calls it */
 			s->state = 'X';
@@ -668,12 +670,13 @@ static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
 		snap->events_cap = cap;
 	}
 	e = &snap->events[snap->events_nr++];
+	memset(e, 0, sizeof(*e));
 	e->when = snap->when;
 	e->kind = kind;
 	e->pid = row->pid;
 	e->ppid = row->ppid;
 	e->exit_code = row->exit_code;
-	snprintf(e->comm, sizeof(e->comm), "%s", row->command);
+	vt_text_fit(e->comm, sizeof(e->comm), row->command, strlen(row->command));
 }
 
 /*
@@ -784,11 +787,12 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 		/* with the event feed a process can be both: born and gone between two samples */
 		if ((row->flags & VT_ROW_NEW) && !proc->is_thread) {
 			snap->new_now++;
-			add_event(snap, row, 'N');
+			if (!b->events_from_feed)
+				add_event(snap, row, 'N');
 		}
 		if (proc->is_stale && !proc->is_thread) {
 			snap->exited_now++;
-			if (b->seq > 1)
+			if (b->seq > 1 && !b->events_from_feed)
 				add_event(snap, row, 'X');
 			if (keep_ghost(b, row) < 0)
 				goto fail;

@@ -319,8 +319,8 @@ static int header_texts(tui_t *t, char lines[][160], int max)
 	if (n < max)
 		snprintf(lines[n++], 160, "Uptime: %s", up);
 	if (n < max)
-		snprintf(lines[n++], 160, "%s; exited since last refresh: %d", s->feed[0] ? s->feed : "feed: none",
-			 s->exited_now);
+		snprintf(lines[n++], 160, "%.60s; exited since last refresh: %d%s%.60s%s", s->feed[0] ? s->feed : "feed: none",
+			 s->exited_now, s->feed_why[0] ? " (" : "", s->feed_why, s->feed_why[0] ? ")" : "");
 	if (n < max && t->replay)
 		snprintf(lines[n++], 160, "%.100s%s, %gx%s", s->replay[0] ? s->replay : "replay: no sample yet",
 			 vt_sampler_replay_ended(t->sampler) ? " END" : "", t->speed, t->paused ? "; PAUSED" : "");
@@ -903,7 +903,8 @@ static void act_path(tui_t *t)
 	tui_rebuild(t);
 }
 
-static void act_pause(tui_t *t)
+/* Z, in the list and in the event log (which then stands still to be read) */
+void tui_toggle_pause(tui_t *t)
 {
 	t->paused = !t->paused;
 	vt_sampler_set_paused(t->sampler, t->paused);
@@ -1091,7 +1092,7 @@ static const struct action {
 	{ { 'H', 0 }, act_threads, "H", "show or hide threads" },
 	{ { 'K', 0 }, act_kthreads, "K", "show or hide kernel threads" },
 	{ { 'p', 0 }, act_path, "p", "show the program's path or only its name" },
-	{ { 'Z', 'z', 0 }, act_pause, "Z", "pause or resume sampling" },
+	{ { 'Z', 'z', 0 }, tui_toggle_pause, "Z", "pause or resume sampling" },
 	{ { '\n', '\r', KEY_ENTER, 0 }, act_details, "Enter", "details: command line, exe, cwd, environment, children" },
 	{ { 'e', 0 }, act_events, "e", "the event log: processes that started and exited" },
 	{ { 'l', 0 }, act_files, "l", "open files of the process (lsof), and who else holds its pipes and sockets" },

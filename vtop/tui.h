@@ -61,7 +61,7 @@ enum {
 	C_NR
 };
 
-#define TUI_EVENTS_MAX	2000
+#define TUI_EVENTS_MAX	10000
 
 typedef struct tui {
 	vt_config_t		*cfg;
@@ -115,6 +115,7 @@ typedef struct tui {
 	vt_event_t		*events;	/* a ring of the last TUI_EVENTS_MAX */
 	int			events_nr;
 	int			events_head;
+	unsigned long long	events_dropped;	/* the feed's that the sampler's ring could not hold */
 
 	/* typing a pid jumps to it */
 	char			pid_typed[12];
@@ -146,6 +147,7 @@ typedef struct tui {
 void tui_message(tui_t *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void tui_apply_columns(tui_t *t);
 void tui_rebuild(tui_t *t);
+void tui_toggle_pause(tui_t *t);
 int tui_text(int y, int x, int width, const char *s, int skip);
 void tui_fill(int y, int x, int width, int attr);
 int tui_text_width(const char *s);

@@ -83,14 +83,21 @@ typedef struct vt_cpu_pct {
 	bool	online;
 } vt_cpu_pct_t;
 
-/* an entry of the event log view: from the feed, or from comparing samples without one */
+/*
+ * An entry of the event log and of --events: from the event feed (fork,
+ * exec, exit, each as it happened), or, without one, from comparing samples
+ * (new, exit).  The text is escaped (vmon_escape()) and cut to fit.
+ */
 typedef struct vt_event {
 	double	when;		/* CLOCK_REALTIME seconds */
-	char	kind;		/* 'N' new, 'X' exited, 'E' exec (feed only) */
+	char	kind;		/* 'N' fork or new, 'E' exec (feed only), 'X' exit */
+	bool	from_feed;	/* the feed's event, not a difference between samples */
 	int	pid;
-	int	ppid;
-	int	exit_code;	/* -1 unknown */
-	char	comm[48];	/* escaped */
+	int	ppid;		/* 0 unknown */
+	int	exit_code;	/* exits: wait status, -1 unknown */
+	char	comm[40];	/* the command name, or without the feed the command line */
+	char	file[80];	/* exec: the program's path */
+	char	args[160];	/* exec: the arguments, separated by spaces */
 } vt_event_t;
 
 typedef struct vt_snapshot {
@@ -123,9 +130,11 @@ typedef struct vt_snapshot {
 
 	double			self_cpu_pct;	/* vtop's own CPU use over the interval */
 	double			sample_cpu_ms;	/* CPU time of the last vmon_sample() */
-	char			feed[96];	/* the feed meter's text */
+	char			feed[96];	/* the feed meter's text: "feed: ebpf, 120 ev/s, lost 0" */
+	char			feed_why[160];	/* why there is no feed, when one was wanted; else "" */
+	bool			feed_active;	/* the event log comes from the feed (vt_sampler_take_events()) */
 
-	vt_event_t		*events;	/* what happened since the previous snapshot */
+	vt_event_t		*events;	/* without the feed: what changed since the previous snapshot */
 	int			events_nr;
 	int			events_cap;
 	bool			threads_shown;	/* thread rows were asked for */
@@ -147,6 +156,7 @@ typedef struct vt_builder {
 	int			exited_keep;	/* refreshes an exited row stays */
 	unsigned		escape_flags;	/* vmon_escape() flags for commands */
 	bool			threads;	/* thread rows are wanted */
+	bool			events_from_feed;	/* the feed makes the event log: no events[] in snapshots */
 
 	unsigned long long	seq;
 	double			when;		/* CLOCK_REALTIME seconds of the sample to build, 0: now */
@@ -302,6 +312,7 @@ void vt_view_move(vt_view_t *view, const vt_snapshot_t *snap, int delta);
 void vt_view_scroll_to_cursor(vt_view_t *view, int height);
 int vt_view_search(const vt_view_t *view, const vt_snapshot_t *snap, const char *text, int from, int dir);
 bool vt_view_row_matches(const vt_view_t *view, const vt_row_t *row);
+bool vt_view_text_matches(const vt_view_t *view, const char *text);
 bool vt_view_is_collapsed(const vt_view_t *view, const vt_row_t *row);
 void vt_view_set_collapsed(vt_view_t *view, const vt_row_t *row, bool collapsed);
 void vt_view_collapse_all(vt_view_t *view, const vt_snapshot_t *snap, bool collapse);
@@ -318,11 +329,21 @@ int vt_key_set(vt_key_t **set, int *nr, int *cap, vt_key_t key, bool on);
 
 /* --- feed.c --- */
 typedef struct vt_feed vt_feed_t;
-int vt_feed_open(vt_feed_t **feed, vmon_t *vmon, const char *backend, char *err, size_t err_size);
-void vt_feed_close(vt_feed_t *feed);
-void vt_feed_status(const vt_feed_t *feed, char *buf, size_t size);
-bool vt_feed_available(void);
 extern const char *const vt_feed_backends[];
+int vt_feed_check_backend(const char *backend, char *err, size_t err_size);
+void vt_feed_attr(const char *backend, vmon_attr_t *attr);
+int vt_feed_open(vt_feed_t **feed, vmon_t *vmon, const char *backend, bool tree_only, unsigned escape_flags,
+		 char *err, size_t err_size);
+void vt_feed_close(vt_feed_t *feed);
+bool vt_feed_active(const vt_feed_t *feed);
+const char *vt_feed_fallback(const vt_feed_t *feed);
+void vt_feed_status(vt_feed_t *feed, char *buf, size_t size, char *why, size_t why_size);
+int vt_feed_fd(const vt_feed_t *feed);
+int vt_feed_timeout(const vt_feed_t *feed);
+void vt_feed_process(vt_feed_t *feed);
+int vt_feed_take(vt_feed_t *feed, vt_event_t *out, int max, unsigned long long *dropped);
+void vt_feed_set_sink(vt_feed_t *feed, void (*sink)(const vt_event_t *e, void *arg), void *arg);
+void vt_event_from_feed(vt_event_t *e, const vmon_event_t *ev, double realtime_offset, unsigned escape_flags);
 
 /* --- config.c --- */
 typedef enum { VT_FORMAT_TEXT, VT_FORMAT_JSON, VT_FORMAT_CSV, VT_FORMAT_OPENMETRICS } vt_format_t;
@@ -431,6 +452,7 @@ void vt_sampler_replay_goto(vt_sampler_t *sampler, long index);
 void vt_sampler_set_speed(vt_sampler_t *sampler, double speed);
 bool vt_sampler_replay_ended(vt_sampler_t *sampler);	/* the last sample is shown */
 const char *vt_sampler_error(vt_sampler_t *sampler);
+int vt_sampler_take_events(vt_sampler_t *sampler, vt_event_t *out, int max, unsigned long long *dropped);
 
 /* the same sampling, without a thread (batch mode, tests) */
 typedef struct vt_replay vt_replay_t;
@@ -458,6 +480,7 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap);
 int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads);
 void vt_source_set_detail(vt_source_t *src, int pid);
 int vt_source_set_files(vt_source_t *src, int pid);
+bool vt_source_wait(vt_source_t *src, double secs, int wake_fd);
 
 /* --- replay.c --- */
 /* the log of -r opened, its header read, src->vmon made a replay of it */
@@ -478,10 +501,12 @@ int vt_batch_run(const vt_config_t *cfg);
 void vt_view_configure(vt_view_t *view, const vt_config_t *cfg);
 void vt_batch_write(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap,
 		    vt_format_t format, bool first);
+void vt_event_write(FILE *out, const vt_event_t *e);
 
 /* --- text helpers (columns.c) --- */
 void vt_json_string(FILE *out, const char *escaped);
 void vt_om_label(FILE *out, const char *escaped);
+void vt_text_fit(char *dst, size_t size, const char *escaped, size_t len);
 const char *vt_signal_name(int sig);
 
 /* --- tui.c --- */

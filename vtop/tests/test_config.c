@@ -66,6 +66,7 @@ static void test_defaults(void **state)
 	assert_string_equal(vt_columns[cfg.columns[10]].label, "COMMAND");
 	assert_int_equal(cfg.sort_col[0], vt_column_find("cpu_percent"));
 	assert_true(cfg.sort_desc[0]);
+	assert_string_equal(cfg.backend, "auto");	/* the event feed on, whichever backend works */
 	assert_int_equal(vt_config_path(path, sizeof(path)), 0);
 	assert_non_null(strstr(path, "/vtop/vtoprc"));
 	assert_true(strncmp(path, dir, strlen(dir)) == 0);
@@ -87,7 +88,9 @@ static void test_file_and_warnings(void **state)
 		   "frobnicate = 1\n"
 		   "threads = maybe\n"
 		   "columns = pid,nonesuch\n"
-		   "exited_refreshes = 7\n");
+		   "exited_refreshes = 7\n"
+		   "backend = perf\n"
+		   "backend = bpf\n");
 	vt_config_defaults(&cfg);
 	assert_int_equal(vt_config_load(&cfg, path), 0);
 	assert_int_equal(cfg.columns_nr, 4);
@@ -97,12 +100,14 @@ static void test_file_and_warnings(void **state)
 	assert_false(cfg.tree);
 	assert_true(cfg.delay == 2.5);
 	assert_int_equal(cfg.exited_keep, 7);
+	assert_string_equal(cfg.backend, "perf");	/* the bad one after it changed nothing */
 	assert_false(cfg.threads);	/* the bad value left the default */
 	/* every bad line said, with where it is */
 	assert_non_null(strstr(cfg.warnings, ":6: not \"key = value\""));
 	assert_non_null(strstr(cfg.warnings, ":7: unknown setting frobnicate"));
 	assert_non_null(strstr(cfg.warnings, ":8: bad value for threads"));
 	assert_non_null(strstr(cfg.warnings, ":9: bad value for columns"));
+	assert_non_null(strstr(cfg.warnings, ":12: bad value for backend"));
 	/* no file yet is no error */
 	vt_config_defaults(&cfg);
 	snprintf(path, sizeof(path), "%s/none", dir);
@@ -124,6 +129,7 @@ static void test_save_and_read_back(void **state)
 	a.sort_col[0] = vt_column_find("rchars");
 	a.sort_desc[0] = true;
 	a.exited_keep = 9;
+	snprintf(a.backend, sizeof(a.backend), "netlink");
 	/* into a directory that does not exist yet */
 	snprintf(path, sizeof(path), "%s/new/vtop/vtoprc", dir);
 	assert_int_equal(vt_config_save(&a, path, err, sizeof(err)), 0);
@@ -139,6 +145,7 @@ static void test_save_and_read_back(void **state)
 	assert_int_equal(b.sort_col[0], a.sort_col[0]);
 	assert_true(b.sort_desc[0]);
 	assert_int_equal(b.exited_keep, 9);
+	assert_string_equal(b.backend, "netlink");
 	/* a place that cannot be written: an error that says so */
 	assert_int_equal(vt_config_save(&a, "/proc/vtop-cannot/vtoprc", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "/proc/vtop-cannot"));
@@ -152,12 +159,16 @@ static void test_command_line_overrides(void **state)
 	snprintf(path, sizeof(path), "%s/vtop", dir);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/vtop/vtoprc", dir);
-	write_file(path, "delay = 3\ntree = no\ncolumns = pid,command\n");
+	write_file(path, "delay = 3\ntree = no\ncolumns = pid,command\nbackend = none\n");
 	vt_config_defaults(&cfg);
 	assert_int_equal(args(&cfg, "-d", "0.5", NULL, NULL), 0);
 	assert_true(cfg.delay == 0.5);	/* the command line wins */
 	assert_false(cfg.tree);		/* the file's, where the command line says nothing */
 	assert_int_equal(cfg.columns_nr, 2);
+	assert_string_equal(cfg.backend, "none");
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--backend", "ebpf", NULL, NULL), 0);
+	assert_string_equal(cfg.backend, "ebpf");	/* over the file's none */
 	vt_config_defaults(&cfg);
 	assert_int_equal(args(&cfg, "-t", "-o", "pid,user,command", NULL), 0);
 	assert_true(cfg.tree);
@@ -188,6 +199,11 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(args(&cfg, "-p", "0", NULL, NULL), -1);
 	assert_int_equal(args(&cfg, "-u", "no-such-user-here", NULL, NULL), -1);
 	assert_int_equal(args(&cfg, "-b", "--format", "yaml", NULL), -1);
+	/* a feed backend vtop does not know: refused, not taken for auto */
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--backend", "bpf", NULL, NULL), -1);
+	assert_int_equal(args(&cfg, "--backend", "", NULL, NULL), -1);
+	assert_true(cfg.backend[0] && strcmp(cfg.backend, "bpf") != 0);	/* the file's or the default, still */
 	vt_config_defaults(&cfg);
 	assert_int_equal(args(&cfg, "-n", "3", NULL, NULL), -1);	/* -n without -b */
 	assert_int_equal(args(&cfg, "-s", "nonesuch", NULL, NULL), -1);

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -597,6 +598,179 @@ static void test_columns(void **state)
 	world_close(&w);
 }
 
+/* the event feed on a fixture tree: the kernel's events are not about it, and the meter says why */
+static void test_feed_meter(void **state)
+{
+	world_t w;
+
+	world_open(&w);
+	assert_false(w.snap.feed_active);
+	assert_string_equal(w.snap.feed, "feed: none");
+	/* auto wanted one: each backend's reason */
+	assert_non_null(strstr(w.snap.feed_why, "ebpf: "));
+	assert_non_null(strstr(w.snap.feed_why, "proc root"));
+	/* comparing samples makes the event log */
+	assert_false(w.src.builder.events_from_feed);
+	world_close(&w);
+
+	/* none asked for: no reason to give */
+	memset(&w, 0, sizeof(w));
+	fixture_init(&w.fx);
+	make_tree(&w.fx);
+	vt_config_defaults(&w.cfg);
+	snprintf(w.cfg.backend, sizeof(w.cfg.backend), "none");
+	{
+		char err[256];
+
+		assert_int_equal(vt_source_init(&w.src, &w.cfg, VMON_WANT_PROC_STAT, w.fx.root, err, sizeof(err)), 0);
+		vt_snapshot_init(&w.snap);
+		vt_view_init(&w.view);
+		sample(&w);
+		assert_string_equal(w.snap.feed, "feed: none");
+		assert_string_equal(w.snap.feed_why, "");
+		/* and a name vtop does not know is an error that says so */
+		vt_source_fini(&w.src);
+		snprintf(w.cfg.backend, sizeof(w.cfg.backend), "bpf");
+		assert_int_equal(vt_source_init(&w.src, &w.cfg, VMON_WANT_PROC_STAT, w.fx.root, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "--backend: auto, ebpf, perf, netlink or none, not \"bpf\""));
+	}
+	vt_view_free(&w.view);
+	vt_snapshot_free(&w.snap);
+	fixture_free(&w.fx);
+}
+
+/* the line --events prints for an entry, without its time stamp */
+static const char *event_line(const vt_event_t *e)
+{
+	static char buf[1024];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	assert_non_null(f);
+	vt_event_write(f, e);
+	fclose(f);
+	assert_non_null(strchr(buf, ' '));
+	return strchr(buf, ' ') + 1;
+}
+
+/* the feed's events as the log and --events show them: escaped, cut whole, exit codes and signals */
+static void test_feed_events(void **state)
+{
+	static const char args[] = "prog\0-x\0\xff\xfe\0";
+	char long_args[3000];
+	vmon_event_t ev;
+	vt_event_t e;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = VMON_EVENT_FORK;
+	ev.has = VMON_EVENT_HAS_COMM;
+	ev.pid = 4242;
+	ev.time_ns = 5000000000ull;
+	snprintf(ev.comm, sizeof(ev.comm), "bash");
+	vt_event_from_feed(&e, &ev, 1000.0, 0);
+	assert_true(e.from_feed);
+	assert_int_equal(e.kind, 'N');
+	assert_true(e.when == 1005.0);
+	assert_int_equal(e.ppid, 0);	/* not carried: unknown */
+	assert_int_equal(e.exit_code, -1);
+	assert_string_equal(event_line(&e), "fork pid=4242 ppid=0 comm=bash\n");
+
+	ev.kind = VMON_EVENT_EXEC;
+	ev.has = VMON_EVENT_HAS_COMM | VMON_EVENT_HAS_PPID | VMON_EVENT_HAS_FILENAME | VMON_EVENT_HAS_ARGS;
+	ev.ppid = 1;
+	memcpy(ev.comm, "ev\x1b[1mil\n", 10);
+	ev.filename = "/tmp/a\tb";
+	ev.args = args;
+	ev.args_len = sizeof(args) - 1;
+	vt_event_from_feed(&e, &ev, 0, 0);
+	assert_int_equal(e.kind, 'E');
+	assert_string_equal(e.comm, "ev\\x1b[1mil\\x0a");
+	assert_string_equal(e.file, "/tmp/a\\x09b");
+	assert_string_equal(e.args, "prog -x \\xff\\xfe");
+	assert_string_equal(event_line(&e), "exec pid=4242 ppid=1 comm=ev\\x1b[1mil\\x0a file=/tmp/a\\x09b args=prog -x \\xff\\xfe\n");
+	/* --ascii: nothing but ASCII */
+	memcpy(ev.comm, "caf\xc3\xa9", 6);
+	vt_event_from_feed(&e, &ev, 0, VMON_ESCAPE_ASCII);
+	assert_string_equal(e.comm, "caf\\xc3\\xa9");
+
+	/* arguments longer than the entry: cut between two characters, never inside one, and marked */
+	memset(long_args, 'a', sizeof(long_args));
+	for (size_t i = 100; i + 2 < sizeof(long_args); i += 3)
+		memcpy(long_args + i, "\xc3\xa9\x01", 3);	/* two bytes of UTF-8, then a control */
+	long_args[sizeof(long_args) - 1] = '\0';
+	ev.args = long_args;
+	ev.args_len = sizeof(long_args);
+	vt_event_from_feed(&e, &ev, 0, 0);
+	assert_true(strlen(e.args) < sizeof(e.args));
+	assert_string_equal(e.args + strlen(e.args) - 3, "...");
+	for (size_t i = 100; i < strlen(e.args) - 3;) {
+		/* what is left is whole: é, or \x01, each complete */
+		if (!strncmp(e.args + i, "\xc3\xa9", 2))
+			i += 2;
+		else if (!strncmp(e.args + i, "\\x01", 4))
+			i += 4;
+		else
+			fail_msg("a character cut at byte %zu of \"%s\"", i, e.args);
+	}
+	/* arguments the kernel side cut are said cut, however short what is left */
+	ev.args = "x";
+	ev.args_len = 2;
+	ev.args_truncated = 1;
+	vt_event_from_feed(&e, &ev, 0, 0);
+	assert_string_equal(e.args + strlen(e.args) - 3, "...");
+
+	/* an exit: its code, or the signal that ended it */
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = VMON_EVENT_EXIT;
+	ev.has = VMON_EVENT_HAS_COMM | VMON_EVENT_HAS_PPID | VMON_EVENT_HAS_EXIT_STATUS;
+	ev.pid = 77;
+	ev.ppid = 7;
+	snprintf(ev.comm, sizeof(ev.comm), "sh");
+	ev.exit_status = 42 << 8;
+	vt_event_from_feed(&e, &ev, 0, 0);
+	assert_int_equal(e.kind, 'X');
+	assert_int_equal(e.exit_code, 42 << 8);
+	assert_string_equal(event_line(&e), "exit pid=77 ppid=7 code=42 comm=sh\n");
+	ev.exit_status = SIGKILL;
+	vt_event_from_feed(&e, &ev, 0, 0);
+	assert_string_equal(event_line(&e), "exit pid=77 ppid=7 signal=SIGKILL comm=sh\n");
+	ev.has &= ~VMON_EVENT_HAS_EXIT_STATUS;
+	vt_event_from_feed(&e, &ev, 0, 0);
+	assert_string_equal(event_line(&e), "exit pid=77 ppid=7 comm=sh\n");
+}
+
+/* escaped text cut to fit: before a whole character or escape, with "..." */
+static void test_text_fit(void **state)
+{
+	char buf[16];
+
+	vt_text_fit(buf, sizeof(buf), "short", 5);
+	assert_string_equal(buf, "short");
+	vt_text_fit(buf, 10, "abc\\x1bdefgh", 11);
+	assert_string_equal(buf, "abc...");	/* \x1b does not fit whole: none of it */
+	vt_text_fit(buf, 10, "abcd\\\\efgh", 10);
+	assert_string_equal(buf, "abcd\\\\...");	/* an escaped backslash, whole */
+	vt_text_fit(buf, 9, "abcd\xc3\xa9xyz", 9);
+	assert_string_equal(buf, "abcd...");	/* é would end past the room */
+	vt_text_fit(buf, 4, "abcdef", 6);
+	assert_string_equal(buf, "");
+}
+
+/* the list's filter, on any text (the event log uses it) */
+static void test_text_filter(void **state)
+{
+	vt_view_t view;
+
+	vt_view_init(&view);
+	assert_true(vt_view_text_matches(&view, "anything"));
+	assert_int_equal(vt_view_set_filter(&view, "Feed", false), 0);
+	assert_true(vt_view_text_matches(&view, "a feed here"));
+	assert_false(vt_view_text_matches(&view, "a fee d"));
+	assert_int_equal(vt_view_set_filter(&view, "^sh .*exit [0-9]+$", true), 0);
+	assert_true(vt_view_text_matches(&view, "sh -c exit 42"));
+	assert_false(vt_view_text_matches(&view, "bash -c exit 42"));
+	vt_view_free(&view);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +786,10 @@ int main(void)
 		cmocka_unit_test(test_new_rows_and_cpu),
 		cmocka_unit_test(test_escaped_command),
 		cmocka_unit_test(test_columns),
+		cmocka_unit_test(test_feed_meter),
+		cmocka_unit_test(test_feed_events),
+		cmocka_unit_test(test_text_fit),
+		cmocka_unit_test(test_text_filter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
