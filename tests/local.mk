@@ -164,7 +164,8 @@ tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK_CHECKED)
 # make -j: the heavy tests start once the screen tests are done.
 # check-valgrind empties the list: it runs no screen test.
 if BUILD_VTOP
-VMON_HEAVY_AFTER = vtop/tests/e2e.py.log vtop/tests/e2e_files.py.log vtop/tests/batch.py.log
+VMON_HEAVY_AFTER = vtop/tests/e2e.py.log vtop/tests/e2e_files.py.log vtop/tests/e2e_feed.py.log \
+	vtop/tests/batch.py.log vtop/tests/replay.py.log
 endif
 tests/test_fdlimit.log tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log: \
 	$(VMON_HEAVY_AFTER)

@@ -13,6 +13,7 @@ parents and escaped text, and never hold a raw control character.
 import csv
 import io
 import json
+import re
 import select
 import os
 import signal
@@ -164,7 +165,10 @@ try:
     out = vtop("-b", "-n", "1", "-d", "0.3", "--flat")
     no_controls(out, "text")
     check(cmd_expected.encode() in out, "text: the command escaped")
-    check(b"Tasks:" in out and b"feed: none" in out, "text: the summary, and the feed said to be none")
+    check(b"Tasks:" in out and re.search(rb"; feed: (none|(ebpf|perf|netlink), \d+ ev/s, lost \d+)\n", out),
+          "text: the summary, and the feed's meter")
+    out = vtop("-b", "-n", "1", "-d", "0.3", "--backend", "none")
+    check(re.search(rb"; feed: none\n", out), "text --backend none: the feed said to be none")
     out = vtop("-b", "-n", "1", "-d", "0.3", "--ascii")
     check(all(b < 0x80 for b in out), "text --ascii: nothing but ASCII, tree lines included")
 
@@ -174,51 +178,104 @@ try:
     pids = sorted(p["pid"] for p in f["processes"])
     check(pids == sorted([parent.pid, kid]), "-p: only the process and its descendants (%s)" % pids)
 
-    # --- --events: a process started and ended while it runs ---
+    # --- --events ---
     env = dict(os.environ, XDG_CONFIG_HOME=tmp)
-    ev = spawn([VTOP, "--events", "-d", "0.2", "-n", "1000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    children.append(ev)
-    # markers until one is reported new: then vtop is past its first samples, and what starts now is new to it
-    buf = b""
+    f = json.loads(vtop("-b", "-n", "1", "-d", "0.2", "--format", "json").decode("utf-8").splitlines()[-1])
+    feed_on = not f["feed"].startswith("none")
+    print("the feed: %s" % f["feed"])
+    # the markers wait until vtop is past its first samples: what starts then is new to it
+    marker_mark = b" fork pid=%d " if feed_on else b" new pid=%d "
 
-    def read_until(pattern, secs):
-        global buf
+    def events_run(extra):
+        """vtop --events, with a marker seen in its output: (process, the output so far in a list)"""
+        ev = spawn([VTOP, "--events", "-d", "0.2"] + extra, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                   env=env)
+        children.append(ev)
+        got = [b""]
+        mark = marker_mark if not extra else b" new pid=%d "
+        for _ in range(20):
+            marker = spawn(["/bin/sleep", "60"])
+            children.append(marker)
+            if read_until(ev, got, mark % marker.pid, 5):
+                return ev, got, True
+        return ev, got, False
+
+    def read_until(ev, got, pattern, secs):
         end = time.time() + secs
-        while pattern not in buf and time.time() < end:
+        while pattern not in got[0] and time.time() < end:
             r, _, _ = select.select([ev.stdout], [], [], 0.1)
             if r:
                 chunk = os.read(ev.stdout.fileno(), 65536)
                 if not chunk:
                     break
-                buf += chunk
-        return pattern in buf
+                got[0] += chunk
+        return pattern in got[0]
 
-    marked = False
-    for _ in range(20):
-        marker = spawn(["/bin/sleep", "60"])
-        children.append(marker)
-        if read_until(b" new pid=%d " % marker.pid, 5):
-            marked = True
-            break
-    check(marked, "--events: a process started while it runs")
+    def events_end(ev, got):
+        ev.kill()
+        out, err = ev.communicate(timeout=30)
+        return got[0] + out, err
+
+    def lines_of(text, pid):
+        return [line for line in text.splitlines() if " pid=%d " % pid in line]
+
+    if feed_on:
+        # with the feed: a child that lives a few milliseconds, with a known exit code, and one with a
+        # name full of controls, each seen forked, execed and exited, with its pid and exit code
+        ev, got, marked = events_run([])
+        check(marked, "--events (feed): a process started while it runs")
+        me = os.getpid()
+        short = spawn(["/bin/sh", "-c", "exit 7"])
+        children.append(short)
+        short.wait()
+        odd = spawn([link, "0"])
+        children.append(odd)
+        odd.wait()
+        read_until(ev, got, b" exit pid=%d " % odd.pid, 30)
+        text, err = events_end(ev, got)
+        no_controls(text, "--events")
+        text = text.decode("utf-8")
+        mine = lines_of(text, short.pid)
+        ok = check(any(" fork pid=%d ppid=%d " % (short.pid, me) in line for line in mine),
+                   "--events (feed): the short child's fork, under this test")
+        ok &= check(any(" exec pid=%d " % short.pid in line and " file=/bin/sh args=/bin/sh -c exit 7" in line
+                        for line in mine), "--events (feed): its exec, with the program and its arguments")
+        ok &= check(any(re.search(r" exit pid=%d ppid=%d code=7 comm=sh$" % (short.pid, me), line) for line in mine),
+                    "--events (feed): its exit, with its exit code 7")
+        odd_lines = lines_of(text, odd.pid)
+        ok &= check(any(" exec pid=%d " % odd.pid in line and "comm=%s file=%s args=%s 0" %
+                        (comm_expected, escaped(link), escaped(link)) in line for line in odd_lines),
+                    "--events (feed): a name and arguments with controls, escaped")
+        ok &= check(any(" exit pid=%d " % odd.pid in line and " code=0 " in line for line in odd_lines),
+                    "--events (feed): and its exit")
+        check(b"no event feed" not in err, "--events (feed): no word of comparing samples")
+        if not ok:
+            print("---- vtop --events wrote %d lines; about pids %d and %d:" % (text.count("\n"), short.pid, odd.pid))
+            print("\n".join(mine + odd_lines) or "(nothing)")
+            print("---- its stderr:\n%s" % err.decode(errors="replace"))
+
+    # without the feed: what comparing samples finds, and it says so
+    ev, got, marked = events_run(["--backend", "none"])
+    check(marked, "--events --backend none: a process started while it runs")
     short = spawn(["/bin/sleep", "1"])
     children.append(short)
     short.wait()
-    read_until(b" exit pid=%d " % short.pid, 60)
-    ev.kill()
-    out, err = ev.communicate(timeout=30)
-    text = (buf + out).decode("utf-8")
-    seen = check(" new pid=%d " % short.pid in text, "--events: the short process's start")
-    seen &= check(" exit pid=%d " % short.pid in text, "--events: and its exit")
+    read_until(ev, got, b" exit pid=%d " % short.pid, 60)
+    text, err = events_end(ev, got)
+    text = text.decode("utf-8")
+    seen = check(" new pid=%d " % short.pid in text, "--events --backend none: the short process's start")
+    seen &= check(" exit pid=%d " % short.pid in text, "--events --backend none: and its exit")
     if not seen:
         print("---- vtop --events wrote %d lines; about pid %d:" % (text.count("\n"), short.pid))
-        print("\n".join(line for line in text.splitlines() if "pid=%d " % short.pid in line) or "(nothing)")
-    check(b"no event feed" in err, "--events: says it has no feed and what that means")
+        print("\n".join(lines_of(text, short.pid)) or "(nothing)")
+        print("---- its last lines, and its stderr:\n%s\n%s" % ("\n".join(text.splitlines()[-5:]),
+                                                             err.decode(errors="replace")))
+    check(b"no event feed" in err, "--events --backend none: says it has no feed and what that means")
 
     # --- bad input: clear errors, no output ---
     for args, what in ((["-b", "-n", "0"], "-n 0"), (["-b", "--format", "xml"], "an unknown format"),
                        (["-b", "-o", "pid,bogus"], "an unknown column"), (["-p", "0"], "pid 0"),
-                       (["--backend", "bpf", "-b", "-n", "1"], "a feed backend this build lacks")):
+                       (["--backend", "bpf", "-b", "-n", "1"], "an unknown feed backend")):
         r = subprocess.run([VTOP] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30,
                            env=dict(os.environ, XDG_CONFIG_HOME=tmp))
         check(r.returncode != 0 and r.stderr.startswith(b"vtop: ") and not r.stdout,

@@ -138,11 +138,7 @@ try:
     term.keys("q")
     term.wait_for(lambda s: "Open files of" not in s, "q: back to the list")
 
-    term.keys("q")
-    deadline = time.time() + 5
-    while term.alive() and time.time() < deadline:
-        time.sleep(0.1)
-    check(not term.alive(), "q quits")
+    term.quit()
 finally:
     term.tmux("kill-server", must=False)
     kill_all(children)

@@ -3,8 +3,10 @@ outlive the test, checks that are counted, and where vtop is."""
 
 import ctypes
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import time
 
 VTOP = os.environ.get("VTOP", "./vtop/vtop")
@@ -56,6 +58,9 @@ class Term:
     send-keys, the screen read back with capture-pane."""
 
     def __init__(self, name):
+        if not shutil.which("tmux"):
+            print("SKIP: tmux is not installed (apt-get install tmux)")
+            sys.exit(77)
         self.name = name
 
     def tmux(self, *args, must=True):
@@ -91,6 +96,14 @@ class Term:
         print("FAIL:", what)
         print("---- screen ----\n%s\n----------------" % s)
         return None
+
+    def quit(self, timeout=10.0):
+        """q in the list: vtop must end."""
+        self.keys("q")
+        deadline = time.time() + timeout
+        while self.alive() and time.time() < deadline:
+            time.sleep(0.1)
+        check(not self.alive(), "q quits")
 
     def alive(self):
         return self.tmux("list-panes", "-t", "vt", "-F", "#{pane_dead}", must=False).strip() == "0"
