@@ -78,7 +78,7 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 	if (la)
 		fprintf(out, ", load average: %lu.%02lu, %lu.%02lu, %lu.%02lu", la->load1 / 100, la->load1 % 100,
 			la->load5 / 100, la->load5 % 100, la->load15 / 100, la->load15 % 100);
-	fprintf(out, "; %s\n", snap->feed);
+	fprintf(out, "; feed: %s\n", snap->feed[0] ? snap->feed : "none");
 	fprintf(out, "Tasks: %d total, %d running, %d sleeping, %d stopped, %d zombie; %d threads; %d exited, %d new\n",
 		snap->procs, snap->running, snap->sleeping + snap->idle + snap->disk, snap->stopped, snap->zombie,
 		snap->threads, snap->exited_now, snap->new_now);
@@ -150,7 +150,7 @@ static void write_json(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 
 	fprintf(out, "{\"seq\":%llu,\"time\":%.3f,\"interval\":%.3f,\"uptime\":%.2f,\"feed\":", snap->seq,
 		snap->when, snap->interval, snap->uptime);
-	vt_json_string(out, snap->feed + (strncmp(snap->feed, "feed: ", 6) ? 0 : 6));
+	vt_json_string(out, snap->feed[0] ? snap->feed : "none");
 	fprintf(out, ",\"tasks\":{\"total\":%d,\"running\":%d,\"sleeping\":%d,\"disk\":%d,\"stopped\":%d,"
 		"\"zombie\":%d,\"idle\":%d,\"threads\":%d,\"kernel_threads\":%d,\"exited\":%d,\"new\":%d}",
 		snap->procs, snap->running, snap->sleeping, snap->disk, snap->stopped, snap->zombie, snap->idle,

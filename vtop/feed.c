@@ -252,7 +252,7 @@ void vt_feed_status(vt_feed_t *f, char *buf, size_t size, char *why_buf, size_t 
 	why = vt_feed_fallback(f);
 	snprintf(why_buf, why_size, "%s", why ? why : "");
 	if (!f || vmon_feed_get_stats(f->vmon, &st) < 0 || st.backend == VMON_FEED_NONE) {
-		snprintf(buf, size, "feed: none");
+		snprintf(buf, size, "none");
 		return;
 	}
 	for (int i = 0; i < VMON_EVENT_KIND_NR; i++)
@@ -262,7 +262,7 @@ void vt_feed_status(vt_feed_t *f, char *buf, size_t size, char *why_buf, size_t 
 		f->rate = (double)(total - f->prev_events) / (now - f->prev_mono);
 	f->prev_events = total;
 	f->prev_mono = now;
-	snprintf(buf, size, "feed: %s, %.0f ev/s, lost %llu", vmon_feed_backend_name(st.backend), f->rate, st.lost);
+	snprintf(buf, size, "%s, %.0f ev/s, lost %llu", vmon_feed_backend_name(st.backend), f->rate, st.lost);
 }
 
 /* the sampling thread's wait: the fd to poll (-1 without a feed) and how long it may stay unread */

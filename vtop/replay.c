@@ -245,7 +245,7 @@ static int step(vt_source_t *src, vt_snapshot_t *snap)
 	src->builder.when = seconds_of(&rec.u.sample->time);
 	if (vt_builder_build(&src->builder, snap, t1 - t0) < 0)
 		return fail(r, strerror(errno));
-	snprintf(snap->feed, sizeof(snap->feed), "%s", r->feed[0] ? r->feed : "feed: (not recorded)");
+	snprintf(snap->feed, sizeof(snap->feed), "%s", r->feed[0] ? r->feed : "(not recorded)");
 	status(r, snap);
 	return 1;
 }

@@ -405,7 +405,7 @@ void screens_draw_events(tui_t *t)
 	char title[512];
 	int *pids, pids_nr = log_matches(t, &pids), shown = 0;
 
-	snprintf(title, sizeof(title), " Event log (%s): newest first%s%s%s", t->snap->feed[0] ? t->snap->feed : "feed: none",
+	snprintf(title, sizeof(title), " Event log (feed: %s): newest first%s%s%s", t->snap->feed[0] ? t->snap->feed : "none",
 		 pids_nr >= 0 ? "; filter: " : "", pids_nr >= 0 ? t->view.filter : "", t->paused ? "; PAUSED" : "");
 	if (!t->snap->feed_active) {
 		if (t->snap->feed_why[0])

@@ -319,8 +319,11 @@ static int header_texts(tui_t *t, char lines[][160], int max)
 	if (n < max)
 		snprintf(lines[n++], 160, "Uptime: %s", up);
 	if (n < max)
-		snprintf(lines[n++], 160, "%.60s; exited since last refresh: %d%s%.60s%s", s->feed[0] ? s->feed : "feed: none",
-			 s->exited_now, s->feed_why[0] ? " (" : "", s->feed_why, s->feed_why[0] ? ")" : "");
+		snprintf(lines[n++], 160, "Exited since last refresh: %d", s->exited_now);
+	/* "Feed: ebpf, 120 ev/s, lost 0", or "Feed: none (why)"; in a replay, the recording's */
+	if (n < max)
+		snprintf(lines[n++], 160, "Feed: %.60s%s%.90s%s", s->feed[0] ? s->feed : "none",
+			 s->feed_why[0] ? " (" : "", s->feed_why, s->feed_why[0] ? ")" : "");
 	if (n < max && t->replay)
 		snprintf(lines[n++], 160, "%.100s%s, %gx%s", s->replay[0] ? s->replay : "replay: no sample yet",
 			 vt_sampler_replay_ended(t->sampler) ? " END" : "", t->speed, t->paused ? "; PAUSED" : "");
@@ -338,9 +341,10 @@ static void draw_compact_header(tui_t *t, int y, int w)
 	char line[256], mem[16];
 
 	vt_format_size(mem, sizeof(mem), (double)s->mem_used_kb * 1024);
-	snprintf(line, sizeof(line), "CPU %.0f%% Mem %s Load %lu.%02lu Tasks %d X %d %s%s", s->cpu_total.busy, mem,
+	snprintf(line, sizeof(line), "CPU %.0f%% Mem %s Load %lu.%02lu Tasks %d X %d %s%s%s", s->cpu_total.busy, mem,
 		 la ? la->load1 / 100 : 0, la ? la->load1 % 100 : 0, s->procs, s->exited_now,
-		 t->replay && s->replay[0] ? s->replay : s->feed[0] ? s->feed : "feed: none", t->paused ? " PAUSED" : "");
+		 t->replay && s->replay[0] ? "" : "feed ", t->replay && s->replay[0] ? s->replay : s->feed[0] ? s->feed : "none",
+		 t->paused ? " PAUSED" : "");
 	tui_text(y, 0, w, line, 0);
 }
 
@@ -348,7 +352,7 @@ static void draw_compact_header(tui_t *t, int y, int w)
 static int draw_header(tui_t *t, int h, int w)
 {
 	const vt_snapshot_t *s = t->snap;
-	char texts[5][160], label[16];
+	char texts[6][160], label[16];
 	int ntext, cpus = s->cpus_nr, per_line, cpu_lines, left_lines, rows, lw, rx;
 
 	if (h < 6 || s->seq == 0)
@@ -368,7 +372,7 @@ static int draw_header(tui_t *t, int h, int w)
 	if (w >= 80) {
 		lw = w / 2 - 1;
 		rx = w / 2 + 1;
-		ntext = header_texts(t, texts, 5);
+		ntext = header_texts(t, texts, 6);
 		rows = left_lines > ntext ? left_lines : ntext;
 	} else {
 		lw = w;

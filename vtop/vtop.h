@@ -130,7 +130,7 @@ typedef struct vt_snapshot {
 
 	double			self_cpu_pct;	/* vtop's own CPU use over the interval */
 	double			sample_cpu_ms;	/* CPU time of the last vmon_sample() */
-	char			feed[96];	/* the feed meter's text: "feed: ebpf, 120 ev/s, lost 0" */
+	char			feed[96];	/* the feed meter's text: "ebpf, 120 ev/s, lost 0", or "none" */
 	char			feed_why[160];	/* why there is no feed, when one was wanted; else "" */
 	bool			feed_active;	/* the event log comes from the feed (vt_sampler_take_events()) */
 

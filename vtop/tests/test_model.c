@@ -605,7 +605,7 @@ static void test_feed_meter(void **state)
 
 	world_open(&w);
 	assert_false(w.snap.feed_active);
-	assert_string_equal(w.snap.feed, "feed: none");
+	assert_string_equal(w.snap.feed, "none");
 	/* auto wanted one: each backend's reason */
 	assert_non_null(strstr(w.snap.feed_why, "ebpf: "));
 	assert_non_null(strstr(w.snap.feed_why, "proc root"));
@@ -626,7 +626,7 @@ static void test_feed_meter(void **state)
 		vt_snapshot_init(&w.snap);
 		vt_view_init(&w.view);
 		sample(&w);
-		assert_string_equal(w.snap.feed, "feed: none");
+		assert_string_equal(w.snap.feed, "none");
 		assert_string_equal(w.snap.feed_why, "");
 		/* and a name vtop does not know is an error that says so */
 		vt_source_fini(&w.src);
