@@ -440,7 +440,7 @@ void vt_event_write(FILE *out, const vt_event_t *e)
 	fputc('\n', out);
 }
 
-/* --events with the feed: each event printed as the library applies it (no ring, nothing dropped) */
+/* --events with the feed (or a replay of its log): each event printed as the library applies it (no ring, nothing dropped) */
 static void print_event(const vt_event_t *e, void *arg)
 {
 	vt_event_write(arg, e);
@@ -477,7 +477,7 @@ int vt_batch_run(const vt_config_t *cfg)
 	vt_snapshot_init(&snap);
 	vt_view_init(&view);
 	vt_view_configure(&view, cfg);
-	if (cfg->events && vt_feed_active(src.feed)) {
+	if (cfg->events && vt_feed_delivers(src.feed)) {
 		vt_feed_set_sink(src.feed, print_event, stdout);
 	} else if (cfg->events && !replay) {
 		const char *why = vt_feed_fallback(src.feed);

@@ -14,7 +14,12 @@
  * busy) loses no event.  When the ring is full the oldest events go, and are
  * counted, so the log says how many it could not show.
  *
- * The rest is the header's meter ("feed: ebpf, 120 ev/s, lost 0"), and the
+ * With -w the library writes the events to the log itself
+ * (vmon_log_writer_follow_feed()); a replay (-r) hands the recorded ones to
+ * the same callback on the replay's vmon_t, so the event log and --events
+ * show them as they were shown live (vt_feed_open_replay()).
+ *
+ * The rest is the header's meter ("ebpf, 120 ev/s, lost 0"), and the
  * feed's fd and timeout for the sampling thread's wait (vt_source_wait()),
  * which reads the kernel's buffer between samples so that it does not
  * overflow while vtop sleeps.
@@ -35,6 +40,8 @@
 struct vt_feed {
 	vmon_t			*vmon;
 	bool			active;		/* a backend is in use (it never changes once open) */
+	bool			replay;		/* a replay's: the log's events, no backend */
+	double			replay_when;	/* the wall-clock time of the sample being replayed */
 	bool			tree_only;	/* -p: only the events of processes in the tree */
 	unsigned		escape_flags;
 
@@ -156,16 +163,37 @@ static void ring_push(vt_feed_t *f, const vt_event_t *e)
 	pthread_mutex_unlock(&f->lock);
 }
 
-/* vmon_feed_set_callback(): in the sampling thread, inside vmon_sample() */
+/*
+ * What turns an event's CLOCK_BOOTTIME into wall-clock seconds: now's
+ * difference of the two clocks, or in a replay the recorded sample's (its
+ * time less its uptime: the replay has put its system stores in place
+ * before it hands over the events that came before it).
+ */
+static double boot_to_wall(const vt_feed_t *f, const vmon_t *vmon)
+{
+	const vmon_sys_stat_t *ss = vmon->stores[VMON_STORE_SYS_STAT];
+
+	if (f->replay && f->replay_when > 0 && ss && vmon->ticks_per_sec > 0)
+		return f->replay_when - (double)ss->boottime / (double)vmon->ticks_per_sec;
+	return clock_seconds(CLOCK_REALTIME) - clock_seconds(CLOCK_BOOTTIME);
+}
+
+/* -r: the recorded time of the sample the replay is about to hand over */
+void vt_feed_replay_at(vt_feed_t *f, double when)
+{
+	if (f)
+		f->replay_when = when;
+}
+
+/* vmon_feed_set_callback(): in the sampling thread, inside vmon_sample() (or vmon_log_replay()) */
 static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
 {
 	vt_feed_t *f = arg;
 	vt_event_t e;
 
-	(void)vmon;
 	if (f->tree_only && !proc)
 		return;
-	vt_event_from_feed(&e, ev, clock_seconds(CLOCK_REALTIME) - clock_seconds(CLOCK_BOOTTIME), f->escape_flags);
+	vt_event_from_feed(&e, ev, boot_to_wall(f, vmon), f->escape_flags);
 	if (f->sink)
 		f->sink(&e, f->sink_arg);
 	else
@@ -177,6 +205,16 @@ void vt_feed_set_sink(vt_feed_t *f, void (*sink)(const vt_event_t *e, void *arg)
 {
 	f->sink = sink;
 	f->sink_arg = arg;
+}
+
+/*
+ * The callback on another vmon_t: a replay that goes back starts over on a
+ * fresh one.  The ring, which the screen may be reading, stays.
+ */
+int vt_feed_rebind(vt_feed_t *f, vmon_t *vmon)
+{
+	f->vmon = vmon;
+	return vmon_feed_set_callback(vmon, on_event, f);
 }
 
 /*
@@ -201,16 +239,38 @@ int vt_feed_open(vt_feed_t **out, vmon_t *vmon, const char *backend, bool tree_o
 		return -1;
 	}
 	pthread_mutex_init(&f->lock, NULL);
-	f->vmon = vmon;
 	f->tree_only = tree_only;
 	f->escape_flags = escape_flags;
+	f->vmon = vmon;
 	f->active = vmon_feed_get_stats(vmon, &st) == 0 && st.backend != VMON_FEED_NONE;
-	if (f->active && vmon_feed_set_callback(vmon, on_event, f) < 0) {
+	if (f->active && vt_feed_rebind(f, vmon) < 0) {
 		snprintf(err, err_size, "the event feed: %s", strerror(errno));
 		vt_feed_close(f);
 		return -1;
 	}
 	*out = f;
+	return 0;
+}
+
+/*
+ * -r: the replay's vmon_t hands the log's events to the feed callback as
+ * the live feed did (vmon_log_replay_record()), though it has no backend:
+ * the callback is set all the same.
+ */
+int vt_feed_open_replay(vt_feed_t **out, vmon_t *vmon, unsigned escape_flags, char *err, size_t err_size)
+{
+	vt_feed_t *f;
+
+	if (vt_feed_open(out, vmon, "none", false, escape_flags, err, err_size) < 0)
+		return -1;
+	f = *out;
+	f->replay = true;
+	if (vt_feed_rebind(f, vmon) < 0) {
+		snprintf(err, err_size, "the event feed: %s", strerror(errno));
+		vt_feed_close(f);
+		*out = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -228,6 +288,12 @@ void vt_feed_close(vt_feed_t *f)
 bool vt_feed_active(const vt_feed_t *f)
 {
 	return f && f->active;
+}
+
+/* events come through the callback: a live feed's, or a replay's of a log (from any thread) */
+bool vt_feed_delivers(const vt_feed_t *f)
+{
+	return f && (f->active || f->replay);
 }
 
 /* why the feed is not in use, when one was wanted; NULL when it is, or none was (sampling thread) */

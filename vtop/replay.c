@@ -17,6 +17,11 @@
  * keyframe far enough before k that the builder's history (the previous
  * sample for CPU%, the last few for exited rows) is there again, then
  * forward to k.
+ *
+ * Events: the replay's vmon_t hands a log's events to vtop's feed callback
+ * as the live feed did (vt_feed_open_replay()), so that the event log and
+ * --events show them as they were shown.  A log recorded without the feed
+ * (its note says "none") gets the differences between samples, as live.
  */
 #include "config.h"
 
@@ -88,6 +93,9 @@ static int fresh_tree(vt_source_t *src, bool again)
 		memset(&src->vmon, 0, sizeof(src->vmon));
 		return fail(r, strerror(errno));
 	}
+	/* the feed's callback on the fresh tree (the feed object, and its ring the screen reads, stay) */
+	if (again && src->feed && vt_feed_rebind(src->feed, &src->vmon) < 0)
+		return fail(r, strerror(errno));
 	if (again)
 		vt_builder_reset(&src->builder, &src->vmon);
 	else
@@ -136,6 +144,8 @@ int vt_replay_open(vt_source_t *src, const vt_config_t *cfg, char *err, size_t e
 		snprintf(err, err_size, "%s", r->error);
 		goto fail;
 	}
+	if (vt_feed_open_replay(&src->feed, &src->vmon, r->escape_flags, err, err_size) < 0)
+		goto fail;
 	return 0;
 fail:
 	vt_replay_close(src);
@@ -201,6 +211,12 @@ static void status(const vt_replay_t *r, vt_snapshot_t *snap)
 		 r->ended ? "" : "+");
 }
 
+/* was the log recorded with the event feed?  Its note before each sample names the backend, or "none" */
+static bool recorded_with_feed(const char *note)
+{
+	return note[0] && strcmp(note, "none") != 0;
+}
+
 /*
  * The next sample into snap (built), and the position one on.  Returns 1,
  * 0 at the end, -1 on an error.
@@ -227,6 +243,7 @@ static int step(vt_source_t *src, vt_snapshot_t *snap)
 				n = sizeof(r->feed) - 1;
 			memcpy(r->feed, (const char *)rec.u.user.data + strlen(VT_LOG_NOTE_FEED), n);
 			r->feed[n] = '\0';
+			src->builder.events_from_feed = recorded_with_feed(r->feed);
 		}
 		if (rec.type == VMON_LOG_SAMPLE)
 			break;
@@ -239,6 +256,7 @@ static int step(vt_source_t *src, vt_snapshot_t *snap)
 		return -1;
 	r->pos++;
 	t0 = thread_cpu_ms();
+	vt_feed_replay_at(src->feed, seconds_of(&rec.u.sample->time));
 	if (vmon_log_replay(&src->vmon, rec.u.sample) < 0)
 		return fail(r, strerror(errno));
 	t1 = thread_cpu_ms();
@@ -246,6 +264,7 @@ static int step(vt_source_t *src, vt_snapshot_t *snap)
 	if (vt_builder_build(&src->builder, snap, t1 - t0) < 0)
 		return fail(r, strerror(errno));
 	snprintf(snap->feed, sizeof(snap->feed), "%s", r->feed[0] ? r->feed : "(not recorded)");
+	snap->feed_active = src->builder.events_from_feed;
 	status(r, snap);
 	return 1;
 }
@@ -284,6 +303,7 @@ int vt_replay_goto(vt_source_t *src, vt_snapshot_t *snap, long index)
 			return fail(r, strerror(errno));
 		src->builder.seq = r->marks[from].seq - 1;
 		snprintf(r->feed, sizeof(r->feed), "%s", r->marks[from].feed);
+		src->builder.events_from_feed = recorded_with_feed(r->feed);
 		r->pos = from - 1;
 	}
 	while (r->pos < index && (ret = step(src, snap)) > 0)

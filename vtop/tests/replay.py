@@ -163,6 +163,25 @@ try:
     b = vtop("-r", log, "-b", "--format", "json", "-n", "3").stdout
     check(b.splitlines() == live.splitlines()[:3], "-r -n 3: the first three refreshes")
 
+    # --events -w: the feed's events go into the log, and the replay prints them as the live run did
+    evlog = os.path.join(tmp, "events-printed.vlog")
+    short = spawn(["/bin/sh", "-c", "sleep 0.7; /bin/sh -c 'exit 5'; exit 0"])
+    children.append(short)
+    live_ev = vtop("--events", "-d", "0.25", "-n", "8", "-w", evlog)
+    short.wait()
+    replay_ev = vtop("-r", evlog, "--events")
+
+    def untimed(out):
+        return [line.split(" ", 1)[1] for line in out.decode().splitlines()]
+    check(untimed(replay_ev.stdout) == untimed(live_ev.stdout) and live_ev.stdout,
+          "--events: the replay prints the events the live run printed (%d lines)" % len(live_ev.stdout.splitlines()))
+    feed = json.loads(lines[-1])["feed"]
+    if feed.split(",")[0] in ("ebpf", "perf", "netlink"):
+        grand = [line for line in untimed(replay_ev.stdout) if re.match(r"exit pid=\d+ ppid=%d code=5 " % short.pid, line)]
+        check(len(grand) == 1, "--events: the recorded exit of its short-lived child, code 5, replayed")
+    else:
+        print("the recording had no event feed (%s): its events are the samples' differences" % feed)
+
     # a log cut short: the whole samples before the cut
     data = open(log, "rb").read()
     cut = os.path.join(tmp, "cut.vlog")
