@@ -324,6 +324,14 @@ static double mono_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* after a read of the feed, its fd rests this long: perf and netlink signal every event, and a flood is read in batches */
+#define FEED_REST_SECS	0.01
+
+static int ms_until(double secs)
+{
+	return secs <= 0 ? 0 : (int)(secs * 1000.0) + 1;
+}
+
 /*
  * Between two samples: wait secs (< 0: without end) or until wake_fd (-1:
  * none) is readable, and meanwhile read the feed's kernel buffer whenever it
@@ -333,24 +341,23 @@ static double mono_seconds(void)
  */
 bool vt_source_wait(vt_source_t *src, double secs, int wake_fd)
 {
-	double end = mono_seconds() + (secs > 0 ? secs : 0);
+	double end = mono_seconds() + (secs > 0 ? secs : 0), rest_until = 0;
+	int feed_fd = vt_feed_fd(src->feed);
 
 	for (;;) {
 		struct pollfd fds[2];
-		int nfds = 0, timeout = -1, feed_ms = vt_feed_timeout(src->feed), feed_fd = vt_feed_fd(src->feed);
-		int wake_i = -1, feed_i = -1, r;
+		double now = mono_seconds();
+		bool resting = now < rest_until;
+		int nfds = 0, timeout = -1, feed_ms, wake_i = -1, feed_i = -1, r;
 
 		if (secs >= 0) {
-			double left = end - mono_seconds();
-
-			if (left <= 0)
+			if (now >= end)
 				return false;
-			timeout = (int)(left * 1000.0) + 1;
+			timeout = ms_until(end - now);
 		}
-		if (feed_ms >= 0) {
-			if (feed_ms < 10)
-				feed_ms = 10;	/* a flood of events is read in batches, not one poll each */
-			if (timeout < 0 || feed_ms < timeout)
+		if (feed_fd >= 0) {
+			feed_ms = resting ? ms_until(rest_until - now) : vt_feed_timeout(src->feed);
+			if (feed_ms >= 0 && (timeout < 0 || feed_ms < timeout))
 				timeout = feed_ms;
 		}
 		if (wake_fd >= 0) {
@@ -358,7 +365,7 @@ bool vt_source_wait(vt_source_t *src, double secs, int wake_fd)
 			fds[nfds].fd = wake_fd;
 			fds[nfds++].events = POLLIN;
 		}
-		if (feed_fd >= 0) {
+		if (feed_fd >= 0 && !resting) {
 			feed_i = nfds;
 			fds[nfds].fd = feed_fd;
 			fds[nfds++].events = POLLIN;
@@ -368,8 +375,10 @@ bool vt_source_wait(vt_source_t *src, double secs, int wake_fd)
 			return false;	/* cannot wait: the caller samples now */
 		if (r > 0 && wake_i >= 0 && (fds[wake_i].revents & POLLIN))
 			return true;
-		if (feed_i >= 0 && (r == 0 || (fds[feed_i].revents & POLLIN)))
+		if (feed_i >= 0 && (r == 0 || (fds[feed_i].revents & POLLIN))) {
 			vt_feed_process(src->feed);
+			rest_until = mono_seconds() + FEED_REST_SECS;
+		}
 	}
 }
 
