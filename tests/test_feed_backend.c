@@ -566,8 +566,17 @@ static void test_pid_reuse(void **state)
 	assert_true(old != new);
 	assert_true(new->is_new);
 	assert_false(old->is_new);
-	assert_true(old->has_exit_status);
-	assert_int_equal(old->exit_status, status);
+	if (old->has_exit_status) {
+		assert_int_equal(old->exit_status, status);
+	} else {
+		vmon_feed_stats_t st;
+
+		/* the kernel drops events when the reader falls behind (a loaded machine, valgrind); then it says so */
+		assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+		if (!st.lost)
+			fail_msg("the old process %d has no exit status, and the feed lost no event", a);
+		printf("the old process's exit was among %llu events lost: its status is not checked\n", st.lost);
+	}
 	assert_true(feedtest_stat(old)->start + 1 >= old_start && feedtest_stat(old)->start <= old_start + 1);
 	assert_int_equal(feedtest_stat(new)->start, feedtest_start_of(b));
 	assert_ptr_equal(vmon_proc_lookup(&vmon, a), new);
