@@ -407,6 +407,51 @@ static void test_selection_follow(void **state)
 	assert_int_equal(w.view.cursor, 3);
 	assert_int_equal(w.view.sel.pid, 102);
 	world_close(&w);
+
+	/*
+	 * A process picked (a search, a pid typed, a click) stays selected while
+	 * rows come and go above it, until the user moves; a line moved to stays
+	 * a line.  By pid: 1 100 101 102 200, then 50 comes.
+	 */
+	world_open(&w);
+	w.view.tree = false;
+	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
+	vt_view_build(&w.view, &w.snap);
+	vt_view_pick(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 101));
+	assert_int_equal(w.view.cursor, 2);
+	fixture_proc(&w.fx, 50, 1, "newcomer", 'S', 900, NULL);
+	tick(&w, 1);
+	sample(&w);
+	assert_string_equal(line_pids(&w), "1 50 100 101 102 200");
+	assert_int_equal(w.view.sel.pid, 101);
+	assert_int_equal(w.view.cursor, 3);
+	/* the sort changed by the user: still the picked process */
+	vt_view_set_sort(&w.view, vt_column_find("pid"), true);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.sel.pid, 101);
+	/* moved from: a line again, as htop */
+	vt_view_move(&w.view, &w.snap, -1);
+	assert_int_equal(w.view.sel.pid, 102);
+	fixture_proc(&w.fx, 300, 1, "late", 'S', 950, NULL);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.view.cursor, 1);
+	assert_int_equal(w.view.sel.pid, 200);	/* the line stayed, another process is on it */
+	/* a picked process that exits: its exited row while there is one, then the line it was on */
+	vt_view_pick(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 102));
+	fixture_remove(&w.fx, "102");
+	tick(&w, 1);
+	sample(&w);
+	assert_true(w.view.pinned);
+	assert_true(vt_view_row(&w.view, &w.snap, w.view.cursor)->flags & VT_ROW_EXITED);
+	assert_int_equal(w.view.sel.pid, 102);
+	for (int i = 0; i < w.cfg.exited_keep; i++) {
+		tick(&w, 1);
+		sample(&w);
+	}
+	assert_false(w.view.pinned);
+	assert_int_not_equal(w.view.sel.pid, 102);
+	world_close(&w);
 }
 
 static void test_exited_rows(void **state)
