@@ -290,7 +290,8 @@ static void om_process_labels(FILE *out, const vt_row_t *row, char *buf, size_t 
 {
 	const vmon_field_t *comm = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_COMM];
 
-	fprintf(out, "{pid=\"%d\",comm=", row->pid);
+	/* pid and start time: two processes can hold one pid in a refresh (a pid reused by short lives) */
+	fprintf(out, "{pid=\"%d\",start=\"%llu\",comm=", row->pid, row->start);
 	if (row->stores[VMON_STORE_PROC_STAT])
 		vmon_field_format(comm, row->stores[VMON_STORE_PROC_STAT], buf, size, 0);
 	else
@@ -374,7 +375,8 @@ static void write_openmetrics(FILE *out, const vt_config_t *cfg, const vt_view_t
 		for (int l = 0; l < view->lines_nr; l++) {
 			const vt_row_t *row = vt_view_row(view, snap, l);
 
-			fprintf(out, "vtop_process_info{pid=\"%d\",status=\"%s\"", row->pid, row_status(row));
+			fprintf(out, "vtop_process_info{pid=\"%d\",start=\"%llu\",status=\"%s\"", row->pid, row->start,
+				row_status(row));
 			for (int i = 0; i < cfg->columns_nr; i++) {
 				const vt_column_t *col = &vt_columns[cfg->columns[i]];
 

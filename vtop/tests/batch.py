@@ -147,6 +147,11 @@ try:
     s = openmetrics.samples(parts[1])
     cpu = [x for x in s if x[0] == "vtop_process_cpu_percent" and x[1].get("pid") == str(nasty.pid)]
     check(len(cpu) == 1 and cpu[0][1]["comm"] == comm_expected, "openmetrics: the nasty child's CPU%, comm label escaped")
+    # its start time (field 22 of /proc/PID/stat, after the comm's closing parenthesis) labels it too
+    with open("/proc/%d/stat" % nasty.pid, "rb") as f:
+        start = f.read().rsplit(b")", 1)[1].split()[19].decode()
+    check(len(cpu) == 1 and cpu[0][1].get("start") == start,
+          "openmetrics: the start label is the child's start time (%s)" % start)
     info = [x for x in s if x[0] == "vtop_process_info" and x[1].get("pid") == str(nasty.pid)]
     check(len(info) == 1 and info[0][1].get("command") == cmd_expected, "openmetrics: command as an info label")
     check(any(x[0] == "vtop_sys_vm_total_kb" and x[2] > 0 for x in s), "openmetrics: a system gauge")
