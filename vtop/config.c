@@ -70,6 +70,18 @@ static void warn(vt_config_t *cfg, const char *path, int line, const char *what,
 		snprintf(cfg->warnings + len, sizeof(cfg->warnings) - len, "%s%s", len ? "; " : "", msg);
 }
 
+/* --source and "source =": a vmon_sampler_name() */
+static int parse_source(const char *v, vmon_sampler_t *out)
+{
+	for (int i = 0; i < VMON_SAMPLER_NR; i++) {
+		if (!strcmp(v, vmon_sampler_name((vmon_sampler_t)i))) {
+			*out = (vmon_sampler_t)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int parse_bool(const char *v, bool *out)
 {
 	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "on"))
@@ -188,6 +200,8 @@ static int apply(vt_config_t *cfg, const char *key, const char *v)
 		if (vt_feed_check_backend(v, err, sizeof(err)) < 0)
 			return -2;
 		snprintf(cfg->backend, sizeof(cfg->backend), "%s", v);
+	} else if (!strcmp(key, "source")) {
+		return parse_source(v, &cfg->source) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "exited_refreshes")) {
 		if (parse_int(v, 1, 100, &n) < 0)
 			return -2;
@@ -298,6 +312,7 @@ int vt_config_save(const vt_config_t *cfg, const char *path, char *err, size_t e
 	fprintf(f, "mouse = %s\n", cfg->mouse ? "yes" : "no");
 	fprintf(f, "exited_refreshes = %d\n", cfg->exited_keep);
 	fprintf(f, "backend = %s\n", cfg->backend);
+	fprintf(f, "source = %s\n", vmon_sampler_name(cfg->source));
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0 || ferror(f)) {
 		snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
 		fclose(f);
@@ -333,6 +348,7 @@ void vt_usage(FILE *out)
 		"  -r, --replay FILE  show the samples recorded in FILE (- for standard input) instead of this\n"
 		"                     machine now; with -b, print what the recording run printed\n"
 		"  --backend NAME     the event feed: auto (default), ebpf, perf, netlink or none\n"
+		"  --source NAME      how processes are sampled: auto (default), proc or iter\n"
 		"  --color WHEN       auto, never or always (NO_COLOR in the environment means never)\n"
 		"  --ascii            ASCII only: no line drawing, escape all non-ASCII text\n"
 		"  --no-mouse         leave the mouse to the terminal\n"
@@ -393,7 +409,7 @@ static int parse_user(vt_config_t *cfg, const char *arg)
 }
 
 enum {
-	OPT_FORMAT = 256, OPT_BACKEND, OPT_EVENTS, OPT_VERSION, OPT_COLOR, OPT_NO_COLOR, OPT_ASCII,
+	OPT_FORMAT = 256, OPT_BACKEND, OPT_SOURCE, OPT_EVENTS, OPT_VERSION, OPT_COLOR, OPT_NO_COLOR, OPT_ASCII,
 	OPT_NO_MOUSE, OPT_CONFIG, OPT_FLAT, OPT_EXITED,
 };
 
@@ -413,6 +429,7 @@ static const struct option long_options[] = {
 	{ "flat", no_argument, NULL, OPT_FLAT },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "events", no_argument, NULL, OPT_EVENTS },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
@@ -522,6 +539,12 @@ int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 				return -1;
 			}
 			snprintf(cfg->backend, sizeof(cfg->backend), "%s", optarg);
+			break;
+		case OPT_SOURCE:
+			if (parse_source(optarg, &cfg->source) < 0) {
+				fprintf(stderr, "vtop: --source: auto, proc or iter, not \"%s\"\n", optarg);
+				return -1;
+			}
 			break;
 		case OPT_EVENTS:
 			cfg->events = true;

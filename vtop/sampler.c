@@ -154,6 +154,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	attr.sys_wants = VT_SYS_WANTS;
 	attr.proc_wants = full_wants(src, wants, cfg->threads);
 	attr.proc_root = proc_root;
+	attr.sampler = cfg->source;
 	if (!proc_root)
 		attr.fd_budget = fd_budget();
 	/* the event feed is the library's, opened before its first look at /proc */

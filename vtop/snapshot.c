@@ -841,6 +841,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	snap->ticks_per_sec = vmon->ticks_per_sec;
 	snap->page_size = sysconf(_SC_PAGESIZE);
 	snap->sample_cpu_ms = sample_cpu_ms;
+	snap->source = vmon_sampler_name(vmon_get_sampler(vmon));
 	snap->threads_shown = b->threads;
 	if (b->prev_boottime && boottime > b->prev_boottime)
 		dt_ticks = boottime - b->prev_boottime;

@@ -328,8 +328,8 @@ static int header_texts(tui_t *t, char lines[][160], int max)
 		snprintf(lines[n++], 160, "%.100s%s, %gx%s", s->replay[0] ? s->replay : "replay: no sample yet",
 			 vt_sampler_replay_ended(t->sampler) ? " END" : "", t->speed, t->paused ? "; PAUSED" : "");
 	else if (n < max)
-		snprintf(lines[n++], 160, "vtop: %.1f%% CPU, %.1f ms per sample%s", s->self_cpu_pct, s->sample_cpu_ms,
-			 t->paused ? "; PAUSED" : "");
+		snprintf(lines[n++], 160, "vtop: %.1f%% CPU, %.1f ms per sample (%s)%s", s->self_cpu_pct,
+			 s->sample_cpu_ms, s->source ? s->source : "?", t->paused ? "; PAUSED" : "");
 	return n;
 }
 

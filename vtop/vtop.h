@@ -130,6 +130,7 @@ typedef struct vt_snapshot {
 
 	double			self_cpu_pct;	/* vtop's own CPU use over the interval */
 	double			sample_cpu_ms;	/* CPU time of the last vmon_sample() */
+	const char		*source;	/* the sampling source in use: vmon_sampler_name() */
 	char			feed[96];	/* the feed meter's text: "ebpf, 120 ev/s, lost 0", or "none" */
 	char			feed_why[160];	/* why there is no feed, when one was wanted; else "" */
 	bool			feed_active;	/* the event log comes from the feed (vt_sampler_take_events()) */
@@ -375,6 +376,7 @@ typedef struct vt_config {
 	int		sort_col[2];	/* flat, tree */
 	bool		sort_desc[2];
 	char		backend[32];
+	vmon_sampler_t	source;		/* --source: how libvmon samples (vmon_set_sampler(3)) */
 	bool		events;
 	vt_color_t	color;
 	bool		ascii;

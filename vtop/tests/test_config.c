@@ -130,6 +130,7 @@ static void test_save_and_read_back(void **state)
 	a.sort_desc[0] = true;
 	a.exited_keep = 9;
 	snprintf(a.backend, sizeof(a.backend), "netlink");
+	a.source = VMON_SAMPLER_PROC;
 	/* into a directory that does not exist yet */
 	snprintf(path, sizeof(path), "%s/new/vtop/vtoprc", dir);
 	assert_int_equal(vt_config_save(&a, path, err, sizeof(err)), 0);
@@ -146,6 +147,7 @@ static void test_save_and_read_back(void **state)
 	assert_true(b.sort_desc[0]);
 	assert_int_equal(b.exited_keep, 9);
 	assert_string_equal(b.backend, "netlink");
+	assert_int_equal(b.source, VMON_SAMPLER_PROC);
 	/* a place that cannot be written: an error that says so */
 	assert_int_equal(vt_config_save(&a, "/proc/vtop-cannot/vtoprc", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "/proc/vtop-cannot"));
@@ -169,6 +171,13 @@ static void test_command_line_overrides(void **state)
 	vt_config_defaults(&cfg);
 	assert_int_equal(args(&cfg, "--backend", "ebpf", NULL, NULL), 0);
 	assert_string_equal(cfg.backend, "ebpf");	/* over the file's none */
+	assert_int_equal(cfg.source, VMON_SAMPLER_AUTO);
+	assert_int_equal(args(&cfg, "--source", "proc", NULL, NULL), 0);
+	assert_int_equal(cfg.source, VMON_SAMPLER_PROC);
+	assert_int_equal(args(&cfg, "--source", "iter", NULL, NULL), 0);
+	assert_int_equal(cfg.source, VMON_SAMPLER_ITER);
+	assert_int_equal(args(&cfg, "--source", "fast", NULL, NULL), -1);
+	assert_int_equal(cfg.source, VMON_SAMPLER_ITER);	/* a bad name changes nothing */
 	vt_config_defaults(&cfg);
 	assert_int_equal(args(&cfg, "-t", "-o", "pid,user,command", NULL), 0);
 	assert_true(cfg.tree);
