@@ -206,26 +206,6 @@ static void wait_gone(const char *path)
 		fail_msg("%s is still there", path);
 }
 
-static int count_children(vmon_proc_t *proc)
-{
-	vmon_proc_t *c;
-	int n = 0;
-
-	list_for_each_entry(c, &proc->children, siblings)
-		n++;
-	return n;
-}
-
-static int count_threads(vmon_proc_t *proc)
-{
-	vmon_proc_t *t;
-	int n = 0;
-
-	list_for_each_entry(t, &proc->threads, threads)
-		n++;
-	return n;
-}
-
 static vmon_proc_t *must_child(vmon_t *vmon, vmon_proc_t *parent, pid_t pid)
 {
 	vmon_proc_t *c = find_child(vmon, parent, pid);

@@ -359,16 +359,6 @@ static int threaded_child(void *arg)
 	return 0;
 }
 
-static int count_threads(vmon_proc_t *proc)
-{
-	vmon_proc_t *t;
-	int n = 0;
-
-	list_for_each_entry(t, &proc->threads, threads)
-		n++;
-	return n;
-}
-
 /* threads followed from one sample on, and unfollowed: their nodes leave at once */
 static void test_follow_threads_toggle(void **state)
 {

@@ -84,6 +84,26 @@ vmon_proc_t *find_child(vmon_t *vmon, vmon_proc_t *parent, int pid)
 	return NULL;
 }
 
+int count_children(vmon_proc_t *proc)
+{
+	vmon_proc_t *c;
+	int n = 0;
+
+	list_for_each_entry(c, &proc->children, siblings)
+		n++;
+	return n;
+}
+
+int count_threads(vmon_proc_t *proc)
+{
+	vmon_proc_t *t;
+	int n = 0;
+
+	list_for_each_entry(t, &proc->threads, threads)
+		n++;
+	return n;
+}
+
 vmon_proc_t *find_thread(vmon_proc_t *proc, int tid)
 {
 	vmon_proc_t *t;

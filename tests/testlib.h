@@ -132,6 +132,9 @@ int assert_tree_consistent(vmon_t *vmon);
 vmon_proc_t *find_child(vmon_t *vmon, vmon_proc_t *parent, int pid);
 /* the thread node tid of a process, or NULL */
 vmon_proc_t *find_thread(vmon_proc_t *proc, int tid);
+/* the lengths of a node's children and threads lists */
+int count_children(vmon_proc_t *proc);
+int count_threads(vmon_proc_t *proc);
 
 bool is_root(void);
 /* the heavy live tests run smaller under valgrind (make check-valgrind sets it) */
