@@ -7,6 +7,11 @@
  * the value in the store's own unit, except where the comments below say.
  * Built twice: by clang -target bpf after vmlinux.h, and by the library's
  * compiler after <linux/types.h>.
+ *
+ * A read is a stream of records, one per task in the iterator's order:
+ * a whole struct iter_rec, or its struct iter_hdr alone (ITER_SAME) when
+ * the record is the one user space holds, as the held table (struct
+ * iter_held) says.
  */
 #ifndef VMON_BPF_ITER_H
 #define VMON_BPF_ITER_H
@@ -23,6 +28,7 @@
 #define ITER_WQ_WORKER		0x4	/* a workqueue worker: /proc adds its current work to comm */
 #define ITER_GROUP_EXIT		0x8	/* the group is exiting or stopped: group_exit_code is its exit_code */
 #define ITER_HAS_SIGHAND	0x10	/* the task still had its signal handlers (not yet released) */
+#define ITER_SAME		0x20	/* a header alone: the record is the one user space holds (struct iter_held) */
 
 /* PROC_STAT's numeric fields; utime, stime and guest_time are the task's own, in ns */
 struct iter_stat {
@@ -42,11 +48,34 @@ struct iter_io {
 #include "defs/proc_io.def"
 };
 
-struct iter_rec {
+/* every record's start; with ITER_SAME, all of it */
+struct iter_hdr {
 	__u32		tid;
 	__u32		tgid;
 	__u32		flags;		/* ITER_* */
 	__u32		pad;
+	__u64		hash;		/* of the whole record, made with both hashes 0 */
+	__u64		volatile_hash;	/* of what can change while the task does not run (iter.bpf.c) */
+};
+
+/*
+ * An entry of the table user space keeps for the program (the held map,
+ * index tid & mask): the record it holds of task tid.
+ */
+struct iter_held {
+	__u32		tid;		/* 0: none */
+	__u32		flags;		/* ITER_HELD_* */
+	__u64		hash;		/* the record's iter_hdr.hash */
+	__u64		volatile_hash;	/* and its iter_hdr.volatile_hash */
+	/* the record's run figures and, with ITER_HELD_SIGS, its signal dispositions */
+	__u64		run_ns, run_count;
+	__u64		sigignore, sigcatch;
+};
+
+#define ITER_HELD_SIGS		0x1	/* the record had the task's signal handlers (ITER_HAS_SIGHAND) */
+
+struct iter_rec {
+	struct iter_hdr	h;
 	char		comm[ITER_COMM_LEN];
 	/* schedstat: CPU time and times put on a CPU (has it run since the last sample?) */
 	__u64		run_ns;		/* se.sum_exec_runtime */

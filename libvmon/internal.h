@@ -102,10 +102,9 @@ typedef struct proc_node {
 	/* the task iterator's last user/system split of the run time, ns (iter.c) */
 	unsigned long long	cpu_prev_u, cpu_prev_s;
 	bool			cpu_prev_known;
-	/* its record of the last pass, iter_gen, and whether this pass's is the same (iter_probe()) */
-	void			*iter_last;
+	/* the pass that last took its record, and whether this pass's is the same (iter_probe()) */
 	int			iter_gen;
-	int			iter_index;	/* this pass's record */
+	int			iter_index;	/* this pass's record: its slot in the iterator's pool */
 	bool			iter_same;
 } proc_node_t;
 

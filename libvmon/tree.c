@@ -422,7 +422,6 @@ static void node_unlink(vmon_t *vmon, proc_node_t *node)
 static void node_free(vmon_t *vmon, proc_node_t *node)
 {
 	procfs_stat_line_forget(node);
-	free(node->iter_last);
 	stores_free(vmon, node);
 	callbacks_free(&node->pub);
 	free(node);
