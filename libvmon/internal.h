@@ -106,6 +106,7 @@ typedef struct proc_node {
 	int			iter_gen;
 	int			iter_index;	/* this pass's record: its slot in the iterator's pool */
 	bool			iter_same;
+	bool			retry;		/* a store failed in the last pass: read it all again (sample_node_busy()) */
 } proc_node_t;
 
 /* a per-process sample callback: the public struct, and the run_callbacks() call it was added in */

@@ -618,7 +618,7 @@ int iter_probe(vmon_t *vmon, proc_node_t *node)
 	 * the record nor the stores are touched: at 10,000 processes, every
 	 * cache line read per node shows.
 	 */
-	node->iter_same = (it->slot_state[i] & SLOT_SAME) && node->iter_gen == vmon->generation - 1 &&
+	node->iter_same = !node->retry && (it->slot_state[i] & SLOT_SAME) && node->iter_gen == vmon->generation - 1 &&
 			  (node->pub.is_thread || (it->slot_state[i] & SLOT_ONE_THREAD));
 	node->iter_gen = vmon->generation;
 	node->num_threads_before = node->num_threads;

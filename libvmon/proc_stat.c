@@ -269,12 +269,12 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		if (node->fed && (s->state == 'Z' || proc->has_exit_status) &&
 		    BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
 			in->stats.reads_skipped++;
-		else if (node->exec_pending ||
+		else if (node->exec_pending || node->retry ||
 		    (ran != 0 && in->now - node->cmdline_read_at >= CMDLINE_REFRESH_SECS))
 			tally(sample_cmdline(vmon, node, s, first), &changes, &err);
 		else
 			in->stats.reads_skipped++;
-		if (node->exec_pending)
+		if (node->exec_pending || node->retry)
 			tally(sample_exe(vmon, node, s, first), &changes, &err);
 	}
 

@@ -33,8 +33,41 @@ static list_head_t *siblings_head(vmon_t *vmon, vmon_proc_t *proc)
 /*
  * vmon->array[]'s free slots are kept on a stack with room for every slot,
  * so a node takes and gives back its slot in constant time however many
- * come and go in a pass, and giving one back never allocates.
+ * come and go in a pass, and giving one back never allocates.  A node is
+ * made only once its slot is sure (array_reserve()): a node missing from
+ * the array would be a gap its users never see.
  */
+static int array_reserve(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	int grow = vmon->array_allocated_nr / 2, size;
+	vmon_proc_t **array;
+	int *free_slots;
+
+	if (!(vmon->flags & VMON_FLAG_PROC_ARRAY) || in->array_free_nr > 0)
+		return 0;
+	if (grow < VMON_ARRAY_GROWBY)
+		grow = VMON_ARRAY_GROWBY;
+	size = vmon->array_allocated_nr + grow;
+	/* the stack first: a larger stack than the array is harmless if the array cannot grow */
+	free_slots = realloc(in->array_free, sizeof(*free_slots) * (size_t)size);
+	if (!free_slots)
+		return -1;
+	in->array_free = free_slots;
+	array = realloc(vmon->array, sizeof(*array) * (size_t)size);
+	if (!array)
+		return -1;
+	/* pushed highest first, so the lowest slot is taken first */
+	for (int i = size - 1; i >= vmon->array_allocated_nr; i--) {
+		array[i] = NULL;
+		in->array_free[in->array_free_nr++] = i;
+	}
+	vmon->array = array;
+	vmon->array_allocated_nr = size;
+	return 0;
+}
+
+/* after array_reserve() */
 static void array_insert(vmon_t *vmon, vmon_proc_t *proc)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -42,33 +75,6 @@ static void array_insert(vmon_t *vmon, vmon_proc_t *proc)
 
 	if (!(vmon->flags & VMON_FLAG_PROC_ARRAY))
 		return;
-	if (in->array_free_nr == 0) {
-		int grow = vmon->array_allocated_nr / 2, size;
-		vmon_proc_t **array;
-		int *free_slots;
-
-		if (grow < VMON_ARRAY_GROWBY)
-			grow = VMON_ARRAY_GROWBY;
-		size = vmon->array_allocated_nr + grow;
-		/* the stack first: a larger stack than the array is harmless if the array cannot grow */
-		free_slots = realloc(in->array_free, sizeof(*free_slots) * (size_t)size);
-		if (free_slots)
-			in->array_free = free_slots;
-		array = free_slots ? realloc(vmon->array, sizeof(*array) * (size_t)size) : NULL;
-		if (!array) {
-			/* the tree is whole without the array; count the miss rather than fail the pass */
-			proc->array_hint_pos = -1;
-			in->stats.errors++;
-			return;
-		}
-		/* pushed highest first, so the lowest slot is taken first */
-		for (i = size - 1; i >= vmon->array_allocated_nr; i--) {
-			array[i] = NULL;
-			in->array_free[in->array_free_nr++] = i;
-		}
-		vmon->array = array;
-		vmon->array_allocated_nr = size;
-	}
 	i = in->array_free[--in->array_free_nr];
 	vmon->array[i] = proc;
 	proc->array_hint_pos = i;
@@ -90,11 +96,36 @@ static void array_remove(vmon_t *vmon, vmon_proc_t *proc)
 	proc->array_hint_pos = -1;
 }
 
+/*
+ * The pass walks a snapshot of the process nodes (vmon.c): its room is made
+ * as each process node is, so that a pass never needs memory to walk (nor
+ * to place) the nodes it has, whatever failed before.
+ */
+static int snapshot_reserve(struct _vmon_internal *in, size_t nr)
+{
+	size_t cap = in->snapshot_cap ? in->snapshot_cap : 64;
+	proc_node_t **v;
+
+	if (nr <= in->snapshot_cap)
+		return 0;
+	while (cap < nr)
+		cap *= 2;
+	v = realloc(in->snapshot, sizeof(*v) * cap);
+	if (!v)
+		return -1;
+	in->snapshot = v;
+	in->snapshot_cap = cap;
+	return 0;
+}
+
 proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc_wants_t wants)
 {
 	struct _vmon_internal *in = vmon->internal;
-	proc_node_t *node = calloc(1, sizeof(*node));
+	proc_node_t *node;
 
+	if ((!is_thread && snapshot_reserve(in, in->procs.nr + 1) < 0) || array_reserve(vmon) < 0)
+		return NULL;
+	node = calloc(1, sizeof(*node));
 	if (!node)
 		return NULL;
 	INIT_LIST_HEAD(&node->pub.bucket);

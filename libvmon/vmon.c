@@ -299,7 +299,8 @@ static size_t collect_live(vmon_t *vmon, proc_node_t ***out, size_t *cap)
 		*cap = need;
 	}
 	for (size_t m = 0; m < 2; m++) {
-		for (size_t i = 0; i <= maps[m]->mask; i++) {
+		/* (a map whose pidmap_init() failed has no slots: vmon_init() is undoing itself) */
+		for (size_t i = 0; maps[m]->slots && i <= maps[m]->mask; i++) {
 			if (maps[m]->slots[i].pid)
 				(*out)[nr++] = maps[m]->slots[i].node;
 		}
@@ -435,10 +436,17 @@ static enum sampled sample_node(vmon_t *vmon, proc_node_t *node)
 	return r;
 }
 
+/* an error that says nothing of the task, only of this moment: out of memory or of fds */
+static bool transient(int err)
+{
+	return err == ENOMEM || err == EMFILE || err == ENFILE || err == ENOBUFS || err == EAGAIN || err == EINTR;
+}
+
 static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
 	vmon_proc_t *proc = &node->pub;
+	bool retry;
 
 	/* a task the iterator's records do not show: through /proc, which finds it gone or reads it (iter.c) */
 	if ((iter_covers(vmon, node) ? iter_probe(vmon, node) : procfs_probe(vmon, node)) < 0) {
@@ -481,6 +489,17 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 	proc->generation = vmon->generation;
 	node->seen = vmon->generation;
 	node_confirm(vmon, node);
+	/*
+	 * A node a store of which failed in the last pass for a reason that
+	 * passes (no memory, no fd) is read as one that ran: every read
+	 * the rules would skip as unchanged is made again (cmdline and exe
+	 * too), so that what the failure left unread is not left so.
+	 */
+	if (node->retry) {
+		node->ran_generation = vmon->generation;
+		node->ran_answer = 1;
+	}
+	retry = false;
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 		int r;
 
@@ -499,11 +518,14 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			}
 			proc->errors[i] = err;
 			in->stats.errors++;
+			if (transient(err))
+				retry = true;
 		} else if (r > 0) {
 			proc->activity |= (vmon_proc_wants_t)(1L << i);
 		}
 	}
 	node->exec_pending = false;
+	node->retry = retry;
 	procfs_node_done(vmon, node);
 	return SAMPLED;
 }
@@ -580,25 +602,18 @@ static int node_pid_cmp(const void *a, const void *b)
 	return (pa > pb) - (pa < pb);
 }
 
-static int snapshot_procs(vmon_t *vmon, size_t *nr)
+/* the process nodes, into in->snapshot: node_new() made its room, nothing here can fail */
+static size_t snapshot_procs(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
 	pidmap_t *map = &in->procs;
+	size_t nr = 0;
 
-	if (map->nr > in->snapshot_cap) {
-		proc_node_t **v = realloc(in->snapshot, sizeof(*v) * map->nr);
-
-		if (!v)
-			return -1;
-		in->snapshot = v;
-		in->snapshot_cap = map->nr;
-	}
-	*nr = 0;
-	for (size_t i = 0; i <= map->mask; i++) {
+	for (size_t i = 0; i <= map->mask && nr < in->snapshot_cap; i++) {
 		if (map->slots[i].pid)
-			in->snapshot[(*nr)++] = map->slots[i].node;
+			in->snapshot[nr++] = map->slots[i].node;
 	}
-	return 0;
+	return nr;
 }
 
 /*
@@ -642,28 +657,31 @@ static int sample_all(vmon_t *vmon)
 	struct _vmon_internal *in = vmon->internal;
 	bool listed = feed_wants_listing(vmon);
 	size_t nr;
+	int err = 0;
 
 	/*
 	 * The task iterator's records list the processes at no extra cost;
 	 * now and then /proc is listed too, for those it does not show.  A
 	 * process neither listing showed is then probed, not taken for gone:
-	 * the probe through /proc says.
+	 * the probe through /proc says.  A listing cut short (no memory for a
+	 * node, a failed readdir) takes nobody for gone; the pass goes on with
+	 * the nodes it has, and fails when done.
 	 */
 	if (iter_active(vmon)) {
-		if (iter_list(vmon) < 0)
-			return -1;
-		if (iter_listing_due(vmon)) {
+		if (iter_list(vmon) < 0) {
+			err = errno;
+		} else if (iter_listing_due(vmon)) {
 			if (list_proc(vmon) < 0)
-				return -1;
+				err = errno;
 		} else if (listed) {
 			feed_listed(vmon);	/* the records were the listing the event feed wanted */
 		}
 		listed = false;
 	} else if (listed && list_proc(vmon) < 0) {
-		return -1;
+		err = errno;
+		listed = false;
 	}
-	if (snapshot_procs(vmon, &nr) < 0)
-		return -1;
+	nr = snapshot_procs(vmon);
 	for (size_t i = 0; i < nr; i++) {
 		proc_node_t *node = in->snapshot[i];
 
@@ -701,8 +719,7 @@ static int sample_all(vmon_t *vmon)
 
 	/* every live process under the process its stat names as parent;
 	 * those that move are placed in pid order, so siblings read in order */
-	if (snapshot_procs(vmon, &nr) < 0)
-		return -1;
+	nr = snapshot_procs(vmon);
 	size_t moving = 0;
 	for (size_t i = 0; i < nr; i++) {
 		proc_node_t *node = in->snapshot[i];
@@ -714,6 +731,10 @@ static int sample_all(vmon_t *vmon)
 	qsort(in->snapshot, moving, sizeof(*in->snapshot), node_pid_cmp);
 	for (size_t i = 0; i < moving; i++)
 		node_place_by_ppid(vmon, in->snapshot[i]);
+	if (err) {
+		errno = err;
+		return -1;
+	}
 	return 0;
 }
 
