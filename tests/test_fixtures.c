@@ -15,20 +15,6 @@
 
 #include "testlib.h"
 
-static void make_tree(fixture_t *fx)
-{
-	static const char *const init_argv[] = { "/sbin/init", "splash", NULL };
-	static const char *const sh_argv[] = { "/bin/sh", "-c", "sleep 1", NULL };
-	static const char *const sleep_argv[] = { "sleep", "1", NULL };
-
-	fixture_system(fx);
-	fixture_proc(fx, 1, 0, NULL, 'S', 5, init_argv);
-	fixture_proc(fx, 2, 0, "kthreadd", 'S', 5, NULL);
-	fixture_proc(fx, 3, 2, "kworker/0:0-events", 'I', 6, NULL);
-	fixture_proc(fx, 100, 1, NULL, 'S', 500, sh_argv);
-	fixture_proc(fx, 101, 100, NULL, 'S', 510, sleep_argv);
-}
-
 static void test_tree_from_ppid(void **state)
 {
 	fixture_t fx;
@@ -36,7 +22,7 @@ static void test_tree_from_ppid(void **state)
 	vmon_proc_t *init, *sh, *sleeper, *kworker;
 
 	fixture_init(&fx);
-	make_tree(&fx);
+	fixture_small_tree(&fx);
 	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM,
 				 VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO));
 	assert_true(vmon_sample(&vmon));
@@ -81,7 +67,7 @@ static void test_system_stores(void **state)
 	vmon_sys_vm_t *vm;
 
 	fixture_init(&fx);
-	make_tree(&fx);
+	fixture_small_tree(&fx);
 	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM, 0));
 	assert_true(vmon_sample(&vmon));
 	ss = vmon.stores[VMON_STORE_SYS_STAT];

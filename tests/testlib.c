@@ -297,6 +297,20 @@ void fixture_copy(fixture_t *fx, const char *name)
 	assert_int_equal(nftw(fx->root, make_link, 16, FTW_PHYS), 0);
 }
 
+void fixture_small_tree(fixture_t *fx)
+{
+	static const char *const init_argv[] = { "/sbin/init", "splash", NULL };
+	static const char *const sh_argv[] = { "/bin/sh", "-c", "sleep 1", NULL };
+	static const char *const sleep_argv[] = { "sleep", "1", NULL };
+
+	fixture_system(fx);
+	fixture_proc(fx, 1, 0, NULL, 'S', 5, init_argv);
+	fixture_proc(fx, 2, 0, "kthreadd", 'S', 5, NULL);
+	fixture_proc(fx, 3, 2, "kworker/0:0-events", 'I', 6, NULL);
+	fixture_proc(fx, 100, 1, NULL, 'S', 500, sh_argv);
+	fixture_proc(fx, 101, 100, NULL, 'S', 510, sleep_argv);
+}
+
 void fixture_system(fixture_t *fx)
 {
 	fixture_printf(fx, "stat",

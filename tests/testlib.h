@@ -57,6 +57,12 @@ void fixture_copy(fixture_t *fx, const char *name);
 void fixture_proc(fixture_t *fx, int pid, int ppid, const char *comm, char state,
 		  unsigned long long start, const char *const *argv);
 void fixture_system(fixture_t *fx);	/* /proc/stat, meminfo, uptime */
+/*
+ * A small system: fixture_system(), init (1), kthreadd (2), a kworker (3),
+ * and "/bin/sh -c 'sleep 1'" (100, start 500) under init with its child
+ * "sleep 1" (101, start 510).
+ */
+void fixture_small_tree(fixture_t *fx);
 int fixture_vmon(fixture_t *fx, vmon_t *vmon, vmon_flags_t flags, vmon_sys_wants_t sys, vmon_proc_wants_t proc);
 
 /*
