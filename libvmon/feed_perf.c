@@ -103,10 +103,17 @@ typedef struct perf_item {
 	size_t			path_off, path_len;	/* exec: in perf->paths */
 } perf_item_t;
 
-/* an exit status seen at exit(2) or exit_group(2), until the process's exit */
+/*
+ * An exit status seen at exit(2) or exit_group(2), until the process's exit.
+ * The leader's own exit(2) is the process's status only if the thread that
+ * ends the process last leaves through exit(2) too: when a signal kills the
+ * threads that ran on, wait(2) reports the signal, which no tracepoint here
+ * carries.
+ */
 typedef struct perf_status {
 	int	status;
 	bool	group;	/* exit_group(2): the whole process's, whoever exits last */
+	int	ender;	/* the thread whose exit(2) came last */
 } perf_status_t;
 
 typedef struct perf_feed {
@@ -527,7 +534,7 @@ static int item_cmp(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static void status_set(perf_feed_t *p, int tgid, int status, bool group)
+static void status_set(perf_feed_t *p, int tgid, int tid, int status, bool group)
 {
 	perf_status_t *s = pidmap_get(&p->statuses, tgid);
 
@@ -542,6 +549,7 @@ static void status_set(perf_feed_t *p, int tgid, int status, bool group)
 	}
 	s->status = status;
 	s->group = group;
+	s->ender = tid;
 }
 
 static void status_drop(perf_feed_t *p, int tgid)
@@ -605,19 +613,25 @@ static int push_item(vmon_t *vmon, feed_t *feed, perf_feed_t *p, const perf_item
 		/* without group_dead, a leader's exit may leave threads behind: feed.c asks /proc */
 		e->check_alive = it->group_dead < 0;
 		s = pidmap_get(&p->statuses, it->pid);
-		if (s) {
+		if (s && (s->group || s->ender == it->tid)) {
 			e->ev.exit_status = s->status;
 			e->ev.has |= VMON_EVENT_HAS_EXIT_STATUS;
-			status_drop(p, it->pid);
 		}
+		status_drop(p, it->pid);
 		break;
 	case TP_EXIT_GROUP:
-		status_set(p, it->pid, (int)((it->code & 0xff) << 8), true);
+		status_set(p, it->pid, it->tid, (int)((it->code & 0xff) << 8), true);
 		return 0;
 	case TP_EXIT_THREAD:
 		/* the leader's own exit(2) is the process's status, unless the group's is set */
-		if (it->tid == it->pid)
-			status_set(p, it->pid, (int)((it->code & 0xff) << 8), false);
+		if (it->tid == it->pid) {
+			status_set(p, it->pid, it->tid, (int)((it->code & 0xff) << 8), false);
+		} else {
+			/* another thread's exit(2) after the leader's: it may be the last */
+			s = pidmap_get(&p->statuses, it->pid);
+			if (s && !s->group)
+				s->ender = it->tid;
+		}
 		return 0;
 	default:
 		return 0;

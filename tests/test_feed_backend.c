@@ -13,6 +13,9 @@
  *   exec_thread	a thread other than the leader execs
  *   pid_reuse		a pid reused between two samples: old stale, new new
  *   killed		a signal ends a process: its status, where the backend has it
+ *   leader_killed	the leader exits first (exit(2) of its own), then a signal
+ *			ends the others: the signal's status or none, never the
+ *			leader's own
  *   forced_loss	a tiny buffer and a stalled reader: the loss is counted,
  *			/proc is listed again and the tree is right after it
  */
@@ -410,18 +413,24 @@ static bool leader_is_zombie(void *arg)
 	return p && p[1] == ' ' && p[2] == 'Z';
 }
 
+/* a vmon on the backend, and a "leader" kid whose leader is gone while its other thread runs on */
+static void open_leader_gone(vmon_t *vmon, thread_kid_t *t)
+{
+	open_or_skip(vmon, 0);
+	assert_true(vmon_sample(vmon));
+	spawn_thread_kid(t, "leader", 5);
+	/* the leader is gone, the other thread runs on: the process is alive */
+	assert_true(wait_for(leader_is_zombie, (void *)(intptr_t)t->pid, 5000));
+	sample_alive(vmon, t->pid);
+}
+
 static void test_leader_first(void **state)
 {
 	thread_kid_t t;
 	vmon_t vmon;
 
 	(void)state;
-	open_or_skip(&vmon, 0);
-	assert_true(vmon_sample(&vmon));
-	spawn_thread_kid(&t, "leader", 5);
-	/* the leader is gone, the other thread runs on: the process is alive */
-	assert_true(wait_for(leader_is_zombie, (void *)(intptr_t)t.pid, 5000));
-	sample_alive(&vmon, t.pid);
+	open_leader_gone(&vmon, &t);
 	end_thread_kid(&vmon, &t, 5);
 	vmon_destroy(&vmon);
 }
@@ -586,9 +595,34 @@ static void test_pid_reuse(void **state)
 
 /* --- a signal ends it --- */
 
-static void test_killed(void **state)
+/*
+ * Sample until the killed pid's node is stale.  Its status is the signal's
+ * where the backend carries one, and never another: a backend that cannot
+ * tell leaves has_exit_status 0.
+ */
+static vmon_proc_t *sample_killed(vmon_t *vmon, pid_t pid, int status)
 {
 	vmon_proc_t *proc = NULL;
+
+	for (int waited = 0; waited < 5000; waited += 20) {
+		assert_true(vmon_sample(vmon));
+		proc = feedtest_child_node(vmon, pid);
+		if (proc && proc->is_stale)
+			break;
+		msleep(20);
+	}
+	assert_non_null(proc);
+	assert_true(proc->is_stale);
+	if (carries_signal_status())
+		assert_true(proc->has_exit_status);
+	if (proc->has_exit_status)
+		assert_int_equal(proc->exit_status, status);
+	return proc;
+}
+
+static void test_killed(void **state)
+{
+	vmon_proc_t *proc;
 	vmon_t vmon;
 	pid_t pid;
 	int status;
@@ -600,21 +634,30 @@ static void test_killed(void **state)
 	assert_non_null(feedtest_child_node(&vmon, pid));
 	status = reap(pid, SIGTERM);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
-	for (int waited = 0; waited < 5000; waited += 20) {
-		assert_true(vmon_sample(&vmon));
-		proc = feedtest_child_node(&vmon, pid);
-		if (proc && proc->is_stale)
-			break;
-		msleep(20);
-	}
-	assert_non_null(proc);
-	assert_true(proc->is_stale);
-	if (carries_signal_status()) {
-		assert_true(proc->has_exit_status);
-		assert_int_equal(proc->exit_status, status);
-	} else {
+	proc = sample_killed(&vmon, pid, status);
+	if (!carries_signal_status())
 		assert_false(proc->has_exit_status);
-	}
+	vmon_destroy(&vmon);
+}
+
+/*
+ * The leader ends with pthread_exit() (an exit(2) with status 0), the other
+ * thread runs on, then SIGKILL ends the process: wait(2) says SIGKILL.  A
+ * backend that learns statuses from exit(2) must not take the leader's own
+ * for the process's when no thread ended it that way.
+ */
+static void test_leader_killed(void **state)
+{
+	thread_kid_t t;
+	vmon_t vmon;
+	int status;
+
+	(void)state;
+	open_leader_gone(&vmon, &t);
+	status = reap(t.pid, SIGKILL);
+	close(t.go);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	sample_killed(&vmon, t.pid, status);
 	vmon_destroy(&vmon);
 }
 
@@ -705,6 +748,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_exec_thread, feedtest_teardown),
 		cmocka_unit_test_teardown(test_pid_reuse, feedtest_teardown),
 		cmocka_unit_test_teardown(test_killed, feedtest_teardown),
+		cmocka_unit_test_teardown(test_leader_killed, feedtest_teardown),
 		cmocka_unit_test_teardown(test_forced_loss, feedtest_teardown),
 	};
 
