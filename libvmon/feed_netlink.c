@@ -36,6 +36,7 @@
 #define NETLINK_DEFAULT_BUFFER	(32u << 20)
 #define NETLINK_BYTES_PER_EVENT	1024	/* what one message costs in the receive buffer, about */
 #define NETLINK_LEADER_EXITS	64	/* leader exits of this read remembered until a possible EXEC */
+#define NETLINK_CPUS_MAX	8192	/* the kernel's largest NR_CPUS */
 
 typedef struct netlink_feed {
 	int			sock;
@@ -136,13 +137,21 @@ static int netlink_fd(const feed_t *feed)
 	return nl->sock;
 }
 
-/* a per-CPU sequence number: how many messages of that CPU never reached us? */
+/*
+ * A per-CPU sequence number: how many messages of that CPU never reached us?
+ * Kernels before 5.18 sent the acks of PROC_CN_MCAST_LISTEN (anyone's, to
+ * every listener) with cpu -1 and the requester's own sequence number: no
+ * CPU's count, so no gap either.  Nor is a cpu beyond any the kernel can
+ * have, which would only make the tables huge.
+ */
 static unsigned long long seq_gap(netlink_feed_t *nl, unsigned cpu, unsigned seq)
 {
 	unsigned long long gap = 0;
 
+	if (cpu >= NETLINK_CPUS_MAX)
+		return 0;
 	if (cpu >= nl->cpus) {
-		size_t n = cpu + 1;
+		size_t n = (size_t)cpu + 1;
 		unsigned *s = realloc(nl->last_seq, n * sizeof(*s));
 		bool *k;
 
@@ -181,6 +190,23 @@ static void exec_supersedes_exit(feed_t *feed, netlink_feed_t *nl, size_t queued
 			nl->leader_exits[i] = nl->leader_exits[--nl->leader_exits_nr];
 			return;
 		}
+	}
+}
+
+/* the bytes of event_data a message of this kind must carry for what handle_event() reads */
+static size_t event_data_len(unsigned what)
+{
+	const struct proc_event *pe = NULL;
+
+	switch (what) {
+	case PROC_EVENT_FORK:
+		return sizeof(pe->event_data.fork);
+	case PROC_EVENT_EXEC:
+		return sizeof(pe->event_data.exec);
+	case PROC_EVENT_EXIT:
+		return sizeof(pe->event_data.exit);
+	default:
+		return 0;
 	}
 }
 
@@ -262,21 +288,30 @@ static int netlink_drain(vmon_t *vmon, feed_t *feed)
 		if (len == 0)
 			break;
 		for (h = (struct nlmsghdr *)nl->buf; NLMSG_OK(h, (unsigned)len); h = NLMSG_NEXT(h, len)) {
-			const struct cn_msg *cn;
-			const struct proc_event *pe;
+			const size_t head = offsetof(struct proc_event, event_data);
+			struct cn_msg cn;
+			struct proc_event pe;
 
 			if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_NOOP)
 				continue;
-			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*cn)))
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(cn)))
 				continue;
-			cn = NLMSG_DATA(h);
-			if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC ||
-			    cn->len < offsetof(struct proc_event, event_data) ||
-			    NLMSG_LENGTH(sizeof(*cn) + cn->len) > h->nlmsg_len)
+			/*
+			 * Copied out: a message after the first of a datagram is
+			 * aligned to 4 bytes only, and the event's timestamp is a
+			 * __u64.  What the message does not carry stays 0.
+			 */
+			memcpy(&cn, NLMSG_DATA(h), sizeof(cn));
+			if (cn.id.idx != CN_IDX_PROC || cn.id.val != CN_VAL_PROC || cn.len < head ||
+			    NLMSG_LENGTH(sizeof(cn) + cn.len) > h->nlmsg_len)
 				continue;
-			pe = (const struct proc_event *)cn->data;
-			gaps += seq_gap(nl, pe->cpu, cn->seq);
-			n += handle_event(vmon, feed, nl, pe, offset_ns, &queued);
+			memset(&pe, 0, sizeof(pe));
+			memcpy(&pe, (const char *)NLMSG_DATA(h) + sizeof(cn), cn.len < sizeof(pe) ? cn.len : sizeof(pe));
+			gaps += seq_gap(nl, pe.cpu, cn.seq);
+			/* cut short: nothing of it is decoded (the buffer behind it holds older messages) */
+			if (cn.len < head + event_data_len(pe.what))
+				continue;
+			n += handle_event(vmon, feed, nl, &pe, offset_ns, &queued);
 		}
 	}
 	if (gaps)

@@ -141,7 +141,8 @@ tests_feed_child_SOURCES = tests/feed_child.c
 tests_feed_child_CFLAGS = -std=gnu11 -O2 -Wall -pthread
 tests_feed_child_LDFLAGS = -pthread
 
-FEED_TESTS = tests/test_feed tests/test_feed_ebpf tests/test_feed_perf tests/test_feed_netlink
+FEED_TESTS = tests/test_feed tests/test_feed_ebpf tests/test_feed_perf tests/test_feed_netlink \
+	tests/test_feed_records
 VMON_UNIT_TESTS += $(FEED_TESTS)
 FEED_TEST_CPP = $(TESTS_CPP) -DFEED_CHILD='"$(abs_top_builddir)/tests/feed_child"'
 FEED_TEST_SOURCES = tests/feedtest.c tests/feedtest.h
@@ -150,6 +151,12 @@ tests_test_feed_SOURCES = tests/test_feed.c $(FEED_TEST_SOURCES)
 tests_test_feed_CPPFLAGS = $(FEED_TEST_CPP)
 tests_test_feed_LDADD = $(TESTS_LIBS)
 tests_test_feed_LDFLAGS = $(TESTS_LINK_CHECKED)
+
+# crafted kernel records, written where the backend reads them
+tests_test_feed_records_SOURCES = tests/test_feed_records.c $(FEED_TEST_SOURCES)
+tests_test_feed_records_CPPFLAGS = $(FEED_TEST_CPP)
+tests_test_feed_records_LDADD = $(TESTS_LIBS)
+tests_test_feed_records_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 tests_test_feed_ebpf_SOURCES = tests/test_feed_backend.c $(FEED_TEST_SOURCES)
 tests_test_feed_ebpf_CPPFLAGS = $(FEED_TEST_CPP) -DFEED_BACKEND='"ebpf"'
