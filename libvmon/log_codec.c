@@ -351,9 +351,14 @@ int log_schema_finish(log_schema_t *s)
 
 					if (strcmp(cf->name, pub->name) || !compatible(f->wire, cf->type))
 						continue;
-					/* a split is rebuilt from this library's text field, so it must have one */
-					if (cf->type == VMON_TYPE_str_array && (f->flags & LOG_FIELD_SPLIT) &&
-					    !log_split_text(st->desc, cf))
+					/*
+					 * A split is rebuilt from this library's text field, so it
+					 * must have one; and a vector this library splits (argv:
+					 * argc pointers into cmdline) is never taken whole from a
+					 * log, where it need agree with neither.
+					 */
+					if (cf->type == VMON_TYPE_str_array &&
+					    !(f->flags & LOG_FIELD_SPLIT) != !log_split_text(st->desc, cf))
 						break;
 					if (f->cpu >= 0 && log_cpu_offset(cf) < 0)
 						break;

@@ -417,7 +417,9 @@ static const char *get_strv(log_in_t *in, char ***out)
 
 /*
  * The split vectors of a store whose text changed, rebuilt as the sampler
- * builds them; the count keeps the value the log gave it.
+ * builds them.  Their counts are the vectors' lengths, whatever the log
+ * says: a caller may index argv up to argc (vmon.h), and a log is
+ * untrusted input (a true one gives the same numbers).
  */
 static const char *resplit(const log_store_t *st, void *store, char *changed, const char *text_changed)
 {
@@ -425,16 +427,23 @@ static const char *resplit(const log_store_t *st, void *store, char *changed, co
 
 	for (int i = 0; i < desc->fields_nr; i++) {
 		const vmon_field_t *f = &desc->fields[i], *text = log_split_text(desc, f);
-		uint64_t count;
+		char *const *v;
+		uint64_t n = 0;
 
-		if (!text || !BITTEST(text_changed, text->sym))
+		if (!text)
 			continue;
-		count = log_field_get(&desc->fields[f->sym - 1], store);
-		if (parse_split_strings(text, &desc->fields[f->sym - 1], f, store, NULL, NULL, false) < 0)
-			return "out of memory";
-		parse_set_ull(&desc->fields[f->sym - 1], store, count, NULL, false);
-		if (changed)
-			BITSET(changed, f->sym);
+		if (text_changed && BITTEST(text_changed, text->sym)) {
+			if (parse_split_strings(text, &desc->fields[f->sym - 1], f, store, NULL, NULL, false) < 0)
+				return "out of memory";
+			if (changed)
+				BITSET(changed, f->sym);
+			continue;
+		}
+		/* the text stayed: a count the log changed on its own goes back to the vector's */
+		v = *(char *const *const *)((const char *)store + f->offset);
+		while (v && v[n])
+			n++;
+		parse_set_ull(&desc->fields[f->sym - 1], store, n, NULL, false);
 	}
 	return NULL;
 }
@@ -514,8 +523,8 @@ static const char *get_fields(int kind, const log_store_t *st, rstate_t *s, log_
 			}
 		}
 	}
-	if (any_text && st->id >= 0)
-		return resplit(st, s->store, changed, text_changed);
+	if (st->id >= 0)
+		return resplit(st, s->store, changed, any_text ? text_changed : NULL);
 	return NULL;
 }
 

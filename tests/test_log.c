@@ -1110,6 +1110,132 @@ static void test_other_tables(void **state)
 	vmon_log_close(r);
 }
 
+/* a header's start: preamble, host texts, ticks and sizes, wants proc_stat only, no system store */
+static void enc_header_start(struct enc *log, struct enc *body)
+{
+	memcpy(log->buf, "VMON-LOG\1\0\0\0", 12);
+	log->len = 12;
+	body->len = 0;
+	enc_string(body, "h");
+	enc_string(body, "r");
+	enc_string(body, "b");
+	enc_string(body, "w");
+	enc_varint(body, 100);
+	enc_varint(body, 4096);
+	enc_varint(body, 1);
+	enc_varint(body, 0);
+	enc_varint(body, 0);
+	enc_varint(body, 0);
+	enc_varint(body, 1);
+	enc_varint(body, 0);
+}
+
+/* a sample's start: seq, flags, time, no system store; then the entry count */
+static void enc_sample_start(struct enc *body, unsigned seq, bool keyframe, unsigned entries)
+{
+	body->len = 0;
+	enc_varint(body, seq);
+	enc_varint(body, keyframe);
+	enc_varint(body, 0);
+	enc_varint(body, 0);
+	enc_varint(body, 0);
+	enc_varint(body, 0);
+	enc_varint(body, entries);
+}
+
+/* the number of strings in a NULL-terminated vector */
+static int strv_len(char *const *v)
+{
+	int n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+/*
+ * argc counts the entries of argv (vmon.h): a log that says otherwise, in
+ * a split argv's count or in an argv of its own, must not make a reader's
+ * argc run past the vector.
+ */
+static void test_split_count(void **state)
+{
+	(void)state;
+	for (int split = 0; split < 2; split++) {
+		struct enc log, body;
+		vmon_log_record_t rec;
+		const vmon_proc_stat_t *st;
+		vmon_log_t *r;
+
+		enc_header_start(&log, &body);
+		enc_varint(&body, 1);
+		enc_string(&body, "proc_stat");
+		enc_u8(&body, 0);
+		enc_varint(&body, 4);
+		enc_field(&body, "pid", 2);
+		enc_field(&body, "cmdline", 8);
+		enc_field(&body, "argc", 2);
+		enc_string(&body, "argv");
+		enc_u8(&body, 9);
+		enc_u8(&body, split ? 0x2 : 0);
+		if (split) {
+			enc_varint(&body, 1);	/* its text: cmdline */
+			enc_varint(&body, 2);	/* its count: argc */
+		}
+		enc_string(&body, "ARGV");
+		enc_string(&body, "the arguments");
+		enc_record(&log, VMON_LOG_HEADER, &body);
+
+		/* pid 42, "a", and an argc of 5 */
+		enc_sample_start(&body, 1, true, 1);
+		enc_varint(&body, 42);
+		enc_u8(&body, 0x08 | 0x10 | 0x20 | 0x80 | 0x02);
+		enc_varint(&body, 0);
+		enc_varint(&body, 1);
+		enc_varint(&body, 1);
+		enc_varint(&body, 1);
+		enc_varint(&body, split ? 3 : 4);
+		enc_varint(&body, 0 << 2 | 3);	enc_svarint(&body, 42);
+		enc_varint(&body, 0 << 2 | 3);	enc_varint(&body, 3); enc_u8(&body, 'a'); enc_u8(&body, 0);
+		enc_varint(&body, 0 << 2 | 3);	enc_svarint(&body, 5);
+		if (!split) {
+			/* a vector of one string of its own */
+			enc_varint(&body, 0 << 2 | 3);	enc_varint(&body, 2); enc_string(&body, "a");
+		}
+		enc_record(&log, VMON_LOG_SAMPLE, &body);
+
+		/* then argc alone grows by 3 */
+		enc_sample_start(&body, 2, false, 1);
+		enc_varint(&body, 42);
+		enc_u8(&body, 0x80);
+		enc_varint(&body, 1);
+		enc_varint(&body, 1);
+		enc_varint(&body, 2 << 2 | 3);	enc_svarint(&body, 3);
+		enc_record(&log, VMON_LOG_SAMPLE, &body);
+
+		r = vmon_log_open(VMON_LOG_FD_NONE);
+		assert_int_equal(vmon_log_feed(r, log.buf, log.len), 0);
+		assert_int_equal(vmon_log_read(r, &rec), 0);
+		for (int i = 0; i < 2; i++) {
+			if (vmon_log_read(r, &rec) < 0) {
+				/* refused: as good, if it says where */
+				assert_int_equal(rec.state, VMON_LOG_ERROR);
+				assert_non_null(strstr(vmon_log_error(r), "offset "));
+				break;
+			}
+			assert_int_equal(rec.type, VMON_LOG_SAMPLE);
+			st = rec.u.sample->procs[0].stores[VMON_STORE_PROC_STAT];
+			assert_non_null(st);
+			assert_int_equal(st->argc, strv_len(st->argv));
+			assert_int_equal(st->argc, 1);
+			assert_string_equal(st->argv[0], "a");
+			/* pointers into cmdline, as the sampler's */
+			assert_ptr_equal(st->argv[0], st->cmdline.array);
+		}
+		vmon_log_close(r);
+	}
+}
+
 /* samples referring to state they do not have, and counts beyond the record: errors */
 static void test_bad_samples(void **state)
 {
@@ -1133,34 +1259,14 @@ static void test_bad_samples(void **state)
 		vmon_log_record_t rec;
 		vmon_log_t *r;
 
-		memcpy(log.buf, "VMON-LOG\1\0\0\0", 12);
-		log.len = 12;
-		enc_string(&body, "h");
-		enc_string(&body, "r");
-		enc_string(&body, "b");
-		enc_string(&body, "w");
-		enc_varint(&body, 100);
-		enc_varint(&body, 4096);
-		enc_varint(&body, 1);
-		enc_varint(&body, 0);
-		enc_varint(&body, 0);
-		enc_varint(&body, 0);
-		enc_varint(&body, 1);
-		enc_varint(&body, 0);
+		enc_header_start(&log, &body);
 		enc_varint(&body, 1);
 		enc_string(&body, "proc_stat");
 		enc_u8(&body, 0);
 		enc_varint(&body, 1);
 		enc_field(&body, "pid", 2);
 		enc_record(&log, VMON_LOG_HEADER, &body);
-		body.len = 0;
-		enc_varint(&body, 1);
-		enc_varint(&body, 0);
-		enc_varint(&body, 0);
-		enc_varint(&body, 0);
-		enc_varint(&body, 0);
-		enc_varint(&body, 0);
-		enc_varint(&body, 1);
+		enc_sample_start(&body, 1, false, 1);
 		for (size_t i = 0; i < cases[c].len; i++)
 			enc_u8(&body, cases[c].entry[i]);
 		enc_record(&log, VMON_LOG_SAMPLE, &body);
@@ -1620,6 +1726,7 @@ int main(void)
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_other_tables),
 		cmocka_unit_test(test_bad_samples),
+		cmocka_unit_test(test_split_count),
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_events_live),
 		cmocka_unit_test(test_replay_records),
