@@ -77,6 +77,7 @@ struct feed {
 	vmon_event_cb_t		cb;
 	void			*cb_arg;
 	bool			applying;	/* in feed_apply() or feed_node_gone() */
+	bool			thread_exits;	/* the queue holds a thread's exit that may be a process's (netlink) */
 
 	unsigned long long	tick_ns;	/* nanoseconds per clock tick */
 };
@@ -710,6 +711,48 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 }
 
 /*
+ * A leader's exit, from a backend that reports every thread's, found the
+ * process gone: its other threads ended before it was applied, and the
+ * last one's exit, queued after it, has the process's status (the group
+ * exit's code, or the signal that killed them); the leader's own is its
+ * pthread_exit()'s.  Take it, as a pass between the two exits would have
+ * (the leader's ignored, the last thread's applied), and drop those thread
+ * exits, which are not the process's.
+ */
+static void last_thread_status(feed_t *f, feed_event_t *e, proc_node_t *node)
+{
+	if (!f->thread_exits)
+		return;
+	for (size_t i = (size_t)(e - f->q) + 1; i < f->q_nr; i++) {
+		feed_event_t *t = &f->q[i];
+
+		if (t->applied || t->ev.pid != e->ev.pid)
+			continue;
+		if (t->ev.kind == VMON_EVENT_FORK)
+			break;	/* the pid's next process: what follows is its */
+		if (t->ev.kind != VMON_EVENT_EXIT || !t->check_alive || t->ev.tid == t->ev.pid ||
+		    !event_matches(f, node, &t->ev))
+			continue;
+		if (t->ev.has & VMON_EVENT_HAS_EXIT_STATUS) {
+			e->ev.exit_status = t->ev.exit_status;
+			e->ev.has |= VMON_EVENT_HAS_EXIT_STATUS;
+		}
+		t->applied = true;
+	}
+}
+
+/* does the queue hold a thread's exit that last_thread_status() may want? */
+static void note_thread_exits(feed_t *f)
+{
+	f->thread_exits = false;
+	for (size_t i = 0; i < f->q_nr && !f->thread_exits; i++) {
+		const feed_event_t *e = &f->q[i];
+
+		f->thread_exits = e->ev.kind == VMON_EVENT_EXIT && e->check_alive && e->ev.tid != e->ev.pid;
+	}
+}
+
+/*
  * One event.  Returns the node it applied to, NULL if none; *defer is set
  * when it should wait for the next pass instead (see the top of this file).
  */
@@ -763,6 +806,8 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 			*counts = false;
 			return NULL;
 		}
+		if (ev->tid == ev->pid)
+			last_thread_status(f, e, node);
 	}
 	complete_event(ev, &node->pub);
 	apply_exit(vmon, f, node, ev);
@@ -854,6 +899,7 @@ void feed_apply(vmon_t *vmon)
 			f->q[i].seq = i;
 		qsort(f->q, f->q_nr, sizeof(*f->q), event_time_cmp);
 	}
+	note_thread_exits(f);
 	for (size_t i = 0; i < f->q_nr; i++) {
 		feed_event_t *e = &f->q[i];
 		bool defer, counts;
@@ -908,6 +954,7 @@ void feed_node_gone(vmon_t *vmon, proc_node_t *node)
 	feed_drain(vmon, f);
 	cpu = cpu_mark();
 	f->applying = true;
+	note_thread_exits(f);
 	for (size_t i = 0; i < f->q_nr; i++) {
 		feed_event_t *e = &f->q[i];
 		bool defer, counts;

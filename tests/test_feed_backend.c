@@ -413,15 +413,20 @@ static bool leader_is_zombie(void *arg)
 	return p && p[1] == ' ' && p[2] == 'Z';
 }
 
-/* a vmon on the backend, and a "leader" kid whose leader is gone while its other thread runs on */
-static void open_leader_gone(vmon_t *vmon, thread_kid_t *t)
+/*
+ * A vmon on the backend, and a "leader" kid whose leader is gone while its
+ * other thread runs on; sampled then, unless the test wants the leader's
+ * exit and the process's to reach the library together.
+ */
+static void open_leader_gone(vmon_t *vmon, thread_kid_t *t, bool sample)
 {
 	open_or_skip(vmon, 0);
 	assert_true(vmon_sample(vmon));
 	spawn_thread_kid(t, "leader", 5);
 	/* the leader is gone, the other thread runs on: the process is alive */
 	assert_true(wait_for(leader_is_zombie, (void *)(intptr_t)t->pid, 5000));
-	sample_alive(vmon, t->pid);
+	if (sample)
+		sample_alive(vmon, t->pid);
 }
 
 static void test_leader_first(void **state)
@@ -430,7 +435,19 @@ static void test_leader_first(void **state)
 	vmon_t vmon;
 
 	(void)state;
-	open_leader_gone(&vmon, &t);
+	open_leader_gone(&vmon, &t, true);
+	end_thread_kid(&vmon, &t, 5);
+	vmon_destroy(&vmon);
+}
+
+/* the same, with no sample between the leader's exit and the process's: the status is the process's */
+static void test_leader_first_unseen(void **state)
+{
+	thread_kid_t t;
+	vmon_t vmon;
+
+	(void)state;
+	open_leader_gone(&vmon, &t, false);
 	end_thread_kid(&vmon, &t, 5);
 	vmon_destroy(&vmon);
 }
@@ -648,17 +665,21 @@ static void test_killed(void **state)
  */
 static void test_leader_killed(void **state)
 {
-	thread_kid_t t;
 	vmon_t vmon;
-	int status;
 
 	(void)state;
-	open_leader_gone(&vmon, &t);
-	status = reap(t.pid, SIGKILL);
-	close(t.go);
-	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	sample_killed(&vmon, t.pid, status);
-	vmon_destroy(&vmon);
+	/* the leader's exit applied in a sample of its own, then with the process's */
+	for (int sample = 1; sample >= 0; sample--) {
+		thread_kid_t t;
+		int status;
+
+		open_leader_gone(&vmon, &t, sample);
+		status = reap(t.pid, SIGKILL);
+		close(t.go);
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		sample_killed(&vmon, t.pid, status);
+		vmon_destroy(&vmon);
+	}
 }
 
 /* --- loss --- */
@@ -745,6 +766,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_storm, feedtest_teardown),
 		cmocka_unit_test_teardown(test_thread_exit, feedtest_teardown),
 		cmocka_unit_test_teardown(test_leader_first, feedtest_teardown),
+		cmocka_unit_test_teardown(test_leader_first_unseen, feedtest_teardown),
 		cmocka_unit_test_teardown(test_exec_thread, feedtest_teardown),
 		cmocka_unit_test_teardown(test_pid_reuse, feedtest_teardown),
 		cmocka_unit_test_teardown(test_killed, feedtest_teardown),
