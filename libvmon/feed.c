@@ -828,10 +828,14 @@ void feed_deliver(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node)
 		f->stats.applied++;
 	else
 		f->stats.ignored++;
-	if (f->cb)
-		f->cb(vmon, ev, node ? &node->pub : NULL, f->cb_arg);
+	/*
+	 * The log first: the callback may call vmon_feed_process(), whose
+	 * reads can move the queue and the strings ev points into.
+	 */
 	if (vmon->internal->log_writer)
 		log_follow_event(vmon->internal->log_writer, ev, node != NULL);
+	if (f->cb)
+		f->cb(vmon, ev, node ? &node->pub : NULL, f->cb_arg);
 }
 
 void feed_count_lost(vmon_t *vmon, unsigned long long n)

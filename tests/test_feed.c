@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,6 +24,7 @@
 #include <linux/capability.h>
 
 #include "feedtest.h"
+#include "vmon_log.h"
 
 static vmon_feed_backend_t backend_of(vmon_t *vmon)
 {
@@ -348,6 +350,65 @@ static void test_callback_fd(void **state)
 	vmon_destroy(&vmon);
 }
 
+/*
+ * vmon_feed_process() from the event callback: it changes no node
+ * (vmon_feed_process(3)), so the callback may call it, and it reads enough
+ * events that the queue holding the event being delivered must grow; a log
+ * writer that follows the feed still writes that event whole.
+ */
+typedef struct drainer {
+	int	calls;
+	int	drained;
+} drainer_t;
+
+static int exit_at_once(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+static void on_event_drain(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
+{
+	drainer_t *d = arg;
+
+	(void)ev;
+	(void)proc;
+	if (d->calls++)
+		return;
+	/* a fork and an exit each: more than the 1,024 events the queue starts with */
+	for (int i = 0; i < 1200; i++)
+		reap(spawn_fn(exit_at_once, NULL), 0);
+	d->drained = vmon_feed_process(vmon);
+}
+
+static void test_callback_drains(void **state)
+{
+	drainer_t d = { 0 };
+	vmon_log_writer_t *w;
+	vmon_t vmon;
+	int fd;
+
+	(void)state;
+	assert_true(init_with(&vmon, NULL, VMON_FLAG_PROC_ALL));
+	SKIP_IF(backend_of(&vmon) == VMON_FEED_NONE, "no feed: %s", vmon_feed_reason(&vmon));
+	fd = memfd_create("feedlog", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	w = vmon_log_writer_open(fd, &vmon);
+	assert_non_null(w);
+	assert_int_equal(vmon_log_writer_follow_feed(w, &vmon), 0);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_set_callback(&vmon, on_event_drain, &d), 0);
+	reap(spawn_fn(exit_at_once, NULL), 0);
+	assert_true(vmon_sample(&vmon));
+	assert_true(d.calls > 0);
+	print_message("%s: %d events read from the callback\n", vmon_feed_backend_name(backend_of(&vmon)), d.drained);
+	assert_true(d.drained > 1024);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_log_writer_close(w), 0);
+	close(fd);
+	vmon_destroy(&vmon);
+}
+
 /* --- explicit mode: a monitored process's children, born and dead between samples --- */
 
 static void test_explicit_children(void **state)
@@ -428,6 +489,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_perf_without_tracefs, feedtest_teardown),
 		cmocka_unit_test_teardown(test_netlink_unprivileged, feedtest_teardown),
 		cmocka_unit_test_teardown(test_callback_fd, feedtest_teardown),
+		cmocka_unit_test_teardown(test_callback_drains, feedtest_teardown),
 		cmocka_unit_test_teardown(test_explicit_children, feedtest_teardown),
 		cmocka_unit_test_teardown(test_no_listing, feedtest_teardown),
 	};
