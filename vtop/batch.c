@@ -62,6 +62,55 @@ static void uptime_text(char *buf, size_t size, double secs)
 		snprintf(buf, size, "%lu:%02lu", s / 3600, s / 60 % 60);
 }
 
+/*
+ * The process lines are put together here and written a buffer at a time:
+ * an fprintf() per column (its format parsed each time, its stream locked)
+ * cost more than all the rest of a refresh of vtop -b.
+ */
+struct text_line {
+	FILE	*out;
+	size_t	len;
+	char	buf[16384];
+};
+
+static void line_flush(struct text_line *line)
+{
+	if (line->len)
+		fwrite(line->buf, 1, line->len, line->out);
+	line->len = 0;
+}
+
+static void line_put(struct text_line *line, const char *s, size_t n)
+{
+	if (line->len + n > sizeof(line->buf)) {
+		line_flush(line);
+		if (n > sizeof(line->buf)) {
+			fwrite(s, 1, n, line->out);
+			return;
+		}
+	}
+	memcpy(line->buf + line->len, s, n);
+	line->len += n;
+}
+
+/* s as printf's "%*s" puts it: right-aligned in width, left-aligned in -width, never cut */
+static void line_field(struct text_line *line, const char *s, int width)
+{
+	static const char spaces[] = "                                ";
+	size_t len = strlen(s), w = (size_t)(width < 0 ? -width : width), pad = w > len ? w - len : 0;
+
+	if (width < 0)
+		line_put(line, s, len);
+	while (pad) {
+		size_t n = pad < sizeof(spaces) - 1 ? pad : sizeof(spaces) - 1;
+
+		line_put(line, spaces, n);
+		pad -= n;
+	}
+	if (width >= 0)
+		line_put(line, s, len);
+}
+
 static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap,
 		       bool utf8)
 {
@@ -69,6 +118,7 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 	const vt_cpu_pct_t *c = &snap->cpu_total;
 	time_t now = (time_t)snap->when;
 	char when[16], up[48], buf[8192], prefix[4096];
+	struct text_line line;
 	struct tm tm;
 
 	localtime_r(&now, &tm);
@@ -97,27 +147,36 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 		fprintf(out, "%s%*s", i ? " " : "", col->left ? -col->width : col->width, col->label);
 	}
 	fputc('\n', out);
+	line.out = out;
+	line.len = 0;
 	for (int l = 0; l < view->lines_nr; l++) {
 		const vt_row_t *row = vt_view_row(view, snap, l);
+		char mark = (row->flags & VT_ROW_EXITED) ? 'X' : (row->flags & VT_ROW_NEW) ? 'N' : ' ';
 
-		fputc((row->flags & VT_ROW_EXITED) ? 'X' : (row->flags & VT_ROW_NEW) ? 'N' : ' ', out);
-		fputc(' ', out);
+		line_put(&line, &mark, 1);
+		line_put(&line, " ", 1);
 		for (int i = 0; i < cfg->columns_nr; i++) {
 			const vt_column_t *col = &vt_columns[cfg->columns[i]];
 			const char *text = buf;
 
+			if (i)
+				line_put(&line, " ", 1);
 			if (col->derived && !strcmp(col->name, "command")) {
-				vt_view_tree_prefix(view, l, utf8, 0, prefix, sizeof(prefix));
-				fprintf(out, "%s%s%s", i ? " " : "", prefix, vt_view_command(view, row));
+				size_t n = vt_view_tree_prefix(view, l, utf8, 0, prefix, sizeof(prefix));
+
+				line_put(&line, prefix, n < sizeof(prefix) ? n : strlen(prefix));
+				text = vt_view_command(view, row);
+				line_put(&line, text, strlen(text));
 				continue;
 			}
 			if (vt_column_format(col, row, snap, buf, sizeof(buf), false) < 0)
 				text = "-";
-			fprintf(out, "%s%*s", i ? " " : "", col->left && i + 1 < cfg->columns_nr ? -col->width :
-				col->left ? 0 : col->width, text);
+			line_field(&line, text, col->left && i + 1 < cfg->columns_nr ? -col->width :
+				   col->left ? 0 : col->width);
 		}
-		fputc('\n', out);
+		line_put(&line, "\n", 1);
 	}
+	line_flush(&line);
 	fputc('\n', out);
 }
 

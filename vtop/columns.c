@@ -47,26 +47,127 @@ static int order_ull(unsigned long long a, unsigned long long b)
 	return (a > b) - (a < b);
 }
 
+/*
+ * The text of a formatted number, with snprintf()'s contract: at most
+ * size - 1 bytes and a NUL, and the length the whole would have.  The
+ * formatters below write a few thousand numbers per refresh; printf's
+ * parsing of its format and its floating-point path were most of vtop -b's
+ * own time.
+ */
+static int put_text(char *buf, size_t size, const char *text, size_t len)
+{
+	if (size) {
+		size_t n = len < size ? len : size - 1;
+
+		memcpy(buf, text, n);
+		buf[n] = '\0';
+	}
+	return (int)len;
+}
+
+/* n in decimal at the end of a buffer that ends at end; the first digit */
+static char *digits_before(char *end, unsigned long long n)
+{
+	do {
+		*--end = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	return end;
+}
+
+/* n (below 100) as "%02llu" before end */
+static char *two_digits(char *end, unsigned long long n)
+{
+	*--end = (char)('0' + n % 10);
+	*--end = (char)('0' + n / 10 % 10);
+	return end;
+}
+
+/* q as "%.*f" prints q / 10^decimals (decimals 0 to 2), then unit if not '\0' */
+static int put_scaled(char *buf, size_t size, unsigned long long q, int decimals, char unit)
+{
+	char tmp[32], *end = tmp + sizeof(tmp), *p = end;
+
+	if (unit)
+		*--p = unit;
+	for (int d = 0; d < decimals; d++) {
+		*--p = (char)('0' + q % 10);
+		q /= 10;
+	}
+	if (decimals)
+		*--p = '.';
+	p = digits_before(p, q);
+	return put_text(buf, size, p, (size_t)(end - p));
+}
+
+/*
+ * "%.1f" or "%.2f" of x, the same text as snprintf() gives (the exact value
+ * of x rounded to nearest, ties to even), without its floating-point path:
+ * n = x * 10^decimals rounded is right whenever the exact x * 10^decimals
+ * is less than a half away from it, which fma() tells (its one rounding
+ * keeps which side of a half the exact value is on).  The rest (a tie or
+ * close to one, negative, huge, not finite) goes to snprintf().
+ */
+static int format_fixed(char *buf, size_t size, double x, int decimals)
+{
+	double scale = decimals == 1 ? 10.0 : 100.0, n, err;
+
+	if (x >= 0 && !signbit(x) && x < 1e15) {
+		n = floor(x * scale + 0.5);
+		err = fma(x, scale, -n);
+		if (err > -0.5 && err < 0.5)
+			return put_scaled(buf, size, (unsigned long long)n, decimals, '\0');
+	}
+	return snprintf(buf, size, decimals == 1 ? "%.1f" : "%.2f", x);
+}
+
+/*
+ * bytes / 1024^u as "%.*f" prints it, then the unit, when bytes is a whole
+ * number (memory sizes): the quotient by a power of two is exact, so the
+ * rounding (to nearest, ties to even) is done on integers.  Rates, which
+ * are not whole, go to snprintf().
+ */
+static void format_units(char *buf, size_t size, double bytes, int u, int decimals, char unit)
+{
+	double scaled = bytes;
+
+	for (int i = 0; i < u; i++)
+		scaled /= 1024;
+	if (bytes == floor(bytes) && bytes < 1e16 && u <= 5) {
+		unsigned long long v = (unsigned long long)bytes * (decimals == 2 ? 100 : decimals == 1 ? 10 : 1);
+		unsigned shift = 10 * (unsigned)u;
+		unsigned long long q = shift ? v >> shift : v, r = shift ? v & ((1ULL << shift) - 1) : 0;
+		unsigned long long half = shift ? 1ULL << (shift - 1) : 1;
+
+		if (shift && (r > half || (r == half && (q & 1))))
+			q++;
+		put_scaled(buf, size, q, decimals, unit);
+		return;
+	}
+	snprintf(buf, size, decimals == 2 ? "%.2f%c" : decimals == 1 ? "%.1f%c" : "%.0f%c", scaled, unit);
+}
+
 /* bytes as at most five characters and a unit: 0, 512B, 1023K, 9.99M, 99.9G, 999T */
 void vt_format_size(char *buf, size_t size, double bytes)
 {
 	static const char units[] = "BKMGTPE";
+	double scaled = bytes;
 	int u = 0;
 
 	if (bytes < 0.5) {
 		snprintf(buf, size, "0");
 		return;
 	}
-	while (bytes >= 1024 && units[u + 1]) {
-		bytes /= 1024;
+	while (scaled >= 1024 && units[u + 1]) {
+		scaled /= 1024;
 		u++;
 	}
-	if (u == 0 || bytes >= 99.95)
-		snprintf(buf, size, "%.0f%c", bytes, units[u]);
-	else if (bytes >= 9.995)
-		snprintf(buf, size, "%.1f%c", bytes, units[u]);
+	if (u == 0 || scaled >= 99.95)
+		format_units(buf, size, bytes, u, 0, units[u]);
+	else if (scaled >= 9.995)
+		format_units(buf, size, bytes, u, 1, units[u]);
 	else
-		snprintf(buf, size, "%.2f%c", bytes, units[u]);
+		format_units(buf, size, bytes, u, 2, units[u]);
 }
 
 /* a decimal integer that does not fit in width: scaled by powers of 1000 with k M G T P E */
@@ -97,9 +198,11 @@ void vt_format_number(char *buf, size_t size, const char *digits, int width)
 
 static int fmt_user(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
 {
+	const char *user = row->user ? row->user : "?";
+
 	(void)snap;
 	(void)machine;
-	return snprintf(buf, size, "%s", row->user ? row->user : "?");
+	return put_text(buf, size, user, strlen(user));
 }
 
 static int cmp_user(const vt_row_t *a, const vt_row_t *b)
@@ -109,6 +212,11 @@ static int cmp_user(const vt_row_t *a, const vt_row_t *b)
 
 static int fmt_bytes(double bytes, char *buf, size_t size, bool machine)
 {
+	if (machine && bytes >= 0 && bytes == floor(bytes) && bytes < 1e18) {
+		char tmp[24], *p = digits_before(tmp + sizeof(tmp), (unsigned long long)bytes);
+
+		return put_text(buf, size, p, (size_t)(tmp + sizeof(tmp) - p));
+	}
 	if (machine)
 		return snprintf(buf, size, "%.0f", bytes);
 	vt_format_size(buf, size, bytes);
@@ -163,7 +271,7 @@ static int cmp_shr(const vt_row_t *a, const vt_row_t *b)
 static int fmt_cpu(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
 {
 	(void)snap;
-	return snprintf(buf, size, machine ? "%.2f" : "%.1f", row->cpu_pct);
+	return format_fixed(buf, size, row->cpu_pct, machine ? 2 : 1);
 }
 
 static int cmp_cpu(const vt_row_t *a, const vt_row_t *b)
@@ -182,23 +290,39 @@ static int fmt_mem(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, si
 {
 	if (!stat_of(row) || !snap->mem_total_kb)
 		return -1;
-	return snprintf(buf, size, machine ? "%.2f" : "%.1f", mem_pct(row, snap));
+	return format_fixed(buf, size, mem_pct(row, snap), machine ? 2 : 1);
 }
 
 static int fmt_time(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
 {
 	unsigned long long ticks, cs;
+	char tmp[48], *end = tmp + sizeof(tmp), *p = end;
 
 	if (!stat_of(row) || snap->ticks_per_sec <= 0)
 		return -1;
 	ticks = stat_of(row)->utime + stat_of(row)->stime;
 	cs = ticks * 100 / (unsigned long long)snap->ticks_per_sec;
 	if (machine)
-		return snprintf(buf, size, "%llu.%02llu", cs / 100, cs % 100);
-	/* as top(1)'s TIME+: minutes:seconds.hundredths, hours when it gets long */
-	if (cs < 360000ULL)
-		return snprintf(buf, size, "%llu:%02llu.%02llu", cs / 6000, cs / 100 % 60, cs % 100);
-	return snprintf(buf, size, "%lluh%02llu:%02llu", cs / 360000, cs / 6000 % 60, cs / 100 % 60);
+		return put_scaled(buf, size, cs, 2, '\0');
+	/*
+	 * As top(1)'s TIME+: minutes:seconds.hundredths ("%llu:%02llu.%02llu"),
+	 * hours when it gets long ("%lluh%02llu:%02llu"); written from the
+	 * right, two digits at a time.
+	 */
+	if (cs < 360000ULL) {
+		p = two_digits(p, cs % 100);
+		*--p = '.';
+		p = two_digits(p, cs / 100 % 60);
+		*--p = ':';
+		p = digits_before(p, cs / 6000);
+	} else {
+		p = two_digits(p, cs / 100 % 60);
+		*--p = ':';
+		p = two_digits(p, cs / 6000 % 60);
+		*--p = 'h';
+		p = digits_before(p, cs / 360000);
+	}
+	return put_text(buf, size, p, (size_t)(end - p));
 }
 
 static int cmp_time(const vt_row_t *a, const vt_row_t *b)
@@ -209,9 +333,11 @@ static int cmp_time(const vt_row_t *a, const vt_row_t *b)
 
 static int fmt_command(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
 {
+	const char *command = row->command ? row->command : "";
+
 	(void)snap;
 	(void)machine;
-	return snprintf(buf, size, "%s", row->command ? row->command : "");
+	return put_text(buf, size, command, strlen(command));
 }
 
 static int cmp_command(const vt_row_t *a, const vt_row_t *b)
@@ -468,6 +594,53 @@ int vt_column_parse_list(const char *list, int *cols, int max, char *err, size_t
 }
 
 /*
+ * A field of an integer type as vmon_field_format() writes it ("%d", "%lu",
+ * ...), without printf; -2 for the other types.
+ */
+static int format_integer(const vmon_field_t *f, const void *store, char *buf, size_t size)
+{
+	const char *m = (const char *)store + f->offset;
+	char tmp[24], *end = tmp + sizeof(tmp), *p;
+	unsigned long long mag;
+	bool neg = false;
+	long long v;
+
+	switch (f->type) {
+	case VMON_TYPE_int:
+		v = *(const int *)m;
+		break;
+	case VMON_TYPE_long:
+		v = *(const long *)m;
+		break;
+	case VMON_TYPE_longlong:
+		v = *(const long long *)m;
+		break;
+	case VMON_TYPE_uint:
+		p = digits_before(end, *(const unsigned *)m);
+		return put_text(buf, size, p, (size_t)(end - p));
+	case VMON_TYPE_ulong:
+		p = digits_before(end, *(const unsigned long *)m);
+		return put_text(buf, size, p, (size_t)(end - p));
+	case VMON_TYPE_ulonglong:
+		p = digits_before(end, *(const unsigned long long *)m);
+		return put_text(buf, size, p, (size_t)(end - p));
+	default:
+		return -2;
+	}
+	/* the magnitude in unsigned arithmetic: -LLONG_MIN does not fit a long long */
+	if (v < 0) {
+		neg = true;
+		mag = 0ULL - (unsigned long long)v;
+	} else {
+		mag = (unsigned long long)v;
+	}
+	p = digits_before(end, mag);
+	if (neg)
+		*--p = '-';
+	return put_text(buf, size, p, (size_t)(end - p));
+}
+
+/*
  * The column's text for the row.  For a person (machine false) numbers are
  * scaled to fit the column; for a program they are plain.  Text from the
  * process is escaped.  Returns the length, or -1 when there is no value
@@ -488,7 +661,9 @@ int vt_column_format(const vt_column_t *col, const vt_row_t *row, const vt_snaps
 	store = row->stores[col->store];
 	if (!vmon_field_present(desc, col->field, store))
 		return -1;
-	len = vmon_field_format(col->field, store, buf, size, 0);
+	len = format_integer(col->field, store, buf, size);
+	if (len == -2)
+		len = vmon_field_format(col->field, store, buf, size, 0);
 	if (len >= 0 && !machine && col->kind == VT_VALUE_NUMBER && len > col->width) {
 		char digits[32];
 

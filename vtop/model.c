@@ -605,6 +605,20 @@ int vt_view_search(const vt_view_t *view, const vt_snapshot_t *snap, const char 
  * "\u2026N" ("..N" in ASCII), so the line still says how deep it is and its
  * own branch keeps its place next to its parent's.
  */
+/* s appended at len, bounded as snprintf() would be; the length of the whole */
+static size_t prefix_append(char *buf, size_t size, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (len + 1 < size) {
+		size_t room = size - len - 1, k = n < room ? n : room;
+
+		memcpy(buf + len, s, k);
+		buf[len + k] = '\0';
+	}
+	return len + n;
+}
+
 size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, int max_cols, char *buf, size_t size)
 {
 	const char *bar = utf8 ? "\u2502 " : "| ", *blank = "  ";
@@ -630,12 +644,10 @@ size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, int max_c
 			len += (size_t)snprintf(buf, size, "%s%d", utf8 ? "\u2026" : "..", hidden);
 	}
 	for (int d = hidden + 1; d < depth; d++)
-		len += (size_t)snprintf(buf + (len < size ? len : size), len < size ? size - len : 0, "%s",
-					view->prefix[view->line_prefix[line] + (size_t)d - 1] ? bar : blank);
+		len = prefix_append(buf, size, len, view->prefix[view->line_prefix[line] + (size_t)d - 1] ? bar : blank);
 	if (depth > 0)
-		len += (size_t)snprintf(buf + (len < size ? len : size), len < size ? size - len : 0, "%s",
-					(flags & VT_LINE_LAST) ? elbow : tee);
+		len = prefix_append(buf, size, len, (flags & VT_LINE_LAST) ? elbow : tee);
 	if (flags & VT_LINE_COLLAPSED)
-		len += (size_t)snprintf(buf + (len < size ? len : size), len < size ? size - len : 0, "+");
+		len = prefix_append(buf, size, len, "+");
 	return len;
 }

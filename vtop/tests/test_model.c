@@ -643,6 +643,99 @@ static void test_columns(void **state)
 	world_close(&w);
 }
 
+/* the old vt_format_size(), all printf: the ground truth for the integer path */
+static void size_by_printf(char *buf, size_t size, double bytes)
+{
+	static const char units[] = "BKMGTPE";
+	int u = 0;
+
+	if (bytes < 0.5) {
+		snprintf(buf, size, "0");
+		return;
+	}
+	while (bytes >= 1024 && units[u + 1]) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u == 0 || bytes >= 99.95)
+		snprintf(buf, size, "%.0f%c", bytes, units[u]);
+	else if (bytes >= 9.995)
+		snprintf(buf, size, "%.1f%c", bytes, units[u]);
+	else
+		snprintf(buf, size, "%.2f%c", bytes, units[u]);
+}
+
+/*
+ * The numbers of the columns are written without printf (vtop -b at 5,000
+ * processes spent most of its own time in it): the text must be printf's,
+ * byte for byte, ties and carries included.
+ */
+static void test_number_text(void **state)
+{
+	const int cpu = vt_column_find("cpu_percent"), time_col = vt_column_find("time");
+	const int virt = vt_column_find("virt"), pid = vt_column_find("pid");
+	world_t w;
+	char got[64], want[64];
+	vt_row_t *r;
+	vmon_proc_stat_t *s;
+	unsigned long long seed = 12345;
+
+	world_open(&w);
+	r = &w.snap.rows[vt_snapshot_find(&w.snap, 100, 0)];
+	s = r->stores[VMON_STORE_PROC_STAT];
+	for (int i = 0; i < 200000; i++) {
+		double x;
+		unsigned long long bytes, ticks;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* ties and near-ties of both precisions, and plain values over a wide range */
+		switch (i % 4) {
+		case 0: x = (double)(seed >> 40 & 0xfffff) / 200.0; break;
+		case 1: x = (double)(seed >> 40 & 0xfffff) / 2000.0 + 0.0005; break;
+		case 2: x = (double)(seed >> 11) / (double)(1ULL << 53) * 1000.0; break;
+		default: x = (double)(seed >> 40 & 0xfff) / 8.0; break;
+		}
+		r->cpu_pct = x;
+		vt_column_format(&vt_columns[cpu], r, &w.snap, got, sizeof(got), false);
+		snprintf(want, sizeof(want), "%.1f", x);
+		assert_string_equal(got, want);
+		vt_column_format(&vt_columns[cpu], r, &w.snap, got, sizeof(got), true);
+		snprintf(want, sizeof(want), "%.2f", x);
+		assert_string_equal(got, want);
+
+		/* sizes: whole numbers at every scale, and halves of the last digit exactly */
+		bytes = (seed >> (i % 50)) + (i & 1 ? 0 : (1ULL << (i % 40)) * 5);
+		vt_format_size(got, sizeof(got), (double)bytes);
+		size_by_printf(want, sizeof(want), (double)bytes);
+		assert_string_equal(got, want);
+		s->vsize = bytes;
+		vt_column_format(&vt_columns[virt], r, &w.snap, got, sizeof(got), true);
+		snprintf(want, sizeof(want), "%.0f", (double)bytes);
+		assert_string_equal(got, want);
+
+		ticks = seed >> (20 + i % 40);
+		s->utime = ticks;
+		s->stime = ticks / 3;
+		ticks = (ticks + ticks / 3) * 100 / (unsigned long long)w.snap.ticks_per_sec;
+		vt_column_format(&vt_columns[time_col], r, &w.snap, got, sizeof(got), false);
+		if (ticks < 360000ULL)
+			snprintf(want, sizeof(want), "%llu:%02llu.%02llu", ticks / 6000, ticks / 100 % 60, ticks % 100);
+		else
+			snprintf(want, sizeof(want), "%lluh%02llu:%02llu", ticks / 360000, ticks / 6000 % 60, ticks / 100 % 60);
+		assert_string_equal(got, want);
+		vt_column_format(&vt_columns[time_col], r, &w.snap, got, sizeof(got), true);
+		snprintf(want, sizeof(want), "%llu.%02llu", ticks / 100, ticks % 100);
+		assert_string_equal(got, want);
+	}
+	/* cut as snprintf() cuts, with its length */
+	assert_int_equal(vt_column_format(&vt_columns[pid], r, &w.snap, got, 3, false), 3);
+	assert_string_equal(got, "10");
+	r->cpu_pct = 12.25;
+	assert_int_equal(vt_column_format(&vt_columns[cpu], r, &w.snap, got, 3, true), 5);
+	assert_string_equal(got, "12");
+	world_close(&w);
+}
+
 /* the event feed on a fixture tree: the kernel's events are not about it, and the meter says why */
 static void test_feed_meter(void **state)
 {
@@ -831,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_new_rows_and_cpu),
 		cmocka_unit_test(test_escaped_command),
 		cmocka_unit_test(test_columns),
+		cmocka_unit_test(test_number_text),
 		cmocka_unit_test(test_feed_meter),
 		cmocka_unit_test(test_feed_events),
 		cmocka_unit_test(test_text_fit),
