@@ -259,6 +259,22 @@ static int row_order(const void *a, const void *b, void *arg)
 	return (ra->pid > rb->pid) - (ra->pid < rb->pid);
 }
 
+/*
+ * Siblings often come in order already (by pid, the tree view's default:
+ * thousands of children of one parent are listed by pid), and a check is
+ * one comparison each where the sort is n log n.  A list in order is left
+ * as it is, as a stable sort leaves it (glibc's qsort_r() is a merge sort);
+ * row_order() finds rows equal only with one pid and one key.
+ */
+static bool in_order(const int *rows, int nr, struct sort_ctx *ctx)
+{
+	for (int i = 1; i < nr; i++) {
+		if (row_order(&rows[i - 1], &rows[i], ctx) > 0)
+			return false;
+	}
+	return true;
+}
+
 static int grow_lines(vt_view_t *view, int nr)
 {
 	if (nr <= view->lines_cap)
@@ -376,7 +392,7 @@ static int build_tree(vt_view_t *view, const vt_snapshot_t *snap, const unsigned
 	for (int p = -1; p < n; p++) {
 		int lo = first[p + 2], hi = first[p + 3];
 
-		if (hi - lo > 1)
+		if (hi - lo > 1 && !in_order(list + lo, hi - lo, ctx))
 			qsort_r(list + lo, (size_t)(hi - lo), sizeof(int), row_order, ctx);
 	}
 

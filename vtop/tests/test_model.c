@@ -573,6 +573,41 @@ static void test_new_rows_and_cpu(void **state)
 	world_close(&w);
 }
 
+/*
+ * A row's command text is made once and kept while its arguments stay: an
+ * exec (new comm, new arguments) must show the new ones, in the sample that
+ * reads them, with argv[0]'s last component found again.
+ */
+static void test_command_after_exec(void **state)
+{
+	static const char *const before[] = { "/usr/bin/sleep", "10", NULL };
+	static const char *const after[] = { "/usr/local/bin/vi", "notes\x01", NULL };
+	world_t w;
+	const vt_row_t *r;
+
+	world_open(&w);
+	w.view.show_path = false;	/* COMMAND as argv[0]'s last component */
+	fixture_proc(&w.fx, 400, 1, NULL, 'S', 900, before);
+	for (int i = 0; i < 2; i++) {
+		tick(&w, 1);
+		sample(&w);
+		r = row_of(&w, 400);
+		assert_string_equal(r->command, "/usr/bin/sleep 10");
+		assert_string_equal(vt_view_command(&w.view, r), "sleep 10");
+	}
+	fixture_proc(&w.fx, 400, 1, NULL, 'S', 900, after);
+	tick(&w, 1);
+	sample(&w);
+	r = row_of(&w, 400);
+	assert_string_equal(r->command, "/usr/local/bin/vi notes\\x01");
+	assert_string_equal(vt_view_command(&w.view, r), "vi notes\\x01");
+	assert_int_equal(r->arg0_len, strlen("/usr/local/bin/vi"));
+	/* a kernel thread: [comm], made from comm */
+	r = row_of(&w, 3);
+	assert_string_equal(r->command, "[kworker/0:0]");
+	world_close(&w);
+}
+
 static void test_escaped_command(void **state)
 {
 	static const char *const argv[] = { "/tmp/\x1b]2;pwned\x07", "a\xff" "b", NULL };
@@ -923,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_many_events),
 		cmocka_unit_test(test_new_rows_and_cpu),
 		cmocka_unit_test(test_escaped_command),
+		cmocka_unit_test(test_command_after_exec),
 		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_number_text),
 		cmocka_unit_test(test_feed_meter),
