@@ -535,6 +535,9 @@ int vt_batch_run(const vt_config_t *cfg)
 		fprintf(stderr, "vtop: %s\n", err);
 		return 1;
 	}
+	if (src.source_why[0])
+		fprintf(stderr, "vtop: the task iterator was asked for but cannot be used (%s): processes are sampled "
+			"from /proc\n", src.source_why);
 	vt_snapshot_init(&snap);
 	vt_view_init(&view);
 	vt_view_configure(&view, cfg);

@@ -136,6 +136,32 @@ static void record(vt_source_t *src, const struct timespec *when, const char *fe
 	}
 }
 
+/*
+ * Why the task iterator is not in use when it was asked for (--source iter,
+ * "source = iter", or VMON_SAMPLER=iter under the default auto, which the
+ * library reads the same way), escaped: the library falls back to /proc and
+ * says why, and the reason quotes libbpf, the kernel and the environment.
+ * "" when the iterator is in use or was not asked for: auto choosing /proc
+ * is no news.
+ */
+static void sampler_why(vt_source_t *src, const vt_config_t *cfg)
+{
+	const char *env = secure_getenv("VMON_SAMPLER"), *why;
+	bool asked = cfg->source == VMON_SAMPLER_ITER ||
+		     (cfg->source == VMON_SAMPLER_AUTO && env && !strcmp(env, vmon_sampler_name(VMON_SAMPLER_ITER)));
+	char escaped[1024];
+	size_t len;
+
+	src->source_why[0] = '\0';
+	if (!asked || vmon_get_sampler(&src->vmon) == VMON_SAMPLER_ITER)
+		return;
+	why = vmon_sampler_reason(&src->vmon);
+	if (!why || !*why)
+		why = "no reason given";
+	len = vmon_escape(escaped, sizeof(escaped), why, strlen(why), src->builder.escape_flags);
+	vt_text_fit(src->source_why, sizeof(src->source_why), escaped, len < sizeof(escaped) ? len : strlen(escaped));
+}
+
 int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t wants, const char *proc_root,
 		   char *err, size_t err_size)
 {
@@ -170,6 +196,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	src->builder.threads = cfg->threads;
 	src->builder.exited_keep = cfg->exited_keep;
 	src->builder.escape_flags = cfg->ascii ? VMON_ESCAPE_ASCII : 0;
+	sampler_why(src, cfg);
 	if (vt_feed_open(&src->feed, &src->vmon, cfg->backend, cfg->pids_nr > 0, src->builder.escape_flags,
 			 err, err_size) < 0)
 		goto fail;
@@ -246,6 +273,7 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 		return -1;
 	vt_feed_status(src->feed, snap->feed, sizeof(snap->feed), snap->feed_why, sizeof(snap->feed_why));
 	snap->feed_active = vt_feed_active(src->feed);
+	memcpy(snap->source_why, src->source_why, sizeof(snap->source_why));
 	if (src->writer)
 		record(src, &now, snap->feed);
 	/* a monitored process that exited is shown once more, then let go */

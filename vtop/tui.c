@@ -1355,6 +1355,11 @@ static void new_snapshot(tui_t *t)
 	}
 	t->last_seq = t->snap->seq;
 	screens_add_events(t, t->snap);
+	/* once: the header's "(proc)" says which source, this says why it is not the one asked for */
+	if (t->snap->source_why[0] && !t->source_told) {
+		tui_message(t, true, "no task iterator (%s): sampling /proc", t->snap->source_why);
+		t->source_told = true;
+	}
 	err = vt_sampler_error(t->sampler);
 	if (err)
 		tui_message(t, true, "%s", err);

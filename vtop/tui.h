@@ -90,6 +90,7 @@ typedef struct tui {
 	/* the message line */
 	char			msg[512];
 	bool			msg_error;
+	bool			source_told;	/* the message on why the task iterator asked for is not used was shown */
 	double			msg_until;	/* CLOCK_MONOTONIC seconds; 0: until a key */
 
 	/* dialogs */

@@ -133,6 +133,7 @@ typedef struct vt_snapshot {
 	const char		*source;	/* the sampling source in use: vmon_sampler_name() */
 	char			feed[96];	/* the feed meter's text: "ebpf, 120 ev/s, lost 0", or "none" */
 	char			feed_why[160];	/* why there is no feed, when one was wanted; else "" */
+	char			source_why[200];	/* why the task iterator asked for is not in use (escaped); else "" */
 	bool			feed_active;	/* the event log comes from the feed (vt_sampler_take_events()) */
 
 	vt_event_t		*events;	/* without the feed: what changed since the previous snapshot */
@@ -477,6 +478,7 @@ typedef struct vt_source {
 	bool		threads;
 	int		detail_pid;		/* whose environment is read, 0 for none */
 	int		files_pid;		/* whose open files are shown, 0 for none */
+	char		source_why[200];	/* vt_source_init(): why the iterator asked for is not used, escaped */
 } vt_source_t;
 
 int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t wants, const char *proc_root,

@@ -277,6 +277,29 @@ try:
                                                              err.decode(errors="replace")))
     check(b"no event feed" in err, "--events --backend none: says it has no feed and what that means")
 
+    # --- the task iterator asked for where it cannot be used: /proc, and why, on stderr ---
+    # a captured tree (not a procfs) as the proc root: the iterator does not describe it
+    fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
+                           "linux-6.18-x86_64")
+    fixture_pids = sorted(int(d) for d in os.listdir(fixture) if d.isdigit())
+    told = b"vtop: the task iterator was asked for but cannot be used (the proc root is not a procfs): " \
+        b"processes are sampled from /proc\n"
+    for args, sampler, tell in ((["--source", "iter"], None, True), ([], "iter", True),
+                                (["--source", "proc"], None, False), ([], None, False)):
+        env = dict(os.environ, XDG_CONFIG_HOME=tmp, VMON_PROC_ROOT=fixture)
+        env.pop("VMON_SAMPLER", None)
+        if sampler:
+            env["VMON_SAMPLER"] = sampler
+        what = "VMON_SAMPLER=" + sampler if sampler else " ".join(args) or "auto"
+        r = subprocess.run([VTOP, "-b", "-n", "1", "-d", "0.2", "--format", "csv"] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60, env=env)
+        pids = sorted({int(row[2]) for row in list(csv.reader(io.StringIO(r.stdout.decode())))[1:]})
+        check(r.returncode == 0 and pids and set(pids) <= set(fixture_pids),
+              "fixture root, %s: the fixture's processes (%s)" % (what, pids[:5]))
+        check((r.stderr == told) if tell else (r.stderr == b""),
+              "fixture root, %s: %s (%r)" % (what, "says why not the iterator" if tell else "nothing on stderr",
+                                             r.stderr[:160]))
+
     # --- bad input: clear errors, no output ---
     for args, what in ((["-b", "-n", "0"], "-n 0"), (["-b", "--format", "xml"], "an unknown format"),
                        (["-b", "-o", "pid,bogus"], "an unknown column"), (["-p", "0"], "pid 0"),

@@ -235,6 +235,31 @@ try:
     while vtop_alive() and time.time() < deadline:
         time.sleep(0.1)
     check(not vtop_alive(), "q quits")
+
+    # --- "source = iter" where the task iterator cannot be used: told once, and why ---
+    # a captured tree (not a procfs) as the proc root: the iterator does not describe it
+    tmux("kill-session", "-t", "vt", must=False)
+    fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
+                           "linux-6.18-x86_64")
+    itercfg = os.path.join(tmp, "itercfg")
+    os.makedirs(os.path.join(itercfg, "vtop"))
+    with open(os.path.join(itercfg, "vtop", "vtoprc"), "w") as f:
+        f.write("source = iter\n")
+    cmd = "env -u VMON_SAMPLER VMON_PROC_ROOT=%s XDG_CONFIG_HOME=%s LANG=C.UTF-8 TERM=screen-256color %s -d 0.3" % (
+        fixture, itercfg, VTOP)
+    tmux("new-session", "-d", "-s", "vt", "-x", "110", "-y", "32", cmd)
+    tmux("set-option", "-t", "vt", "remain-on-exit", "on")
+    wait_for(lambda s: "no task iterator (the proc root is not a procfs): sampling /proc" in s
+             and re.search(r"ms per sample \(proc\)", s), "source = iter on a fixture: /proc, and the message says why")
+    keys("Down")
+    wait_for(lambda s: "no task iterator" not in s and "F10Quit" in s, "the message goes with a key")
+    time.sleep(1)
+    check("no task iterator" not in screen(), "the message is shown once, not again with each refresh")
+    keys("q")
+    deadline = time.time() + 5
+    while vtop_alive() and time.time() < deadline:
+        time.sleep(0.1)
+    check(not vtop_alive(), "q quits")
 finally:
     tmux("kill-server", must=False)
     kill_all(children)
