@@ -451,7 +451,8 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		return 0;
 	}
 	if (priv && command_made(priv, how, s, use_argv)) {
-		text = vt_arena_strndup(&snap->arena, priv->made, priv->made_len);
+		/* borrowed: made again (and freed) no sooner than the next snapshot's build */
+		text = b->borrow ? priv->made : vt_arena_strndup(&snap->arena, priv->made, priv->made_len);
 		if (!text)
 			return -1;
 		row->command = text;
@@ -532,6 +533,11 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		/* the open files are a list, copied for the one process shown (files.c) */
 		if (!proc->stores[i] || !(proc->wants & (1L << i)) || i == VMON_STORE_PROC_FILES)
 			continue;
+		/* an exited row's copy is changed below: its own, also when borrowing */
+		if (b->borrow && !proc->is_stale) {
+			row->stores[i] = proc->stores[i];
+			continue;
+		}
 		row->stores[i] = copy_store(&snap->arena, &vmon_proc_store_descs[i], proc->stores[i]);
 		if (!row->stores[i])
 			return NULL;

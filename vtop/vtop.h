@@ -159,6 +159,15 @@ typedef struct vt_builder {
 	unsigned		escape_flags;	/* vmon_escape() flags for commands */
 	bool			threads;	/* thread rows are wanted */
 	bool			events_from_feed;	/* the feed makes the event log: no events[] in snapshots */
+	/*
+	 * Rows point into the library's stores (and commands into the
+	 * nodes' own copies) instead of copying them: the snapshot is then
+	 * good only until the next vmon_sample().  For vtop -b on this
+	 * machine, which prints each snapshot before it samples again and
+	 * hands none to another thread; copying every store of every
+	 * process was a third of its own time at 5,000 processes.
+	 */
+	bool			borrow;
 
 	unsigned long long	seq;
 	double			when;		/* CLOCK_REALTIME seconds of the sample to build, 0: now */
