@@ -94,10 +94,10 @@ static void line_put(struct text_line *line, const char *s, size_t n)
 }
 
 /* s as printf's "%*s" puts it: right-aligned in width, left-aligned in -width, never cut */
-static void line_field(struct text_line *line, const char *s, int width)
+static void line_field(struct text_line *line, const char *s, size_t len, int width)
 {
 	static const char spaces[] = "                                ";
-	size_t len = strlen(s), w = (size_t)(width < 0 ? -width : width), pad = w > len ? w - len : 0;
+	size_t w = (size_t)(width < 0 ? -width : width), pad = w > len ? w - len : 0;
 
 	if (width < 0)
 		line_put(line, s, len);
@@ -119,6 +119,7 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 	time_t now = (time_t)snap->when;
 	char when[16], up[48], buf[8192], prefix[4096];
 	struct text_line line;
+	bool is_command[VT_MAX_COLUMNS];
 	struct tm tm;
 
 	localtime_r(&now, &tm);
@@ -145,6 +146,7 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 		const vt_column_t *col = &vt_columns[cfg->columns[i]];
 
 		fprintf(out, "%s%*s", i ? " " : "", col->left ? -col->width : col->width, col->label);
+		is_command[i] = col->derived && !strcmp(col->name, "command");
 	}
 	fputc('\n', out);
 	line.out = out;
@@ -158,10 +160,11 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 		for (int i = 0; i < cfg->columns_nr; i++) {
 			const vt_column_t *col = &vt_columns[cfg->columns[i]];
 			const char *text = buf;
+			int len;
 
 			if (i)
 				line_put(&line, " ", 1);
-			if (col->derived && !strcmp(col->name, "command")) {
+			if (is_command[i]) {
 				size_t n = vt_view_tree_prefix(view, l, utf8, 0, prefix, sizeof(prefix));
 
 				line_put(&line, prefix, n < sizeof(prefix) ? n : strlen(prefix));
@@ -169,9 +172,14 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 				line_put(&line, text, strlen(text));
 				continue;
 			}
-			if (vt_column_format(col, row, snap, buf, sizeof(buf), false) < 0)
+			len = vt_column_format(col, row, snap, buf, sizeof(buf), false);
+			if (len < 0) {
 				text = "-";
-			line_field(&line, text, col->left && i + 1 < cfg->columns_nr ? -col->width :
+				len = 1;
+			} else if ((size_t)len >= sizeof(buf)) {
+				len = (int)strlen(buf);	/* cut to the buffer, as printed before */
+			}
+			line_field(&line, text, (size_t)len, col->left && i + 1 < cfg->columns_nr ? -col->width :
 				   col->left ? 0 : col->width);
 		}
 		line_put(&line, "\n", 1);
