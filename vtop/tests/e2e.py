@@ -124,8 +124,9 @@ try:
     wait_for(child_under_parent, "tree: the spawned child is right under its parent, one level in")
 
     # --- a filter hides rows: the sleepers are not there, the match is ---
-    s = screen()
-    check(all("%s%d" % (sleeper_arg, i) not in s for i in range(4)), "filter: the other processes are hidden")
+    # (the tree check above can pass on a screen drawn before the filter took: wait for it)
+    wait_for(lambda s: "filter: sleep " + tree_arg in s and all("%s%d" % (sleeper_arg, i) not in s for i in range(4)),
+             "filter: the other processes are hidden")
     wait_for(lambda s: "filter: sleep " + tree_arg in s, "filter: the bottom line says what is filtered")
 
     # --- sorting changes the order: the sleepers by PID, flat, one way then the other ---
