@@ -582,6 +582,8 @@ static void test_pid_reuse(void **state)
 	list_for_each_entry(child, &self->children, siblings) {
 		if (child->pid != a)
 			continue;
+		print_message("pid %d: node start %llu (the old one's %llu)%s%s\n", a, feedtest_stat(child)->start,
+			      old_start, child->is_new ? " new" : "", child->is_stale ? " stale" : "");
 		if (child->is_stale)
 			old = child;
 		else

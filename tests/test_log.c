@@ -1573,9 +1573,19 @@ static void test_events_live(void **state)
 		const struct seen *fork_ev = find_seen(&live_seen, VMON_EVENT_FORK, pids[i]);
 		const struct seen *exit_ev = find_seen(&live_seen, VMON_EVENT_EXIT, pids[i]);
 
-		if (!fork_ev || !exit_ev)
-			fail_msg("child %d (pid %d): the live feed gave %s%s", i, pids[i], fork_ev ? "" : "no fork ",
-				 exit_ev ? "" : "no exit");
+		if (!fork_ev || !exit_ev) {
+			/*
+			 * The kernel drops events when the reader falls behind (valgrind on a
+			 * loaded machine); the feed must then say so.  What the log holds is
+			 * still checked below against what the callback got.
+			 */
+			assert_int_equal(vmon_feed_get_stats(&live, &st), 0);
+			if (st.lost == 0)
+				fail_msg("child %d (pid %d): the live feed gave %s%s, and reports no loss", i, pids[i],
+					 fork_ev ? "" : "no fork ", exit_ev ? "" : "no exit");
+			print_message("child %d (pid %d): events lost (%llu), not checked\n", i, pids[i], st.lost);
+			continue;
+		}
 		if (exit_ev->exit_status != -1)
 			assert_int_equal(exit_ev->exit_status, status[i]);
 	}
