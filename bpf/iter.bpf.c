@@ -105,7 +105,7 @@ static __always_inline __u64 counter_read(struct percpu_counter *c)
 	return v > 0 ? (__u64)v : 0;
 }
 
-/* the memory figures that change without the task running (reclaim, swap, page cache truncation, khugepaged) */
+/* the memory figures that change without the task running (reclaim, swap, page cache truncation, khugepaged, VFIO) */
 static __always_inline void fill_vm_volatile(struct iter_rec *r, struct mm_struct *mm)
 {
 	__u32 kb = page_shift - 10;
@@ -117,6 +117,8 @@ static __always_inline void fill_vm_volatile(struct iter_rec *r, struct mm_struc
 	r->vm.pte_kb = (__u64)mm->pgtables_bytes.counter >> 10;
 	r->vm.hugetlb_kb = (__u64)mm->hugetlb_usage.counter << kb;
 	r->vm.pinned_kb = (__u64)mm->pinned_vm.counter << kb;
+	/* VFIO accounts pinned pages of a process in locked_vm, from whoever holds the container */
+	r->vm.locked_kb = mm->locked_vm << kb;
 }
 
 /* the rest, which only the mm's own users change; after fill_vm_volatile() */
@@ -140,7 +142,6 @@ static __always_inline void fill_vm_stable(struct iter_rec *r, struct mm_struct 
 		text = mm->exec_vm << page_shift;
 	lib = (mm->exec_vm << page_shift) - text;
 	r->vm.peak_kb = peak << kb;
-	r->vm.locked_kb = mm->locked_vm << kb;
 	r->vm.hwm_kb = hwm << kb;
 	r->vm.data_kb = mm->data_vm << kb;
 	r->vm.stack_kb = mm->stack_vm << kb;
@@ -238,10 +239,12 @@ static __always_inline __u64 rec_hash(const struct iter_rec *r)
 
 /*
  * The hash of what fill_volatile() read: the fields that can change while
- * the task does not run, and whether it shares its memory or its signal
- * handlers with another process.  Never 0 (0: none made).
+ * the task does not run, whether it shares its memory or its signal
+ * handlers with another process, and its start time (a task of a reused
+ * tid that has not run yet is not the task held).  Never 0 (0: none made).
  */
-static __always_inline __u64 volatile_hash(const struct iter_rec *r, __u64 mm_users, __u64 sighand_users)
+static __always_inline __u64 volatile_hash(const struct iter_rec *r, __u64 start_ns, __u64 mm_users,
+					   __u64 sighand_users)
 {
 	__u64 h0 = 5, h1 = 6;
 
@@ -260,7 +263,8 @@ static __always_inline __u64 volatile_hash(const struct iter_rec *r, __u64 mm_us
 	MIX(h0, r->vm.rss_shmem_kb);	MIX(h1, r->vm.swap_kb);
 	MIX(h0, r->vm.pte_kb);		MIX(h1, r->vm.hugetlb_kb);
 	MIX(h0, r->vm.pinned_kb);	MIX(h1, mm_users);
-	MIX(h0, sighand_users);
+	MIX(h0, sighand_users);		MIX(h1, start_ns);
+	MIX(h0, r->vm.locked_kb);
 #undef MIX
 	return (h0 ^ rotl27(h1)) | 1;
 }
@@ -342,7 +346,8 @@ static __always_inline __u64 fill_volatile(struct iter_rec *r, struct task_struc
 		r->h.flags |= ITER_HAS_MM;
 		fill_vm_volatile(r, mm);
 	}
-	return volatile_hash(r, mm ? (__u64)mm->mm_users.counter : 0, sh ? (__u64)sh->count.refs.counter : 0);
+	return volatile_hash(r, t->start_boottime, mm ? (__u64)mm->mm_users.counter : 0,
+			     sh ? (__u64)sh->count.refs.counter : 0);
 }
 
 /*
@@ -374,16 +379,25 @@ static __always_inline void fill_stable(struct iter_rec *r, struct task_struct *
 		 * (sigaction, exec, a handler's SA_RESETHAND) or by another
 		 * process sharing them (CLONE_SIGHAND): with one thread, its
 		 * handlers its own, and the task not run (nor running) since
-		 * the record user space holds, they are that record's.  (31
-		 * sigactions are 16 cache lines.)
+		 * the record user space holds (itself read so: ITER_HELD_SIGS),
+		 * they are that record's.  (31 sigactions are 16 cache lines.)
 		 */
-		if (e && (e->flags & ITER_HELD_SIGS) && e->run_ns == r->run_ns && e->run_count == r->run_count &&
-		    !t->on_cpu && sig->nr_threads == 1 && sh->count.refs.counter == 1) {
+		bool own = sig->nr_threads == 1 && sh->count.refs.counter == 1;
+
+		if (e && (e->flags & ITER_HELD_SIGS) && own && e->run_ns == r->run_ns && e->run_count == r->run_count &&
+		    !t->on_cpu) {
 			r->stat.sigignore = e->sigignore;
 			r->stat.sigcatch = e->sigcatch;
 		} else {
 			fill_sigactions(r, sh);
 		}
+		/*
+		 * Read (or kept) while the handlers were its own alone: only
+		 * then may the next read keep them (a thread, or a process
+		 * sharing them, can change them and be gone by then).
+		 */
+		if (own)
+			r->h.flags |= ITER_SIGS_OWN;
 	}
 
 	r->stat.cminflt = r->stat.cmajflt = r->stat.cutime = r->stat.cstime = r->stat.cguest_time = 0;

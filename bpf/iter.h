@@ -29,6 +29,7 @@
 #define ITER_GROUP_EXIT		0x8	/* the group is exiting or stopped: group_exit_code is its exit_code */
 #define ITER_HAS_SIGHAND	0x10	/* the task still had its signal handlers (not yet released) */
 #define ITER_SAME		0x20	/* a header alone: the record is the one user space holds (struct iter_held) */
+#define ITER_SIGS_OWN		0x40	/* sigignore and sigcatch were read with one thread, handlers not shared */
 
 /* PROC_STAT's numeric fields; utime, stime and guest_time are the task's own, in ns */
 struct iter_stat {
@@ -72,7 +73,7 @@ struct iter_held {
 	__u64		sigignore, sigcatch;
 };
 
-#define ITER_HELD_SIGS		0x1	/* the record had the task's signal handlers (ITER_HAS_SIGHAND) */
+#define ITER_HELD_SIGS		0x1	/* the record's dispositions were the process's own (ITER_SIGS_OWN) */
 
 struct iter_rec {
 	struct iter_hdr	h;

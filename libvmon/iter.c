@@ -295,7 +295,7 @@ static void held_set(iter_t *it, const struct iter_rec *r)
 	e->run_count = r->run_count;
 	e->sigignore = r->stat.sigignore;
 	e->sigcatch = r->stat.sigcatch;
-	e->flags = (r->h.flags & ITER_HAS_SIGHAND) ? ITER_HELD_SIGS : 0;
+	e->flags = (r->h.flags & ITER_SIGS_OWN) ? ITER_HELD_SIGS : 0;
 }
 
 static void slot_free(iter_t *it, int slot)

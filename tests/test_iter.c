@@ -11,8 +11,10 @@
  * /proc takes over, with a reason, wherever the iterator cannot be used.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +146,45 @@ static bool kids_ready(void *arg)
 			return false;
 	}
 	return true;
+}
+
+/* every task of the process sleeping, and n of them (under valgrind a thread takes a while to start) */
+static bool all_sleeping(pid_t pid, int n)
+{
+	char path[64], state;
+	struct dirent *de;
+	int tasks = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while ((de = readdir(dir))) {
+		char stat_path[400], line[512], *close_paren;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(stat_path, sizeof(stat_path), "%s/%s/stat", path, de->d_name);
+		f = fopen(stat_path, "r");
+		if (!f)
+			continue;
+		state = 0;
+		if (fgets(line, sizeof(line), f) && (close_paren = strrchr(line, ')')) && close_paren[1])
+			state = close_paren[2];
+		fclose(f);
+		tasks++;
+		if (state != 'S')
+			tasks = -1000;
+	}
+	closedir(dir);
+	return tasks == n;
+}
+
+static bool threaded_ready(void *arg)
+{
+	return all_sleeping((pid_t)(intptr_t)arg, THREADS + 1);
 }
 
 /* how a field of the iterator's may differ from /proc's (see vmon(3), "Sampling sources") */
@@ -554,7 +595,7 @@ static void test_switch(void **state)
 	kids = calloc(1, sizeof(*kids));
 	assert_non_null(kids);
 	kids[kids_nr++] = pid;
-	assert_true(wait_sleeping(pid, 10000));
+	assert_true(wait_for(threaded_ready, (void *)(intptr_t)pid, 30000));
 
 	init_sampler(&vmon, VMON_SAMPLER_PROC);
 	assert_true(vmon_sample(&vmon));
@@ -617,6 +658,105 @@ static int child_asleep(void *arg)
 	for (;;)
 		pause();
 	return 0;
+}
+
+/*
+ * A process of two threads: the second, told to, ignores SIGPIPE and
+ * exits; the main one sleeps through it.  The iterator must not keep the
+ * dispositions it read while there were two threads (iter.bpf.c).
+ */
+static int go_fd;
+
+static void *thread_ignores_then_exits(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(go_fd, &c, 1) == 1)
+		signal(SIGPIPE, SIG_IGN);
+	return NULL;
+}
+
+static int child_thread_changes_handler(void *arg)
+{
+	pthread_t t;
+
+	go_fd = *(int *)arg;
+	if (pthread_create(&t, NULL, thread_ignores_then_exits, NULL) != 0)
+		return 1;
+	for (;;)
+		pause();
+	return 0;
+}
+
+static bool two_sleeping(void *arg)
+{
+	return all_sleeping((pid_t)(intptr_t)arg, 2);
+}
+
+static bool one_left(void *arg)
+{
+	return all_sleeping((pid_t)(intptr_t)arg, 1);
+}
+
+/* field 33 of /proc/PID/stat: the ignored signals */
+static unsigned long long proc_sigignore(pid_t pid)
+{
+	char path[64], line[1024], *p;
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	p = strrchr(line, ')');
+	assert_non_null(p);
+	/* after ") ": field 3 (state) is the first */
+	p += 2;
+	for (int field = 3; field < 33; field++) {
+		p = strchr(p, ' ');
+		assert_non_null(p);
+		p++;
+	}
+	assert_int_equal(sscanf(p, "%llu", &v), 1);
+	return v;
+}
+
+static void test_handler_changed_by_thread(void **state)
+{
+	int go[2];
+	unsigned long long count;
+	vmon_t it;
+	pid_t pid;
+
+	(void)state;
+	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
+	skip_without_iter();
+	assert_int_equal(pipe(go), 0);
+	pid = spawn_fn(child_thread_changes_handler, &go[0]);
+	close(go[0]);
+	assert_true(wait_for(two_sleeping, (void *)(intptr_t)pid, 30000));
+
+	init_sampler(&it, VMON_SAMPLER_ITER);
+	assert_true(vmon_sample(&it));
+	assert_true(vmon_sample(&it));
+	assert_false(pstat(must_find(&it, pid))->sigignore & (1ULL << (SIGPIPE - 1)));
+	count = run_count(pid);
+
+	assert_int_equal(write(go[1], "g", 1), 1);
+	close(go[1]);
+	assert_true(wait_for(one_left, (void *)(intptr_t)pid, 30000));
+	assert_true(vmon_sample(&it));
+	assert_int_equal(run_count(pid), count);	/* the main thread slept through it */
+	assert_true(proc_sigignore(pid) & (1ULL << (SIGPIPE - 1)));
+	assert_int_equal(pstat(must_find(&it, pid))->sigignore, proc_sigignore(pid));
+	assert_true(vmon_sample(&it));
+	assert_int_equal(pstat(must_find(&it, pid))->sigignore, proc_sigignore(pid));
+
+	vmon_destroy(&it);
+	reap(pid, SIGKILL);
 }
 
 /* a "Key: N kB" line of /proc/PID/status */
@@ -744,6 +884,7 @@ int main(void)
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test_teardown(test_switch, teardown_kids),
 		cmocka_unit_test(test_changed_asleep),
+		cmocka_unit_test(test_handler_changed_by_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);
