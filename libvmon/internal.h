@@ -232,20 +232,6 @@ int feed_count_fds(vmon_t *vmon);	/* open in this process, or -1 (the feed's and
 typedef struct iter iter_t;
 #define ITER_THREADS_START	(-2)	/* iter_next_thread()'s first cursor */
 #define ITER_LISTING_SECS	10.0	/* how often /proc is listed for what the iterator does not show */
-
-/*
- * A pass over thousands of nodes, each malloc'ed on its own, waits on
- * cache misses at every node; the loops that first touch them fetch, this
- * many nodes ahead, the lines a pass reads first: the public flag bits
- * (is_stale, is_new ..., on foo's line), pid, and the identity after pub.
- */
-#define NODE_PREFETCH		8
-static inline void node_prefetch(const proc_node_t *node)
-{
-	__builtin_prefetch(&node->pub.foo);
-	__builtin_prefetch(&node->pub.pid);
-	__builtin_prefetch(&node->tgid);
-}
 int iter_open(vmon_t *vmon, char *why, size_t why_size);
 void iter_close(vmon_t *vmon);
 int iter_read(vmon_t *vmon);

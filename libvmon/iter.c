@@ -59,8 +59,8 @@ typedef struct iter_group {
 
 /*
  * A read gives a stream of records, one per task: a whole struct iter_rec,
- * or its header alone (ITER_SAME) for a task whose record is the same as in
- * the last read held.  So the records are kept by task, each in a slot of
+ * or its header alone (ITER_SAME) for a task whose record is the one the
+ * held table says we hold.  So the records are kept by task, each in a slot of
  * a pool that lives from read to read: a whole record replaces its task's
  * slot, a header keeps it.  After a good read, the slots it did not show
  * are freed.
@@ -425,11 +425,11 @@ fail:
 }
 
 /*
- * The stream into the slots.  A header alone must find its task's slot as
- * the last good read left it; anything else (a stream cut inside a record,
- * a header for a task we hold nothing of) fails the read: the pass then
- * reads /proc, and the next read, told nothing is held, sends every record
- * whole.
+ * The stream into the slots.  A header alone must find its task's slot
+ * and the held entry that named it; anything else (a stream cut inside a
+ * record, a header for a task we hold nothing of) fails the read: the pass
+ * then reads /proc, and the next read, the held table cleared, sends every
+ * record whole.
  */
 static int take_stream(iter_t *it, size_t len)
 {

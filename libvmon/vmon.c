@@ -683,11 +683,9 @@ static int sample_all(vmon_t *vmon)
 	}
 	nr = snapshot_procs(vmon);
 	for (size_t i = 0; i < nr; i++) {
+		/* (read afresh each time: a node made again for a reused id can move the array, node_new()) */
 		proc_node_t *node = in->snapshot[i];
 
-		/* the nodes are scattered in memory and each is first touched here: fetch ahead */
-		if (i + NODE_PREFETCH < nr)
-			node_prefetch(in->snapshot[i + NODE_PREFETCH]);
 		if (node->pub.is_stale)
 			continue;
 		if (listed && node->seen != vmon->generation) {
@@ -747,8 +745,6 @@ static void clear_pass_flags(vmon_t *vmon)
 		for (size_t i = 0; i <= maps[m]->mask; i++) {
 			vmon_proc_t *proc = maps[m]->slots[i].node;
 
-			if (i + NODE_PREFETCH <= maps[m]->mask && maps[m]->slots[i + NODE_PREFETCH].pid)
-				node_prefetch(node_of(maps[m]->slots[i + NODE_PREFETCH].node));
 			if (!maps[m]->slots[i].pid)
 				continue;
 			if (node_of(proc)->born != vmon->generation)
