@@ -220,6 +220,12 @@ static __always_inline __u64 rotl27(__u64 x)
 	return (x << 27) | (x >> 37);
 }
 
+/* one step of a lane */
+static __always_inline __u64 mix(__u64 h, __u64 w)
+{
+	return (rotl27(h) ^ w) * HASH_K;
+}
+
 static __always_inline __u64 rec_hash(const struct iter_rec *r)
 {
 	const __u64 *w = (const __u64 *)r;
@@ -227,13 +233,13 @@ static __always_inline __u64 rec_hash(const struct iter_rec *r)
 	int i;
 
 	for (i = 0; i + 4 <= (int)(sizeof(*r) / 8); i += 4) {
-		h0 = (rotl27(h0) ^ w[i]) * HASH_K;
-		h1 = (rotl27(h1) ^ w[i + 1]) * HASH_K;
-		h2 = (rotl27(h2) ^ w[i + 2]) * HASH_K;
-		h3 = (rotl27(h3) ^ w[i + 3]) * HASH_K;
+		h0 = mix(h0, w[i]);
+		h1 = mix(h1, w[i + 1]);
+		h2 = mix(h2, w[i + 2]);
+		h3 = mix(h3, w[i + 3]);
 	}
 	for (; i < (int)(sizeof(*r) / 8); i++)
-		h0 = (rotl27(h0) ^ w[i]) * HASH_K;
+		h0 = mix(h0, w[i]);
 	return h0 ^ rotl27(h1) ^ (h2 << 1 | h2 >> 63) ^ (h3 * HASH_K);
 }
 
@@ -248,24 +254,37 @@ static __always_inline __u64 volatile_hash(const struct iter_rec *r, __u64 start
 {
 	__u64 h0 = 5, h1 = 6;
 
-#define MIX(_h, _v)	(_h = (rotl27(_h) ^ (__u64)(_v)) * HASH_K)
-	MIX(h0, r->h.flags);		MIX(h1, r->stat.state);
-	MIX(h0, r->stat.flags);		MIX(h1, r->stat.processor);
-	MIX(h0, r->stat.priority);	MIX(h1, r->stat.nice);
-	MIX(h0, r->stat.rt_priority);	MIX(h1, r->stat.policy);
-	MIX(h0, r->stat.signal);	MIX(h1, r->stat.blocked);
-	MIX(h0, r->stat.exit_code);	MIX(h1, r->stat.exit_signal);
-	MIX(h0, r->stat.ppid);		MIX(h1, r->stat.num_threads);
-	MIX(h0, r->group_exit_code);	MIX(h1, r->stat.pgrp);
-	MIX(h0, r->stat.sid);		MIX(h1, r->stat.tty_nr);
-	MIX(h0, r->stat.tpgid);		MIX(h1, r->stat.rsslim);
-	MIX(h0, r->vm.rss_file_kb);	MIX(h1, r->vm.rss_anon_kb);
-	MIX(h0, r->vm.rss_shmem_kb);	MIX(h1, r->vm.swap_kb);
-	MIX(h0, r->vm.pte_kb);		MIX(h1, r->vm.hugetlb_kb);
-	MIX(h0, r->vm.pinned_kb);	MIX(h1, mm_users);
-	MIX(h0, sighand_users);		MIX(h1, start_ns);
-	MIX(h0, r->vm.locked_kb);
-#undef MIX
+	h0 = mix(h0, r->h.flags);
+	h1 = mix(h1, r->stat.state);
+	h0 = mix(h0, r->stat.flags);
+	h1 = mix(h1, r->stat.processor);
+	h0 = mix(h0, r->stat.priority);
+	h1 = mix(h1, r->stat.nice);
+	h0 = mix(h0, r->stat.rt_priority);
+	h1 = mix(h1, r->stat.policy);
+	h0 = mix(h0, r->stat.signal);
+	h1 = mix(h1, r->stat.blocked);
+	h0 = mix(h0, r->stat.exit_code);
+	h1 = mix(h1, r->stat.exit_signal);
+	h0 = mix(h0, r->stat.ppid);
+	h1 = mix(h1, r->stat.num_threads);
+	h0 = mix(h0, r->group_exit_code);
+	h1 = mix(h1, r->stat.pgrp);
+	h0 = mix(h0, r->stat.sid);
+	h1 = mix(h1, r->stat.tty_nr);
+	h0 = mix(h0, r->stat.tpgid);
+	h1 = mix(h1, r->stat.rsslim);
+	h0 = mix(h0, r->vm.rss_file_kb);
+	h1 = mix(h1, r->vm.rss_anon_kb);
+	h0 = mix(h0, r->vm.rss_shmem_kb);
+	h1 = mix(h1, r->vm.swap_kb);
+	h0 = mix(h0, r->vm.pte_kb);
+	h1 = mix(h1, r->vm.hugetlb_kb);
+	h0 = mix(h0, r->vm.pinned_kb);
+	h1 = mix(h1, mm_users);
+	h0 = mix(h0, sighand_users);
+	h1 = mix(h1, start_ns);
+	h0 = mix(h0, r->vm.locked_kb);
 	return (h0 ^ rotl27(h1)) | 1;
 }
 
