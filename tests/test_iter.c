@@ -151,9 +151,10 @@ static bool kids_ready(void *arg)
 /* every task of the process sleeping, and n of them (under valgrind a thread takes a while to start) */
 static bool all_sleeping(pid_t pid, int n)
 {
-	char path[64], state;
+	char path[64];
 	struct dirent *de;
 	int tasks = 0;
+	bool asleep = true;
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
@@ -161,25 +162,14 @@ static bool all_sleeping(pid_t pid, int n)
 	if (!dir)
 		return false;
 	while ((de = readdir(dir))) {
-		char stat_path[400], line[512], *close_paren;
-		FILE *f;
-
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(stat_path, sizeof(stat_path), "%s/%s/stat", path, de->d_name);
-		f = fopen(stat_path, "r");
-		if (!f)
-			continue;
-		state = 0;
-		if (fgets(line, sizeof(line), f) && (close_paren = strrchr(line, ')')) && close_paren[1])
-			state = close_paren[2];
-		fclose(f);
 		tasks++;
-		if (state != 'S')
-			tasks = -1000;
+		/* /proc/TID/stat: a thread's own, as proc_state() reads it */
+		asleep &= proc_state((pid_t)atoi(de->d_name)) == 'S';
 	}
 	closedir(dir);
-	return tasks == n;
+	return asleep && tasks == n;
 }
 
 static bool threaded_ready(void *arg)
