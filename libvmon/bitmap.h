@@ -5,8 +5,9 @@
  *	char bits[BITNSLOTS(n)];	room for n bits
  *	BITSET(bits, i)  BITCLEAR(bits, i)  BITTEST(bits, i)
  */
-#ifndef _VMON_BITMAP_H
-#define _VMON_BITMAP_H
+/* the original libvmon's guard: a client's own copy of its bitmap.h is then harmless */
+#ifndef _BITMAP_H
+#define _BITMAP_H
 
 #include <limits.h>
 

@@ -21,7 +21,7 @@
 #include "internal.h"
 
 typedef struct fobject_key {
-	vmon_fobject_type_t	class;	/* vmon_fobject_types[type].class */
+	vmon_fobject_type_t	class;	/* vmon_fobject_types[type].type_class */
 	uint64_t		dev;
 	uint64_t		ino;
 	uint64_t		id;	/* tells apart objects sharing one inode; 0 when the inode is enough */

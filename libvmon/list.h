@@ -5,9 +5,14 @@
  * structure that holds it.
  *
  *	list_for_each_entry(child, &proc->children, siblings) ...
+ *
+ * The guard is the original libvmon's (__LIST_H) and every name its list.h
+ * defines is here, so a client that carries its own copy of that file,
+ * included before or after vmon.h, gets one definition of each and finds
+ * the names it uses whichever copy came first.
  */
-#ifndef _VMON_LIST_H
-#define _VMON_LIST_H
+#ifndef __LIST_H
+#define __LIST_H
 
 #include <stddef.h>
 
@@ -50,6 +55,18 @@ static inline void list_unlink(list_head_t *node)
 	node->prev->next = node->next;
 }
 
+/* the original header's names for the two primitives above */
+static inline void __list_add(list_head_t *node, list_head_t *prev, list_head_t *next)
+{
+	list_link_between(node, prev, next);
+}
+
+static inline void __list_del(list_head_t *prev, list_head_t *next)
+{
+	next->prev = prev;
+	prev->next = next;
+}
+
 /* remove node from its list; node is left pointing nowhere useful */
 static inline void list_del(list_head_t *node)
 {
@@ -87,8 +104,8 @@ static inline int list_is_last(const list_head_t *node, const list_head_t *head)
 	return node->next == head;
 }
 
-/* move every node of list to the front of head; list is left empty */
-static inline void list_splice_init(list_head_t *list, list_head_t *head)
+/* link every node of list in at the front of head; list's own head is left as it was */
+static inline void list_splice(list_head_t *list, list_head_t *head)
 {
 	if (list_empty(list))
 		return;
@@ -96,6 +113,14 @@ static inline void list_splice_init(list_head_t *list, list_head_t *head)
 	list->prev->next = head->next;
 	head->next->prev = list->prev;
 	head->next = list->next;
+}
+
+/* the same, and list is left empty */
+static inline void list_splice_init(list_head_t *list, list_head_t *head)
+{
+	if (list_empty(list))
+		return;
+	list_splice(list, head);
 	INIT_LIST_HEAD(list);
 }
 

@@ -402,7 +402,7 @@ static void classify(vmon_t *vmon, const char *link, size_t len, const struct st
 		key->ino = ino;
 	} else if (st) {
 		*type = mode_type(st->st_mode);
-		key->class = vmon_fobject_types[*type].class;
+		key->class = vmon_fobject_types[*type].type_class;
 		key->dev = st->st_dev;
 		key->ino = st->st_ino;
 	} else {

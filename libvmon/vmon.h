@@ -292,7 +292,7 @@ typedef enum _vmon_fobject_type_t {
 /* libvmon 1: vmon_fobject_types[type] describes each type */
 typedef struct _vmon_fobject_type_desc_t {
 	const char		*name;		/* "pipe", "tcp", "eventfd"...: an fd's TYPE */
-	vmon_fobject_type_t	class;		/* UNRECOGNIZED, PIPE, SOCKET, ANON, or the type itself */
+	vmon_fobject_type_t	type_class;	/* UNRECOGNIZED, PIPE, SOCKET, ANON, or the type itself */
 	const char		*desc;		/* one line */
 } vmon_fobject_type_desc_t;
 
@@ -381,7 +381,7 @@ typedef struct _vmon_proc_t {
 	/* libvmon 1 */
 	int			errors[VMON_STORE_PROC_NR];	/* errno of the last failed sample of each store, else 0 */
 	int			exit_status;	/* how it ended, as waitpid(2) reports it, when has_exit_status */
-	unsigned		has_exit_status:1;	/* the event feed saw it exit and said how (vmon_feed(3)) */
+	unsigned		has_exit_status:1;	/* the event feed saw it exit and said how (vmon_feed(7)) */
 } vmon_proc_t;
 
 typedef struct _vmon_t {
@@ -453,7 +453,7 @@ typedef struct _vmon_attr_t {
 	const char		*proc_root;	/* NULL: $VMON_PROC_ROOT, else "/proc" */
 	int			fd_budget;	/* files held open between samples; -1: the default (vmon(3)) */
 	const char		*feed;		/* event feed backends to try, in order: "ebpf,perf,netlink"; NULL: $VMON_FEED, else all */
-	size_t			feed_buffer_bytes;	/* the feed's kernel buffer; 0: the default (vmon_feed(3)) */
+	size_t			feed_buffer_bytes;	/* the feed's kernel buffer; 0: the default (vmon_feed(7)) */
 	vmon_sampler_t		sampler;	/* VMON_SAMPLER_AUTO: $VMON_SAMPLER, else automatic */
 } vmon_attr_t;
 
@@ -478,7 +478,7 @@ typedef struct _vmon_stats_t {
 } vmon_stats_t;
 
 /*
- * libvmon 1: the event feed (vmon_feed(3)).  Fork, exec and exit events from
+ * libvmon 1: the event feed (vmon_feed(7)).  Fork, exec and exit events from
  * the kernel, applied at the start of each vmon_sample(), so that a process
  * that lived between two samples is still seen, with its command line and
  * exit status.

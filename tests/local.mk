@@ -127,6 +127,12 @@ tests_test_oom_CPPFLAGS = $(TESTS_CPP)
 tests_test_oom_LDADD = $(TESTS_LIBS)
 tests_test_oom_LDFLAGS = $(TESTS_LINK_CHECKED)
 
+# the public headers as strict C99 and as C++11, and beside a client's own copies
+# of the original list.h and bitmap.h (tests/compat/)
+TESTS += tests/header_check.sh
+EXTRA_DIST += tests/header_check.sh tests/compat
+AM_TESTS_ENVIRONMENT += VMON_HC_CC='$(CC)'; VMON_HC_CXX='$(HEADER_CHECK_CXX)'; export VMON_HC_CC VMON_HC_CXX;
+
 # the core tests again with each sampling source forced (VMON_SAMPLER)
 TESTS += tests/sampler_forced.sh
 EXTRA_DIST += tests/sampler_forced.sh

@@ -29,7 +29,8 @@
 
 #include "testlib.h"
 #include "libvmon/vmon.h"	/* as vwm includes it */
-#include "list.h"
+#include "compat/list.h"	/* and then its own copy of the original list.h */
+#include "compat/bitmap.h"
 
 /* ---------------------------------------------------------------------------
  * The client: a window manager's charts, in the original header's idiom.

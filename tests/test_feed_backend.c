@@ -43,7 +43,7 @@
 #error "build with -DFEED_BACKEND=\"ebpf\" (or perf, netlink)"
 #endif
 
-/* what the backend's events carry (vmon_feed(3)) */
+/* what the backend's events carry (vmon_feed(7)) */
 static bool carries_args(void)
 {
 	return strcmp(FEED_BACKEND, "ebpf") == 0;

@@ -314,12 +314,12 @@ static void check_known_listing(vmon_t *vmon, vmon_proc_t *proc, struct kid *k, 
 	check_fd(fd, "eventfd", "anon_inode:[eventfd]", "rw");
 	assert_true(fd->flags & O_NONBLOCK);
 	assert_int_equal(fd->object->refcnt, 1);
-	assert_int_equal(vmon_fobject_types[fd->object->type].class, VMON_FOBJECT_TYPE_ANON);
+	assert_int_equal(vmon_fobject_types[fd->object->type].type_class, VMON_FOBJECT_TYPE_ANON);
 
 	fd9 = must_fd(proc, 9);
 	snprintf(want, sizeof(want), "socket:[%llu]", k->ino[9]);
 	check_fd(fd9, "tcp", want, "rw");
-	assert_int_equal(vmon_fobject_types[fd9->object->type].class, VMON_FOBJECT_TYPE_SOCKET);
+	assert_int_equal(vmon_fobject_types[fd9->object->type].type_class, VMON_FOBJECT_TYPE_SOCKET);
 	if (sockets) {
 		vmon_fobject_socket_t *s = fd9->object->socket;
 

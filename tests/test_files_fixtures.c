@@ -69,7 +69,7 @@ static vmon_fobject_t *find_object(vmon_t *vmon, vmon_fobject_type_t class, uint
 	vmon_fobject_t *obj;
 
 	list_for_each_entry(obj, &vmon->fobjects, bucket) {
-		if (obj->inum == ino && vmon_fobject_types[obj->type].class == class)
+		if (obj->inum == ino && vmon_fobject_types[obj->type].type_class == class)
 			return obj;
 	}
 	return NULL;

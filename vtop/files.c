@@ -58,7 +58,7 @@ static const char *socket_text(vt_arena_t *arena, const vmon_fobject_t *obj, uns
 /* the fds of other processes on the object of a pipe or a socket */
 static int copy_holders(vt_arena_t *arena, const vmon_proc_fd_t *fd, unsigned flags, vt_file_t *out)
 {
-	vmon_fobject_type_t class = vmon_fobject_types[fd->object->type].class;
+	vmon_fobject_type_t class = vmon_fobject_types[fd->object->type].type_class;
 	const vmon_field_t *comm = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_COMM];
 	const vmon_proc_fd_t *other;
 	int nr = 0;
