@@ -20,8 +20,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +60,11 @@ typedef struct wbase {
 
 struct _vmon_log_writer {
 	int			fd;
+	enum {
+		FD_QUIET,	/* a file: writing raises no signal */
+		FD_SOCKET,	/* send() with MSG_NOSIGNAL */
+		FD_PIPE,	/* a pipe, a FIFO, a device: SIGPIPE blocked around the write */
+	}			fd_kind;
 	int			err;		/* sticky: the errno of a failed write */
 	log_schema_t		schema;
 	log_out_t		out;		/* records waiting for write(2) */
@@ -149,6 +157,45 @@ static void record_begin(vmon_log_writer_t *w)
 	w->body.len = 0;
 }
 
+/*
+ * A write to a pipe, FIFO or socket whose reader is gone raises SIGPIPE,
+ * whose default action ends the process: the library promises EPIPE and
+ * never ends the process, nor does it touch the program's dispositions.  A
+ * socket is told not to raise it.  Anything else that might is written
+ * with SIGPIPE blocked in this thread: the kernel sends the signal to the
+ * thread that wrote, so it waits there, and is taken back before the mask
+ * is restored, unless a SIGPIPE was pending already (the program's, which
+ * it keeps; the two cannot be told apart).  A program that ignores or
+ * handles SIGPIPE sees nothing either way.
+ */
+static ssize_t write_quiet(vmon_log_writer_t *w, const void *p, size_t len)
+{
+	const struct timespec now = { 0, 0 };
+	sigset_t pipe_set, old, pending;
+	bool had = true;
+	ssize_t n;
+	int err;
+
+	if (w->fd_kind == FD_SOCKET)
+		return send(w->fd, p, len, MSG_NOSIGNAL);
+	if (w->fd_kind == FD_QUIET)
+		return write(w->fd, p, len);
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	if (sigpending(&pending) == 0)
+		had = sigismember(&pending, SIGPIPE);
+	n = write(w->fd, p, len);
+	err = errno;
+	if (n < 0 && err == EPIPE && !had) {
+		while (sigtimedwait(&pipe_set, NULL, &now) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return n;
+}
+
 static int flush(vmon_log_writer_t *w)
 {
 	size_t done = 0;
@@ -158,7 +205,7 @@ static int flush(vmon_log_writer_t *w)
 		return -1;
 	}
 	while (done < w->out.len) {
-		ssize_t n = write(w->fd, w->out.data + done, w->out.len - done);
+		ssize_t n = write_quiet(w, w->out.data + done, w->out.len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -181,6 +228,11 @@ static int record_end(vmon_log_writer_t *w, vmon_log_type_t kind)
 	size_t start;
 	uint32_t crc;
 
+	if (w->err) {
+		/* a record may have been cut: nothing written after it could be read */
+		errno = w->err;
+		return -1;
+	}
 	if (w->body.failed) {
 		w->body.failed = false;
 		errno = ENOMEM;
@@ -1018,6 +1070,16 @@ static void writer_free(vmon_log_writer_t *w)
 	free(w);
 }
 
+/* how write_quiet() writes to fd (one that fstat() refuses gets write()'s error) */
+static int fd_kind_of(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))
+		return FD_QUIET;
+	return S_ISSOCK(st.st_mode) ? FD_SOCKET : FD_PIPE;
+}
+
 vmon_log_writer_t *vmon_log_writer_open(int fd, const vmon_t *vmon)
 {
 	vmon_log_writer_t *w;
@@ -1031,6 +1093,7 @@ vmon_log_writer_t *vmon_log_writer_open(int fd, const vmon_t *vmon)
 	if (!w)
 		return NULL;
 	w->fd = fd;
+	w->fd_kind = fd_kind_of(fd);
 	w->keyframe_interval = KEYFRAME_DEFAULT;
 	if (schema_build(&w->schema) < 0 || log_bases_init(&w->bases) < 0) {
 		writer_free(w);

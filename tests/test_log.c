@@ -6,7 +6,8 @@
  * every offset; with every byte flipped; of a newer version; with a kind
  * this reader does not know; with field tables unlike this library's;
  * events; seeking back to keyframes; open files wanted but not recorded;
- * a live run's feed events recorded and delivered again by the replay.
+ * a live run's feed events recorded and delivered again by the replay; a
+ * writer whose reader went away (EPIPE, and the process lives on).
  */
 #include "config.h"
 
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -482,6 +484,143 @@ static void test_open_files_not_recorded(void **state)
 	close(more[1]);
 	close(pipefd[0]);
 	close(pipefd[1]);
+}
+
+/* --- a reader that goes away --- */
+
+static int sigpipe_handled;
+
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	sigpipe_handled++;
+}
+
+static bool sigpipe_pending(void)
+{
+	sigset_t set;
+
+	assert_int_equal(sigpending(&set), 0);
+	return sigismember(&set, SIGPIPE);
+}
+
+/*
+ * How the program treats SIGPIPE: as it starts (the default, which ends
+ * the process), ignored, handled, or blocked with one of its own pending.
+ */
+enum pipe_program { PROGRAM_DEFAULT, PROGRAM_IGNORES, PROGRAM_HANDLES, PROGRAM_BLOCKS, PROGRAM_NR };
+static const char *const program_names[PROGRAM_NR] = { "default", "ignores", "handles", "blocks" };
+
+/* a pipe, a FIFO and a socket whose reader is gone, for the writer's open and for a sample */
+enum pipe_kind { KIND_PIPE, KIND_FIFO, KIND_SOCKET, KIND_NR };
+static const char *const kind_names[KIND_NR] = { "pipe", "FIFO", "socket" };
+
+/* the ends of a pipe-like channel of the kind: [0] read, [1] write */
+static void channel(enum pipe_kind kind, int fds[2], const char *dir)
+{
+	char path[256];
+
+	if (kind == KIND_PIPE) {
+		assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	} else if (kind == KIND_SOCKET) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+	} else {
+		snprintf(path, sizeof(path), "%s/fifo", dir);
+		unlink(path);
+		assert_int_equal(mkfifo(path, 0600), 0);
+		fds[0] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		assert_true(fds[0] >= 0);
+		fds[1] = open(path, O_WRONLY | O_CLOEXEC);
+		assert_true(fds[1] >= 0);
+		unlink(path);
+	}
+}
+
+/*
+ * vmon_log_writer_open(3) promises EPIPE when the reader is gone, and the
+ * library never ends the process: a writer on a pipe, a FIFO or a socket
+ * whose read end is closed fails with EPIPE, at its open and at a sample,
+ * and this process lives on, whatever it does with SIGPIPE, which the
+ * library leaves as it was: its disposition and mask the same, its handler
+ * not called, and no SIGPIPE left pending but the program's own.
+ */
+static void test_reader_gone(void **state)
+{
+	char dir[] = "/tmp/vmon-log-pipe-XXXXXX";
+	struct sigaction before, after, act;
+	sigset_t mask_before, mask_after, pipe_set;
+	fixture_t fx;
+	vmon_t vmon;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fixture_init(&fx);
+	fixture_system(&fx);
+	fixture_proc(&fx, 1, 0, "init", 'S', 10, NULL);
+	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, VMON_WANT_SYS_STAT, VMON_WANT_PROC_STAT));
+	assert_true(vmon_sample(&vmon));
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+
+	for (int program = 0; program < PROGRAM_NR; program++) {
+		for (int kind = 0; kind < KIND_NR; kind++) {
+			const struct timespec now = { 0, 0 };
+			vmon_log_writer_t *w;
+			int fds[2];
+
+			memset(&act, 0, sizeof(act));
+			act.sa_handler = program == PROGRAM_IGNORES ? SIG_IGN :
+					 program == PROGRAM_HANDLES ? on_sigpipe : SIG_DFL;
+			assert_int_equal(sigaction(SIGPIPE, &act, NULL), 0);
+			if (program == PROGRAM_BLOCKS) {
+				assert_int_equal(sigprocmask(SIG_BLOCK, &pipe_set, NULL), 0);
+				assert_int_equal(raise(SIGPIPE), 0);
+			}
+			assert_int_equal(sigaction(SIGPIPE, NULL, &before), 0);
+			assert_int_equal(sigprocmask(SIG_SETMASK, NULL, &mask_before), 0);
+			sigpipe_handled = 0;
+
+			/* the header cannot be written */
+			channel(kind, fds, dir);
+			close(fds[0]);
+			errno = 0;
+			assert_null(vmon_log_writer_open(fds[1], &vmon));
+			if (errno != EPIPE)
+				fail_msg("%s, program %s: open: %s", kind_names[kind], program_names[program], strerror(errno));
+			close(fds[1]);
+
+			/* the reader leaves after the header: the next sample fails, and every write after it */
+			channel(kind, fds, dir);
+			w = vmon_log_writer_open(fds[1], &vmon);
+			assert_non_null(w);
+			close(fds[0]);
+			assert_int_equal(vmon_log_write_sample(w, &vmon, NULL), -1);
+			assert_int_equal(errno, EPIPE);
+			assert_int_equal(vmon_log_write_user(w, "x", 1), -1);
+			assert_int_equal(errno, EPIPE);
+			assert_int_equal(vmon_log_writer_close(w), -1);
+			assert_int_equal(errno, EPIPE);
+			close(fds[1]);
+
+			/* nothing of the program's changed, nor was anything raised at it */
+			assert_int_equal(sigaction(SIGPIPE, NULL, &after), 0);
+			assert_ptr_equal(after.sa_handler, before.sa_handler);
+			assert_int_equal(sigprocmask(SIG_SETMASK, NULL, &mask_after), 0);
+			assert_int_equal(sigismember(&mask_after, SIGPIPE), sigismember(&mask_before, SIGPIPE));
+			assert_int_equal(sigpipe_handled, 0);
+			if (program == PROGRAM_BLOCKS) {
+				/* its own SIGPIPE is still there, and only it */
+				assert_true(sigpipe_pending());
+				assert_int_equal(sigtimedwait(&pipe_set, NULL, &now), SIGPIPE);
+				assert_int_equal(sigprocmask(SIG_UNBLOCK, &pipe_set, NULL), 0);
+			}
+			assert_false(sigpipe_pending());
+		}
+	}
+	signal(SIGPIPE, SIG_DFL);
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+	rmdir(dir);
 }
 
 /* --- a small log of fixtures, for the byte-level tests --- */
@@ -1730,6 +1869,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_round_trip_live, teardown),
 		cmocka_unit_test(test_open_files_not_recorded),
+		cmocka_unit_test(test_reader_gone),
 		cmocka_unit_test(test_small_log_reads),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_corruption),
