@@ -105,10 +105,12 @@ typedef struct perf_item {
 
 /*
  * An exit status seen at exit(2) or exit_group(2), until the process's exit.
- * The leader's own exit(2) is the process's status only if the thread that
- * ends the process last leaves through exit(2) too: when a signal kills the
- * threads that ran on, wait(2) reports the signal, which no tracepoint here
- * carries.
+ * Without exit_group(2), wait(2) reports the status of the thread that
+ * ended the process last: the leader's own exit(2) (a pthread_exit()) is
+ * the process's only if no thread ran on, and each later thread's exit(2)
+ * takes over.  When a signal kills the threads that ran on, wait(2)
+ * reports the signal, which no tracepoint here carries: the last exit(2)
+ * is then not the last thread's, and no status is given.
  */
 typedef struct perf_status {
 	int	status;
@@ -623,15 +625,13 @@ static int push_item(vmon_t *vmon, feed_t *feed, perf_feed_t *p, const perf_item
 		status_set(p, it->pid, it->tid, (int)((it->code & 0xff) << 8), true);
 		return 0;
 	case TP_EXIT_THREAD:
-		/* the leader's own exit(2) is the process's status, unless the group's is set */
-		if (it->tid == it->pid) {
+		/*
+		 * The leader's exit(2), or another thread's after it (before it,
+		 * the leader still runs and will end last): the process's status
+		 * if this thread is the last, unless the group's is set.
+		 */
+		if (it->tid == it->pid || pidmap_get(&p->statuses, it->pid))
 			status_set(p, it->pid, it->tid, (int)((it->code & 0xff) << 8), false);
-		} else {
-			/* another thread's exit(2) after the leader's: it may be the last */
-			s = pidmap_get(&p->statuses, it->pid);
-			if (s && !s->group)
-				s->ender = it->tid;
-		}
 		return 0;
 	default:
 		return 0;

@@ -9,6 +9,9 @@
  *	feed_child leader CODE		a thread waits for stdin's EOF and exits
  *					the process with CODE; the leader exits
  *					first (pthread_exit)
+ *	feed_child leader-last CODE	the same, but the thread leaves by exit(2)
+ *					with CODE, not exit_group(2): the last
+ *					thread's status is the process's
  *	feed_child exec CODE		a thread other than the leader execs
  *					"feed_child wait CODE exec-from-thread"
  *
@@ -18,6 +21,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char *code_arg;
@@ -49,6 +53,15 @@ static void *thread_ends_process(void *arg)
 	exit(atoi(code_arg));
 }
 
+static void *thread_leaves_last(void *arg)
+{
+	(void)arg;
+	wait_eof();
+	/* exit(2) itself: pthread_exit() in the last thread would call exit(0) */
+	syscall(SYS_exit, atoi(code_arg));
+	return NULL;
+}
+
 static void *thread_execs(void *arg)
 {
 	(void)arg;
@@ -77,8 +90,9 @@ int main(int argc, char **argv)
 		wait_eof();
 		return atoi(code_arg);
 	}
-	if (strcmp(argv[1], "leader") == 0) {
-		if (pthread_create(&th, NULL, thread_ends_process, NULL) != 0)
+	if (strcmp(argv[1], "leader") == 0 || strcmp(argv[1], "leader-last") == 0) {
+		if (pthread_create(&th, NULL, strcmp(argv[1], "leader") == 0 ? thread_ends_process : thread_leaves_last,
+				   NULL) != 0)
 			return 126;
 		ready();
 		pthread_exit(NULL);

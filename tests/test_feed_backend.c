@@ -10,6 +10,9 @@
  *			and arguments
  *   thread_exit	a thread's exit is not the process's
  *   leader_first	the leader exits while another thread runs on
+ *   leader_last_thread	the leader exits (pthread_exit), then the last thread
+ *			by exit(2) with a code of its own: that code, as
+ *			wait(2) reports it
  *   exec_thread	a thread other than the leader execs
  *   pid_reuse		a pid reused between two samples: old stale, new new
  *   killed		a signal ends a process: its status, where the backend has it
@@ -414,15 +417,15 @@ static bool leader_is_zombie(void *arg)
 }
 
 /*
- * A vmon on the backend, and a "leader" kid whose leader is gone while its
+ * A vmon on the backend, and a kid of a "leader" mode whose leader is gone while its
  * other thread runs on; sampled then, unless the test wants the leader's
  * exit and the process's to reach the library together.
  */
-static void open_leader_gone(vmon_t *vmon, thread_kid_t *t, bool sample)
+static void open_leader_gone(vmon_t *vmon, thread_kid_t *t, const char *mode, bool sample)
 {
 	open_or_skip(vmon, 0);
 	assert_true(vmon_sample(vmon));
-	spawn_thread_kid(t, "leader", 5);
+	spawn_thread_kid(t, mode, 5);
 	/* the leader is gone, the other thread runs on: the process is alive */
 	assert_true(wait_for(leader_is_zombie, (void *)(intptr_t)t->pid, 5000));
 	if (sample)
@@ -435,7 +438,7 @@ static void test_leader_first(void **state)
 	vmon_t vmon;
 
 	(void)state;
-	open_leader_gone(&vmon, &t, true);
+	open_leader_gone(&vmon, &t, "leader", true);
 	end_thread_kid(&vmon, &t, 5);
 	vmon_destroy(&vmon);
 }
@@ -447,9 +450,28 @@ static void test_leader_first_unseen(void **state)
 	vmon_t vmon;
 
 	(void)state;
-	open_leader_gone(&vmon, &t, false);
+	open_leader_gone(&vmon, &t, "leader", false);
 	end_thread_kid(&vmon, &t, 5);
 	vmon_destroy(&vmon);
+}
+
+/*
+ * The leader leaves by pthread_exit() (exit(2), 0), the last thread by an
+ * exit(2) of its own with 5: wait(2) says 5, the last thread's, and so must
+ * the feed, whether the leader's exit was applied in a sample of its own
+ * or with the process's.
+ */
+static void test_leader_last_thread(void **state)
+{
+	(void)state;
+	for (int sample = 1; sample >= 0; sample--) {
+		thread_kid_t t;
+		vmon_t vmon;
+
+		open_leader_gone(&vmon, &t, "leader-last", sample);
+		end_thread_kid(&vmon, &t, 5);
+		vmon_destroy(&vmon);
+	}
 }
 
 /* the exec'd program runs: "feed_child wait CODE exec-from-thread" */
@@ -675,7 +697,7 @@ static void test_leader_killed(void **state)
 		thread_kid_t t;
 		int status;
 
-		open_leader_gone(&vmon, &t, sample);
+		open_leader_gone(&vmon, &t, "leader", sample);
 		status = reap(t.pid, SIGKILL);
 		close(t.go);
 		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -769,6 +791,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_thread_exit, feedtest_teardown),
 		cmocka_unit_test_teardown(test_leader_first, feedtest_teardown),
 		cmocka_unit_test_teardown(test_leader_first_unseen, feedtest_teardown),
+		cmocka_unit_test_teardown(test_leader_last_thread, feedtest_teardown),
 		cmocka_unit_test_teardown(test_exec_thread, feedtest_teardown),
 		cmocka_unit_test_teardown(test_pid_reuse, feedtest_teardown),
 		cmocka_unit_test_teardown(test_killed, feedtest_teardown),
