@@ -196,40 +196,55 @@ static void replay_stale(vmon_t *vmon, proc_node_t *node)
 		in->stats.procs_stale++;
 }
 
+/* is the entry's id the node of the last pass that it names?  an id names one pid, process or thread, for good */
+static bool same_node(const struct rslot *slot, const vmon_log_proc_t *p)
+{
+	return slot->node->pub.pid == p->pid && !slot->node->pub.is_thread == !(p->flags & VMON_LOG_PROC_THREAD);
+}
+
 /*
- * A sample the tree cannot take: an entry under one that comes after it, or
- * two live nodes with one pid.  The reader lets through only what a writer
- * could write, but a replay must not trust its caller more than the reader.
+ * A sample the tree cannot take: an entry under one that comes after it,
+ * two live nodes with one pid, an id of 0, two entries with one id, an id
+ * that named another live pid (or a thread for a process) in the last pass.
+ * The reader lets through only what a writer could write, but a replay
+ * must not trust its caller more than the reader.  r->next, which reserve()
+ * cleared, holds the ids seen meanwhile, and is cleared again.
  */
-static int check(const vmon_log_sample_t *s)
+static int check(struct replay *r, const vmon_log_sample_t *s)
 {
 	pidmap_t live[2];
-	int r = 0;
+	int ret = 0;
 
 	if (pidmap_init(&live[0]) < 0 || pidmap_init(&live[1]) < 0) {
 		pidmap_fini(&live[0]);
 		return -1;
 	}
-	for (int i = 0; i < s->procs_nr && !r; i++) {
+	for (int i = 0; i < s->procs_nr && !ret; i++) {
 		const vmon_log_proc_t *p = &s->procs[i];
 		bool thread = p->flags & VMON_LOG_PROC_THREAD;
+		const struct rslot *last = p->id ? map_find(r->map, r->mask, p->id) : NULL;
 
 		if (p->pid <= 0 || p->parent >= i || (thread && p->parent < 0) ||
-		    (p->parent >= 0 && (s->procs[p->parent].flags & VMON_LOG_PROC_THREAD))) {
-			r = -1;
+		    (p->parent >= 0 && (s->procs[p->parent].flags & VMON_LOG_PROC_THREAD)) ||
+		    !p->id || map_find(r->next, r->mask, p->id) || (last && !last->stale && !same_node(last, p))) {
+			ret = -1;
 			errno = EINVAL;
-		} else if (!(p->flags & VMON_LOG_PROC_STALE)) {
+			break;
+		}
+		map_put(r->next, r->mask, p->id, NULL, false);
+		if (!(p->flags & VMON_LOG_PROC_STALE)) {
 			if (pidmap_get(&live[thread], p->pid)) {
-				r = -1;
+				ret = -1;
 				errno = EINVAL;
 			} else if (pidmap_put(&live[thread], p->pid, (void *)p) < 0) {
-				r = -1;
+				ret = -1;
 			}
 		}
 	}
+	memset(r->next, 0, sizeof(*r->next) * (r->mask + 1));
 	pidmap_fini(&live[0]);
 	pidmap_fini(&live[1]);
-	return r;
+	return ret;
 }
 
 static int replay_stores(vmon_t *vmon, proc_node_t *node, const vmon_log_proc_t *p, bool made)
@@ -380,7 +395,7 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 		return -1;
 	}
 	n = s->procs_nr;
-	if (check(s) < 0 || reserve(r, (size_t)n) < 0)
+	if (reserve(r, (size_t)n) < 0 || check(r, s) < 0)
 		return -1;
 	in->in_sample = 1;
 	vmon->generation++;

@@ -1833,6 +1833,127 @@ static void test_replay_records(void **state)
 	free(bytes);
 }
 
+/* entries of a hand-made sample: pid, parent index, flags, id */
+struct entry {
+	int			pid, parent;
+	unsigned		flags;
+	unsigned long long	id;
+};
+
+static int replay_entries(vmon_t *replay, const struct entry *e, int nr)
+{
+	vmon_log_proc_t procs[8];
+	vmon_log_sample_t s;
+
+	assert_true(nr <= 8);
+	memset(&s, 0, sizeof(s));
+	memset(procs, 0, sizeof(procs));
+	for (int i = 0; i < nr; i++) {
+		procs[i].pid = e[i].pid;
+		procs[i].parent = e[i].parent;
+		procs[i].flags = e[i].flags;
+		procs[i].id = e[i].id;
+	}
+	s.procs = procs;
+	s.procs_nr = nr;
+	return vmon_log_replay(replay, &s);
+}
+
+/* the nodes of the replay's tree as "pid(parent pid)" in pre-order, threads with a 't' */
+static void tree_text(vmon_t *vmon, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (const vmon_proc_t *p = first_node(vmon); p; p = next_node(vmon, p))
+		len += (size_t)snprintf(buf + len, size - len, "%s%d(%d)%s", len ? " " : "", p->pid,
+					p->parent ? p->parent->pid : 0, p->is_thread ? "t" : "");
+}
+
+static int dtors;
+
+static void count_dtor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	(void)vmon;
+	(void)proc;
+	dtors++;
+}
+
+/*
+ * vmon_log_replay() takes samples from its caller, not only from the
+ * reader: ids that do not name one node each (0, the same id twice, an
+ * id that named another pid or a thread) are refused with EINVAL and leave
+ * the replay as it was, and the next good sample goes on from it.  Two
+ * entries with one id once made two nodes share a slot, and the forget
+ * loop freed one of them twice; an id of 0 made a node every pass that
+ * never left.
+ */
+static void test_replay_ids(void **state)
+{
+	static const struct entry good[] = {
+		{ 10, -1, 0, 1 }, { 11, 0, 0, 2 }, { 11, 1, VMON_LOG_PROC_THREAD, 3 }, { 12, 0, 0, 4 },
+	};
+	static const struct {
+		const char	*what;
+		struct entry	e[4];
+		int		nr;
+	} bad[] = {
+		{ "two entries with one id", { { 10, -1, 0, 1 }, { 11, 0, 0, 2 }, { 12, 0, 0, 2 } }, 3 },
+		{ "an id of 0", { { 10, -1, 0, 1 }, { 13, 0, 0, 0 } }, 2 },
+		{ "ids of 0, twice", { { 10, -1, 0, 1 }, { 13, 0, 0, 0 }, { 14, 0, 0, 0 } }, 3 },
+		{ "an id that named another pid", { { 10, -1, 0, 1 }, { 13, 0, 0, 2 } }, 2 },
+		{ "a thread's id for a process", { { 10, -1, 0, 1 }, { 11, 0, 0, 3 } }, 2 },
+	};
+	vmon_log_header_t h;
+	char before[256], after[256];
+	vmon_t replay;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	h.ticks_per_sec = 100;
+	h.page_size = 4096;
+	h.num_cpus = 1;
+	h.flags = VMON_FLAG_PROC_ALL;
+	h.proc_wants = VMON_WANT_PROC_STAT;
+	assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+	replay.proc_dtor_cb = count_dtor;
+	dtors = 0;
+	assert_int_equal(replay_entries(&replay, good, 4), 0);
+	tree_text(&replay, before, sizeof(before));
+	assert_string_equal(before, "10(0) 11(10) 11(11)t 12(10)");
+
+	for (size_t c = 0; c < sizeof(bad) / sizeof(bad[0]); c++) {
+		int generation = replay.generation;
+
+		errno = 0;
+		if (replay_entries(&replay, bad[c].e, bad[c].nr) != -1 || errno != EINVAL)
+			fail_msg("%s: accepted (errno %s)", bad[c].what, strerror(errno));
+		/* nothing changed: the same tree, no pass counted, no node gone */
+		tree_text(&replay, after, sizeof(after));
+		assert_string_equal(after, before);
+		assert_int_equal(replay.generation, generation);
+		assert_int_equal(dtors, 0);
+		assert_int_equal(assert_tree_consistent(&replay), 4);
+	}
+
+	/* the next good sample goes on from the last one: 12 leaves, 13 comes */
+	{
+		static const struct entry next[] = {
+			{ 10, -1, 0, 1 }, { 11, 0, 0, 2 }, { 11, 1, VMON_LOG_PROC_THREAD, 3 }, { 13, 0, VMON_LOG_PROC_NEW, 6 },
+		};
+
+		assert_int_equal(replay_entries(&replay, next, 4), 0);
+		tree_text(&replay, after, sizeof(after));
+		assert_string_equal(after, "10(0) 11(10) 11(11)t 13(10)");
+		assert_int_equal(dtors, 1);
+		assert_int_equal(assert_tree_consistent(&replay), 4);
+		assert_non_null(vmon_proc_lookup(&replay, 13));
+		assert_null(vmon_proc_lookup(&replay, 12));
+	}
+	vmon_destroy(&replay);
+	assert_int_equal(dtors, 5);
+}
+
 /* bad arguments are refused, never crash */
 static void test_arguments(void **state)
 {
@@ -1880,6 +2001,7 @@ int main(void)
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_events_live),
 		cmocka_unit_test(test_replay_records),
+		cmocka_unit_test(test_replay_ids),
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_fuzz_corpus),
 	};
