@@ -244,7 +244,8 @@ static const char *parse_header(vmon_log_t *log, log_in_t *in)
 	    !log_get_varint(in, &start) || !log_get_varint(in, &flags) || !log_get_varint(in, &sys_wants) ||
 	    !log_get_varint(in, &proc_wants))
 		return "header: cut short";
-	if (!ticks || ticks > 1000000 || page > (1ULL << 40) || cpus > CPUS_MAX)
+	/* a page is a power of two bytes: what a replay's pages count (vmon_page_size()) */
+	if (!ticks || ticks > 1000000 || !page || page > (1ULL << 40) || (page & (page - 1)) || cpus > CPUS_MAX)
 		return "header: clock ticks, page size or CPU count out of range";
 	h->ticks_per_sec = (long)ticks;
 	h->page_size = (long)page;

@@ -1071,6 +1071,16 @@ int vmon_set_sys_wants(vmon_t *vmon, vmon_sys_wants_t wants)
 	return 0;
 }
 
+/* what the pages of rss and of statm's fields count: this machine's, or a replayed log's (log_replay.c) */
+long vmon_page_size(const vmon_t *vmon)
+{
+	if (!vmon || !vmon->internal) {
+		errno = EINVAL;
+		return -1;
+	}
+	return vmon->internal->page_size;
+}
+
 int vmon_get_stats(const vmon_t *vmon, vmon_stats_t *stats)
 {
 	const struct _vmon_internal *in = vmon->internal;

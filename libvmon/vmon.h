@@ -569,6 +569,8 @@ void vmon_dump_procs(vmon_t *vmon, FILE *out);
 void vmon_attr_default(vmon_attr_t *attr);
 int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr);
 int vmon_get_stats(const vmon_t *vmon, vmon_stats_t *stats);
+/* bytes in a page of the machine the instance describes (a replay: the recorded one's), -1 EINVAL */
+long vmon_page_size(const vmon_t *vmon);
 vmon_proc_t *vmon_proc_lookup(const vmon_t *vmon, int pid);
 int vmon_proc_set_wants(vmon_t *vmon, vmon_proc_t *proc, vmon_proc_wants_t wants);
 int vmon_set_proc_wants(vmon_t *vmon, vmon_proc_wants_t wants);

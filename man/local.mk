@@ -90,7 +90,8 @@ VMON_MAN_ALIASES = \
 	man/vmon_feed_process.3 \
 	man/vmon_get_sampler.3 \
 	man/vmon_sampler_reason.3 \
-	man/vmon_sampler_name.3
+	man/vmon_sampler_name.3 \
+	man/vmon_page_size.3
 
 dist_man_MANS += $(VMON_MAN_PAGES) $(VMON_MAN_ALIASES)
 nodist_man_MANS += man/vmon_fields.7

@@ -1249,8 +1249,8 @@ static void test_other_tables(void **state)
 	vmon_log_close(r);
 }
 
-/* a header's start: preamble, host texts, ticks and sizes, wants proc_stat only, no system store */
-static void enc_header_start(struct enc *log, struct enc *body)
+/* a header's start with a page of page_size bytes: preamble, host texts, ticks and sizes, wants proc_stat only */
+static void enc_header_page(struct enc *log, struct enc *body, unsigned long long page_size)
 {
 	memcpy(log->buf, "VMON-LOG\1\0\0\0", 12);
 	log->len = 12;
@@ -1260,13 +1260,31 @@ static void enc_header_start(struct enc *log, struct enc *body)
 	enc_string(body, "b");
 	enc_string(body, "w");
 	enc_varint(body, 100);
-	enc_varint(body, 4096);
+	enc_varint(body, page_size);
 	enc_varint(body, 1);
 	enc_varint(body, 0);
 	enc_varint(body, 0);
 	enc_varint(body, 0);
 	enc_varint(body, 1);
 	enc_varint(body, 0);
+}
+
+/* ... of 4 KiB pages */
+static void enc_header_start(struct enc *log, struct enc *body)
+{
+	enc_header_page(log, body, 4096);
+}
+
+/* a whole header record whose one store is proc_stat with its pid */
+static void enc_pid_header(struct enc *log, struct enc *body, unsigned long long page_size)
+{
+	enc_header_page(log, body, page_size);
+	enc_varint(body, 1);
+	enc_string(body, "proc_stat");
+	enc_u8(body, 0);
+	enc_varint(body, 1);
+	enc_field(body, "pid", 2);
+	enc_record(log, VMON_LOG_HEADER, body);
 }
 
 /* a sample's start: seq, flags, time, no system store; then the entry count */
@@ -1398,13 +1416,7 @@ static void test_bad_samples(void **state)
 		vmon_log_record_t rec;
 		vmon_log_t *r;
 
-		enc_header_start(&log, &body);
-		enc_varint(&body, 1);
-		enc_string(&body, "proc_stat");
-		enc_u8(&body, 0);
-		enc_varint(&body, 1);
-		enc_field(&body, "pid", 2);
-		enc_record(&log, VMON_LOG_HEADER, &body);
+		enc_pid_header(&log, &body, 4096);
 		enc_sample_start(&body, 1, false, 1);
 		for (size_t i = 0; i < cases[c].len; i++)
 			enc_u8(&body, cases[c].entry[i]);
@@ -1417,6 +1429,49 @@ static void test_bad_samples(void **state)
 			fail_msg("%s: read as state %d", cases[c].what, rec.state);
 		assert_non_null(strstr(vmon_log_error(r), "offset "));
 		vmon_log_close(r);
+	}
+}
+
+/*
+ * The pages a log's stores count are the recorded machine's: a replay says
+ * its size (vmon_page_size()), which a program multiplies the pages by,
+ * and a header whose page size is not a power of two is refused.
+ */
+static void test_page_size(void **state)
+{
+	static const unsigned long long sizes[] = { 65536, 4096, 0, 3000, 1ULL << 41 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct enc log, body;
+		vmon_log_record_t rec;
+		vmon_log_t *r;
+		vmon_t replay;
+
+		enc_pid_header(&log, &body, sizes[i]);
+		r = vmon_log_open(VMON_LOG_FD_NONE);
+		assert_int_equal(vmon_log_feed(r, log.buf, log.len), 0);
+		if (i >= 2) {
+			assert_int_equal(vmon_log_read(r, &rec), -1);
+			assert_int_equal(rec.state, VMON_LOG_ERROR);
+			assert_non_null(strstr(vmon_log_error(r), "page size"));
+			vmon_log_close(r);
+			continue;
+		}
+		assert_int_equal(vmon_log_read(r, &rec), 0);
+		assert_int_equal(rec.u.header->page_size, (long)sizes[i]);
+		assert_int_equal(vmon_log_replay_init(&replay, rec.u.header, 0), 0);
+		assert_int_equal(vmon_page_size(&replay), (long)sizes[i]);
+		vmon_destroy(&replay);
+		vmon_log_close(r);
+	}
+	/* a live instance's is this machine's */
+	{
+		vmon_t vmon;
+
+		assert_true(vmon_init(&vmon, VMON_FLAG_NONE, VMON_WANT_SYS_NONE, VMON_WANT_PROC_STAT));
+		assert_int_equal(vmon_page_size(&vmon), sysconf(_SC_PAGESIZE));
+		vmon_destroy(&vmon);
 	}
 }
 
@@ -1998,6 +2053,7 @@ int main(void)
 		cmocka_unit_test(test_other_tables),
 		cmocka_unit_test(test_bad_samples),
 		cmocka_unit_test(test_split_count),
+		cmocka_unit_test(test_page_size),
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_events_live),
 		cmocka_unit_test(test_replay_records),

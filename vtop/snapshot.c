@@ -952,7 +952,8 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	/* the sample's own time when the source gives it (a log records it, a replay shows it) */
 	snap->when = b->when > 0 ? b->when : clock_seconds(CLOCK_REALTIME);
 	snap->ticks_per_sec = vmon->ticks_per_sec;
-	snap->page_size = sysconf(_SC_PAGESIZE);
+	/* the pages of the machine sampled: a replay's are the recorded one's */
+	snap->page_size = vmon_page_size(vmon);
 	snap->sample_cpu_ms = sample_cpu_ms;
 	snap->source = vmon_sampler_name(vmon_get_sampler(vmon));
 	snap->threads_shown = b->threads;

@@ -103,4 +103,5 @@ def main():
         f.write(log)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -12,6 +12,8 @@ log as vmon_log(5) describes it: a fork and an exit, with its exit status,
 for each short-lived child this test started while vtop recorded.
 """
 
+import csv
+import io
 import json
 import os
 import re
@@ -24,6 +26,8 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vtoptest import VTOP, Term, check, finish, kill_all, spawn  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fuzz"))
+from tiny_log import record, varint  # noqa: E402  (the format written from vmon_log(5) alone)
 
 tmp = tempfile.mkdtemp(prefix="vtop-replay-")
 ENV = dict(os.environ, XDG_CONFIG_HOME=tmp, LANG="C.UTF-8")
@@ -43,52 +47,75 @@ tmux, wait_for = TMUX.tmux, TMUX.wait_for
 TMUX_W = Term("vtop-replay-w-%d" % os.getpid())
 
 
-def log_events(path):
-    """The EVENT records of a log, as vmon_log(5) lays them out: (kind, pid, ppid, exit status)."""
-    data = open(path, "rb").read()
-    pos = 12
+class Bytes:
+    """A cursor over a log's bytes, reading vmon_log(5)'s varints."""
 
-    def varint():
-        nonlocal pos
+    def __init__(self, data, pos):
+        self.data, self.pos = data, pos
+
+    def varint(self):
         v = shift = 0
         while True:
-            b = data[pos]
-            pos += 1
+            b = self.data[self.pos]
+            self.pos += 1
             v |= (b & 0x7f) << shift
             shift += 7
             if not b & 0x80:
                 return v
 
-    def svarint():
-        v = varint()
+    def svarint(self):
+        v = self.varint()
         return (v >> 1) ^ -(v & 1)
 
+
+def log_events(path):
+    """The EVENT records of a log, as vmon_log(5) lays them out: (kind, pid, ppid, exit status)."""
+    data = open(path, "rb").read()
+    c = Bytes(data, 12)
     out = []
-    while pos < len(data):
-        kind = data[pos]
-        pos += 1
-        length = varint()
-        pos += 1  # the CRC-8 of kind and length
-        end = pos + length
+    while c.pos < len(data):
+        kind = data[c.pos]
+        c.pos += 1
+        length = c.varint()
+        c.pos += 1  # the CRC-8 of kind and length
+        end = c.pos + length
         if end + 4 > len(data):
             break  # cut short: the last record is not whole
         if kind == 3:
-            ev, has = varint(), varint()
-            varint()  # time
-            pid, _tid = svarint(), svarint()
-            ppid = svarint() if has & 0x1 else None
+            ev, has = c.varint(), c.varint()
+            c.varint()  # time
+            pid, _tid = c.svarint(), c.svarint()
+            ppid = c.svarint() if has & 0x1 else None
             if has & 0x6:
-                varint()  # start
+                c.varint()  # start
             if has & 0x8:
-                varint()  # uid
+                c.varint()  # uid
             for bit in (0x10, 0x20, 0x40):  # comm, filename, arguments (then a byte: were they cut)
                 if has & bit:
-                    n = varint()
-                    pos += n + (bit == 0x40)
-            status = svarint() if has & 0x80 else None
+                    n = c.varint()
+                    c.pos += n + (bit == 0x40)
+            status = c.svarint() if has & 0x80 else None
             out.append((ev, pid, ppid, status))
-        pos = end + 4
+        c.pos = end + 4
     return out
+
+
+def with_page_size(data, page):
+    """The log with its header's page size made page, the header framed again (tiny_log.py's record())."""
+    c = Bytes(data, 12)
+    check(data[c.pos] == 1, "the first record is the header")
+    c.pos += 1
+    length = c.varint()
+    c.pos += 1  # the CRC-8
+    body_start = c.pos
+    for _ in range(4):  # host name, release, boot id, writer
+        n = c.varint()
+        c.pos += n
+    c.varint()  # clock ticks
+    page_at = c.pos
+    old_page = c.varint()
+    body = data[body_start:page_at] + varint(page) + data[c.pos:body_start + length]
+    return data[:12] + record(1, body) + data[body_start + length + 4:], old_page
 
 
 def sample_of(s):
@@ -153,6 +180,28 @@ try:
                   "-w: the exit of child %d, status %d (%s)" % (pid, code << 8, exits))
         replayed = vtop("-r", elog, "-b", "--format", "csv").stdout.splitlines()
         check(len(replayed) > 10, "-r: a log with events replays (%d lines)" % len(replayed))
+
+    # a log of a machine whose pages are 16 times this one's: RES, SHR and MEM% are the recorded machine's
+    data = open(log, "rb").read()
+    big, page = with_page_size(data, os.sysconf("SC_PAGE_SIZE") * 16)
+    check(page == os.sysconf("SC_PAGE_SIZE"), "the log says this machine's page size, %d bytes" % page)
+    big_log = os.path.join(tmp, "big-pages.vlog")
+    with open(big_log, "wb") as f:
+        f.write(big)
+    cols = ["-o", "pid,res,shr,mem_percent", "--format", "csv", "-n", "3"]
+    small_rows = list(csv.reader(io.StringIO(vtop("-r", log, "-b", *cols).stdout.decode())))
+    big_rows = list(csv.reader(io.StringIO(vtop("-r", big_log, "-b", *cols).stdout.decode())))
+    check(len(small_rows) == len(big_rows) > 3, "the same log with 16 times the page size replays (%d rows)"
+          % len(big_rows))
+    header = small_rows[0]
+    pid, res, shr, mem = (header.index(c) for c in ("pid", "res", "shr", "mem_percent"))
+    scaled = [(a, b) for a, b in zip(small_rows[1:], big_rows[1:]) if a[pid] == b[pid] and a[res] and int(a[res]) > 0]
+    check(len(scaled) > 3 and all(int(b[res]) == 16 * int(a[res]) and
+                                  (a[shr] == b[shr] == "" or int(b[shr]) == 16 * int(a[shr])) for a, b in scaled),
+          "RES and SHR count the log's pages: 16 times as many bytes, for %d processes" % len(scaled))
+    # MEM% has two decimals: 16 times a rounded figure, within 16 roundings and one
+    check(all(abs(float(b[mem]) - 16 * float(a[mem])) <= 17 * 0.005 + 1e-9 for a, b in scaled),
+          "MEM% counts the log's pages too")
 
     # every format, with threads, -n: the same
     for fmt in ("text", "csv", "openmetrics"):
