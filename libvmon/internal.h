@@ -147,6 +147,8 @@ struct _vmon_internal {
 	int		array_free_nr;
 
 	int		fd_budget;	/* files that may be held open between passes */
+	int		fd_budget_max;	/* ... as configured: what it grows back to after EMFILE cut it */
+	int		fd_budget_pass;	/* vmon->generation of the last cut or growth (procfs.c) */
 	int		fds_held;
 	int		warm_held;	/* of fds_held, the warm ones (procfs.c) */
 	int		dirs_held;	/* of warm_held, the directories */

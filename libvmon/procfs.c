@@ -14,7 +14,8 @@
  * pass, which costs two syscalls more per file (and two for the directory)
  * but loses nothing.  When the process runs out of fds anyway (EMFILE: the
  * caller opened more of its own), the budget halves and held fds are
- * released until we are under it.
+ * released until we are under it; then it grows back towards the configured
+ * one by an eighth of that in each pass that did not run out.
  *
  * Held fds are of two kinds.  Hot ones are read in every pass whatever the
  * task did: stat, schedstat, the follow wants' children and task directory.
@@ -123,6 +124,23 @@ static int hot_fds(const struct _vmon_internal *in, vmon_proc_wants_t w)
 	return 1 + in->have_schedstat + !!(w & VMON_WANT_PROC_FOLLOW_CHILDREN) + !!(w & VMON_WANT_PROC_FOLLOW_THREADS);
 }
 
+/*
+ * A budget that EMFILE cut grows back, once a pass, in every pass after the
+ * one that cut it: a shortage that passes costs a few passes of held fds,
+ * not the instance's life, and one that lasts cuts it again at the next
+ * EMFILE (so it goes up slowly and down at once).
+ */
+static void budget_regrow(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	int step = in->fd_budget_max / 8 > 0 ? in->fd_budget_max / 8 : 1;
+
+	if (in->fd_budget >= in->fd_budget_max || in->fd_budget_pass == vmon->generation)
+		return;
+	in->fd_budget_pass = vmon->generation;
+	in->fd_budget = in->fd_budget_max - in->fd_budget > step ? in->fd_budget + step : in->fd_budget_max;
+}
+
 /* what the warm fds may hold: the budget less the hot fds of every node */
 static int warm_allowance(vmon_t *vmon)
 {
@@ -157,6 +175,7 @@ static bool room_for(vmon_t *vmon, int need)
 {
 	struct _vmon_internal *in = vmon->internal;
 
+	budget_regrow(vmon);
 	if (in->fds_held + need > in->fd_budget && in->warm_held > 0) {
 		int allowance = warm_allowance(vmon);
 
@@ -218,8 +237,11 @@ static bool hold_hot(vmon_t *vmon, proc_node_t *node, bool first)
 static bool hold_warm(vmon_t *vmon, bool dir)
 {
 	struct _vmon_internal *in = vmon->internal;
-	int allowance = warm_allowance(vmon);
+	int allowance;
 	long dirs_to_come = (long)(in->procs.nr + in->threads.nr) - in->dirs_held;
+
+	budget_regrow(vmon);
+	allowance = warm_allowance(vmon);
 
 	if (in->fds_held >= in->fd_budget || in->warm_held >= allowance)
 		return false;
@@ -268,6 +290,7 @@ static bool is_warm(const char *name)
 /*
  * Out of fds: halve the budget and give back held fds until under it.  The
  * walk is linear, but it only happens when the process hit its fd limit.
+ * The budget grows back from the next pass (budget_regrow()).
  */
 void procfs_shrink_budget(vmon_t *vmon)
 {
@@ -275,6 +298,7 @@ void procfs_shrink_budget(vmon_t *vmon)
 	pidmap_t *maps[] = { &in->threads, &in->procs };
 
 	in->fd_budget = in->fds_held / 2;
+	in->fd_budget_pass = vmon->generation;
 	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
 		for (size_t i = 0; i <= maps[m]->mask && in->fds_held > in->fd_budget; i++) {
 			proc_node_t *node = maps[m]->slots[i].node;

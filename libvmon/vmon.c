@@ -256,6 +256,7 @@ int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 	if (procfs_open_root(vmon, root) < 0)
 		goto fail;
 	vmon->internal->fd_budget = attr->fd_budget >= 0 ? attr->fd_budget : default_fd_budget(vmon);
+	vmon->internal->fd_budget_max = vmon->internal->fd_budget;
 	/* before anything reads /proc, so that no process falls between the two */
 	if (feed_open(vmon, attr) < 0)
 		goto fail;

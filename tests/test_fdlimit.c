@@ -7,7 +7,7 @@
  * (half the soft limit by default) and the process never holds more fds
  * than that budget allows.  Then the caller takes most of the remaining fds
  * for itself: libvmon hits EMFILE, gives back what it held, and still loses
- * nothing.
+ * nothing; once the caller gives them back, the budget grows back.
  *
  * Under valgrind (VMON_UNDER_VALGRIND=1, set by make check-valgrind) the
  * test spawns 400 children instead of 5,000: enough to go past the budget,
@@ -218,7 +218,9 @@ static void test_proc_all(void **state)
 /*
  * The caller takes every fd left after vmon_init() and a first sample:
  * libvmon's next open fails (EMFILE).  It must give back what it holds
- * until under a smaller budget, and still read everything.
+ * until under a smaller budget, and still read everything.  When the
+ * caller closes them, the budget grows back to what it was, and libvmon
+ * holds files again.
  */
 static void test_emfile(void **state)
 {
@@ -226,7 +228,7 @@ static void test_emfile(void **state)
 					VMON_WANT_PROC_FOLLOW_CHILDREN;
 	vmon_t vmon;
 	vmon_stats_t st;
-	int hog[NOFILE], hogs = 0;
+	int hog[NOFILE], hogs = 0, held;
 
 	vmon_attr_t attr;
 
@@ -255,9 +257,20 @@ static void test_emfile(void **state)
 	assert_int_equal(vmon_get_stats(&vmon, &st), 0);
 	if (st.fd_budget >= NOFILE / 2 || st.fds_held > st.fd_budget)
 		fail_msg("after EMFILE: budget %d, %d held", st.fd_budget, st.fds_held);
+	held = st.fds_held;
 	for (int i = 0; i < hogs; i++)
 		close(hog[i]);
 	assert_true(count_open_fds() < NOFILE);
+
+	/* the shortage is over: the budget grows back to the configured one, an eighth of it a pass */
+	for (int pass = 0; pass < 10; pass++) {
+		assert_true(vmon_sample(&vmon));
+		check_children(&vmon, must_find(&vmon, getpid()));
+	}
+	assert_int_equal(vmon_get_stats(&vmon, &st), 0);
+	if (st.fd_budget != NOFILE / 2 || st.fds_held <= held || st.fds_held > st.fd_budget)
+		fail_msg("EMFILE is over: budget %d (configured %d), %d held (%d during the shortage)", st.fd_budget,
+			 NOFILE / 2, st.fds_held, held);
 	vmon_destroy(&vmon);
 }
 
