@@ -248,26 +248,33 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
 const char *feed_root_reason(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
-	char buf[4096], *nspid;
+	const char *reason = NULL;
+	char link[32], *nspid;
+	buf_t status = { 0 };
 	ssize_t n;
 	int fd;
 
 	if (!in->proc_is_live)
 		return "the proc root is not a procfs";
-	n = readlinkat(in->proc_fd, "self", buf, sizeof(buf) - 1);
+	n = readlinkat(in->proc_fd, "self", link, sizeof(link) - 1);
 	if (n <= 0)
 		return "the proc root is another pid namespace's procfs";
-	buf[n] = '\0';
-	if (atoi(buf) != getpid())
+	link[n] = '\0';
+	if (atoi(link) != getpid())
 		return "the proc root is another pid namespace's procfs";
 	fd = openat(in->proc_fd, "self/status", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
+	/* the whole file: NSpid comes after Groups, which a process in many groups makes long */
+	while (buf_reserve(&status, status.len + 4096) == 0 &&
+	       (n = read(fd, status.data + status.len, status.cap - 1 - status.len)) > 0)
+		status.len += (size_t)n;
 	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
+	if (!status.data)
+		return NULL;
+	status.data[status.len] = '\0';
 	/* "NSpid:\t1234" in the first namespace; one more pid per nested one */
-	nspid = strstr(buf, "\nNSpid:");
+	nspid = strstr(status.data, "\nNSpid:");
 	if (nspid) {
 		const char *p = nspid + 7, *end = p + strcspn(p, "\n");
 		unsigned long long pid;
@@ -281,9 +288,10 @@ const char *feed_root_reason(vmon_t *vmon)
 			pids++;
 		}
 		if (pids > 1)
-			return "libvmon runs in a pid namespace of its own, and the kernel's events carry the first one's pids";
+			reason = "libvmon runs in a pid namespace of its own, and the kernel's events carry the first one's pids";
 	}
-	return NULL;
+	buf_free(&status);
+	return reason;
 }
 
 int feed_open(vmon_t *vmon, const vmon_attr_t *attr)

@@ -16,12 +16,14 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <grp.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/sched.h>
 
 #include "feedtest.h"
 #include "vmon_log.h"
@@ -256,6 +258,83 @@ static void test_netlink_unprivileged(void **state)
 	print_message("as nobody: \"%s\"\n", reason);
 }
 
+/*
+ * A process of a pid namespace of its own whose pid is the same number in
+ * the first one (clone3()'s set_tid), in 2,000 groups: the proc root's
+ * self is its own pid, and only NSpid says it is nested, past the first
+ * 4 KiB of its status, after the long Groups line.  The feed must not be
+ * used: the kernel's events would carry the first namespace's pids.
+ */
+static int nested_twin(void)
+{
+	static gid_t groups[2000];
+	struct clone_args args;
+	pid_t init, tid[2];
+	char *status = NULL;
+	size_t len = 0;
+	int code;
+	FILE *f;
+	long r;
+
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		groups[i] = (gid_t)(100000 + i);
+	if (setgroups(sizeof(groups) / sizeof(groups[0]), groups) < 0 || unshare(CLONE_NEWPID) < 0)
+		return -1;
+	init = fork();	/* the namespace's pid 1: it lives while the namespace is needed */
+	if (init == 0) {
+		for (;;)
+			pause();
+	}
+	if (init < 0)
+		return -1;
+	memset(&args, 0, sizeof(args));
+	args.exit_signal = SIGCHLD;
+	args.set_tid = (uintptr_t)tid;
+	args.set_tid_size = 2;
+	r = -1;
+	for (int n = 1000; n < 30000 && r < 0; n += 997) {
+		tid[0] = tid[1] = (getpid() + n) % 30000 + 300;
+		r = syscall(SYS_clone3, &args, sizeof(args));
+		if (r < 0 && errno != EEXIST)
+			break;
+	}
+	if (r == 0) {
+		/* the twin: its NSpid ("N\tN") is past the first 4 KiB of its status, or the test shows nothing */
+		f = fopen("/proc/self/status", "r");
+		if (!f || getdelim(&status, &len, '\0', f) < 0 || !strstr(status, "\nNSpid:") ||
+		    strstr(status, "\nNSpid:") - status < 4096)
+			_exit(93);
+		fclose(f);
+		free(status);
+		return 0;
+	}
+	code = r < 0 ? (errno == ENOSYS ? 94 : 95) : 0;
+	if (r > 0) {
+		int st;
+
+		waitpid((pid_t)r, &st, 0);
+		code = WIFEXITED(st) ? WEXITSTATUS(st) : 96;
+	}
+	kill(init, SIGKILL);
+	waitpid(init, NULL, 0);
+	_exit(code);
+}
+
+static void test_nested_pid_namespace(void **state)
+{
+	char reason[1000];
+	vmon_feed_backend_t got;
+
+	(void)state;
+	SKIP_IF(!is_root(), "a pid namespace and 2,000 groups of our own need root");
+	SKIP_IF(under_valgrind(), "valgrind does not know clone3(), which makes the twin pids");
+	got = backend_in_child(nested_twin, NULL, reason, sizeof(reason));
+	print_message("in a nested pid namespace, with the same pid in the first: \"%s\"\n", reason);
+	assert_int_equal(got, VMON_FEED_NONE);
+	assert_non_null(strstr(reason, "ebpf: libvmon runs in a pid namespace of its own"));
+	assert_non_null(strstr(reason, "netlink: libvmon runs in a pid namespace of its own"));
+}
+
 /* --- the event callback, the fd and the timeout --- */
 
 typedef struct seen {
@@ -488,6 +567,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_fallback, feedtest_teardown),
 		cmocka_unit_test_teardown(test_perf_without_tracefs, feedtest_teardown),
 		cmocka_unit_test_teardown(test_netlink_unprivileged, feedtest_teardown),
+		cmocka_unit_test_teardown(test_nested_pid_namespace, feedtest_teardown),
 		cmocka_unit_test_teardown(test_callback_fd, feedtest_teardown),
 		cmocka_unit_test_teardown(test_callback_drains, feedtest_teardown),
 		cmocka_unit_test_teardown(test_explicit_children, feedtest_teardown),
