@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -245,12 +246,17 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
  * procfs, read from inside it.  NULL when they do, else why not.  (The
  * task iterator's records too: iter.c asks the same.)
  */
+/* the nsfs inode of the first pid namespace: fixed since Linux 3.8 (PROC_PID_INIT_INO) */
+#define PID_NS_FIRST_INO	0xeffffffcUL
+
 const char *feed_root_reason(vmon_t *vmon)
 {
+	static const char nested[] = "libvmon runs in a pid namespace of its own, and the kernel's events carry the first one's pids";
 	struct _vmon_internal *in = vmon->internal;
 	const char *reason = NULL;
 	char link[32], *nspid;
 	buf_t status = { 0 };
+	struct stat ns;
 	ssize_t n;
 	int fd;
 
@@ -262,6 +268,13 @@ const char *feed_root_reason(vmon_t *vmon)
 	link[n] = '\0';
 	if (atoi(link) != getpid())
 		return "the proc root is another pid namespace's procfs";
+	/*
+	 * A container's pid namespace with its own procfs: self is ours, and
+	 * NSpid shows one pid, the namespace's.  Its nsfs inode tells; where
+	 * it cannot be looked at, NSpid catches a procfs of an outer one.
+	 */
+	if (fstatat(in->proc_fd, "self/ns/pid", &ns, 0) == 0 && ns.st_ino != PID_NS_FIRST_INO)
+		return nested;
 	fd = openat(in->proc_fd, "self/status", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -288,7 +301,7 @@ const char *feed_root_reason(vmon_t *vmon)
 			pids++;
 		}
 		if (pids > 1)
-			reason = "libvmon runs in a pid namespace of its own, and the kernel's events carry the first one's pids";
+			reason = nested;
 	}
 	buf_free(&status);
 	return reason;

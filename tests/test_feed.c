@@ -335,6 +335,46 @@ static void test_nested_pid_namespace(void **state)
 	assert_non_null(strstr(reason, "netlink: libvmon runs in a pid namespace of its own"));
 }
 
+/*
+ * A container: a pid namespace of its own with its procfs mounted on /proc,
+ * in a mount namespace of its own.  Its self is its pid, its NSpid one pid:
+ * only the namespace itself says that the kernel's events, which carry the
+ * first namespace's pids, are not about this procfs.
+ */
+static int container(void)
+{
+	pid_t init;
+	int st;
+
+	if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0)
+		return -1;
+	init = fork();
+	if (init == 0) {
+		if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 || getpid() != 1)
+			_exit(93);
+		return 0;	/* its own pid 1, on with vmon_init() */
+	}
+	if (init < 0)
+		return -1;
+	waitpid(init, &st, 0);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 96);
+}
+
+static void test_container(void **state)
+{
+	char reason[1000];
+	vmon_feed_backend_t got;
+
+	(void)state;
+	SKIP_IF(!is_root(), "a pid namespace and a procfs of our own need root");
+	got = backend_in_child(container, NULL, reason, sizeof(reason));
+	print_message("in a container with its own procfs: \"%s\"\n", reason);
+	assert_int_equal(got, VMON_FEED_NONE);
+	assert_non_null(strstr(reason, "ebpf: libvmon runs in a pid namespace of its own"));
+	assert_non_null(strstr(reason, "netlink: libvmon runs in a pid namespace of its own"));
+}
+
 /* --- the event callback, the fd and the timeout --- */
 
 typedef struct seen {
@@ -568,6 +608,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_perf_without_tracefs, feedtest_teardown),
 		cmocka_unit_test_teardown(test_netlink_unprivileged, feedtest_teardown),
 		cmocka_unit_test_teardown(test_nested_pid_namespace, feedtest_teardown),
+		cmocka_unit_test_teardown(test_container, feedtest_teardown),
 		cmocka_unit_test_teardown(test_callback_fd, feedtest_teardown),
 		cmocka_unit_test_teardown(test_callback_drains, feedtest_teardown),
 		cmocka_unit_test_teardown(test_explicit_children, feedtest_teardown),
