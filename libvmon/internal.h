@@ -58,6 +58,7 @@ typedef struct proc_node {
 	int			status_fd;	/* held open, or -1 */
 	int			hot_reserved;	/* hot fds counted as held, not yet open (procfs.c) */
 
+	unsigned long long	probe;		/* the number of its last probe (internal->probes), 0: never */
 	int			seen;		/* vmon->generation in which it was last found alive */
 	int			monitors;	/* vmon_proc_monitor() references */
 	int			probed;		/* vmon->generation of its last stat read */
@@ -157,7 +158,14 @@ struct _vmon_internal {
 	buf_t		buf;		/* file contents being parsed */
 	buf_t		stat_line;	/* the stat line of the node being sampled */
 	buf_t		list_buf;	/* children pids gathered from several files */
-	proc_node_t	*stat_line_node;	/* whose stat_line is (of the pass node->probed says) */
+	/*
+	 * Whose stat_line is, and whose record the iterator's probe took: a
+	 * probe's number, never reused, where a node's address would be once
+	 * the node is freed (iter_probed(), stat_line_probed()).
+	 */
+	unsigned long long	probes;		/* procfs_probe() and iter_probe() calls */
+	unsigned long long	stat_line_probe;	/* the probe that read stat_line */
+	unsigned long long	iter_probe;	/* the last iter_probe() */
 	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
 	long		page_size;
 	int		in_sample;
@@ -177,9 +185,19 @@ struct _vmon_internal {
 	/* the sampling source (iter.c, vmon_set_sampler()) */
 	vmon_sampler_t	sampler_asked;	/* by the caller, or $VMON_SAMPLER */
 	struct iter	*iter;		/* the task iterator, loaded; NULL: /proc only */
-	proc_node_t	*iter_node;	/* probed by iter_probe() (of the pass node->probed says) */
 	char		sampler_reason[320];	/* why the iterator is not in use; "" when it is */
 };
+
+/* did the node's last probe read internal->stat_line, or take the iterator's record (of the pass node->probed says)? */
+static inline bool stat_line_probed(const struct _vmon_internal *in, const proc_node_t *node)
+{
+	return node->probe && node->probe == in->stat_line_probe;
+}
+
+static inline bool iter_probed(const struct _vmon_internal *in, const proc_node_t *node)
+{
+	return node->probe && node->probe == in->iter_probe;
+}
 
 /* how often a running process's cmdline is re-read without an exec (set-proc-title) */
 #define CMDLINE_REFRESH_SECS 5.0

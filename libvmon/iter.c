@@ -643,7 +643,8 @@ int iter_probe(vmon_t *vmon, proc_node_t *node)
 	node->stat_same = false;
 	node->ran_generation = vmon->generation;
 	node->probed = vmon->generation;
-	in->iter_node = node;
+	node->probe = ++in->probes;
+	in->iter_probe = node->probe;
 	return 0;
 }
 

@@ -114,7 +114,7 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	s = node_store(vmon, node, VMON_STORE_PROC_FOLLOW_THREADS);
 	if (!s)
 		return -1;
-	if (vmon->internal->iter_node == node && iter_active(vmon)) {
+	if (iter_probed(vmon->internal, node) && iter_active(vmon)) {
 		/* the task iterator's records of the group (iter.c), the leader first */
 		int cursor = ITER_THREADS_START, tid;
 

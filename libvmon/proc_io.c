@@ -34,7 +34,7 @@ int proc_io_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	memset(s->changed, 0, sizeof(s->changed));
 
 	/* the task iterator's record, summed over the group as io sums it (iter.c) */
-	if (vmon->internal->iter_node == node && iter_active(vmon)) {
+	if (iter_probed(vmon->internal, node) && iter_active(vmon)) {
 		r = iter_fill_io(vmon, node, s, first);
 		if (r < 0)
 			return -1;

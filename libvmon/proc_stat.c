@@ -227,7 +227,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	int changes = 0, ran, err = 0;
 
 	/* procfs_probe() read this node's line in this pass (or iter_probe() found its record) and allocated the store */
-	if (!s || node->probed != vmon->generation || (in->stat_line_node != node && in->iter_node != node)) {
+	if (!s || node->probed != vmon->generation || (!stat_line_probed(in, node) && !iter_probed(in, node))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -236,7 +236,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (node->fed != vmon->generation)
 		memset(s->changed, 0, sizeof(s->changed));	/* else the feed's changes of this pass stand */
 
-	if (in->iter_node == node && iter_active(vmon)) {
+	if (iter_probed(in, node) && iter_active(vmon)) {
 		/* the task iterator's record in place of the line (iter.c) */
 		changes = iter_fill_stat(vmon, node, s, first);
 		if (changes < 0)

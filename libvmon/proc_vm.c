@@ -70,7 +70,7 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	memset(s->changed, 0, sizeof(s->changed));
 
 	/* the task iterator's record has statm and the memory lines of status (iter.c) */
-	if (vmon->internal->iter_node == node && iter_active(vmon)) {
+	if (iter_probed(vmon->internal, node) && iter_active(vmon)) {
 		changes = iter_fill_vm(vmon, node, s, first);
 		if (changes < 0)
 			return -1;

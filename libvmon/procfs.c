@@ -758,7 +758,8 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	node->num_threads = (int)v[20 - 3];
 done:
 	node->probed = vmon->generation;
-	in->stat_line_node = node;
+	node->probe = ++in->probes;
+	in->stat_line_probe = node->probe;
 	return 0;
 }
 

@@ -9,6 +9,8 @@
  * vmon(3) documents where the iterator cannot read what /proc reads (the
  * per-CPU parts of the memory counters).  The fallback tests check that
  * /proc takes over, with a reason, wherever the iterator cannot be used.
+ * A node made where a freed one was is never filled with the freed one's
+ * record.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -865,6 +867,75 @@ static void test_changed_asleep(void **state)
 	unlink(path);
 }
 
+/* the text of /proc/PID/NAME without its newline */
+static void proc_text(pid_t pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, (int)size, f));
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/*
+ * Which node the iterator's record or the stat line of a pass belongs to
+ * must not be told by the node's address: a node freed after its probe
+ * (unmonitored) and a new node made where it was (malloc gives the memory
+ * back) were taken for one, and the new node, probed through /proc, was
+ * filled from the iterator's record of another task.  Pid 1 is such a node
+ * where the iterator does not show it (iter.c: this kernel's iter/task
+ * never shows its group); each round monitors a child, samples it through
+ * the iterator, lets it go, then monitors pid 1 and samples it: its stat
+ * must be pid 1's, whatever address its node got.
+ */
+static void test_probe_identity(void **state)
+{
+	int rounds = 20, reused = 0;
+	char comm[64];
+	vmon_attr_t attr;
+	vmon_t it;
+
+	(void)state;
+	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
+	skip_without_iter();
+	proc_text(1, "comm", comm, sizeof(comm));
+	kids = calloc((size_t)rounds, sizeof(*kids));
+	assert_non_null(kids);
+	for (kids_nr = 0; kids_nr < rounds; kids_nr++)
+		kids[kids_nr] = spawn_sleeper();
+	vmon_attr_default(&attr);
+	attr.proc_wants = VMON_WANT_PROC_STAT;
+	attr.sampler = VMON_SAMPLER_ITER;
+	attr.feed = "none";
+	assert_true(vmon_init_attr(&it, &attr));
+	assert_int_equal(vmon_get_sampler(&it), VMON_SAMPLER_ITER);
+	for (int i = 0; i < rounds; i++) {
+		vmon_proc_t *kid, *init;
+		vmon_proc_stat_t *s;
+
+		kid = vmon_proc_monitor(&it, kids[i], VMON_WANT_PROC_INHERIT, NULL, NULL);
+		assert_non_null(kid);
+		assert_true(vmon_sample(&it));
+		assert_int_equal(pstat(kid)->pid, kids[i]);
+		vmon_proc_unmonitor(&it, kid, NULL, NULL);
+		init = vmon_proc_monitor(&it, 1, VMON_WANT_PROC_INHERIT, NULL, NULL);
+		assert_non_null(init);
+		reused += init == kid;
+		assert_true(vmon_sample(&it));
+		s = pstat(init);
+		if (s->pid != 1 || strcmp(s->comm.array, comm) != 0 || s->ppid != 0)
+			fail_msg("round %d: pid 1's node (%s the address of the child's) reads pid %d, comm %s, ppid %d",
+				 i, init == kid ? "at" : "not at", s->pid, s->comm.array, s->ppid);
+		vmon_proc_unmonitor(&it, init, NULL, NULL);
+	}
+	print_message("pid 1's node was made where the child's had been in %d of %d rounds\n", reused, rounds);
+	vmon_destroy(&it);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -875,6 +946,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_switch, teardown_kids),
 		cmocka_unit_test(test_changed_asleep),
 		cmocka_unit_test(test_handler_changed_by_thread),
+		cmocka_unit_test_teardown(test_probe_identity, teardown_kids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);
