@@ -272,11 +272,8 @@ void node_release_files(vmon_t *vmon, proc_node_t *node)
 	procfs_close_held(vmon, &node->schedstat_fd);
 	vmon->internal->fds_held -= node->hot_reserved;
 	node->hot_reserved = 0;
-	if (stat) {
+	if (stat)
 		procfs_close_held(vmon, &stat->stat_fd);
-		procfs_close_held(vmon, &stat->cmdline_fd);
-		procfs_close_held(vmon, &stat->comm_fd);
-	}
 	if (children)
 		procfs_close_held(vmon, &children->children_fd);
 }

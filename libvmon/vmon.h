@@ -207,7 +207,8 @@ typedef enum _vmon_proc_stat_sym_t {
 } vmon_proc_stat_sym_t;
 
 typedef struct _vmon_proc_stat_t {
-	int	cmdline_fd, comm_fd, wchan_fd, stat_fd;	/* owned by the library; -1 when not held open */
+	int	cmdline_fd, comm_fd, wchan_fd, stat_fd;	/* owned by the library; -1 when not held open
+							 * (cmdline_fd and comm_fd always: vmon(3)) */
 	char	changed[BITNSLOTS(VMON_PROC_STAT_NR)];
 	char	present[BITNSLOTS(VMON_PROC_STAT_NR)];
 #define VMON_DECLARE_MEMBERS

@@ -129,6 +129,25 @@ static void watch_fds(vmon_t *vmon, vmon_proc_t *proc)
 }
 
 /* every child of ours in the tree, with all its data */
+/* a store's descriptor member is -1, or the file of that process it names (vmon(3)) */
+static void check_held(pid_t pid, const char *name, int fd)
+{
+	char link[64], want[64], target[64];
+	ssize_t n;
+
+	if (fd < 0) {
+		assert_int_equal(fd, -1);
+		return;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	snprintf(want, sizeof(want), "/proc/%d/%s", pid, name);
+	n = readlink(link, target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	if (strcmp(target, want) != 0)
+		fail_msg("child %d: its %s fd %d is %s", pid, name, fd, target);
+}
+
 static void check_children(vmon_t *vmon, vmon_proc_t *self)
 {
 	int found = 0;
@@ -152,6 +171,12 @@ static void check_children(vmon_t *vmon, vmon_proc_t *self)
 		    !BITTEST(pio(c)->present, VMON_PROC_IO_RCHAR) || pstat(c)->state != 'S')
 			fail_msg("child %d: data missing or wrong (stale %d, ppid %lld, state %c, resident %llu)", c->pid,
 				 c->is_stale, pstat(c)->ppid, pstat(c)->state ? pstat(c)->state : '?', pvm(c)->resident_pages);
+		check_held(c->pid, "stat", pstat(c)->stat_fd);
+		check_held(c->pid, "statm", pvm(c)->statm_fd);
+		check_held(c->pid, "io", pio(c)->io_fd);
+		/* never held (vmon(3)) */
+		assert_int_equal(pstat(c)->cmdline_fd, -1);
+		assert_int_equal(pstat(c)->comm_fd, -1);
 	}
 	if (found != kids_nr)
 		fail_msg("%d of our %d children in the tree", found, kids_nr);
