@@ -17,8 +17,16 @@
  * only tracefs shows (/sys/kernel/tracing, or debugfs's tracing/): libvmon
  * never mounts anything, so without tracefs this backend says so and the
  * next one is tried.  perf_event_open() on tracepoints needs CAP_PERFMON
- * (or kernel.perf_event_paranoid of -1).  CPUs that come online later are
- * not watched.
+ * (or kernel.perf_event_paranoid of -1).
+ *
+ * CPU hotplug: a CPU's events die with it when it goes offline, silently,
+ * and do not come back with it.  So each read looks at the CPUs online
+ * (/sys/devices/system/cpu/online, held open) and watches a CPU that came
+ * online, and once a second asks each CPU's first event whether its enabled
+ * time still runs: a CPU that went offline and came back between two reads
+ * (a suspend and resume does that to every CPU but the first) has a frozen
+ * one, and is watched again.  What happened on a CPU before it was watched
+ * is counted lost, which makes the next pass list /proc.
  *
  * What it fills: pid, tid, ppid (the forking process; unknown after
  * CLONE_PARENT), comm, the path of an exec (and its name, the path's last
@@ -81,11 +89,13 @@ static const struct perf_tp_desc {
 	[TP_EXIT_THREAD] = { "syscalls/sys_enter_exit", false, { "error_code", NULL, NULL } },
 };
 
+/* an event of a CPU; the CPU's first one maps the ring its others write to as well */
 typedef struct perf_ring {
-	int				fd;	/* the CPU's first event; the others write here too */
-	struct perf_event_mmap_page	*meta;
+	int				fd;	/* -1: not open */
+	struct perf_event_mmap_page	*meta;	/* the first's: the ring, NULL for the others */
 	char				*data;
 	size_t				size;	/* of data: a power of two */
+	unsigned long long		lost_seen;	/* the event's lost samples counted so far */
 } perf_ring_t;
 
 /* one sample, parsed, until the merge */
@@ -121,17 +131,26 @@ typedef struct perf_status {
 typedef struct perf_feed {
 	int		tp_id[TP_NR];		/* -1: not available */
 	perf_field_t	field[TP_NR][3];
-	perf_ring_t	*rings;			/* every event's fd; each CPU's first one maps the CPU's ring */
-	int		rings_nr;
+	perf_ring_t	*rings;			/* [cpus * TP_NR]: CPU c's events from c * TP_NR */
+	int		cpus;			/* the CPUs the machine can have */
+	size_t		ring_size;		/* of each CPU's ring's data */
 	int		epoll_fd;
 	long		page_size;
 	perf_item_t	*items;
 	size_t		items_nr, items_cap;
 	buf_t	paths;
 	bool		lost_count;		/* read() says how many samples a full ring lost (Linux 6.0) */
-	unsigned long long lost_seen;
 	char		record[65536];		/* a record that wraps around its ring, made whole */
 	pidmap_t	statuses;		/* tgid -> perf_status_t */
+
+	/* CPU hotplug (see the top of this file) */
+	int		online_fd;		/* /sys/devices/system/cpu/online, -1 if it cannot be read */
+	char		online[256];		/* its text at the last look */
+	double		alive_checked;		/* CLOCK_MONOTONIC seconds of the last check */
+	struct perf_alive {
+		unsigned long long	enabled_ns;	/* the CPU's first event's enabled time */
+		double			at;		/* ... read at this CLOCK_MONOTONIC time, 0: not known */
+	}		*alive;			/* [cpus] */
 } perf_feed_t;
 
 /* --- tracefs --- */
@@ -241,10 +260,151 @@ static int perf_open_event(int id, int cpu, bool lost_count)
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
 	attr.wakeup_events = 1;
-	if (lost_count)
-		attr.read_format = PERF_FORMAT_LOST;
+	/* read(): the count, the enabled time (frozen once the CPU went offline), the samples lost */
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | (lost_count ? PERF_FORMAT_LOST : 0);
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
+
+static double monotonic_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* what read() of an event gives: its enabled time and lost samples (0 without PERF_FORMAT_LOST); -1 on failure */
+static int event_read(const perf_feed_t *p, int fd, unsigned long long *enabled_ns, unsigned long long *lost)
+{
+	unsigned long long v[3] = { 0, 0, 0 };
+	size_t size = p->lost_count ? sizeof(v) : 2 * sizeof(v[0]);
+
+	if (read(fd, v, size) != (ssize_t)size)
+		return -1;
+	*enabled_ns = v[1];
+	*lost = v[2];
+	return 0;
+}
+
+/* the CPU's ring (its first event), or NULL when it is not watched */
+static perf_ring_t *cpu_ring(const perf_feed_t *p, int cpu)
+{
+	for (int t = 0; t < TP_NR; t++) {
+		if (p->rings[cpu * TP_NR + t].meta)
+			return &p->rings[cpu * TP_NR + t];
+	}
+	return NULL;
+}
+
+/*
+ * Is the CPU's first event enabled as long as the clock ran since the last
+ * look (with 50 ms of slack for the two clocks and the reads)?  Its
+ * enabled time stops when the CPU goes offline, and the event does not
+ * come back with the CPU.  The first look only notes where it is.
+ */
+static bool cpu_alive(perf_feed_t *p, int cpu, double now)
+{
+	struct perf_alive *a = &p->alive[cpu];
+	perf_ring_t *ring = cpu_ring(p, cpu);
+	unsigned long long enabled, lost;
+	bool alive;
+
+	if (!ring || event_read(p, ring->fd, &enabled, &lost) < 0)
+		return true;	/* (cannot tell) */
+	alive = !a->at || (double)(enabled - a->enabled_ns) + 50e6 >= (now - a->at) * 1e9;
+	a->enabled_ns = enabled;
+	a->at = now;
+	return alive;
+}
+
+/* stop watching a CPU: its events closed, its ring unmapped (what it held must have been read) */
+static void cpu_unwatch(perf_feed_t *p, int cpu)
+{
+	for (int t = 0; t < TP_NR; t++) {
+		perf_ring_t *r = &p->rings[cpu * TP_NR + t];
+
+		if (r->meta) {
+			epoll_ctl(p->epoll_fd, EPOLL_CTL_DEL, r->fd, NULL);
+			munmap(r->meta, r->size + (size_t)p->page_size);
+		}
+		if (r->fd >= 0)
+			close(r->fd);
+		memset(r, 0, sizeof(*r));
+		r->fd = -1;
+	}
+	p->alive[cpu].at = 0;
+}
+
+/*
+ * Watch a CPU: an event per tracepoint, all writing into the first one's
+ * ring.  0; 1 when the CPU is offline (nothing is left open); -1 with why.
+ */
+static int cpu_watch(perf_feed_t *p, int cpu, char *why, size_t why_size)
+{
+	perf_ring_t *ring = NULL;
+
+	for (int t = 0; t < TP_NR; t++) {
+		perf_ring_t *slot = &p->rings[cpu * TP_NR + t];
+		int fd;
+
+		if (p->tp_id[t] < 0)
+			continue;
+		fd = perf_open_event(p->tp_id[t], cpu, p->lost_count);
+		if (fd < 0 && errno == EINVAL && p->lost_count) {
+			/* an older kernel: PERF_RECORD_LOST records, which come late, will do */
+			p->lost_count = false;
+			fd = perf_open_event(p->tp_id[t], cpu, false);
+		}
+		if (fd < 0) {
+			int err = errno;
+
+			cpu_unwatch(p, cpu);
+			if (err == ENODEV)
+				return 1;	/* offline */
+			if (err == EACCES || err == EPERM)
+				snprintf(why, why_size, "perf_event_open() on tracepoints was refused (%s): it needs CAP_PERFMON, "
+					 "or kernel.perf_event_paranoid -1", strerror(err));
+			else
+				snprintf(why, why_size, "perf_event_open(%s) failed: %s", tp_descs[t].path, strerror(err));
+			errno = err;
+			return -1;
+		}
+		slot->fd = fd;
+		if (!ring) {
+			struct epoll_event ev = { .events = EPOLLIN };
+			void *base = mmap(NULL, p->ring_size + (size_t)p->page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+			if (base == MAP_FAILED) {
+				snprintf(why, why_size, "cannot map a perf ring of %zu bytes: %s", p->ring_size, strerror(errno));
+				goto fail;
+			}
+			ring = slot;
+			ring->meta = base;
+			ring->data = (char *)base + p->page_size;
+			ring->size = p->ring_size;
+			ev.data.ptr = ring;
+			if (epoll_ctl(p->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+				snprintf(why, why_size, "epoll: %s", strerror(errno));
+				goto fail;
+			}
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0) {
+			snprintf(why, why_size, "cannot share a perf ring between events: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	cpu_alive(p, cpu, monotonic_secs());	/* where its enabled time starts */
+	return 0;
+fail:
+	{
+		int err = errno;
+
+		cpu_unwatch(p, cpu);
+		errno = err;
+	}
+	return -1;
+}
+
+
 
 static void perf_close(feed_t *feed)
 {
@@ -252,14 +412,14 @@ static void perf_close(feed_t *feed)
 
 	if (!p)
 		return;
+	for (int cpu = 0; p->rings && p->alive && cpu < p->cpus; cpu++)
+		cpu_unwatch(p, cpu);
 	if (p->epoll_fd >= 0)
 		close(p->epoll_fd);
-	for (int i = 0; i < p->rings_nr; i++) {
-		if (p->rings[i].meta)
-			munmap(p->rings[i].meta, p->rings[i].size + (size_t)p->page_size);
-		close(p->rings[i].fd);
-	}
+	if (p->online_fd >= 0)
+		close(p->online_fd);
 	free(p->rings);
+	free(p->alive);
 	for (size_t i = 0; i <= p->statuses.mask && p->statuses.slots; i++) {
 		if (p->statuses.slots[i].pid)
 			free(p->statuses.slots[i].node);
@@ -276,6 +436,7 @@ static int perf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *ca
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 	size_t per_cpu, size;
 	perf_feed_t *p;
+	bool watching = false;
 
 	(void)vmon;
 	p = calloc(1, sizeof(*p));
@@ -285,6 +446,7 @@ static int perf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *ca
 	}
 	feed_set_priv(feed, p);
 	p->epoll_fd = -1;
+	p->online_fd = -1;
 	p->page_size = sysconf(_SC_PAGESIZE);
 	p->lost_count = true;
 	if (pidmap_init(&p->statuses) < 0 || find_tracepoints(p, why, why_size) < 0)
@@ -294,66 +456,32 @@ static int perf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *ca
 	per_cpu = (buffer_bytes ? buffer_bytes : PERF_DEFAULT_BUFFER) / (size_t)cpus;
 	for (size = (size_t)p->page_size; size < per_cpu && size < ((size_t)1 << 28); size <<= 1)
 		;
+	p->ring_size = size;
+	p->cpus = (int)cpus;
 	p->rings = calloc((size_t)cpus * TP_NR, sizeof(*p->rings));
+	p->alive = calloc((size_t)cpus, sizeof(*p->alive));
+	for (int i = 0; p->rings && i < p->cpus * TP_NR; i++)
+		p->rings[i].fd = -1;
 	p->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (!p->rings || p->epoll_fd < 0) {
+	if (!p->rings || !p->alive || p->epoll_fd < 0) {
 		snprintf(why, why_size, "%s", strerror(errno));
 		goto fail;
 	}
+	/* the CPUs online now, as hotplug_check() will compare them (read before the events open) */
+	p->online_fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	if (p->online_fd >= 0) {
+		ssize_t n = pread(p->online_fd, p->online, sizeof(p->online) - 1, 0);
 
-	for (int cpu = 0; cpu < cpus; cpu++) {
-		perf_ring_t *ring = NULL;
-
-		for (int t = 0; t < TP_NR; t++) {
-			perf_ring_t *slot = &p->rings[p->rings_nr];
-			int fd;
-
-			if (p->tp_id[t] < 0)
-				continue;
-			fd = perf_open_event(p->tp_id[t], cpu, p->lost_count);
-			if (fd < 0 && errno == EINVAL && p->lost_count) {
-				/* an older kernel: PERF_RECORD_LOST records, which come late, will do */
-				p->lost_count = false;
-				fd = perf_open_event(p->tp_id[t], cpu, false);
-			}
-			if (fd < 0 && errno == ENODEV)
-				break;	/* an offline CPU */
-			if (fd < 0) {
-				int err = errno;
-
-				if (err == EACCES || err == EPERM)
-					snprintf(why, why_size, "perf_event_open() on tracepoints was refused (%s): it needs CAP_PERFMON, "
-						 "or kernel.perf_event_paranoid -1", strerror(err));
-				else
-					snprintf(why, why_size, "perf_event_open(%s) failed: %s", tp_descs[t].path, strerror(err));
-				goto fail;
-			}
-			slot->fd = fd;
-			p->rings_nr++;
-			if (!ring) {
-				struct epoll_event ev = { .events = EPOLLIN };
-				void *base = mmap(NULL, size + (size_t)p->page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-
-				if (base == MAP_FAILED) {
-					snprintf(why, why_size, "cannot map a perf ring of %zu bytes: %s", size, strerror(errno));
-					goto fail;
-				}
-				ring = slot;
-				ring->meta = base;
-				ring->data = (char *)base + p->page_size;
-				ring->size = size;
-				ev.data.ptr = ring;
-				if (epoll_ctl(p->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-					snprintf(why, why_size, "epoll: %s", strerror(errno));
-					goto fail;
-				}
-			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0) {
-				snprintf(why, why_size, "cannot share a perf ring between events: %s", strerror(errno));
-				goto fail;
-			}
-		}
+		p->online[n > 0 ? n : 0] = '\0';
 	}
-	if (!p->rings_nr) {
+	for (int cpu = 0; cpu < p->cpus; cpu++) {
+		int r = cpu_watch(p, cpu, why, why_size);
+
+		if (r < 0)
+			goto fail;
+		watching |= r == 0;
+	}
+	if (!watching) {
 		snprintf(why, why_size, "no CPU to watch");
 		goto fail;
 	}
@@ -640,6 +768,85 @@ static int push_item(vmon_t *vmon, feed_t *feed, perf_feed_t *p, const perf_item
 	return 1;
 }
 
+/* is the CPU in a list of ranges as the kernel writes them ("0-3,5,7-8")? */
+static bool cpu_listed(const char *list, int cpu)
+{
+	const char *p = list, *end = list + strlen(list);
+
+	while (p < end) {
+		unsigned long long lo, hi;
+
+		if (!parse_ull(&p, end, &lo))
+			return false;
+		hi = lo;
+		if (*p == '-' && (p++, !parse_ull(&p, end, &hi)))
+			return false;
+		if ((unsigned long long)cpu >= lo && (unsigned long long)cpu <= hi)
+			return true;
+		if (*p != ',')
+			return false;
+		p++;
+	}
+	return false;
+}
+
+/* watch the CPU again (or for the first time): what it did meanwhile is lost */
+static void cpu_rewatch(feed_t *feed, perf_feed_t *p, int cpu)
+{
+	char why[256];
+
+	if (cpu_ring(p, cpu)) {
+		read_ring(feed, p, cpu_ring(p, cpu));
+		cpu_unwatch(p, cpu);
+	}
+	if (cpu_watch(p, cpu, why, sizeof(why)) < 0)
+		p->online[0] = '\0';	/* (out of fds, say) the next read tries again */
+	feed_lost(feed, 0);
+}
+
+/*
+ * CPUs that came online are watched, and those that went offline let go
+ * (what their rings hold read first).  Once a second, a CPU whose events
+ * were not enabled all the while (cpu_alive()) went offline and came back
+ * since the last look, or the list of CPUs would have said so: it is
+ * watched again.
+ */
+static void hotplug_check(feed_t *feed, perf_feed_t *p)
+{
+	char online[sizeof(p->online)];
+	double now;
+	ssize_t n;
+
+	if (p->online_fd < 0)
+		return;
+	n = pread(p->online_fd, online, sizeof(online) - 1, 0);
+	if (n <= 0)
+		return;
+	online[n] = '\0';
+	if (strcmp(online, p->online) != 0) {
+		memcpy(p->online, online, sizeof(online));
+		for (int cpu = 0; cpu < p->cpus; cpu++) {
+			perf_ring_t *ring = cpu_ring(p, cpu);
+			bool up = cpu_listed(online, cpu);
+
+			if (up && !ring) {
+				cpu_rewatch(feed, p, cpu);
+			} else if (!up && ring) {
+				read_ring(feed, p, ring);
+				cpu_unwatch(p, cpu);
+			}
+		}
+	}
+	now = monotonic_secs();
+	if (now - p->alive_checked < 1.0)
+		return;
+	p->alive_checked = now;
+	for (int cpu = 0; cpu < p->cpus; cpu++) {
+		if (!cpu_alive(p, cpu, now))
+			cpu_rewatch(feed, p, cpu);
+	}
+}
+
 static int perf_drain(vmon_t *vmon, feed_t *feed)
 {
 	perf_feed_t *p = feed_priv(feed);
@@ -649,7 +856,8 @@ static int perf_drain(vmon_t *vmon, feed_t *feed)
 
 	p->items_nr = 0;
 	p->paths.len = 0;
-	for (int i = 0; i < p->rings_nr; i++) {
+	hotplug_check(feed, p);
+	for (int i = 0; i < p->cpus * TP_NR; i++) {
 		if (p->rings[i].meta)
 			near_full |= read_ring(feed, p, &p->rings[i]);
 	}
@@ -659,17 +867,16 @@ static int perf_drain(vmon_t *vmon, feed_t *feed)
 		 * again, after we read; the events' own counters know at once.
 		 * They cost a read() each, so only when a ring came near full.
 		 */
-		unsigned long long lost = 0;
+		for (int i = 0; i < p->cpus * TP_NR; i++) {
+			perf_ring_t *r = &p->rings[i];
+			unsigned long long enabled, lost;
 
-		for (int i = 0; i < p->rings_nr; i++) {
-			unsigned long long v[2];
-
-			if (read(p->rings[i].fd, v, sizeof(v)) == (ssize_t)sizeof(v))
-				lost += v[1];
+			if (r->fd < 0 || event_read(p, r->fd, &enabled, &lost) < 0)
+				continue;
+			if (lost > r->lost_seen)
+				feed_lost(feed, lost - r->lost_seen);
+			r->lost_seen = lost;
 		}
-		if (lost > p->lost_seen)
-			feed_lost(feed, lost - p->lost_seen);
-		p->lost_seen = lost;
 	}
 	if (p->items_nr > 1)
 		qsort(p->items, p->items_nr, sizeof(*p->items), item_cmp);

@@ -21,6 +21,10 @@
  *			leader's own
  *   forced_loss	a tiny buffer and a stalled reader: the loss is counted,
  *			/proc is listed again and the tree is right after it
+ *   cpu_hotplug	CPU 1 offline when the feed opens, then online; and CPU 1
+ *			offline and online again between two reads: a short life
+ *			forked and ended on CPU 1 after the feed read again is
+ *			seen, with its status (root, where CPU 1 can go offline)
  */
 #include "config.h"
 
@@ -756,6 +760,109 @@ static void test_forced_loss(void **state)
 	vmon_destroy(&vmon);
 }
 
+/* --- CPU hotplug --- */
+
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+
+static bool cpu1_offlined;	/* by this test: put back online whatever happens (group_teardown()) */
+
+static int cpu1_set_online(bool up)
+{
+	int fd = open(CPU1_ONLINE, O_WRONLY | O_CLOEXEC), err;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, up ? "1" : "0", 1);
+	err = errno;
+	close(fd);
+	if (n != 1) {
+		errno = err;
+		return -1;
+	}
+	cpu1_offlined = !up;
+	return 0;
+}
+
+/* CPU 1 can be taken offline here, or the test skips saying why */
+static void skip_without_hotplug(void)
+{
+	char buf[8] = "";
+	int fd;
+
+	SKIP_IF(!is_root(), "taking a CPU offline needs root");
+	SKIP_IF(sysconf(_SC_NPROCESSORS_CONF) < 2, "one CPU: none to take offline");
+	fd = open(CPU1_ONLINE, O_RDONLY | O_CLOEXEC);
+	SKIP_IF(fd < 0, "%s: %s (CPU 1 cannot go offline here)", CPU1_ONLINE, strerror(errno));
+	SKIP_IF(read(fd, buf, sizeof(buf) - 1) <= 0 || buf[0] != '1', "CPU 1 is not online");
+	close(fd);
+	SKIP_IF(cpu1_set_online(false) < 0, "CPU 1 cannot go offline: %s", strerror(errno));
+	assert_int_equal(cpu1_set_online(true), 0);
+}
+
+/* a child forked on CPU 1 that exits at once with code, there; reaped */
+static pid_t short_life_on_cpu1(int code, int *status)
+{
+	cpu_set_t old, one;
+	pid_t pid;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(code);
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+	assert_true(pid > 0);
+	*status = reap(pid, 0);
+	return pid;
+}
+
+/*
+ * A CPU's perf events die when it goes offline and do not come back with
+ * it: the feed must watch CPU 1 once it is online, whether it was offline
+ * when the feed opened or went offline and came back between two reads,
+ * and count what it may have missed meanwhile as lost.  ebpf and netlink
+ * do not depend on CPUs, and must see the same.
+ */
+static void test_cpu_hotplug(void **state)
+{
+	vmon_feed_stats_t before, after;
+	vmon_t vmon;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	skip_without_hotplug();
+
+	/* offline when the feed opens; the first read after it came online watches it */
+	assert_int_equal(cpu1_set_online(false), 0);
+	open_or_skip(&vmon, 0);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &before), 0);
+	assert_int_equal(cpu1_set_online(true), 0);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &after), 0);
+	if (strcmp(FEED_BACKEND, "perf") == 0)
+		assert_true(after.lost > before.lost);	/* what CPU 1 did before the read: not seen */
+	pid = short_life_on_cpu1(23, &status);
+	sample_exit(&vmon, pid, status);
+
+	/* offline and online again between two reads; a second later the next read finds its events dead */
+	assert_int_equal(vmon_feed_get_stats(&vmon, &before), 0);
+	assert_int_equal(cpu1_set_online(false), 0);
+	assert_int_equal(cpu1_set_online(true), 0);
+	msleep(1100);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &after), 0);
+	if (strcmp(FEED_BACKEND, "perf") == 0)
+		assert_true(after.lost > before.lost);
+	pid = short_life_on_cpu1(24, &status);
+	sample_exit(&vmon, pid, status);
+	vmon_destroy(&vmon);
+}
+
 /*
  * The perf backend needs tracefs for the tracepoints' ids, and libvmon
  * mounts nothing: the test does, as root, when it is missing, and takes it
@@ -776,9 +883,18 @@ static int group_setup(void **state)
 	return 0;
 }
 
+static int hotplug_teardown(void **state)
+{
+	if (cpu1_offlined)
+		cpu1_set_online(true);
+	return feedtest_teardown(state);
+}
+
 static int group_teardown(void **state)
 {
 	(void)state;
+	if (cpu1_offlined)
+		cpu1_set_online(true);
 	if (mounted_tracefs)
 		umount2("/sys/kernel/tracing", MNT_DETACH);
 	return 0;
@@ -797,6 +913,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_killed, feedtest_teardown),
 		cmocka_unit_test_teardown(test_leader_killed, feedtest_teardown),
 		cmocka_unit_test_teardown(test_forced_loss, feedtest_teardown),
+		cmocka_unit_test_teardown(test_cpu_hotplug, hotplug_teardown),
 	};
 
 	/* every child dies with us, whatever happens to the test */
