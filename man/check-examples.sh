@@ -8,6 +8,8 @@
 #  - every function the built library exports has a page man/NAME.3 (its own
 #    or a .so alias), and every section 3 page that is not an alias has at
 #    least one example;
+#  - every want of defs/*_wants.def is named in vmon_init(3), which lists what
+#    vmon_init() takes, and in vmon(3), which says what each one fills;
 #  - every page, the generated vmon_fields(7) included, renders through
 #    groff -mdoc without a warning (when groff is installed).
 # Run by make check (man/local.mk passes the compiler and flags in VMON_EX_*).
@@ -169,6 +171,16 @@ else
 		[ -f "$srcdir/man/$fn.3" ] || fail "$fn: exported, but there is no man/$fn.3"
 	done
 fi
+
+# every want is listed where a caller looks for the wants
+for def in "$srcdir"/defs/*_wants.def; do
+	for want in $(sed -n 's/^vmon_want(\([A-Z_]*\),.*/\1/p' "$def"); do
+		for page in vmon_init.3 vmon.3; do
+			grep -q "VMON_WANT_$want\b" "$srcdir/man/$page" ||
+				fail "$page: VMON_WANT_$want (defs/$(basename "$def")) is not listed"
+		done
+	done
+done
 
 # every page renders without a warning
 if command -v groff >/dev/null 2>&1; then
