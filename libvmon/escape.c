@@ -69,6 +69,11 @@ size_t vmon_escape(char *dst, size_t dst_size, const char *src, size_t src_len, 
 	const unsigned char *s = (const unsigned char *)src;
 	size_t out = 0, i = 0;
 
+	/* nowhere to write is a measure; nothing to read, an empty text */
+	if (!dst)
+		dst_size = 0;
+	if (!src)
+		src_len = 0;
 	while (i < src_len) {
 		unsigned cp = 0;
 		size_t n = utf8_sequence(s + i, src_len - i, &cp);

@@ -1058,6 +1058,10 @@ int vmon_feed_fd(const vmon_t *vmon)
 {
 	const feed_t *f = vmon && vmon->internal ? vmon->internal->feed : NULL;
 
+	if (!vmon || !vmon->internal) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (!f || !f->backend) {
 		errno = ENOENT;
 		return -1;

@@ -133,6 +133,8 @@ int vmon_field_compare(const vmon_field_t *f, const void *store_a, const void *s
 {
 	const char *a, *b;
 
+	if (!f)
+		return 0;
 	if (!store_a || !store_b)
 		return order(!store_a && store_b, store_a && !store_b);
 	a = (const char *)store_a + f->offset;
@@ -177,7 +179,7 @@ int vmon_field_compare(const vmon_field_t *f, const void *store_a, const void *s
  */
 int vmon_field_present(const vmon_store_desc_t *desc, const vmon_field_t *f, const void *store)
 {
-	if (!store)
+	if (!desc || !f || !store)
 		return 0;
 	if (!desc->present_offset)
 		return 1;

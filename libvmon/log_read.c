@@ -1210,7 +1210,7 @@ int vmon_log_read(vmon_log_t *log, vmon_log_record_t *rec)
 
 int vmon_log_feed(vmon_log_t *log, const void *data, size_t len)
 {
-	if (!log || log->fd != VMON_LOG_FD_NONE || (!data && len)) {
+	if (!log || log->fd != VMON_LOG_FD_NONE || !data) {
 		errno = EINVAL;
 		return -1;
 	}

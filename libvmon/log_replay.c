@@ -390,7 +390,7 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 	struct rslot *swap;
 	int n, err = 0;
 
-	if (!r || !s || s->procs_nr < 0 || in->in_sample) {
+	if (!r || !s || s->procs_nr < 0 || (s->procs_nr && !s->procs) || in->in_sample) {
 		errno = EINVAL;
 		return -1;
 	}

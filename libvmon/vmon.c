@@ -49,6 +49,8 @@ static double monotonic_now(void)
 
 void vmon_attr_default(vmon_attr_t *attr)
 {
+	if (!attr)
+		return;
 	memset(attr, 0, sizeof(*attr));
 	attr->fd_budget = -1;
 }
@@ -152,7 +154,7 @@ static void sampler_init(vmon_t *vmon, vmon_sampler_t asked)
 
 int vmon_set_sampler(vmon_t *vmon, vmon_sampler_t sampler)
 {
-	if (!vmon->internal || (unsigned)sampler >= VMON_SAMPLER_NR) {
+	if (!vmon || !vmon->internal || (unsigned)sampler >= VMON_SAMPLER_NR) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -172,7 +174,7 @@ int vmon_set_sampler(vmon_t *vmon, vmon_sampler_t sampler)
 
 vmon_sampler_t vmon_get_sampler(const vmon_t *vmon)
 {
-	if (!vmon->internal) {
+	if (!vmon || !vmon->internal) {
 		errno = EINVAL;
 		return VMON_SAMPLER_AUTO;
 	}
@@ -181,7 +183,7 @@ vmon_sampler_t vmon_get_sampler(const vmon_t *vmon)
 
 const char *vmon_sampler_reason(const vmon_t *vmon)
 {
-	if (!vmon->internal)
+	if (!vmon || !vmon->internal)
 		return NULL;
 	if (vmon->internal->replay)
 		return "a replay of a log (vmon_log_replay_init()): nothing is sampled";
@@ -241,8 +243,17 @@ int instance_init(vmon_t *vmon, const vmon_attr_t *attr)
 
 int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 {
-	const char *root = attr->proc_root;
+	const char *root;
 	int err;
+
+	if (!vmon || !attr) {
+		/* (an instance vmon_destroy() can still be given) */
+		if (vmon)
+			memset(vmon, 0, sizeof(*vmon));
+		errno = EINVAL;
+		return 0;
+	}
+	root = attr->proc_root;
 
 	if (instance_init(vmon, attr) < 0) {
 		if (!vmon->internal)
@@ -966,14 +977,14 @@ void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
 
 vmon_proc_t *vmon_proc_lookup(const vmon_t *vmon, int pid)
 {
-	if (!vmon->internal)
+	if (!vmon || !vmon->internal)
 		return NULL;
 	return pidmap_get(&vmon->internal->procs, pid);
 }
 
 static int check_wants(vmon_t *vmon, vmon_proc_wants_t wants)
 {
-	if (!vmon->internal) {
+	if (!vmon || !vmon->internal) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -1032,11 +1043,12 @@ int vmon_proc_set_wants(vmon_t *vmon, vmon_proc_t *proc, vmon_proc_wants_t wants
 
 int vmon_set_proc_wants(vmon_t *vmon, vmon_proc_wants_t wants)
 {
-	vmon_proc_wants_t old = vmon->proc_wants;
+	vmon_proc_wants_t old;
 	vmon_proc_t *proc;
 
 	if (check_wants(vmon, wants) < 0)
 		return -1;
+	old = vmon->proc_wants;
 	wants |= VMON_WANT_PROC_STAT;
 	/* top down: a node's change can only remove nodes below it, so the walk goes on from there */
 	for (proc = tree_first(vmon); proc; proc = tree_next(vmon, proc, true)) {
@@ -1054,7 +1066,7 @@ int vmon_set_proc_wants(vmon_t *vmon, vmon_proc_wants_t wants)
  */
 int vmon_set_sys_wants(vmon_t *vmon, vmon_sys_wants_t wants)
 {
-	if (!vmon->internal || (wants & ~((1L << VMON_STORE_SYS_NR) - 1))) {
+	if (!vmon || !vmon->internal || (wants & ~((1L << VMON_STORE_SYS_NR) - 1))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -1084,7 +1096,7 @@ long vmon_page_size(const vmon_t *vmon)
 
 int vmon_get_stats(const vmon_t *vmon, vmon_stats_t *stats)
 {
-	const struct _vmon_internal *in = vmon->internal;
+	const struct _vmon_internal *in = vmon ? vmon->internal : NULL;
 
 	if (!in || !stats) {
 		errno = EINVAL;

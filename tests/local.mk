@@ -110,6 +110,13 @@ tests_test_log_CPPFLAGS = $(TESTS_CPP) -DFUZZ_DIR='"$(abs_top_srcdir)/tests/fuzz
 tests_test_log_LDADD = $(TESTS_LIBS)
 tests_test_log_LDFLAGS = $(TESTS_LINK_CHECKED)
 
+# every function new since the original header, given NULL, an instance not set up, numbers out of range
+VMON_UNIT_TESTS += tests/test_arguments
+tests_test_arguments_SOURCES = tests/test_arguments.c
+tests_test_arguments_CPPFLAGS = $(TESTS_CPP)
+tests_test_arguments_LDADD = $(TESTS_LIBS)
+tests_test_arguments_LDFLAGS = $(TESTS_LINK_CHECKED)
+
 # the task iterator against /proc, and /proc taking over where it cannot be used
 VMON_UNIT_TESTS += tests/test_iter
 tests_test_iter_SOURCES = tests/test_iter.c
