@@ -350,7 +350,7 @@ static int container(void)
 		return -1;
 	init = fork();
 	if (init == 0) {
-		if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
 		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 || getpid() != 1)
 			_exit(93);
 		return 0;	/* its own pid 1, on with vmon_init() */
@@ -572,6 +572,7 @@ static void test_explicit_children(void **state)
 
 static void test_no_listing(void **state)
 {
+	struct timespec t0, t1;
 	vmon_feed_stats_t st;
 	vmon_proc_t *proc;
 	vmon_t vmon;
@@ -580,15 +581,24 @@ static void test_no_listing(void **state)
 	(void)state;
 	assert_true(init_with(&vmon, "netlink", VMON_FLAG_PROC_ALL));
 	SKIP_IF(backend_of(&vmon) != VMON_FEED_NETLINK, "no netlink feed: %s", vmon_feed_reason(&vmon));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_true(vmon_sample(&vmon));
 	pid = spawn_sleeper();
 	msleep(20);
 	assert_true(vmon_sample(&vmon));
 	assert_true(vmon_sample(&vmon));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
-	/* listings after the first are counted; a loss would have caused one */
-	if (st.lost == 0)
+	/*
+	 * Listings after the first are counted; a loss would have caused one,
+	 * and so does the one every 10 seconds (vmon_feed(7)), which three
+	 * samples of the whole machine reach under valgrind on a busy one.
+	 */
+	if (st.lost == 0 && t1.tv_sec - t0.tv_sec < 10)
 		assert_int_equal(st.reconciles, 0);
+	else if (st.reconciles)
+		print_message("%llu listings: %llu events lost, %lld s for three samples\n", st.reconciles, st.lost,
+			      (long long)(t1.tv_sec - t0.tv_sec));
 	proc = feedtest_child_node(&vmon, pid);
 	assert_non_null(proc);
 	assert_false(proc->is_stale);

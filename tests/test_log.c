@@ -1628,16 +1628,22 @@ static void test_fuzz_corpus(void **state)
 
 /* --- events: recorded as the feed delivered them, delivered again by the replay --- */
 
-#define EVENTS_MAX 4096
 
 struct seen {
 	int		kind, pid, exit_status, proc_pid;	/* proc_pid: the node handed with it, 0 none */
 };
 
+/* every event a callback got: the whole machine's, which a busy one makes many */
 struct seen_list {
-	struct seen	e[EVENTS_MAX];
-	int		nr;
+	struct seen	*e;
+	int		nr, cap;
 };
+
+static void seen_list_free(struct seen_list *l)
+{
+	free(l->e);
+	memset(l, 0, sizeof(*l));
+}
 
 static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
 {
@@ -1646,10 +1652,13 @@ static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, vo
 	(void)vmon;
 	if (proc)
 		assert_int_equal(proc->pid, ev->pid);
-	if (l->nr < EVENTS_MAX)
-		l->e[l->nr++] = (struct seen){ ev->kind, ev->pid,
-					       (ev->has & VMON_EVENT_HAS_EXIT_STATUS) ? ev->exit_status : -1,
-					       proc ? proc->pid : 0 };
+	if (l->nr == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 1024;
+		l->e = realloc(l->e, sizeof(*l->e) * (size_t)l->cap);
+		assert_non_null(l->e);
+	}
+	l->e[l->nr++] = (struct seen){ ev->kind, ev->pid, (ev->has & VMON_EVENT_HAS_EXIT_STATUS) ? ev->exit_status : -1,
+				       proc ? proc->pid : 0 };
 }
 
 static const struct seen *find_seen(const struct seen_list *l, int kind, int pid)
@@ -1800,9 +1809,10 @@ static void test_events_live(void **state)
 
 		while (vmon_log_read(log, &rec) == 0) {
 			if (rec.type == VMON_LOG_EVENT) {
-				const struct seen *l = &live_seen.e[n];
+				const struct seen *l;
 
 				assert_true(n < live_seen.nr);
+				l = &live_seen.e[n];
 				assert_int_equal(rec.u.event.kind, l->kind);
 				assert_int_equal(rec.u.event.pid, l->pid);
 				assert_int_equal((rec.u.event.has & VMON_EVENT_HAS_EXIT_STATUS) ? rec.u.event.exit_status : -1,
@@ -1836,6 +1846,8 @@ static void test_events_live(void **state)
 	vmon_destroy(&replay);
 	vmon_log_close(log);
 	close(fd);
+	seen_list_free(&live_seen);
+	seen_list_free(&replay_seen);
 }
 
 /*
@@ -1879,6 +1891,7 @@ static void test_replay_records(void **state)
 	assert_int_equal(st.lost, 3);
 	assert_int_equal(st.events[VMON_EVENT_EXEC], 1);
 	assert_int_equal(st.ignored, 1);
+	seen_list_free(&seen);
 	/* not a replay, no record: refused */
 	assert_int_equal(vmon_log_replay_record(&replay, NULL), -1);
 	assert_int_equal(errno, EINVAL);
