@@ -190,6 +190,8 @@ typedef struct vt_builder {
 
 	int			*pid_index;	/* open addressing: pid -> row, for parents */
 	size_t			pid_index_mask;
+	int			*key_index;	/* open addressing: (pid, start) -> row, one row each */
+	size_t			key_index_mask;
 	char			*scratch;	/* a command line being escaped */
 	size_t			scratch_cap;
 } vt_builder_t;

@@ -928,6 +928,112 @@ static void test_text_fit(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* a node of the tree made by hand: the same process as real (pid and start) where the library handed it twice */
+static vmon_proc_t *fake_node(const vmon_proc_t *real, int pid, vmon_proc_stat_t *stat)
+{
+	vmon_proc_t *p = calloc(1, sizeof(*p));
+
+	assert_non_null(p);
+	INIT_LIST_HEAD(&p->children);
+	INIT_LIST_HEAD(&p->threads);
+	INIT_LIST_HEAD(&p->siblings);
+	INIT_LIST_HEAD(&p->sample_callbacks);
+	p->pid = pid;
+	p->wants = real->wants;
+	p->stores[VMON_STORE_PROC_STAT] = stat ? stat : real->stores[VMON_STORE_PROC_STAT];
+	return p;
+}
+
+static int rows_of(const world_t *w, int pid)
+{
+	int n = 0;
+
+	for (int i = 0; i < w->snap.rows_nr; i++)
+		n += w->snap.rows[i].pid == pid;
+	return n;
+}
+
+/*
+ * One row per process (pid, start), whatever the library hands: 101 a
+ * second time under 200, and 100 a second time at the top with a child of
+ * its own (103), which goes under 100's one row.  Without the builder's
+ * index of identities this test sees 101 and 100 twice.
+ */
+static void test_one_row_per_process(void **state)
+{
+	vmon_proc_t *p101, *p100, *p200, *dup101, *dup100, *kid;
+	vmon_proc_stat_t kid_stat;
+	world_t w;
+
+	world_open(&w);
+	p100 = vmon_proc_lookup(&w.src.vmon, 100);
+	p101 = vmon_proc_lookup(&w.src.vmon, 101);
+	p200 = vmon_proc_lookup(&w.src.vmon, 200);
+	assert_non_null(p100);
+	assert_non_null(p101);
+	assert_non_null(p200);
+	dup101 = fake_node(p101, 101, NULL);
+	dup100 = fake_node(p100, 100, NULL);
+	memcpy(&kid_stat, p101->stores[VMON_STORE_PROC_STAT], sizeof(kid_stat));
+	kid_stat.pid = 103;
+	kid_stat.ppid = 100;
+	kid_stat.start = 530;
+	kid = fake_node(p101, 103, &kid_stat);
+	list_add_tail(&dup101->siblings, &p200->children);
+	list_add_tail(&dup100->siblings, &w.src.vmon.processes);
+	list_add_tail(&kid->siblings, &dup100->children);
+
+	assert_int_equal(vt_builder_build(&w.src.builder, &w.snap, 0), 0);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(rows_of(&w, 101), 1);
+	assert_int_equal(rows_of(&w, 100), 1);
+	assert_int_equal(rows_of(&w, 103), 1);
+	assert_int_equal(w.snap.rows[row_of(&w, 101)->parent].pid, 100);
+	assert_int_equal(w.snap.rows[row_of(&w, 103)->parent].pid, 100);
+	assert_string_equal(line_pids(&w), "1 100 101 102 103 200");
+	/* the flat list and the counts too */
+	w.view.tree = false;
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.lines_nr, 6);
+	assert_int_equal(w.snap.procs, 8);	/* 1 2 3 100 101 102 103 200 */
+
+	list_del(&kid->siblings);
+	list_del(&dup100->siblings);
+	list_del(&dup101->siblings);
+	free(kid);
+	free(dup100);
+	free(dup101);
+	world_close(&w);
+}
+
+/* a parent out of the tree (-p shows a process and its descendants): the row's ppid is still its real one */
+static void test_real_ppid(void **state)
+{
+	world_t w;
+	char err[256];
+
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(vt_columns_init(), 0);
+	fixture_init(&w.fx);
+	make_tree(&w.fx);
+	/* without every process listed, the tree below a monitored one comes from its children file */
+	fixture_children(&w.fx, 100, (const int[]){ 101, 102 }, 2);
+	vt_config_defaults(&w.cfg);
+	w.cfg.pids[w.cfg.pids_nr++] = 100;
+	if (vt_source_init(&w.src, &w.cfg, vt_columns_wants(w.cfg.columns, w.cfg.columns_nr), w.fx.root,
+			   err, sizeof(err)) < 0)
+		fail_msg("vt_source_init: %s", err);
+	vt_snapshot_init(&w.snap);
+	vt_view_init(&w.view);
+	vt_view_configure(&w.view, &w.cfg);
+	sample(&w);
+	assert_string_equal(line_pids(&w), "100 101 102");
+	assert_int_equal(row_of(&w, 100)->parent, -1);
+	assert_int_equal(row_of(&w, 100)->ppid, 1);
+	assert_int_equal(row_of(&w, 101)->ppid, 100);
+	world_close(&w);
+}
+
 /* the list's filter, on any text (the event log uses it) */
 static void test_text_filter(void **state)
 {
@@ -965,6 +1071,8 @@ int main(void)
 		cmocka_unit_test(test_feed_events),
 		cmocka_unit_test(test_text_fit),
 		cmocka_unit_test(test_text_filter),
+		cmocka_unit_test(test_one_row_per_process),
+		cmocka_unit_test(test_real_ppid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
