@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1034,6 +1035,105 @@ static void test_real_ppid(void **state)
 	world_close(&w);
 }
 
+/* what a program reads: the bytes the process gave, as UTF-8, from the escaped text */
+static void test_real_text(void **state)
+{
+	static const struct {
+		const char	*raw;		/* what the process gave */
+		size_t		raw_len;
+		const char	*real;		/* Python's raw.decode("utf-8", "replace") */
+		size_t		real_len;
+	} cases[] = {
+		{ "a\\b", 3, "a\\b", 3 },
+		{ "\x1b[1m\"q\",c\n", 10, "\x1b[1m\"q\",c\n", 10 },
+		{ "h\xc3\xa9 \xe2\x9c\x93", 7, "h\xc3\xa9 \xe2\x9c\x93", 7 },
+		{ "x\xffy", 3, "x\xef\xbf\xbdy", 5 },
+		/* a sequence cut short is one replacement; a byte that cannot start one is one each */
+		{ "\xe2\x82" "A", 3, "\xef\xbf\xbd" "A", 4 },
+		{ "\xf0\x9f\x98", 3, "\xef\xbf\xbd", 3 },
+		{ "\xc0\xaf", 2, "\xef\xbf\xbd\xef\xbf\xbd", 6 },
+		{ "\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 9 },
+		{ "a\0b", 3, "a\0b", 3 },
+		{ "\xc2\x9b", 2, "\xc2\x9b", 2 },
+	};
+	char escaped[256], real[3 * 256 + 1], *json;
+	size_t json_len;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = vmon_escape(escaped, sizeof(escaped), cases[i].raw, cases[i].raw_len, 0);
+
+		assert_int_equal(vt_text_real(real, escaped, len), cases[i].real_len);
+		assert_memory_equal(real, cases[i].real, cases[i].real_len);
+		/* --ascii escapes every byte past ASCII: the same text comes back */
+		len = vmon_escape(escaped, sizeof(escaped), cases[i].raw, cases[i].raw_len, VMON_ESCAPE_ASCII);
+		assert_int_equal(vt_text_real(real, escaped, len), cases[i].real_len);
+		assert_memory_equal(real, cases[i].real, cases[i].real_len);
+	}
+	/* json: its own escapes for quotes, backslashes and controls, C1 ones included */
+	f = open_memstream(&json, &json_len);
+	assert_non_null(f);
+	vmon_escape(escaped, sizeof(escaped), "a\\\"\x1b\n\xc2\x9b\xff\0z", 10, 0);
+	vt_json_string(f, escaped);
+	fclose(f);
+	assert_string_equal(json, "\"a\\\\\\\"\\u001b\\n\\u009b\xef\xbf\xbd\\u0000z\"");
+	free(json);
+}
+
+/* the machine fields of the columns: addresses in hex, an exit as code and signal apart, headers unique */
+static void test_machine_columns(void **state)
+{
+	const int startcode = vt_column_find("startcode"), flags = vt_column_find("flags");
+	const int exit_col = vt_column_find("exit_status"), signal_col = vt_column_find("term_signal");
+	int cols[VT_MAX_COLUMNS];
+	char buf[64], err[128];
+	vmon_proc_stat_t stat;
+	vt_row_t row;
+	world_t w;
+
+	world_open(&w);
+	assert_int_equal(vt_column_format(&vt_columns[startcode], row_of(&w, 100), &w.snap, buf, sizeof(buf), true), 8);
+	assert_string_equal(buf, "0x400000");
+	vt_column_format(&vt_columns[startcode], row_of(&w, 100), &w.snap, buf, sizeof(buf), false);
+	assert_string_equal(buf, "0x400000");
+	assert_int_equal(vt_columns[startcode].kind, VT_VALUE_STRING);
+	vt_column_format(&vt_columns[flags], row_of(&w, 100), &w.snap, buf, sizeof(buf), true);
+	assert_string_equal(buf, "0x400000");
+	/* PRI and NI are a few characters wide, a pid never scaled */
+	assert_true(vt_columns[vt_column_find("priority")].width <= 4);
+	assert_true(vt_columns[vt_column_find("nice")].width <= 4);
+	assert_int_equal(vt_columns[vt_column_find("pid")].width, 7);
+	memcpy(&row, row_of(&w, 100), sizeof(row));
+	memcpy(&stat, row.stores[VMON_STORE_PROC_STAT], sizeof(stat));
+	row.stores[VMON_STORE_PROC_STAT] = &stat;
+	stat.pid = row.pid = 4194304;
+	vt_column_format(&vt_columns[vt_column_find("pid")], &row, &w.snap, buf, sizeof(buf), false);
+	assert_string_equal(buf, "4194304");
+	/* exit 7: the code for both; SIGKILL: its name for a person, 9 beside no code for a program */
+	row.flags |= VT_ROW_EXITED;
+	row.exit_code = 7 << 8;
+	assert_int_equal(vt_column_format(&vt_columns[exit_col], &row, &w.snap, buf, sizeof(buf), true), 1);
+	assert_string_equal(buf, "7");
+	assert_int_equal(vt_column_format(&vt_columns[signal_col], &row, &w.snap, buf, sizeof(buf), true), -1);
+	row.exit_code = SIGKILL;
+	assert_int_equal(vt_column_format(&vt_columns[exit_col], &row, &w.snap, buf, sizeof(buf), true), -1);
+	vt_column_format(&vt_columns[exit_col], &row, &w.snap, buf, sizeof(buf), false);
+	assert_string_equal(buf, "SIGKILL");
+	vt_column_format(&vt_columns[signal_col], &row, &w.snap, buf, sizeof(buf), true);
+	assert_string_equal(buf, "9");
+	assert_int_equal(vt_columns[exit_col].with, signal_col);
+	/* names and labels are one each; a column asked for twice is refused */
+	for (int i = 0; i < vt_columns_nr; i++) {
+		for (int j = i + 1; j < vt_columns_nr; j++) {
+			assert_int_not_equal(strcasecmp(vt_columns[i].name, vt_columns[j].name), 0);
+			assert_int_not_equal(strcasecmp(vt_columns[i].label, vt_columns[j].label), 0);
+		}
+	}
+	assert_int_equal(vt_column_parse_list("pid,cpu_percent,CPU%", cols, VT_MAX_COLUMNS, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "twice"));
+	world_close(&w);
+}
+
 /* the list's filter, on any text (the event log uses it) */
 static void test_text_filter(void **state)
 {
@@ -1073,6 +1173,8 @@ int main(void)
 		cmocka_unit_test(test_text_filter),
 		cmocka_unit_test(test_one_row_per_process),
 		cmocka_unit_test(test_real_ppid),
+		cmocka_unit_test(test_real_text),
+		cmocka_unit_test(test_machine_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
