@@ -681,21 +681,21 @@ static bool exported(vmon_kind_t kind)
 /* a family per number of each system store (a counter or a gauge: ids, addresses and bitmaps are no measure) */
 static void expo_system(struct expo *e)
 {
-	const char *names[64];
-	vmon_unit_t units[64];
 	char name[160], value[64];
 
 	for (int s = 0; s < VMON_STORE_SYS_NR; s++) {
 		const vmon_store_desc_t *desc = &vmon_sys_store_descs[s];
-		int nr = desc->fields_nr < 64 ? desc->fields_nr : 64;
+		int nr = desc->fields_nr;
+		const char **names = calloc((size_t)nr + 1, sizeof(*names));
+		vmon_unit_t *units = calloc((size_t)nr + 1, sizeof(*units));
 
-		if (!e->snap->sys_stores[s])
-			continue;
+		if (!e->snap->sys_stores[s] || !names || !units)
+			nr = 0;	/* nothing of this store (it failed, or no memory to name its families) */
 		for (int i = 0; i < nr; i++) {
 			names[i] = desc->fields[i].name;
 			units[i] = desc->fields[i].unit;
 		}
-		for (int i = 0; i < desc->fields_nr; i++) {
+		for (int i = 0; i < nr; i++) {
 			const vmon_field_t *f = &desc->fields[i];
 			const void *store = e->snap->sys_stores[s];
 
@@ -708,6 +708,8 @@ static void expo_system(struct expo *e)
 			expo_family(e, name, f->kind, f->unit, false, f->desc);
 			fprintf(e->out, "%s%s %s\n", name, f->kind == VMON_KIND_counter ? "_total" : "", value);
 		}
+		free(names);
+		free(units);
 	}
 }
 
