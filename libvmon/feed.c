@@ -18,10 +18,10 @@
  *   exec	the node's comm, cmdline, argv and exe from the event; cmdline
  *		and exe are read again from /proc if the process still lives.
  *   exit	the node's final data: the exit status, state Z, and the times,
- *		faults and peak RSS where the backend carries them.  It turns
- *		stale, keeping them, in the sample whose read finds it reaped,
- *		as it does without a feed: a zombie stays in the tree, as /proc
- *		shows it, until its parent waits for it.
+ *		faults and peak RSS where the backend carries them.  It ends,
+ *		keeping them (state X then), in the sample whose read finds it
+ *		reaped, as it does without a feed: a zombie stays in the tree,
+ *		as /proc shows it, until its parent waits for it.
  *
  * Order.  A backend delivers events in the order they happened: the BPF
  * ring buffer in reservation order, the netlink socket in send order, the
