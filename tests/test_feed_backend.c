@@ -778,15 +778,22 @@ static struct churn_slot {
 	int			lives, news, stales;
 } *churn;
 
-static struct churn_slot *churn_of(int pid, unsigned long long start)
+static struct churn_slot *churn_find(int pid, unsigned long long start, bool add)
 {
 	unsigned i = ((unsigned)pid * 2654435761u ^ (unsigned)start) & (CHURN_SLOTS - 1);
 
 	while (churn[i].pid && (churn[i].pid != pid || churn[i].start != start))
 		i = (i + 1) & (CHURN_SLOTS - 1);
+	if (!churn[i].pid && !add)
+		return NULL;
 	churn[i].pid = pid;
 	churn[i].start = start;
 	return &churn[i];
+}
+
+static struct churn_slot *churn_of(int pid, unsigned long long start)
+{
+	return churn_find(pid, start, true);
 }
 
 /* every node whose parent is a loop, wherever it is in the tree (the loop goes, its children stay a while) */
@@ -857,10 +864,31 @@ static void test_churn(void **state)
 		churn_walk(&vmon, loops);
 	}
 	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+	/*
+	 * A life that only the feed saw has the start its fork event gave,
+	 * which a backend may know only to a tick (netlink: from the event's
+	 * time): its sightings go to the life a tick off, when there is one.
+	 */
+	for (size_t i = 0; i < CHURN_SLOTS; i++) {
+		struct churn_slot *c = &churn[i], *near = NULL;
+
+		if (!c->pid || c->lives)
+			continue;
+		for (int d = -1; d <= 1 && !near; d += 2) {
+			near = churn_find(c->pid, c->start + (unsigned long long)d, false);
+			if (near && !near->lives)
+				near = NULL;
+		}
+		if (near) {
+			near->news += c->news;
+			near->stales += c->stales;
+			c->news = c->stales = 0;
+		}
+	}
 	for (size_t i = 0; i < CHURN_SLOTS; i++) {
 		struct churn_slot *c = &churn[i];
 
-		if (!c->pid)
+		if (!c->pid || (!c->lives && !c->news && !c->stales))
 			continue;
 		/* the loop killed after a fork: a life not reported, whose parent changed before it went */
 		if (!c->lives) {
