@@ -397,7 +397,7 @@ typedef struct _vmon_proc_t {
 	unsigned		children_changed:1;	/* a child became new or stale in the last sample */
 	unsigned		threads_changed:1;	/* a thread became new or stale in the last sample */
 	unsigned		is_new:1;	/* first seen in the last sample (exactly one sample) */
-	unsigned		is_stale:1;	/* gone in the last sample (exactly one sample, then freed) */
+	unsigned		is_stale:1;	/* gone (exactly one sample, never its is_new one; then freed) */
 	unsigned		is_thread:1;	/* a thread of parent */
 	unsigned		is_threaded:1;	/* has, or has had, threads */
 	/* libvmon 1 */

@@ -10,12 +10,14 @@
  * escaped once.  A snapshot is then read-only and can be handed to another
  * thread.
  *
- * Exited rows: a process found gone is stale in the tree for exactly the
- * sample that found it.  The builder keeps a copy of it (a "ghost") and adds
- * it to the next exited_keep - 1 snapshots too, under its parent, so that
- * something that lived between two refreshes is seen for a while.  With the
- * event feed, processes that lived and died between two samples are in the
- * tree as well, and come out the same way.
+ * Exited rows: a process found gone is in the tree for the sample that
+ * found it, its state X (dead), stale then or, when it is new in that
+ * sample (it lived and died between two samples: the event feed reports
+ * such lives), in the next one.  The builder shows it exited from the
+ * sample that found it gone, keeps a copy of it (a "ghost") and adds that
+ * to the next exited_keep - 1 snapshots, under its parent, so that
+ * something that lived between two refreshes is seen for a while; the
+ * stale node of a process shown so already is left to its ghost.
  */
 #include "config.h"
 
@@ -62,6 +64,7 @@ struct vt_priv {
 	size_t			made_len;
 	size_t			made_arg0_len;
 	size_t			made_arg0_base;
+	unsigned long long	exited_seq;	/* the snapshot that showed it exited (and kept its ghost), 0 none */
 };
 
 struct vt_ghost {
@@ -507,6 +510,18 @@ static bool present(int store, int sym, const void *s)
 	return vmon_field_present(desc, &desc->fields[sym], s);
 }
 
+/*
+ * The process (or thread) ended, or left the tree the library watches:
+ * stale, or found gone and not yet stale (new in this sample, or a
+ * monitored process the library keeps after its end), which its state X says.
+ */
+bool vt_proc_gone(const vmon_proc_t *proc)
+{
+	const vmon_proc_stat_t *s = proc->stores[VMON_STORE_PROC_STAT];
+
+	return proc->is_stale || (s && s->state == 'X');
+}
+
 /* one node of the tree into a row of the snapshot */
 static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *proc, int parent,
 			  unsigned long long boottime, unsigned long long dt_ticks)
@@ -515,6 +530,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
 	struct vt_priv *priv = proc->foo;
 	vt_row_t *row = new_row(snap);
+	bool gone = vt_proc_gone(proc);
 
 	if (!row)
 		return NULL;
@@ -528,7 +544,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		row->flags |= VT_ROW_THREAD;
 	if (proc->is_new && b->seq > 1)
 		row->flags |= VT_ROW_NEW;
-	if (proc->is_stale)
+	if (gone)
 		row->flags |= VT_ROW_EXITED;
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 		row->errors[i] = proc->errors[i];
@@ -536,7 +552,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		if (!proc->stores[i] || !(proc->wants & (1L << i)) || i == VMON_STORE_PROC_FILES)
 			continue;
 		/* an exited row's copy is changed below: its own, also when borrowing */
-		if (b->borrow && !proc->is_stale) {
+		if (b->borrow && !gone) {
 			row->stores[i] = proc->stores[i];
 			continue;
 		}
@@ -558,11 +574,16 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		if ((s->flags & PF_KTHREAD) || proc->pid == 2 || s->ppid == 2 ||
 		    (parent >= 0 && (snap->rows[parent].flags & VT_ROW_KTHREAD)))
 			row->flags |= VT_ROW_KTHREAD;
-		if (proc->is_stale) {
-			/* the feed saw how it ended; else a zombie's last stat line carries its exit status */
+		if (gone) {
+			/*
+			 * The feed saw how it ended; else its last stat line as a
+			 * zombie, or a log of the feed's exit, carries its exit status
+			 * (the library keeps the exit code of a dead process only then)
+			 */
 			if (proc->has_exit_status)
 				row->exit_code = proc->exit_status;
-			else if (s->state == 'Z' && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXIT_CODE, s))
+			else if ((s->state == 'Z' || s->state == 'X') &&
+				 present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXIT_CODE, s))
 				row->exit_code = s->exit_code;
 			/* the copy's state is what it is now: dead, as proc(5) calls it */
 			s->state = 'X';
@@ -584,7 +605,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		row->user = "?";
 	}
 	if (io && present(VMON_STORE_PROC_IO, VMON_PROC_IO_READBYTES, io)) {
-		if (priv && priv->have_io && snap->interval > 0 && !proc->is_stale) {
+		if (priv && priv->have_io && snap->interval > 0 && !gone) {
 			row->io_read_rate = io->read_bytes >= priv->read_bytes ?
 					    (double)(io->read_bytes - priv->read_bytes) / snap->interval : 0;
 			row->io_write_rate = io->write_bytes >= priv->write_bytes ?
@@ -957,6 +978,7 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 	}
 	while (nr) {
 		struct walk w = stack[--nr];
+		struct vt_priv *priv;
 		vmon_proc_t *child;
 		vmon_proc_stat_t *s;
 		vt_row_t *row;
@@ -966,6 +988,15 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 		s = proc->stores[VMON_STORE_PROC_STAT];
 		if (!s)
 			continue;	/* found but not read yet (monitored between samples) */
+		priv = proc->foo;
+		if (proc->is_stale && priv && priv->exited_seq) {
+			/* shown exited when it was found gone, a sample ago: its ghost stands for it now */
+			list_for_each_entry_reverse(child, &proc->children, siblings) {
+				if (push(&stack, &nr, &cap, child, w.parent) < 0)
+					goto fail;
+			}
+			continue;
+		}
 		/* a process already listed: its children (if this copy has others) go under its one row */
 		index = keys_find(b, snap, proc->pid, s->start);
 		if (index >= 0)
@@ -982,12 +1013,14 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 			if (!b->events_from_feed)
 				add_event(snap, row, 'N');
 		}
-		if (proc->is_stale && !proc->is_thread) {
+		if ((row->flags & VT_ROW_EXITED) && !proc->is_thread) {
 			snap->exited_now++;
 			if (b->seq > 1 && !b->events_from_feed)
 				add_event(snap, row, 'X');
 			if (keep_ghost(b, row) < 0)
 				goto fail;
+			if (priv && !proc->is_stale)
+				priv->exited_seq = b->seq;
 		}
 children:
 		list_for_each_entry_reverse(child, &proc->children, siblings) {
@@ -998,7 +1031,7 @@ children:
 			continue;
 		list_for_each_entry_reverse(child, &proc->threads, threads) {
 			/* the leader's thread node is the process itself */
-			if (child->pid == proc->pid || child->is_stale)
+			if (child->pid == proc->pid || vt_proc_gone(child))
 				continue;
 			if (push(&stack, &nr, &cap, child, index) < 0)
 				goto fail;

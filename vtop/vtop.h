@@ -202,6 +202,8 @@ void vt_builder_reset(vt_builder_t *b, vmon_t *vmon);
 /* the vmon callbacks that keep vtop's per-node history on proc->foo */
 void vt_builder_hook(vt_builder_t *b);
 int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms);
+/* the node's process ended, or left the watched tree (stale, or found gone: state X) */
+bool vt_proc_gone(const vmon_proc_t *proc);
 
 /* --- columns.c --- */
 typedef enum {

@@ -521,6 +521,75 @@ static void test_exited_rows(void **state)
 	world_close(&w);
 }
 
+/*
+ * A process that lives and dies between two refreshes (here: gone during
+ * its first read, as the library reads it) is new in the library's sample
+ * and stale only in the next; it is shown exited at once, counted once,
+ * and its row is there once in each refresh of its exited_keep.
+ */
+static void (*model_ctor)(vmon_t *, vmon_proc_t *);
+static fixture_t *blink_fx;
+
+static void blink_ctor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	model_ctor(vmon, proc);
+	if (proc->pid == 300)
+		fixture_remove(blink_fx, "300");
+}
+
+static int rows_with(const world_t *w, int pid)
+{
+	int n = 0;
+
+	for (int i = 0; i < w->snap.rows_nr; i++)
+		n += w->snap.rows[i].pid == pid;
+	return n;
+}
+
+static void test_short_life_exited_at_once(void **state)
+{
+	static const char *const argv[] = { "blink", "-n", NULL };
+	const vt_row_t *r;
+	world_t w;
+
+	world_open(&w);
+	model_ctor = w.src.vmon.proc_ctor_cb;
+	w.src.vmon.proc_ctor_cb = blink_ctor;
+	blink_fx = &w.fx;
+	fixture_proc(&w.fx, 300, 200, NULL, 'R', 700, argv);
+	tick(&w, 1);
+	sample(&w);
+	r = row_of(&w, 300);
+	assert_true(r->flags & VT_ROW_EXITED);
+	assert_true(r->flags & VT_ROW_NEW);
+	assert_int_equal(r->state, 'X');
+	assert_int_equal(r->exited_age, 0);
+	assert_int_equal(r->exit_code, -1);	/* no feed, no zombie: how it ended is not known */
+	assert_string_equal(r->command, "[blink]");	/* gone before its command line was read */
+	assert_int_equal(w.snap.rows[r->parent].pid, 200);
+	assert_int_equal(w.snap.exited_now, 1);
+	assert_int_equal(w.snap.new_now, 1);
+	assert_int_equal(rows_with(&w, 300), 1);
+	for (int age = 1; age < w.cfg.exited_keep; age++) {
+		tick(&w, 1);
+		sample(&w);
+		/* (the library has it stale in the first of these: its ghost stands for it) */
+		assert_int_equal(rows_with(&w, 300), 1);
+		r = row_of(&w, 300);
+		assert_true(r->flags & VT_ROW_EXITED);
+		assert_false(r->flags & VT_ROW_NEW);
+		assert_int_equal(r->exited_age, age);
+		assert_int_equal(w.snap.rows[r->parent].pid, 200);
+		assert_int_equal(w.snap.exited_now, 0);
+		for (int i = 0; i < w.snap.events_nr; i++)
+			assert_int_not_equal(w.snap.events[i].pid, 300);
+	}
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(rows_with(&w, 300), 0);
+	world_close(&w);
+}
+
 /* more processes come and go in one refresh than any first guess of the event log's size */
 static void test_many_events(void **state)
 {
@@ -1161,6 +1230,7 @@ int main(void)
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_selection_follow),
 		cmocka_unit_test(test_exited_rows),
+		cmocka_unit_test(test_short_life_exited_at_once),
 		cmocka_unit_test(test_many_events),
 		cmocka_unit_test(test_new_rows_and_cpu),
 		cmocka_unit_test(test_escaped_command),
