@@ -589,6 +589,9 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 	if (!p || p >= end)
 		return -1;
 	st->state = *p;
+	/* being reaped ('X'): the kernel no longer says its parent (0), group or session: as good as gone */
+	if (st->state == 'X')
+		return -1;
 	for (int field = 4; field <= 22; field++) {
 		while (p < end && *p != ' ')
 			p++;

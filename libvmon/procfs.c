@@ -730,6 +730,15 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 		errno = EPROTO;
 		return -1;
 	}
+	/*
+	 * A task being reaped reads 'X', with its parent as 0 and its group
+	 * and session as -1 (the kernel no longer knows them): it is gone, and
+	 * its last data is what was read before, not that.
+	 */
+	if (*p == 'X') {
+		errno = ESRCH;
+		return -1;
+	}
 	node->state = *p;
 	for (int field = 4; field <= 22; field++) {
 		unsigned long long value;
