@@ -152,9 +152,49 @@ bool vt_view_is_tagged(const vt_view_t *view, const vt_row_t *row)
 	return vt_key_in(view->tagged, view->tagged_nr, row_key(row));
 }
 
+/* an exited process is not tagged: it is to be neither signalled nor reniced */
 void vt_view_set_tagged(vt_view_t *view, const vt_row_t *row, bool tagged)
 {
+	if (tagged && (row->flags & VT_ROW_EXITED))
+		return;
 	vt_key_set(&view->tagged, &view->tagged_nr, &view->tagged_cap, row_key(row), tagged);
+}
+
+/*
+ * A tag is a process's, (pid, start time), and goes when the process does:
+ * when it exits (its exited row keeps no tag) or is no longer in the
+ * snapshot.  A tag that outlived its process made a later kill or renice
+ * "of 2 tagged processes" for rows long gone, and not of the one selected.
+ * A tagged process hidden by a filter is still tagged (the screen counts
+ * the tags).
+ */
+static void prune_tags(vt_view_t *view, const vt_snapshot_t *snap)
+{
+	unsigned char *alive;
+	int kept = 0;
+
+	if (!view->tagged_nr || !snap->seq)
+		return;
+	alive = calloc((size_t)view->tagged_nr, 1);
+	if (!alive)
+		return;
+	for (int i = 0; i < snap->rows_nr; i++) {
+		const vt_row_t *r = &snap->rows[i];
+		bool found;
+		int pos;
+
+		if (r->flags & VT_ROW_EXITED)
+			continue;
+		pos = key_pos(view->tagged, view->tagged_nr, row_key(r), &found);
+		if (found)
+			alive[pos] = 1;
+	}
+	for (int k = 0; k < view->tagged_nr; k++) {
+		if (alive[k])
+			view->tagged[kept++] = view->tagged[k];
+	}
+	view->tagged_nr = kept;
+	free(alive);
 }
 
 void vt_view_clear_tags(vt_view_t *view)
@@ -462,6 +502,7 @@ void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap)
 	view->lines_nr = 0;
 	view->prefix_len = 0;
 	view->matches = 0;
+	prune_tags(view, snap);
 	if (grow_lines(view, snap->rows_nr) < 0)
 		return;
 	keep = calloc((size_t)snap->rows_nr + 1, 1);

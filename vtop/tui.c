@@ -517,6 +517,15 @@ static void draw_column_header(tui_t *t, int y, int w)
 		x += cw + 1;
 		t->col_x_end[i] = x;
 	}
+	/* how many are tagged, whatever is shown: kill and renice act on them all, hidden or not */
+	if (t->view.tagged_nr) {
+		char tags[32];
+		int n = snprintf(tags, sizeof(tags), " %d tagged ", t->view.tagged_nr);
+
+		attron(A_BOLD);
+		tui_text(y, w > n ? w - n : 0, w, tags, 0);
+		attroff(A_BOLD);
+	}
 	attroff(t->attrs[C_HEADER]);
 }
 
@@ -859,6 +868,10 @@ static void act_tag(tui_t *t)
 
 	if (!row)
 		return;
+	if (row->flags & VT_ROW_EXITED) {
+		tui_message(t, true, "%d has exited: there is nothing to tag", row->pid);
+		return;
+	}
 	vt_view_set_tagged(&t->view, row, !vt_view_is_tagged(&t->view, row));
 	vt_view_move(&t->view, t->snap, 1);
 }

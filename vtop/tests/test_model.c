@@ -578,6 +578,53 @@ static void test_exited_orphan(void **state)
 	world_close(&w);
 }
 
+/* a tag is a process's (pid, start time) and goes with it: kill and renice never act on a tag of a gone process */
+static void test_tags(void **state)
+{
+	static const char *const argv[] = { "sleep", "30", NULL };
+	world_t w;
+
+	world_open(&w);
+	vt_view_set_tagged(&w.view, row_of(&w, 101), true);
+	vt_view_set_tagged(&w.view, row_of(&w, 102), true);
+	vt_view_set_tagged(&w.view, row_of(&w, 200), true);
+	vt_view_set_tagged(&w.view, row_of(&w, 200), false);
+	assert_int_equal(w.view.tagged_nr, 2);
+	/* hidden by a filter: still tagged */
+	assert_int_equal(vt_view_set_filter(&w.view, "bash", false), 0);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.view.tagged_nr, 2);
+	assert_int_equal(vt_view_set_filter(&w.view, "", false), 0);
+	/* a zombie is still the process: tagged; gone, its exited row is not */
+	proc_stat(&w.fx, 102, 100, "sleep", 'Z', 520, 7, 3, 0);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.view.tagged_nr, 2);
+	fixture_remove(&w.fx, "102");
+	tick(&w, 1);
+	sample(&w);
+	assert_true(row_of(&w, 102)->flags & VT_ROW_EXITED);
+	assert_false(vt_view_is_tagged(&w.view, row_of(&w, 102)));
+	assert_int_equal(w.view.tagged_nr, 1);
+	assert_true(vt_view_is_tagged(&w.view, row_of(&w, 101)));
+	/* an exited row cannot be tagged */
+	vt_view_set_tagged(&w.view, row_of(&w, 102), true);
+	assert_int_equal(w.view.tagged_nr, 1);
+	/* 101 goes and its pid comes back as another process: that one is not tagged */
+	fixture_remove(&w.fx, "101");
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.view.tagged_nr, 0);
+	fixture_proc(&w.fx, 101, 100, NULL, 'S', 990, argv);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.view.tagged_nr, 0);
+	for (int i = 0; i < w.snap.rows_nr; i++)
+		assert_false(vt_view_is_tagged(&w.view, &w.snap.rows[i]));
+	world_close(&w);
+}
+
 /* more processes come and go in one refresh than any first guess of the event log's size */
 static void test_many_events(void **state)
 {
@@ -1014,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(test_selection_follow),
 		cmocka_unit_test(test_exited_rows),
 		cmocka_unit_test(test_exited_orphan),
+		cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_many_events),
 		cmocka_unit_test(test_new_rows_and_cpu),
 		cmocka_unit_test(test_escaped_command),
