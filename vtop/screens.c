@@ -5,24 +5,39 @@
  * confirmation, sort column, user.
  *
  * Kill and renice act on what was selected or tagged when the dialog
- * opened, identified by pid and start time; before acting, each target is
- * looked up again in the newest snapshot, so a process that exited in the
- * meantime is reported, not signalled.  (Between that snapshot and the
- * signal a pid could still be reused; the window is one refresh, as in
- * every top.)  Each failure is shown with the pid and the reason.
+ * opened, identified by pid and start time.  The snapshot they were seen in
+ * may be minutes old (paused), and the pid another process's by now: each
+ * target is opened with vmon_pidfd_open(), which gives a pidfd only for the
+ * process of that identity, and signalled through it.  setpriority() has no
+ * pidfd form: the identity is checked before it, and the pidfd asked after
+ * it whether the process is still there (a pid is not reused before its
+ * process is reaped); if it went in between, that is said, since the pid
+ * could have been reniced as another's.  The dialogs say when a target has
+ * exited while they are open; each failure is shown with the pid and the
+ * reason.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include "tui.h"
+
+/* linux/pidfd.h of Linux 6.9, newer than the headers this may be built with */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD			O_EXCL
+#endif
+#ifndef PIDFD_SIGNAL_THREAD_GROUP
+#define PIDFD_SIGNAL_THREAD_GROUP	(1U << 1)
+#endif
 
 /* --- a scrollable page of lines (tui.h) --- */
 
@@ -472,30 +487,65 @@ static bool take_targets(tui_t *t)
 	t->targets_nr = 0;
 	if (!nr)
 		return false;
-	t->targets = malloc(sizeof(*t->targets) * (size_t)nr);
+	if (!t->view.tagged_nr && (sel->flags & VT_ROW_EXITED)) {
+		tui_message(t, true, "%d has exited: there is nothing to signal or renice", sel->pid);
+		return false;
+	}
+	t->targets = calloc((size_t)nr, sizeof(*t->targets));
 	if (!t->targets)
 		return false;
-	if (t->view.tagged_nr) {
-		memcpy(t->targets, t->view.tagged, sizeof(*t->targets) * (size_t)nr);
-	} else {
-		t->targets[0].pid = sel->pid;
-		t->targets[0].start = sel->start;
+	for (int k = 0; k < nr; k++) {
+		vt_key_t key = t->view.tagged_nr ? t->view.tagged[k] : (vt_key_t){ sel->pid, sel->start };
+		int i = vt_snapshot_find(t->snap, key.pid, key.start);
+
+		t->targets[k].pid = key.pid;
+		t->targets[k].start = key.start;
+		t->targets[k].thread = i >= 0 && (t->snap->rows[i].flags & VT_ROW_THREAD);
 	}
 	t->targets_nr = nr;
 	return true;
 }
 
-/* "1234 (sleep)" or "3 tagged processes" */
+static int target_pidfd(const tui_target_t *target)
+{
+	return vmon_pidfd_open(target->pid, target->start, target->thread ? PIDFD_THREAD : 0);
+}
+
+/*
+ * Has the target gone?  The newest snapshot says so for any number; for a
+ * few, the process itself is asked too, so that a dialog open on a paused
+ * screen still says it.
+ */
+static bool target_gone(const tui_t *t, int k)
+{
+	int i = vt_snapshot_find(t->snap, t->targets[k].pid, t->targets[k].start), fd;
+
+	if (i < 0 || (t->snap->rows[i].flags & VT_ROW_EXITED))
+		return true;
+	if (t->targets_nr > 32)
+		return false;
+	fd = target_pidfd(&t->targets[k]);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 && errno == ESRCH;
+}
+
+/* "1234 (sleep)", "1234 (sleep), which has exited" or "3 tagged processes, 1 of them exited" */
 static void targets_text(const tui_t *t, char *buf, size_t size)
 {
-	int i;
+	int i, gone = 0;
 
 	if (t->targets_nr != 1) {
+		for (int k = 0; k < t->targets_nr; k++)
+			gone += target_gone(t, k);
 		snprintf(buf, size, "%d tagged processes", t->targets_nr);
+		if (gone)
+			snprintf(buf + strlen(buf), size - strlen(buf), ", %d of them exited", gone);
 		return;
 	}
 	i = vt_snapshot_find(t->snap, t->targets[0].pid, t->targets[0].start);
-	snprintf(buf, size, "%d (%.40s)", t->targets[0].pid, i >= 0 ? t->snap->rows[i].command : "gone");
+	snprintf(buf, size, "%d (%.40s)%s", t->targets[0].pid, i >= 0 ? t->snap->rows[i].command : "?",
+		 target_gone(t, 0) ? ", which has exited" : "");
 }
 
 #define SIGNALS_NR 31
@@ -664,36 +714,62 @@ void screens_draw_menu(tui_t *t)
 	}
 }
 
-static int do_kill(pid_t pid, int sig)
+/* the ways an action on a target can end, besides an errno */
+enum { ACT_DONE = 0, ACT_RENICE_RACED = -1 };
+
+/* a signal through the process's pidfd: never to another process that took its pid */
+static int do_kill(const tui_target_t *target, int sig)
 {
-	return kill(pid, sig);
+	int fd = target_pidfd(target), err = 0;
+
+	if (fd < 0)
+		return errno;
+	/* a thread row's signal is for its process, as kill(2) of a thread id is */
+	if (syscall(SYS_pidfd_send_signal, fd, sig, NULL, target->thread ? PIDFD_SIGNAL_THREAD_GROUP : 0) < 0)
+		err = errno;
+	close(fd);
+	return err;
 }
 
-static int do_renice(pid_t pid, int nice_value)
+/* setpriority() takes a pid: the identity checked before, and the process asked after whether it is still there */
+static int do_renice(const tui_target_t *target, int nice_value)
 {
-	return setpriority(PRIO_PROCESS, (id_t)pid, nice_value);
+	int fd = target_pidfd(target), err = ACT_DONE;
+
+	if (fd < 0)
+		return errno;
+	if (setpriority(PRIO_PROCESS, (id_t)target->pid, nice_value) < 0)
+		err = errno;
+	/* reaped meanwhile: the pid could have been another's when it was reniced */
+	if (syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) < 0 && errno == ESRCH)
+		err = err == ESRCH ? ESRCH : ACT_RENICE_RACED;
+	close(fd);
+	return err;
 }
 
 /*
- * act(pid, arg) on each target that the newest snapshot still shows alive;
- * the failures, each with its pid and reason, into errors.  Returns how
- * many succeeded.
+ * act(target, arg) on each target; the failures, each with its pid and
+ * reason, into errors.  Returns how many succeeded.
  */
-static int each_target(tui_t *t, int (*act)(pid_t, int), int arg, char *errors, size_t size)
+static int each_target(tui_t *t, int (*act)(const tui_target_t *, int), int arg, char *errors, size_t size)
 {
 	int done = 0;
 
 	errors[0] = '\0';
 	for (int k = 0; k < t->targets_nr; k++) {
-		int i = vt_snapshot_find(t->snap, t->targets[k].pid, t->targets[k].start);
+		int err = act(&t->targets[k], arg), pid = t->targets[k].pid;
 		size_t len = strlen(errors);
+		const char *sep = len ? "; " : "";
 
-		if (i < 0 || (t->snap->rows[i].flags & VT_ROW_EXITED))
-			snprintf(errors + len, size - len, "%s%d: it exited", len ? "; " : "", t->targets[k].pid);
-		else if (act(t->targets[k].pid, arg) < 0)
-			snprintf(errors + len, size - len, "%s%d: %s", len ? "; " : "", t->targets[k].pid, strerror(errno));
-		else
+		if (err == ACT_DONE)
 			done++;
+		else if (err == ESRCH)
+			snprintf(errors + len, size - len, "%s%d: it has exited", sep, pid);
+		else if (err == ACT_RENICE_RACED)
+			snprintf(errors + len, size - len, "%s%d: it exited while being reniced (the pid may have "
+				 "been another process's by then)", sep, pid);
+		else
+			snprintf(errors + len, size - len, "%s%d: %s", sep, pid, strerror(err));
 	}
 	/* show the result at the next sample, not a refresh later */
 	vt_sampler_sample_now(t->sampler);
@@ -718,7 +794,7 @@ static void renice(tui_t *t)
 	int done = each_target(t, do_renice, t->nice_value, errors, sizeof(errors));
 
 	if (errors[0])
-		tui_message(t, true, "renice to %d: %s", t->nice_value, errors);
+		tui_message(t, true, "renice to %d: %s%s", t->nice_value, errors, done ? " (the others reniced)" : "");
 	else
 		tui_message(t, false, "reniced %d process%s to %d", done, done == 1 ? "" : "es", t->nice_value);
 }

@@ -63,6 +63,13 @@ enum {
 
 #define TUI_EVENTS_MAX	10000
 
+/* what a kill or renice is for: a process (or a thread) by identity, taken when the dialog opened */
+typedef struct tui_target {
+	int			pid;
+	unsigned long long	start;
+	bool			thread;		/* a thread row: its own tid and start time */
+} tui_target_t;
+
 typedef struct tui {
 	vt_config_t		*cfg;
 	vt_sampler_t		*sampler;
@@ -97,7 +104,7 @@ typedef struct tui {
 	int			menu_sel;
 	int			menu_top;
 	int			menu_typed;	/* the signal number typed so far */
-	vt_key_t		*targets;	/* the processes a kill or renice is for, taken when it opened */
+	tui_target_t		*targets;	/* the processes a kill or renice is for, taken when it opened */
 	int			targets_nr;
 	int			signal;
 	int			nice_value;

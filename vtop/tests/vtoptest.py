@@ -3,6 +3,7 @@ outlive the test, checks that are counted, and where vtop is."""
 
 import ctypes
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -46,6 +47,15 @@ def kill_all(children):
         except ProcessLookupError:
             pass
         c.wait()
+
+
+def list_lines(s):
+    """The process lines of a screen: after the column header line, before the bottom line."""
+    lines = s.split("\n")
+    for i, line in enumerate(lines):
+        if re.match(r"^\s+PID", line):
+            return lines[i + 1:-1]
+    return []
 
 
 def finish():
