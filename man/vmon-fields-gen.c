@@ -76,6 +76,8 @@ static const struct store_text {
 	  "and the targets of its\n.Pa cwd\nand\n.Pa root\nlinks, read through the process's own directory.\n"
 	  "Another user's process needs ptrace access: the error is recorded in\n"
 	  ".Fa proc->errors[VMON_STORE_PROC_ENV]\nand what could not be read keeps its\n.Fa present\nbit clear.\n"
+	  "A kernel thread and a zombie have no environment (and a zombie no directories): those fields\n"
+	  "keep their\n.Fa present\nbit clear, with no error.\n"
 	  "Meant for the few processes a caller looks at closely: set it on one node with\n"
 	  ".Xr vmon_proc_set_wants 3 .\n" },
 	{ "proc_io", "vmon_proc_io_t",
