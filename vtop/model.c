@@ -4,7 +4,8 @@
  * and the batch formats both read the lines, and the unit tests check them.
  *
  * One vt_view_build() per refresh or per change of a setting:
- *   1. each row matches or not: threads (H), kernel threads (K), user (u),
+ *   1. each row matches or not: threads (H), kernel threads (K), exited
+ *      rows (X), user (u),
  *      filter (substring or extended regular expression, case-insensitive,
  *      over the command line as shown);
  *   2. flat: the matching rows sorted by the sort column;
@@ -34,6 +35,7 @@ void vt_view_init(vt_view_t *view)
 	view->sort_col[1] = vt_column_find("pid");
 	view->sort_desc[1] = false;
 	view->show_path = true;
+	view->show_exited = true;
 	view->filter_ok = true;
 	view->sel.pid = -1;
 }
@@ -257,6 +259,8 @@ static bool visible(const vt_view_t *view, const vt_row_t *row)
 	if ((row->flags & VT_ROW_THREAD) && !view->show_threads)
 		return false;
 	if ((row->flags & VT_ROW_KTHREAD) && !view->show_kthreads)
+		return false;
+	if ((row->flags & VT_ROW_EXITED) && !view->show_exited)
 		return false;
 	return true;
 }

@@ -613,15 +613,6 @@ void screens_open_user(tui_t *t)
 	t->menu_top = 0;
 }
 
-static const char *user_of(const tui_t *t, uid_t uid)
-{
-	for (int i = 0; i < t->snap->rows_nr; i++) {
-		if (t->snap->rows[i].uid == uid)
-			return t->snap->rows[i].user;
-	}
-	return "?";
-}
-
 /* the entries of a list dialog */
 static int menu_count(const tui_t *t)
 {
@@ -646,12 +637,16 @@ static void menu_entry(const tui_t *t, int i, char *buf, size_t size)
 	case MENU_SORT:
 		snprintf(buf, size, "%-10s %s", vt_columns[i].label, vt_columns[i].desc);
 		break;
-	case MENU_USER:
+	case MENU_USER: {
+		char name[64];
+
 		if (i == 0)
 			snprintf(buf, size, "all users");
 		else
-			snprintf(buf, size, "%s (%u)", user_of(t, t->users[i - 1]), (unsigned)t->users[i - 1]);
+			snprintf(buf, size, "%s (%u)", tui_user_name(t, t->users[i - 1], name, sizeof(name)),
+				 (unsigned)t->users[i - 1]);
 		break;
+	}
 	default:
 		buf[0] = '\0';
 	}

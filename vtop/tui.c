@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <langinfo.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -198,6 +199,27 @@ static void init_colors(tui_t *t)
 
 /* --- the model, kept in step with the settings --- */
 
+/*
+ * A user's name as the list shows it: from a row of theirs (the builder
+ * resolved it), else from the user database as the builder does, else the
+ * number.
+ */
+const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size)
+{
+	struct passwd pw, *res = NULL;
+	char pwbuf[1024];
+
+	for (int i = 0; i < t->snap->rows_nr; i++) {
+		if (t->snap->rows[i].uid == uid && t->snap->rows[i].user && strcmp(t->snap->rows[i].user, "?"))
+			return t->snap->rows[i].user;
+	}
+	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
+		snprintf(buf, size, "%s", res->pw_name);
+	else
+		snprintf(buf, size, "%u", (unsigned)uid);
+	return buf;
+}
+
 const vt_row_t *tui_selected(const tui_t *t)
 {
 	return vt_view_row(&t->view, t->snap, t->view.cursor);
@@ -211,6 +233,7 @@ void tui_rebuild(tui_t *t)
 	memcpy(t->cfg->sort_desc, t->view.sort_desc, sizeof(t->cfg->sort_desc));
 	t->cfg->threads = t->view.show_threads;
 	t->cfg->kthreads = t->view.show_kthreads;
+	t->cfg->exited_rows = t->view.show_exited;
 	t->cfg->show_path = t->view.show_path;
 }
 
@@ -657,8 +680,14 @@ static void draw_bottom(tui_t *t, int y, int w)
 	if (t->view.filter[0])
 		snprintf(state + strlen(state), sizeof(state) - strlen(state), " filter%s: %s", t->view.filter_regex ?
 			 " (regex)" : "", t->view.filter);
-	if (t->view.user_set)
-		snprintf(state + strlen(state), sizeof(state) - strlen(state), " user: %u", (unsigned)t->view.user_uid);
+	if (t->view.user_set) {
+		char name[64];
+
+		snprintf(state + strlen(state), sizeof(state) - strlen(state), " user: %s",
+			 tui_user_name(t, t->view.user_uid, name, sizeof(name)));
+	}
+	if (!t->view.show_exited)
+		snprintf(state + strlen(state), sizeof(state) - strlen(state), " exited: hidden");
 	if (t->view.follow)
 		snprintf(state + strlen(state), sizeof(state) - strlen(state), " FOLLOW");
 	if (t->paused)
@@ -914,6 +943,14 @@ static void act_kthreads(tui_t *t)
 	tui_message(t, false, "kernel threads %s", t->view.show_kthreads ? "shown" : "hidden");
 }
 
+/* X: exited rows hidden or shown (the header still counts what exited) */
+static void act_exited(tui_t *t)
+{
+	t->view.show_exited = !t->view.show_exited;
+	tui_rebuild(t);
+	tui_message(t, false, "exited processes %s", t->view.show_exited ? "shown" : "hidden");
+}
+
 static void act_path(tui_t *t)
 {
 	t->view.show_path = !t->view.show_path;
@@ -1108,6 +1145,7 @@ static const struct action {
 	{ { 'F', 0 }, act_follow, "F", "follow the selected process wherever the sort puts it" },
 	{ { 'H', 0 }, act_threads, "H", "show or hide threads" },
 	{ { 'K', 0 }, act_kthreads, "K", "show or hide kernel threads" },
+	{ { 'X', 0 }, act_exited, "X", "show or hide exited processes (the X rows)" },
 	{ { 'p', 0 }, act_path, "p", "show the program's path or only its name" },
 	{ { 'Z', 'z', 0 }, tui_toggle_pause, "Z", "pause or resume sampling" },
 	{ { '\n', '\r', KEY_ENTER, 0 }, act_details, "Enter", "details: command line, exe, cwd, environment, children" },

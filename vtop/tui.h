@@ -160,6 +160,7 @@ int tui_text(int y, int x, int width, const char *s, int skip);
 void tui_fill(int y, int x, int width, int attr);
 int tui_text_width(const char *s);
 const vt_row_t *tui_selected(const tui_t *t);
+const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size);
 void tui_box(int y, int x, int h, int w, const char *title, int attr);
 
 /* screens.c: a scrollable page of lines, the base of the full-screen views */

@@ -487,6 +487,16 @@ static void test_exited_rows(void **state)
 	assert_int_equal(w.snap.events[0].pid, 102);
 	/* it is in the tree where it was, and its exit status is a column */
 	assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	/* hidden (X), flat and in the tree */
+	w.view.show_exited = false;
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 100 101 200");
+	w.view.tree = false;
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.lines_nr, 4);
+	w.view.tree = true;
+	w.view.show_exited = true;
+	vt_view_build(&w.view, &w.snap);
 	col = vt_column_find("exit_status");
 	assert_int_equal(vt_column_format(&vt_columns[col], gone, &w.snap, buf, sizeof(buf), false), 1);
 	assert_string_equal(buf, "3");
