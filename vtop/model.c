@@ -570,13 +570,22 @@ const vt_row_t *vt_view_row(const vt_view_t *view, const vt_snapshot_t *snap, in
 	return &snap->rows[view->lines[line]];
 }
 
+/* the line of pid: the live process's, else an exited one's (a pid reused since is two rows) */
 int vt_view_find_line(const vt_view_t *view, const vt_snapshot_t *snap, int pid)
 {
+	int exited = -1;
+
 	for (int i = 0; i < view->lines_nr; i++) {
-		if (snap->rows[view->lines[i]].pid == pid)
+		const vt_row_t *r = &snap->rows[view->lines[i]];
+
+		if (r->pid != pid)
+			continue;
+		if (!(r->flags & VT_ROW_EXITED))
 			return i;
+		if (exited < 0)
+			exited = i;
 	}
-	return -1;
+	return exited;
 }
 
 void vt_view_select(vt_view_t *view, const vt_snapshot_t *snap, int line)

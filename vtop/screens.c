@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tui.h"
 
@@ -207,7 +208,36 @@ static void escaped(char *buf, size_t size, const char *s, size_t len)
 	vmon_escape(buf, size, s, len, 0);
 }
 
-static void add_field(page_t *p, const char *what, const vt_row_t *row, int store, int sym)
+/*
+ * Why a field has no value, when the library records no errno for it: it
+ * leaves out, without an error, what the kernel does not have (a kernel
+ * thread's executable, a zombie's) or refuses to an unprivileged caller (the
+ * executable, and a real wait channel, of another user's process: the
+ * ptrace access check), so the reason is what the row says about the
+ * process, and who we are.
+ */
+static const char *no_value_why(const tui_t *t, const vt_row_t *row, int store, char *buf, size_t size)
+{
+	if (row->errors[store]) {
+		snprintf(buf, size, "not readable: %s", strerror(row->errors[store]));
+		return buf;
+	}
+	if (row->flags & VT_ROW_EXITED)
+		return "not read before it exited";
+	if (t->replay)
+		return "not in the recording";
+	if (row->flags & VT_ROW_KTHREAD)
+		return "none: a kernel thread runs no program";
+	if (row->state == 'Z')
+		return "none: a zombie has no program left (it exited; its parent has not reaped it)";
+	if (geteuid() != 0 && row->uid != geteuid())
+		return "not shown to us: another user's process (permission denied, EACCES)";
+	if (store == VMON_STORE_PROC_ENV && !row->stores[store])
+		return "reading...";
+	return "not known: the library gave no value and no reason";
+}
+
+static void add_field(page_t *p, const tui_t *t, const char *what, const vt_row_t *row, int store, int sym)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[store];
 	const vmon_field_t *f = &desc->fields[sym];
@@ -216,11 +246,55 @@ static void add_field(page_t *p, const char *what, const vt_row_t *row, int stor
 	if (vmon_field_present(desc, f, row->stores[store])) {
 		vmon_field_format(f, row->stores[store], buf, sizeof(buf), 0);
 		page_add(p, "%-18s %s", what, buf[0] ? buf : "(none)");
-	} else if (row->errors[store]) {
-		page_add(p, "%-18s not readable: %s", what, strerror(row->errors[store]));
 	} else {
-		page_add(p, "%-18s %s", what, row->stores[store] || store != VMON_STORE_PROC_ENV ? "(unknown)" :
-			 "(reading...)");
+		page_add(p, "%-18s %s", what, no_value_why(t, row, store, buf, sizeof(buf)));
+	}
+}
+
+/* a thread has no executable of its own: its process's */
+static void add_exe(page_t *p, const tui_t *t, const vt_row_t *row)
+{
+	const vt_row_t *proc = (row->flags & VT_ROW_THREAD) && row->parent >= 0 ? &t->snap->rows[row->parent] : NULL;
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	const vmon_field_t *exe = &desc->fields[VMON_PROC_STAT_EXE];
+	char buf[4096];
+
+	if (proc && !vmon_field_present(desc, exe, row->stores[VMON_STORE_PROC_STAT])) {
+		if (vmon_field_present(desc, exe, proc->stores[VMON_STORE_PROC_STAT]) &&
+		    vmon_field_format(exe, proc->stores[VMON_STORE_PROC_STAT], buf, sizeof(buf), 0) >= 0)
+			page_add(p, "%-18s %s (its process's, %d)", "Executable:", buf, proc->pid);
+		else
+			page_add(p, "%-18s see its process, %d", "Executable:", proc->pid);
+		return;
+	}
+	add_field(p, t, "Executable:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXE);
+}
+
+/*
+ * The kernel prints 0 for the wait channel of a task that is running, of
+ * another user's task (to an unprivileged reader), and of one whose sleep
+ * it cannot place: each said in words, not as 0.
+ */
+static void add_wchan(page_t *p, const tui_t *t, const vt_row_t *row)
+{
+	const vmon_proc_stat_t *s = row->stores[VMON_STORE_PROC_STAT];
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	const char *w = "Waiting in:";
+
+	if (!vmon_field_present(desc, &desc->fields[VMON_PROC_STAT_WCHAN], s) ||
+	    (s->wchan.len > 1 && strcmp(s->wchan.array, "0"))) {
+		add_field(p, t, w, row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_WCHAN);
+	} else if (row->flags & VT_ROW_EXITED) {
+		page_add(p, "%-18s nothing: it has exited", w);
+	} else if (row->state == 'R') {
+		page_add(p, "%-18s nothing: it is running", w);
+	} else if (row->state == 'Z') {
+		page_add(p, "%-18s nothing: a zombie (it exited; its parent has not reaped it)", w);
+	} else if (!t->replay && geteuid() != 0 && row->uid != geteuid()) {
+		page_add(p, "%-18s not shown to us: another user's process (the kernel gives 0 for it)", w);
+	} else {
+		page_add(p, "%-18s not known: the kernel gives 0 (state %c: it could not tell where the task sleeps)", w,
+			 row->state);
 	}
 }
 
@@ -258,12 +332,12 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 		 ((double)snap->mem_total_kb * 1024) : 0.0);
 	page_add(p, "Memory: virtual %s   resident %s (%s of RAM)", a, b, c);
 	if (s) {
-		add_field(p, "Name:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_COMM);
-		add_field(p, "Executable:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXE);
-		add_field(p, "Waiting in:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_WCHAN);
+		add_field(p, t, "Name:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_COMM);
+		add_exe(p, t, row);
+		add_wchan(p, t, row);
 	}
-	add_field(p, "Working directory:", row, VMON_STORE_PROC_ENV, VMON_PROC_ENV_CWD);
-	add_field(p, "Root directory:", row, VMON_STORE_PROC_ENV, VMON_PROC_ENV_ROOT);
+	add_field(p, t, "Working directory:", row, VMON_STORE_PROC_ENV, VMON_PROC_ENV_CWD);
+	add_field(p, t, "Root directory:", row, VMON_STORE_PROC_ENV, VMON_PROC_ENV_ROOT);
 	page_add(p, "%s", "");
 	if (s && s->argc > 0 && s->argv) {
 		page_add(p, "Command line (%d argument%s):", s->argc, s->argc == 1 ? "" : "s");
@@ -272,7 +346,10 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 			page_add(p, "  [%d] %s", i, buf);
 		}
 	} else {
-		page_add(p, "Command line: none (a kernel thread, a zombie, or a thread)");
+		page_add(p, "Command line: %s", (row->flags & VT_ROW_THREAD) ? "its process's" :
+			 (row->flags & VT_ROW_KTHREAD) ? "none: a kernel thread runs no program" :
+			 row->state == 'Z' ? "none left: a zombie's memory is gone" :
+			 no_value_why(t, row, VMON_STORE_PROC_STAT, buf, sizeof(buf)));
 	}
 	page_add(p, "%s", "");
 	if (env && vmon_field_present(&vmon_proc_store_descs[VMON_STORE_PROC_ENV],

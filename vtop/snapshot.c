@@ -107,13 +107,20 @@ void vt_snapshot_free(vt_snapshot_t *snap)
 	memset(snap, 0, sizeof(*snap));
 }
 
+/* the row of (pid, start), or of pid with start 0: the live one first, should an exited row have the pid too */
 int vt_snapshot_find(const vt_snapshot_t *snap, int pid, unsigned long long start)
 {
+	int exited = -1;
+
 	for (int i = 0; i < snap->rows_nr; i++) {
-		if (snap->rows[i].pid == pid && (!start || snap->rows[i].start == start))
+		if (snap->rows[i].pid != pid || (start && snap->rows[i].start != start))
+			continue;
+		if (!(snap->rows[i].flags & VT_ROW_EXITED))
 			return i;
+		if (exited < 0)
+			exited = i;
 	}
-	return -1;
+	return exited;
 }
 
 /* --- copying stores out of the tree --- */

@@ -632,14 +632,17 @@ static void draw_bottom(tui_t *t, int y, int w)
 	if (t->prompt != PROMPT_NONE) {
 		char line[400];
 		int matches = t->view.matches;
+		/* a search or a filter that finds nothing, or a bad regex: the whole line red, as htop's prompt */
+		bool failed = (t->prompt == PROMPT_SEARCH && t->search_failed) ||
+			      (t->prompt == PROMPT_FILTER && (!t->view.filter_ok || (t->input[0] && !matches)));
+		int attr = failed ? t->attrs[C_ERROR] : t->attrs[C_FKEY_LABEL];
 
 		snprintf(line, sizeof(line), "%s%s: %s", t->prompt == PROMPT_SEARCH ? "Search" :
 			 t->prompt == PROMPT_TIME ? "Go to" : "Filter",
 			 t->prompt == PROMPT_FILTER && t->input_regex ? " (regex)" : "", t->input);
-		tui_fill(y, 0, w, t->attrs[C_FKEY_LABEL]);
-		attron(t->attrs[C_FKEY_LABEL]);
+		tui_fill(y, 0, w, attr);
+		attron(attr);
 		x = tui_text(y, 0, w, line, 0);
-		attroff(t->attrs[C_FKEY_LABEL]);
 		if (t->prompt == PROMPT_FILTER && !t->view.filter_ok)
 			snprintf(state, sizeof(state), "  bad regex: %s", t->view.filter_error);
 		else if (t->prompt == PROMPT_FILTER)
@@ -649,10 +652,10 @@ static void draw_bottom(tui_t *t, int y, int w)
 			snprintf(state, sizeof(state), "  HH:MM[:SS], YYYY-MM-DD HH:MM[:SS], +SECS, -SECS or #SAMPLE  "
 				 "Enter: go  Esc: cancel");
 		else
-			snprintf(state, sizeof(state), "  Enter: done  Esc: back  F3/^N: next  ^P: previous");
-		attron(t->prompt == PROMPT_FILTER && !t->view.filter_ok ? t->attrs[C_ERROR] : t->attrs[C_FKEY_LABEL]);
+			snprintf(state, sizeof(state), "  %sEnter: done  Esc: back  F3/^N: next  ^P: previous",
+				 t->search_failed ? "no match  " : "");
 		tui_text(y, x, w - x, state, 0);
-		attroff(t->prompt == PROMPT_FILTER && !t->view.filter_ok ? t->attrs[C_ERROR] : t->attrs[C_FKEY_LABEL]);
+		attroff(attr);
 		move(y, x < w ? x : w - 1);
 		return;
 	}
@@ -793,6 +796,7 @@ static void act_user_menu(tui_t *t) { screens_open_user(t); }
 static void start_prompt(tui_t *t, tui_prompt_t p)
 {
 	t->prompt = p;
+	t->search_failed = false;
 	if (p == PROMPT_FILTER) {
 		snprintf(t->input, sizeof(t->input), "%s", t->view.filter);
 		t->input_regex = t->view.filter_regex;
@@ -1080,25 +1084,20 @@ static void act_redraw(tui_t *t)
 	clearok(curscr, TRUE);
 }
 
-static void act_next_match(tui_t *t)
+/* n, N, and F3, ^N, ^P in the search prompt: the next match of the last search either way */
+static void search_step(tui_t *t, int dir)
 {
-	int line = vt_view_search(&t->view, t->snap, t->search, t->view.cursor + 1, 1);
+	int line = vt_view_search(&t->view, t->snap, t->search, t->view.cursor + dir, dir);
 
+	t->search_failed = line < 0 && t->search[0];
 	if (line >= 0)
 		vt_view_pick(&t->view, t->snap, line);
-	else if (t->search[0])
+	else if (t->search[0] && t->prompt == PROMPT_NONE)
 		tui_message(t, true, "no process matches \"%s\"", t->search);
 }
 
-static void act_prev_match(tui_t *t)
-{
-	int line = vt_view_search(&t->view, t->snap, t->search, t->view.cursor - 1, -1);
-
-	if (line >= 0)
-		vt_view_pick(&t->view, t->snap, line);
-	else if (t->search[0])
-		tui_message(t, true, "no process matches \"%s\"", t->search);
-}
+static void act_next_match(tui_t *t) { search_step(t, 1); }
+static void act_prev_match(tui_t *t) { search_step(t, -1); }
 
 typedef void (*action_fn)(tui_t *t);
 
@@ -1284,6 +1283,8 @@ static void prompt_key(tui_t *t, int ch)
 	} else {
 		int line = vt_view_search(&t->view, t->snap, t->input, t->search_origin, 1);
 
+		/* as htop: nothing found turns the prompt red (and says so, for a screen without colour) */
+		t->search_failed = line < 0 && t->input[0];
 		if (line >= 0)
 			vt_view_pick(&t->view, t->snap, line);
 	}
@@ -1406,6 +1407,14 @@ static void new_snapshot(tui_t *t)
 	}
 	t->last_seq = t->snap->seq;
 	screens_add_events(t, t->snap);
+	/* a search typed that found nothing yet: the process it is for may have come */
+	if (t->prompt == PROMPT_SEARCH && t->search_failed) {
+		int line = vt_view_search(&t->view, t->snap, t->input, t->search_origin, 1);
+
+		t->search_failed = line < 0;
+		if (line >= 0)
+			vt_view_pick(&t->view, t->snap, line);
+	}
 	/* once: the header's "(proc)" says which source, this says why it is not the one asked for */
 	if (t->snap->source_why[0] && !t->source_told) {
 		tui_message(t, true, "no task iterator (%s): sampling /proc", t->snap->source_why);

@@ -93,6 +93,7 @@ typedef struct tui {
 	bool			input_regex;
 	char			search[256];	/* the last search, for n and N */
 	int			search_origin;	/* the line the search started from */
+	bool			search_failed;	/* the search as typed finds nothing: the prompt says so, in red */
 
 	/* the message line */
 	char			msg[512];

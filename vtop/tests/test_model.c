@@ -632,6 +632,12 @@ static void test_tags(void **state)
 	assert_int_equal(w.view.tagged_nr, 0);
 	for (int i = 0; i < w.snap.rows_nr; i++)
 		assert_false(vt_view_is_tagged(&w.view, &w.snap.rows[i]));
+	/* the pid typed selects the live process, listed after its exited namesake (by start) */
+	w.view.tree = false;
+	vt_view_set_sort(&w.view, vt_column_find("start"), false);
+	vt_view_build(&w.view, &w.snap);
+	assert_false(vt_view_row(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 101))->flags & VT_ROW_EXITED);
+	assert_int_equal(vt_view_row(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 101))->start, 990);
 	world_close(&w);
 }
 
