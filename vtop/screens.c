@@ -429,12 +429,140 @@ bool screens_key_details(tui_t *t, int ch)
 
 /* --- the event log --- */
 
-static void log_event(tui_t *t, const vt_event_t *e)
+/*
+ * Two rings: every event (the last TUI_EVENTS_MAX), and, while the list is
+ * filtered, what the filter matches, kept as it arrives.  The log was the
+ * first ring filtered when shown: in a fork storm, fifty matching runs were
+ * "nothing that matches the filter yet" while their exited rows were on the
+ * list, the storm having pushed them out.  A match is the whole story of a
+ * process: its fork (which carries its parent's name) and the execs before
+ * the one that matched, found back in the first ring, then every event of
+ * that life of its pid until its exit.
+ */
+
+/* Linux's highest pid (PID_MAX_LIMIT on 64-bit): a bit each, for the lives that matched */
+#define PID_LIMIT	(4 * 1024 * 1024)
+/* how far back in the whole log the fork of a match is looked for */
+#define FORK_LOOKBACK	1024
+
+static void ring_push(vt_event_t *ring, int *nr, int *head, const vt_event_t *e)
 {
-	t->events[t->events_head] = *e;
-	t->events_head = (t->events_head + 1) % TUI_EVENTS_MAX;
-	if (t->events_nr < TUI_EVENTS_MAX)
-		t->events_nr++;
+	ring[*head] = *e;
+	*head = (*head + 1) % TUI_EVENTS_MAX;
+	if (*nr < TUI_EVENTS_MAX)
+		(*nr)++;
+}
+
+/* the k-th newest event of a ring, 0 the newest */
+static const vt_event_t *ring_at(const vt_event_t *ring, int head, int k)
+{
+	return &ring[(head - 1 - k + 2 * TUI_EVENTS_MAX) % TUI_EVENTS_MAX];
+}
+
+static bool filtering(const tui_t *t)
+{
+	return t->view.filter[0] && t->view.filter_ok;
+}
+
+static bool event_matches(const tui_t *t, const vt_event_t *e)
+{
+	char text[sizeof(e->comm) + sizeof(e->file) + sizeof(e->args) + 3];
+
+	snprintf(text, sizeof(text), "%s %s %s", e->comm, e->args, e->file);
+	return vt_view_text_matches(&t->view, text);
+}
+
+static bool pid_matched(const tui_t *t, int pid)
+{
+	return pid > 0 && pid < PID_LIMIT && (t->matched_pids[pid / 8] & (1 << (pid % 8)));
+}
+
+static void set_pid_matched(tui_t *t, int pid, bool on)
+{
+	if (pid <= 0 || pid >= PID_LIMIT)
+		return;
+	if (on)
+		t->matched_pids[pid / 8] |= (unsigned char)(1 << (pid % 8));
+	else
+		t->matched_pids[pid / 8] &= (unsigned char)~(1 << (pid % 8));
+}
+
+static void keep_match(tui_t *t, const vt_event_t *e)
+{
+	if (t->matches_nr == TUI_EVENTS_MAX)
+		t->matches_dropped++;
+	ring_push(t->matches, &t->matches_nr, &t->matches_head, e);
+}
+
+/* e, the k-th newest of the whole log, against the filter */
+static void match_event(tui_t *t, const vt_event_t *e, int k)
+{
+	bool text = event_matches(t, e);
+
+	if (e->kind == 'N')
+		set_pid_matched(t, e->pid, false);	/* a new life of the pid */
+	if (text && e->kind == 'E' && !pid_matched(t, e->pid)) {
+		int before[8], nr = 0;
+
+		/* the fork and the execs of this life before this one, oldest first */
+		for (int j = k + 1; j < t->events_nr && j <= k + FORK_LOOKBACK; j++) {
+			const vt_event_t *f = ring_at(t->events, t->events_head, j);
+
+			if (f->pid != e->pid)
+				continue;
+			if (f->kind == 'X')
+				break;
+			if (nr < 8)
+				before[nr++] = j;
+			if (f->kind == 'N')
+				break;
+		}
+		while (nr > 0)
+			keep_match(t, ring_at(t->events, t->events_head, before[--nr]));
+	}
+	if (text || pid_matched(t, e->pid)) {
+		keep_match(t, e);
+		set_pid_matched(t, e->pid, true);
+	}
+	if (e->kind == 'X')
+		set_pid_matched(t, e->pid, false);
+}
+
+/*
+ * The ring of matches, for the list's filter as it is now: started again
+ * from the whole log when the filter changed.  False without a filter (or
+ * without the memory for the ring).
+ */
+static bool matches_sync(tui_t *t)
+{
+	if (!filtering(t)) {
+		t->matches_filter[0] = '\0';	/* events arrive unmatched: stale for any filter */
+		return false;
+	}
+	if (t->matches && !strcmp(t->matches_filter, t->view.filter) && t->matches_regex == t->view.filter_regex)
+		return true;
+	if (!t->matches)
+		t->matches = calloc(TUI_EVENTS_MAX, sizeof(*t->matches));
+	if (!t->matched_pids)
+		t->matched_pids = calloc(PID_LIMIT / 8, 1);
+	if (!t->matches || !t->matched_pids)
+		return false;
+	memset(t->matched_pids, 0, PID_LIMIT / 8);
+	t->matches_nr = 0;
+	t->matches_head = 0;
+	t->matches_dropped = 0;
+	snprintf(t->matches_filter, sizeof(t->matches_filter), "%s", t->view.filter);
+	t->matches_regex = t->view.filter_regex;
+	for (int k = t->events_nr - 1; k >= 0; k--)
+		match_event(t, ring_at(t->events, t->events_head, k), k);
+	return true;
+}
+
+static void log_event(tui_t *t, const vt_event_t *e, bool filtered)
+{
+	ring_push(t->events, &t->events_nr, &t->events_head, e);
+	if (filtered)
+		match_event(t, e, 0);
 }
 
 /*
@@ -444,61 +572,74 @@ static void log_event(tui_t *t, const vt_event_t *e)
  */
 void screens_add_events(tui_t *t, const vt_snapshot_t *snap)
 {
+	bool filtered = matches_sync(t);
 	vt_event_t batch[128];
 	unsigned long long dropped;
 	int n;
 
 	for (int i = 0; i < snap->events_nr; i++)
-		log_event(t, &snap->events[i]);
+		log_event(t, &snap->events[i], filtered);
 	do {
 		n = vt_sampler_take_events(t->sampler, batch, 128, &dropped);
 		t->events_dropped += dropped;
 		for (int i = 0; i < n; i++)
-			log_event(t, &batch[i]);
+			log_event(t, &batch[i], filtered);
 	} while (n == 128);
 }
 
-static int cmp_int(const void *a, const void *b)
+void screens_clear_events(tui_t *t)
 {
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
+	t->events_nr = 0;
+	t->events_head = 0;
+	t->events_dropped = 0;
+	t->matches_nr = 0;
+	t->matches_head = 0;
+	t->matches_dropped = 0;
+	if (t->matched_pids)
+		memset(t->matched_pids, 0, PID_LIMIT / 8);
 }
 
-/*
- * With the list's filter set, the log shows the whole story of each process
- * an event of it matches: its fork carries its parent's name, its exec the
- * name and arguments the filter is likely about.  The pids of the matches,
- * sorted, into *pids; how many, or -1 without a filter (or memory).
- */
-static int log_matches(tui_t *t, int **pids)
+static void event_line(page_t *p, const vt_event_t *e)
 {
-	char text[sizeof(((vt_event_t *)0)->comm) + sizeof(((vt_event_t *)0)->file) +
-		  sizeof(((vt_event_t *)0)->args) + 3];
-	int nr = 0;
+	time_t when = (time_t)e->when;
+	char ts[16], status[48] = "";
+	struct tm tm;
 
-	*pids = NULL;
-	if (!t->view.filter[0] || !t->view.filter_ok || !(*pids = malloc(sizeof(**pids) * (size_t)(t->events_nr + 1))))
-		return -1;
-	for (int k = 0; k < t->events_nr; k++) {
-		const vt_event_t *e = &t->events[k];
+	localtime_r(&when, &tm);
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	if (e->kind == 'X' && e->exit_code >= 0 && WIFSIGNALED(e->exit_code))
+		snprintf(status, sizeof(status), "  killed by SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
+	else if (e->kind == 'X' && e->exit_code >= 0)
+		snprintf(status, sizeof(status), "  exit code %d", WEXITSTATUS(e->exit_code));
+	if (e->kind == 'E')
+		page_add(p, "%s.%03d exec  %7d ppid %-7d %s  %s  [%s]", ts, (int)((e->when - (double)when) * 1000),
+			 e->pid, e->ppid, e->comm, e->args, e->file);
+	else
+		page_add(p, "%s.%03d %-5s %7d ppid %-7d %s%s", ts, (int)((e->when - (double)when) * 1000),
+			 e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid, e->comm, status);
+}
 
-		snprintf(text, sizeof(text), "%s %s %s", e->comm, e->args, e->file);
-		if (vt_view_text_matches(&t->view, text))
-			(*pids)[nr++] = e->pid;
-	}
-	qsort(*pids, (size_t)nr, sizeof(**pids), cmp_int);
-	return nr;
+/* the matches newest first: a fork found back when its exec matched came into the ring after later events */
+static int newer_first(const void *a, const void *b, void *arg)
+{
+	const tui_t *t = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	double wx = ring_at(t->matches, t->matches_head, x)->when, wy = ring_at(t->matches, t->matches_head, y)->when;
+
+	if (wx != wy)
+		return wx < wy ? 1 : -1;
+	return (x > y) - (x < y);
 }
 
 void screens_draw_events(tui_t *t)
 {
+	bool filtered = matches_sync(t);
 	page_t p = { 0 };
 	char title[512];
-	int *pids, pids_nr = log_matches(t, &pids), shown = 0;
+	int *order = NULL;
 
 	snprintf(title, sizeof(title), " Event log (feed: %s): newest first%s%s%s", t->snap->feed[0] ? t->snap->feed : "none",
-		 pids_nr >= 0 ? "; filter: " : "", pids_nr >= 0 ? t->view.filter : "", t->paused ? "; PAUSED" : "");
+		 filtered ? "; filter: " : "", filtered ? t->view.filter : "", t->paused ? "; PAUSED" : "");
 	if (!t->snap->feed_active) {
 		if (t->snap->feed_why[0])
 			page_add(&p, "No event feed: %s.", t->snap->feed_why);
@@ -508,31 +649,23 @@ void screens_draw_events(tui_t *t)
 	}
 	if (t->events_dropped)
 		page_add(&p, "%llu events came faster than the screen took them: not shown", t->events_dropped);
-	for (int k = 0; k < t->events_nr; k++) {
-		const vt_event_t *e = &t->events[(t->events_head - 1 - k + 2 * TUI_EVENTS_MAX) % TUI_EVENTS_MAX];
-		time_t when = (time_t)e->when;
-		char ts[16], status[48] = "";
-		struct tm tm;
-
-		if (pids_nr >= 0 && !bsearch(&e->pid, pids, (size_t)pids_nr, sizeof(*pids), cmp_int))
-			continue;
-		shown++;
-		localtime_r(&when, &tm);
-		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
-		if (e->kind == 'X' && e->exit_code >= 0 && WIFSIGNALED(e->exit_code))
-			snprintf(status, sizeof(status), "  killed by SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
-		else if (e->kind == 'X' && e->exit_code >= 0)
-			snprintf(status, sizeof(status), "  exit code %d", WEXITSTATUS(e->exit_code));
-		if (e->kind == 'E')
-			page_add(&p, "%s.%03d exec  %7d ppid %-7d %s  %s  [%s]", ts, (int)((e->when - (double)when) * 1000),
-				 e->pid, e->ppid, e->comm, e->args, e->file);
-		else
-			page_add(&p, "%s.%03d %-5s %7d ppid %-7d %s%s", ts, (int)((e->when - (double)when) * 1000),
-				 e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid, e->comm, status);
+	if (filtering(t) && !filtered)
+		page_add(&p, "no memory to keep what the filter matches: every event is shown");
+	if (filtered && t->matches_dropped)
+		page_add(&p, "%llu older matching events dropped: more than %d matched", t->matches_dropped, TUI_EVENTS_MAX);
+	if (filtered && (order = malloc(sizeof(*order) * (size_t)(t->matches_nr + 1)))) {
+		for (int k = 0; k < t->matches_nr; k++)
+			order[k] = k;
+		qsort_r(order, (size_t)t->matches_nr, sizeof(*order), newer_first, t);
+		for (int k = 0; k < t->matches_nr; k++)
+			event_line(&p, ring_at(t->matches, t->matches_head, order[k]));
+		free(order);
+	} else if (!filtered) {
+		for (int k = 0; k < t->events_nr; k++)
+			event_line(&p, ring_at(t->events, t->events_head, k));
 	}
-	if (!shown)
-		page_add(&p, pids_nr >= 0 ? "nothing that matches the filter yet" : "nothing yet");
-	free(pids);
+	if (filtered ? !t->matches_nr : !t->events_nr)
+		page_add(&p, filtered ? "nothing that matches the filter yet" : "nothing yet");
 	page_draw(t, title, &p, " Esc q e: back   c: clear   Z: pause   Up Down PgUp PgDn: scroll");
 	page_free(&p);
 }
@@ -542,9 +675,7 @@ bool screens_key_events(tui_t *t, int ch)
 	if (ch == 'Z' || ch == 'z') {
 		tui_toggle_pause(t);
 	} else if (ch == 'c') {
-		t->events_nr = 0;
-		t->events_head = 0;
-		t->events_dropped = 0;
+		screens_clear_events(t);
 	} else if (page_key(t, ch) || ch == 'e') {
 		t->mode = MODE_LIST;
 	}

@@ -1401,10 +1401,8 @@ static void new_snapshot(tui_t *t)
 
 	vt_view_build(&t->view, t->snap);
 	/* a replay that jumped: the event log is what happened up to the sample it jumped to */
-	if (t->replay && t->snap->seq != t->last_seq + 1) {
-		t->events_nr = 0;
-		t->events_head = 0;
-	}
+	if (t->replay && t->snap->seq != t->last_seq + 1)
+		screens_clear_events(t);
 	t->last_seq = t->snap->seq;
 	screens_add_events(t, t->snap);
 	/* a search typed that found nothing yet: the process it is for may have come */
@@ -1533,6 +1531,8 @@ out:
 	free(t->targets);
 	free(t->users);
 	free(t->events);
+	free(t->matches);
+	free(t->matched_pids);
 	free(t);
 	return status;
 }

@@ -125,6 +125,19 @@ typedef struct tui {
 	int			events_nr;
 	int			events_head;
 	unsigned long long	events_dropped;	/* the feed's that the sampler's ring could not hold */
+	/*
+	 * What the list's filter matches, kept as it arrives (screens.c): a
+	 * storm of other events pushes it out of the ring above, not out of
+	 * this one.  For the filter matches_filter (and _regex); rebuilt from
+	 * the ring above when the filter changes.
+	 */
+	vt_event_t		*matches;	/* a ring of TUI_EVENTS_MAX, allocated with the first filter */
+	int			matches_nr;
+	int			matches_head;
+	unsigned long long	matches_dropped;	/* matches the ring could not hold */
+	char			matches_filter[256];
+	bool			matches_regex;
+	unsigned char		*matched_pids;	/* a bit per pid: this life of it has matched */
 
 	/* typing a pid jumps to it */
 	char			pid_typed[12];
@@ -187,6 +200,7 @@ void screens_open_details(tui_t *t);
 void screens_draw_events(tui_t *t);
 bool screens_key_events(tui_t *t, int ch);
 void screens_add_events(tui_t *t, const vt_snapshot_t *snap);
+void screens_clear_events(tui_t *t);
 void screens_draw_menu(tui_t *t);
 bool screens_key_menu(tui_t *t, int ch);
 void screens_open_kill(tui_t *t);
