@@ -139,12 +139,13 @@ static void help_page(page_t *p)
 	page_add(p, "Marks in the first column (and their colours):");
 	page_add(p, "  X  exited: gone since a recent refresh, shown for a few more (red)");
 	page_add(p, "  N  new: first seen in this refresh (green)");
-	page_add(p, "  *  tagged with Space or c (yellow)");
+	page_add(p, "  *  tagged with Space or c (yellow); the column header counts the tags, a tag goes with its process");
 	page_add(p, "  dim lines are not matches but the ancestors of one, kept to show where it is");
 	page_add(p, "Meters: CPU  | user  + nice  # system  * irq, softirq and steal");
 	page_add(p, "        Mem  | used  * buffers and cache;  Swp  | used");
 	page_add(p, "In the search and filter prompts: Enter keeps, Esc goes back, ^U erases;");
 	page_add(p, "  search: F3 or ^N next, ^P previous; filter: ^R switches substring and regex.");
+	page_add(p, "  A prompt turns red, and says \"no match\", when nothing matches what is typed.");
 	page_add(p, "Text from processes (names, arguments, paths, environment) is shown escaped: \\xNN.");
 }
 
