@@ -311,6 +311,7 @@ void vt_builder_fini(vt_builder_t *b)
 	free(b->users);
 	free(b->prev_cpu_ticks);
 	free(b->pid_index);
+	free(b->key_index);
 	free(b->scratch);
 	memset(b, 0, sizeof(*b));
 }
@@ -526,6 +527,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		return NULL;
 	row->pid = proc->pid;
 	row->parent = parent;
+	/* a thread's is its process; a process's is its stat's, below (-p's roots have a parent out of the tree) */
 	row->ppid = parent >= 0 ? snap->rows[parent].pid : 0;
 	row->exit_code = -1;
 	row->io_read_rate = row->io_write_rate = -1;
@@ -555,6 +557,8 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		unsigned long long ticks = s->utime + s->stime;
 
 		row->start = s->start;
+		if (!proc->is_thread && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_PPID, s))
+			row->ppid = (int)s->ppid;
 		row->state = s->state ? s->state : '?';
 		row->uid = s->uid;
 		row->user = present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_UID, s) ? user_name(b, s->uid) : "?";
@@ -735,22 +739,30 @@ static void count_state(vt_snapshot_t *snap, const vt_row_t *row)
 	}
 }
 
+/* an open-addressing table of size (a power of two) slots, all empty (-1) */
+static int index_empty(int **index, size_t *mask, size_t size)
+{
+	if (size - 1 != *mask || !*index) {
+		int *v = realloc(*index, sizeof(*v) * size);
+
+		if (!v)
+			return -1;
+		*index = v;
+		*mask = size - 1;
+	}
+	for (size_t i = 0; i < size; i++)
+		(*index)[i] = -1;
+	return 0;
+}
+
 static int index_rows(vt_builder_t *b, const vt_snapshot_t *snap)
 {
 	size_t size = 1024;
 
 	while (size < (size_t)snap->rows_nr * 2)
 		size *= 2;
-	if (size - 1 != b->pid_index_mask || !b->pid_index) {
-		int *index = realloc(b->pid_index, sizeof(*index) * size);
-
-		if (!index)
-			return -1;
-		b->pid_index = index;
-		b->pid_index_mask = size - 1;
-	}
-	for (size_t i = 0; i < size; i++)
-		b->pid_index[i] = -1;
+	if (index_empty(&b->pid_index, &b->pid_index_mask, size) < 0)
+		return -1;
 	/* processes, live and exited: one pid may be both, an exited row and the live one that reused it */
 	for (int i = 0; i < snap->rows_nr; i++) {
 		const vt_row_t *r = &snap->rows[i];
@@ -827,6 +839,63 @@ static void place_exited(const vt_builder_t *b, vt_snapshot_t *snap)
 	}
 }
 
+/*
+ * One row per process (pid and start time), whatever the tree holds: the
+ * same process handed twice (a node the feed made and one the listing
+ * found, under churn) is one row, in every output.  The rows so far by
+ * identity, grown by rehashing them; keys_reset() empties it per build.
+ */
+static size_t key_slot(const vt_builder_t *b, int pid, unsigned long long start)
+{
+	unsigned long long h = ((unsigned long long)(unsigned)pid * 0x9e3779b97f4a7c15ULL) ^ start;
+
+	return (size_t)(h ^ (h >> 29)) & b->key_index_mask;
+}
+
+static int keys_find(const vt_builder_t *b, const vt_snapshot_t *snap, int pid, unsigned long long start)
+{
+	for (size_t h = key_slot(b, pid, start); b->key_index[h] >= 0; h = (h + 1) & b->key_index_mask) {
+		const vt_row_t *r = &snap->rows[b->key_index[h]];
+
+		if (r->pid == pid && r->start == start)
+			return b->key_index[h];
+	}
+	return -1;
+}
+
+static int keys_resize(vt_builder_t *b, const vt_snapshot_t *snap, size_t size)
+{
+	if (index_empty(&b->key_index, &b->key_index_mask, size) < 0)
+		return -1;
+	for (int i = 0; i < snap->rows_nr; i++) {
+		size_t h = key_slot(b, snap->rows[i].pid, snap->rows[i].start);
+
+		while (b->key_index[h] >= 0)
+			h = (h + 1) & b->key_index_mask;
+		b->key_index[h] = i;
+	}
+	return 0;
+}
+
+static int keys_reset(vt_builder_t *b, const vt_snapshot_t *snap)
+{
+	return keys_resize(b, snap, b->key_index ? b->key_index_mask + 1 : 1024);
+}
+
+/* the row just added (the last one) into the index, kept at most half full */
+static int keys_add(vt_builder_t *b, const vt_snapshot_t *snap)
+{
+	const vt_row_t *r = &snap->rows[snap->rows_nr - 1];
+	size_t h;
+
+	if ((size_t)snap->rows_nr * 2 > b->key_index_mask + 1)
+		return keys_resize(b, snap, (b->key_index_mask + 1) * 2);
+	for (h = key_slot(b, r->pid, r->start); b->key_index[h] >= 0; h = (h + 1) & b->key_index_mask)
+		;
+	b->key_index[h] = snap->rows_nr - 1;
+	return 0;
+}
+
 static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
 {
 	vt_event_t *e;
@@ -872,8 +941,11 @@ static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 			continue;
 		}
 		b->ghosts[kept++] = *g;
+		/* the tree still holds it (the library handed it again): it has its row */
+		if (keys_find(b, snap, g->row.pid, g->row.start) >= 0)
+			continue;
 		row = new_row(snap);
-		if (!row || row_copy(&snap->arena, row, &b->ghosts[kept - 1].row) < 0)
+		if (!row || row_copy(&snap->arena, row, &b->ghosts[kept - 1].row) < 0 || keys_add(b, snap) < 0)
 			return -1;
 		row->parent = -1;	/* place_exited() */
 	}
@@ -947,16 +1019,23 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 	while (nr) {
 		struct walk w = stack[--nr];
 		vmon_proc_t *child;
+		vmon_proc_stat_t *s;
 		vt_row_t *row;
 		int index;
 
 		proc = w.proc;
-		if (!proc->stores[VMON_STORE_PROC_STAT])
+		s = proc->stores[VMON_STORE_PROC_STAT];
+		if (!s)
 			continue;	/* found but not read yet (monitored between samples) */
+		/* a process already listed: its children (if this copy has others) go under its one row */
+		index = keys_find(b, snap, proc->pid, s->start);
+		if (index >= 0)
+			goto children;
 		row = add_node(b, snap, proc, w.parent, boottime, dt_ticks);
-		if (!row)
+		if (!row || keys_add(b, snap) < 0)
 			goto fail;
-		index = (int)(row - snap->rows);
+		index = snap->rows_nr - 1;
+		row = &snap->rows[index];
 		count_state(snap, row);
 		/* with the event feed a process can be both: born and gone between two samples */
 		if ((row->flags & VT_ROW_NEW) && !proc->is_thread) {
@@ -971,6 +1050,7 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 			if (keep_ghost(b, row) < 0)
 				goto fail;
 		}
+children:
 		list_for_each_entry_reverse(child, &proc->children, siblings) {
 			if (push(&stack, &nr, &cap, child, index) < 0)
 				goto fail;
@@ -1024,7 +1104,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 			 b->prev_mono ? mono - b->prev_mono : 0;
 
 	old = b->ghosts_nr;
-	if (add_system(b, snap) < 0 || add_tree(b, snap, boottime, dt_ticks) < 0 ||
+	if (keys_reset(b, snap) < 0 || add_system(b, snap) < 0 || add_tree(b, snap, boottime, dt_ticks) < 0 ||
 	    add_ghosts(b, snap, old) < 0 || index_rows(b, snap) < 0)
 		return -1;
 	place_exited(b, snap);
