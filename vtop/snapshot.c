@@ -783,22 +783,28 @@ static int index_rows(vt_builder_t *b, const vt_snapshot_t *snap)
  * the living, so whichever process held ppid when the child was forked
  * started before it, and any later holder of that pid started after the
  * child: no pid reuse makes another process its parent.  A live holder is
- * taken first (equal start ticks).  -1 if there is none.
+ * taken first (equal start ticks).  A start the library took from an
+ * event's time may be a tick off (it allows as much, node_start_matches()):
+ * without a holder started before, one started a tick after will do.  -1
+ * if there is none.
  */
 static int lookup_parent(const vt_builder_t *b, const vt_snapshot_t *snap, int ppid, unsigned long long start)
 {
-	int best = -1;
+	int best = -1, late = -1;
 
 	for (size_t h = (size_t)ppid & b->pid_index_mask; b->pid_index[h] >= 0; h = (h + 1) & b->pid_index_mask) {
-		const vt_row_t *r = &snap->rows[b->pid_index[h]];
+		int i = b->pid_index[h];
+		const vt_row_t *r = &snap->rows[i];
 
-		if (r->pid != ppid || r->start > start)
+		if (r->pid != ppid || r->start > start + 1)
 			continue;
-		if (best < 0 || r->start > snap->rows[best].start ||
-		    (r->start == snap->rows[best].start && !(r->flags & VT_ROW_EXITED)))
-			best = b->pid_index[h];
+		if (r->start > start)
+			late = late < 0 || !(r->flags & VT_ROW_EXITED) ? i : late;
+		else if (best < 0 || r->start > snap->rows[best].start ||
+			 (r->start == snap->rows[best].start && !(r->flags & VT_ROW_EXITED)))
+			best = i;
 	}
-	return best;
+	return best >= 0 ? best : late;
 }
 
 /* would row i under p make a loop (a log or fixture can say anything)? */

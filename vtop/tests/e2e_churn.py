@@ -28,7 +28,7 @@ from vtoptest import VTOP, Term, check, finish, kill_all, list_lines, spawn  # n
 term = Term("vtop-e2e-churn-%d" % os.getpid())
 keys, literal, wait_for, screen, tmux = term.keys, term.literal, term.wait_for, term.screen, term.tmux
 me = os.getpid()
-ROW = re.compile(r"^(.)\s*(\d+)\s+(\d+)\s+(\S)\s")
+ROW = re.compile(r"^(.)\s*(\d+)\s+(\d+)\s+(\S)\s+(-|\d+)\s")
 
 
 def start(cmd, height, what):
@@ -41,7 +41,7 @@ def start(cmd, height, what):
 
 
 def rows(s):
-    """(mark, pid, start, state, line) of each process line of a screen with the columns pid,start,state,command."""
+    """(mark, pid, start, state, line) of each process line of a screen with the columns pid,start,state,ppid,command."""
     return [(m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), m.string)
             for m in (ROW.match(line) for line in list_lines(s)) if m]
 
@@ -104,7 +104,7 @@ try:
     # --- churn: fold everything, hide the exited, one row per process ---
     os.makedirs(os.path.join(tmp, "config", "vtop"))
     with open(os.path.join(tmp, "config", "vtop", "vtoprc"), "w") as f:
-        f.write("columns = pid,start,state,command\n")
+        f.write("columns = pid,start,state,ppid,command\n")
     # children that die before their parent, and one that outlives it (reparented): all named by the marker
     sleep = os.path.join(tmp, mark + "-sleep")
     os.symlink("/bin/sleep", sleep)
@@ -119,8 +119,9 @@ try:
     # (a process whose parent this pid namespace does not show, ppid 0, is a root, exited or not: not ours)
     top = []
     watch(4, lambda s: top.extend(r for r in rows(s)))
-    ours = sorted({r[1] for r in top if r[0] == "X" and mark in r[4]})
-    check(top and not ours, "folded under churn, for 4 s: none of the churn's exited rows at the top (%s)" % ours[:10])
+    ours = sorted({r[4] for r in top if r[0] == "X" and mark in r[4]})
+    check(top and not ours, "folded under churn, for 4 s: none of the churn's exited rows at the top%s" %
+          "".join("\n  " + line for line in ours[:10]))
     keys("*")
 
     keys("\\")

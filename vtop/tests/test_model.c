@@ -559,14 +559,21 @@ static void test_exited_orphan(void **state)
 
 	world_open(&w);
 	w.cfg.exited_keep = 3;
+	/* 103's start a tick before its parent's, as a start taken from an event's time can be */
+	fixture_proc(&w.fx, 103, 100, NULL, 'S', 499, argv);
+	tick(&w, 1);
+	sample(&w);
 	fixture_remove(&w.fx, "100");
 	tick(&w, 1);
 	sample(&w);
 	assert_true(row_of(&w, 100)->flags & VT_ROW_EXITED);
 	fixture_remove(&w.fx, "101");
 	fixture_remove(&w.fx, "102");
+	fixture_remove(&w.fx, "103");
 	tick(&w, 1);
 	sample(&w);
+	assert_true(row_of(&w, 103)->flags & VT_ROW_EXITED);
+	assert_int_equal(w.snap.rows[row_of(&w, 103)->parent].pid, 100);
 	assert_true(row_of(&w, 101)->flags & VT_ROW_EXITED);
 	parent = row_of(&w, 101)->parent;
 	assert_true(parent >= 0);
