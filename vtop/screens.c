@@ -969,6 +969,9 @@ static int each_target(tui_t *t, int (*act)(const tui_target_t *, int), int arg,
 			done++;
 		else if (err == ESRCH)
 			snprintf(errors + len, size - len, "%s%d: it has exited", sep, pid);
+		else if (err == ENOSYS)
+			snprintf(errors + len, size - len, "%s%d: this kernel has no pidfd_open() (Linux 5.3): it "
+				 "cannot be reached for sure, so it was not", sep, pid);
 		else if (err == ACT_RENICE_RACED)
 			snprintf(errors + len, size - len, "%s%d: it exited while being reniced (the pid may have "
 				 "been another process's by then)", sep, pid);
