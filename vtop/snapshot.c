@@ -823,7 +823,11 @@ static bool descends_from(const vt_snapshot_t *snap, int p, int i)
  * they came out at the top, beside pid 1).  The row of an earlier sample
  * (a ghost) is placed afresh each time: its parent may have exited since,
  * or gone.  One that the library's tree held at the top (its parent went
- * in an earlier pass) is placed by the parent its stat line named.
+ * in an earlier pass) is placed by the parent its stat line named.  One
+ * whose parent is no longer listed at all was orphaned before it died (its
+ * parent's exited row went first): the kernel gave it to the reaper, and
+ * it goes under pid 1, everyone's ancestor here (a subreaper between them
+ * is not known).
  */
 static void place_exited(const vt_builder_t *b, vt_snapshot_t *snap)
 {
@@ -837,6 +841,8 @@ static void place_exited(const vt_builder_t *b, vt_snapshot_t *snap)
 		if (!ppid && s && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_PPID, s))
 			ppid = (int)s->ppid;
 		p = ppid > 0 ? lookup_parent(b, snap, ppid, r->start) : -1;
+		if (p < 0 && ppid > 1)
+			p = lookup_parent(b, snap, 1, r->start);
 		if (p == i || (p >= 0 && descends_from(snap, p, i)))
 			p = -1;
 		r->parent = p;

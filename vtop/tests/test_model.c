@@ -593,6 +593,16 @@ static void test_exited_orphan(void **state)
 	assert_true(parent >= 0);
 	assert_int_equal(w.snap.rows[parent].pid, 100);
 	assert_int_equal(w.snap.rows[parent].start, 500);
+	/* the old 100's exited row gone before its children's: orphans, under pid 1 (not under the new 100) */
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(vt_snapshot_find(&w.snap, 100, 500), -1);
+	parent = row_of(&w, 102)->parent;
+	assert_true(parent >= 0);
+	assert_int_equal(w.snap.rows[parent].pid, 1);
+	vt_view_collapse_all(&w.view, &w.snap, true);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1");
 	world_close(&w);
 }
 
