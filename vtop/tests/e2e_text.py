@@ -110,6 +110,12 @@ try:
           "a sleeper waits in a kernel function, or says why not (%s)" % wchan)
     keys("Escape")
     # one that exited before anything but its stat was read: its exited row's details say so
+    # (filtered to it: on a busy machine the tree is longer than the screen)
+    keys("\\")
+    literal(run + "3")
+    keys("Enter")
+    wait_for(lambda s: "filter: " + run + "3" in s and any(re.match(r"^.\s*%d " % gone.pid, line) for line in list_lines(s)),
+             "filtered to the sleeper that will be killed")
     kill_all([gone])
     wait_for(lambda s: any(re.match(r"^X\s*%d " % gone.pid, line) for line in list_lines(s)), "a killed sleeper's exited row")
     s = details_of(gone.pid)
