@@ -32,9 +32,7 @@ ROW = re.compile(r"^(.)\s*(\d+)\s+(\d+)\s+(\S)\s+(-|\d+)\s")
 
 
 def start(cmd, height, what):
-    tmux("kill-session", "-t", "vt", must=False)
-    tmux("new-session", "-d", "-s", "vt", "-x", "160", "-y", str(height), cmd)
-    tmux("set-option", "-t", "vt", "remain-on-exit", "on")
+    term.restart(cmd, 160, height)
     # a sample shown, with its feed meter: not the first frame's "sampling..."
     return wait_for(lambda s: "F10Quit" in s and "Feed:" in s and any(re.match(r"^.\s*\d+ ", line) for line in list_lines(s)),
                     what)

@@ -32,9 +32,7 @@ keys, literal, wait_for, screen, tmux = term.keys, term.literal, term.wait_for, 
 
 
 def start(cmd, what):
-    tmux("kill-session", "-t", "vt", must=False)
-    tmux("new-session", "-d", "-s", "vt", "-x", "150", "-y", "40", cmd)
-    tmux("set-option", "-t", "vt", "remain-on-exit", "on")
+    term.restart(cmd, 150, 40)
     wait_for(lambda s: "F10Quit" in s and list_lines(s), what)
 
 
@@ -156,9 +154,7 @@ finally:
 
 # the same search without colour (NO_COLOR): the words alone say it
 try:
-    tmux("new-session", "-d", "-s", "vt", "-x", "120", "-y", "30",
-         "env NO_COLOR=1 XDG_CONFIG_HOME=/nonexistent LANG=C.UTF-8 TERM=screen-256color %s -d 0.5" % VTOP)
-    tmux("set-option", "-t", "vt", "remain-on-exit", "on")
+    term.restart("env NO_COLOR=1 XDG_CONFIG_HOME=/nonexistent LANG=C.UTF-8 TERM=screen-256color %s -d 0.5" % VTOP, 120, 30)
     wait_for(lambda s: "F10Quit" in s, "vtop with NO_COLOR")
     keys("/")
     literal("zz-no-such-thing-at-all")

@@ -80,6 +80,20 @@ class Term:
             raise RuntimeError("tmux %s: %s" % (" ".join(args), r.stderr.decode(errors="replace")))
         return r.stdout.decode("utf-8", errors="replace")
 
+    def restart(self, cmd, width, height):
+        """A new session "vt" running cmd, in place of any before: the server of the last one may still be
+        going away when the next client comes ("server exited unexpectedly"), so that is tried again."""
+        self.tmux("kill-server", must=False)
+        for attempt in range(20):
+            try:
+                self.tmux("new-session", "-d", "-s", "vt", "-x", str(width), "-y", str(height), cmd)
+                break
+            except RuntimeError:
+                if attempt == 19:
+                    raise
+                time.sleep(0.2)
+        self.tmux("set-option", "-t", "vt", "remain-on-exit", "on")
+
     def screen(self):
         return self.tmux("capture-pane", "-p", "-t", "vt")
 
