@@ -195,7 +195,8 @@ tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK_CHECKED)
 # check-valgrind empties the list: it runs no screen test.
 if BUILD_VTOP
 VMON_HEAVY_AFTER = vtop/tests/e2e.py.log vtop/tests/e2e_files.py.log vtop/tests/e2e_feed.py.log \
-	vtop/tests/batch.py.log vtop/tests/replay.py.log
+	vtop/tests/batch.py.log vtop/tests/replay.py.log vtop/tests/e2e_act.py.log vtop/tests/e2e_text.py.log \
+	vtop/tests/e2e_churn.py.log
 endif
 tests/test_fdlimit.log tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log: \
 	$(VMON_HEAVY_AFTER)
