@@ -10,6 +10,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/tree.c \
 	libvmon/ended.c \
 	libvmon/procfs.c \
+	libvmon/pidfd.c \
 	libvmon/parse.c \
 	libvmon/fields.c \
 	libvmon/escape.c \

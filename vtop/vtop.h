@@ -285,6 +285,7 @@ typedef struct vt_view {
 	bool		sort_desc[2];
 	bool		show_threads;
 	bool		show_kthreads;
+	bool		show_exited;	/* exited rows are listed (X hides them: on a busy machine they swamp the list) */
 	bool		show_path;	/* COMMAND shows argv[0] whole, not only its last component */
 	char		filter[256];
 	bool		filter_regex;
@@ -395,6 +396,7 @@ typedef struct vt_config {
 	bool		tree;
 	bool		threads;
 	bool		kthreads;
+	bool		exited_rows;	/* exited processes are listed ("exited_rows = no" in vtoprc, X on the screen) */
 	bool		show_path;
 	int		sort_col[2];	/* flat, tree */
 	bool		sort_desc[2];
