@@ -176,7 +176,7 @@ int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	const char *not_here = feed_root_reason(vmon);
 	iter_t *it;
 	long page = sysconf(_SC_PAGESIZE);
-	int shift = 0, err, before;
+	int shift = 0, err, before, cpus;
 
 	if (in->iter)
 		return 0;
@@ -204,6 +204,9 @@ int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	}
 	it->skel->rodata->tick_ns = it->tick_ns;
 	it->skel->rodata->page_shift = (__u32)shift;
+	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
+	cpus = libbpf_num_possible_cpus();
+	it->skel->rodata->nr_cpus = cpus > 0 ? (__u32)cpus : 1;
 	it->held_mask = held_entries() - 1;
 	it->skel->rodata->held_mask = it->held_mask;
 	if (bpf_map__set_max_entries(it->skel->maps.held, it->held_mask + 1) < 0) {

@@ -236,24 +236,42 @@ static int cmp_virt(const vt_row_t *a, const vt_row_t *b)
 	return order_ull(stat_of(a) ? stat_of(a)->vsize : 0, stat_of(b) ? stat_of(b)->vsize : 0);
 }
 
-static int fmt_res(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
-{
-	if (!stat_with(row, VMON_PROC_STAT_RSS))
-		return -1;
-	return fmt_bytes((double)stat_of(row)->rss * (double)snap->page_size, buf, size, machine);
-}
-
-static int cmp_res(const vt_row_t *a, const vt_row_t *b)
-{
-	return order_ull(stat_of(a) ? stat_of(a)->rss : 0, stat_of(b) ? stat_of(b)->rss : 0);
-}
-
-static const vmon_proc_vm_t *vm_of(const vt_row_t *row)
+/*
+ * RES and MEM%: statm's resident, every CPU's share of the kernel's
+ * counters added, as ps, top and htop show it; stat's rss (the RSS column)
+ * is the counters without those shares, up to 32 pages per CPU less.
+ */
+static const vmon_proc_vm_t *vm_with(const vt_row_t *row, int sym)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
 	const vmon_proc_vm_t *vm = row->stores[VMON_STORE_PROC_VM];
 
-	return vmon_field_present(desc, &desc->fields[VMON_PROC_VM_SHARED_PAGES], vm) ? vm : NULL;
+	return vmon_field_present(desc, &desc->fields[sym], vm) ? vm : NULL;
+}
+
+static unsigned long long resident_pages(const vt_row_t *row)
+{
+	const vmon_proc_vm_t *vm = vm_with(row, VMON_PROC_VM_RESIDENT_PAGES);
+
+	return vm ? vm->resident_pages : 0;
+}
+
+static int fmt_res(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	if (!vm_with(row, VMON_PROC_VM_RESIDENT_PAGES))
+		return -1;
+	return fmt_bytes((double)resident_pages(row) * (double)snap->page_size, buf, size, machine);
+}
+
+static int cmp_res(const vt_row_t *a, const vt_row_t *b)
+{
+	return order_ull(vm_with(a, VMON_PROC_VM_RESIDENT_PAGES) ? resident_pages(a) + 1 : 0,
+			 vm_with(b, VMON_PROC_VM_RESIDENT_PAGES) ? resident_pages(b) + 1 : 0);
+}
+
+static const vmon_proc_vm_t *vm_of(const vt_row_t *row)
+{
+	return vm_with(row, VMON_PROC_VM_SHARED_PAGES);
 }
 
 static int fmt_shr(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
@@ -281,14 +299,14 @@ static int cmp_cpu(const vt_row_t *a, const vt_row_t *b)
 
 static double mem_pct(const vt_row_t *row, const vt_snapshot_t *snap)
 {
-	if (!stat_of(row) || !snap->mem_total_kb)
+	if (!snap->mem_total_kb)
 		return 0;
-	return (double)stat_of(row)->rss * (double)snap->page_size * 100.0 / ((double)snap->mem_total_kb * 1024.0);
+	return (double)resident_pages(row) * (double)snap->page_size * 100.0 / ((double)snap->mem_total_kb * 1024.0);
 }
 
 static int fmt_mem(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
 {
-	if (!stat_of(row) || !snap->mem_total_kb)
+	if (!vm_with(row, VMON_PROC_VM_RESIDENT_PAGES) || !snap->mem_total_kb)
 		return -1;
 	return format_fixed(buf, size, mem_pct(row, snap), machine ? 2 : 1);
 }
@@ -428,11 +446,13 @@ static int cmp_exit(const vt_row_t *a, const vt_row_t *b)
 static const vt_derived_t derived[] = {
 	{ "user", "USER", "the process's owner (effective user)", 9, true, VT_VALUE_STRING, 0, fmt_user, cmp_user },
 	{ "virt", "VIRT", "virtual memory size (bytes)", 5, false, VT_VALUE_NUMBER, 0, fmt_virt, cmp_virt },
-	{ "res", "RES", "resident memory (bytes)", 5, false, VT_VALUE_NUMBER, 0, fmt_res, cmp_res },
+	{ "res", "RES", "resident memory, as statm and ps show it (bytes)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM,
+	  fmt_res, cmp_res },
 	{ "shr", "SHR", "resident shared memory (bytes)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM, fmt_shr, cmp_shr },
 	{ "cpu_percent", "CPU%", "CPU use over the last interval (percent of one CPU)", 5, false, VT_VALUE_NUMBER, 0,
 	  fmt_cpu, cmp_cpu },
-	{ "mem_percent", "MEM%", "resident memory (percent of RAM)", 5, false, VT_VALUE_NUMBER, 0, fmt_mem, cmp_res },
+	{ "mem_percent", "MEM%", "resident memory (percent of RAM)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM,
+	  fmt_mem, cmp_res },
 	{ "time", "TIME+", "CPU time used, user and system (seconds)", 9, false, VT_VALUE_NUMBER, 0, fmt_time, cmp_time },
 	{ "io_read_rate", "DISK R/s", "reads from storage over the last interval (bytes/s)", 8, false, VT_VALUE_NUMBER,
 	  VMON_WANT_PROC_IO, fmt_rd, cmp_rd },
