@@ -494,6 +494,9 @@ static __always_inline void fill_stable(struct iter_rec *r, struct task_struct *
 	r->stat.start = t->start_boottime / tick_ns;
 	r->stat.delay_blkio = t->delays ? t->delays->blkio_delay / tick_ns : 0;
 	fill_io(&r->io, &t->ioac);
+	/* status's context switches: the task's own, counted as it leaves the CPU */
+	r->sched.voluntary_ctxt = t->nvcsw;
+	r->sched.involuntary_ctxt = t->nivcsw;
 
 	r->stat.sigignore = 0;
 	r->stat.sigcatch = 0;

@@ -9,7 +9,7 @@
  *   parse.c		the table-driven parsers generated from defs/ (parse_*)
  *   fields.c		the field descriptions generated from defs/
  *   sys_stat.c sys_vm.c sys_loadavg.c sys_sockets.c proc_stat.c proc_vm.c
- *   proc_io.c proc_env.c proc_follow.c proc_files.c
+ *   proc_io.c proc_env.c proc_follow.c proc_files.c proc_sched.c proc_rollup.c
  *			one sampler per want, as named in defs/ *_wants.def
  *   fobject.c		the open file objects both open-files wants share (fobject.h)
  *   dump.c escape.c	vmon_dump_procs() and vmon_escape()
@@ -245,6 +245,7 @@ int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor);
 int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first);
 int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first);
 int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first);
+int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first);
 
 /* --- procfs.c --- */
 int procfs_open_root(vmon_t *vmon, const char *root);

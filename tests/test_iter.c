@@ -188,6 +188,9 @@ static enum cmp how(int store, int sym)
 {
 	if (store == VMON_STORE_PROC_IO)
 		return CMP_GROWS;
+	if (store == VMON_STORE_PROC_SCHED)
+		return sym == VMON_PROC_SCHED_VOLUNTARY_CTXT || sym == VMON_PROC_SCHED_INVOLUNTARY_CTXT ?
+		       CMP_GROWS : CMP_EXACT;
 	if (store == VMON_STORE_PROC_VM) {
 		switch (sym) {
 		case VMON_PROC_VM_RESIDENT_PAGES: case VMON_PROC_VM_SHARED_PAGES: case VMON_PROC_VM_HWM_KB:
@@ -232,6 +235,7 @@ typedef struct snap {
 	vmon_proc_stat_t stat;
 	vmon_proc_vm_t	vm;
 	vmon_proc_io_t	io;
+	vmon_proc_sched_t sched;	/* its numbers only: the text is compared between the sources */
 	unsigned long long runs;	/* run_count() then */
 } snap_t;
 
@@ -249,13 +253,16 @@ static void keep(vmon_proc_t *proc)
 		memcpy(&s->vm, pvm(proc), sizeof(s->vm));
 	if (pio(proc))
 		memcpy(&s->io, pio(proc), sizeof(s->io));
+	if (proc->stores[VMON_STORE_PROC_SCHED])
+		memcpy(&s->sched, proc->stores[VMON_STORE_PROC_SCHED], sizeof(s->sched));
 	snap_of[proc->pid] = ++snaps_nr;
 }
 
 static const void *snap_store(const snap_t *s, int store)
 {
 	return store == VMON_STORE_PROC_STAT ? (const void *)&s->stat :
-	       store == VMON_STORE_PROC_VM ? (const void *)&s->vm : (const void *)&s->io;
+	       store == VMON_STORE_PROC_VM ? (const void *)&s->vm :
+	       store == VMON_STORE_PROC_SCHED ? (const void *)&s->sched : (const void *)&s->io;
 }
 
 static int mismatches, ran_nodes;
@@ -270,7 +277,7 @@ static void complain(const char *what, int tid, const vmon_field_t *f, unsigned 
 /* every field both fill, of one node: i_proc (iterator, after), p_proc (/proc), before (iterator, before) */
 static int compare_node(vmon_proc_t *i_proc, vmon_proc_t *p_proc, const snap_t *before, bool busy)
 {
-	static const int stores[] = { VMON_STORE_PROC_STAT, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO };
+	static const int stores[] = { VMON_STORE_PROC_STAT, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO, VMON_STORE_PROC_SCHED };
 	int compared = 0;
 	/*
 	 * A task that ran between the iterator's reads (a child still settling,
@@ -363,7 +370,8 @@ static void init_sampler(vmon_t *vmon, vmon_sampler_t sampler)
 
 	vmon_attr_default(&attr);
 	attr.flags = VMON_FLAG_PROC_ALL;
-	attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO | VMON_WANT_PROC_FOLLOW_THREADS;
+	attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO | VMON_WANT_PROC_SCHED |
+			  VMON_WANT_PROC_FOLLOW_THREADS;
 	attr.sampler = sampler;
 	attr.feed = "none";
 	assert_true(vmon_init_attr(vmon, &attr));
@@ -869,6 +877,8 @@ static int child_touched(void *arg)
 	if (!p)
 		return 1;
 	memset(p, 1, len);
+	/* the pages are used: the compiler may not drop the writes */
+	__asm__ volatile("" : : "r"(p) : "memory");
 	if (!arg)
 		for (;;)
 			pause();
