@@ -256,6 +256,7 @@ int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, buf_t *buf);
 ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, buf_t *buf);
 ssize_t procfs_readlinkat(vmon_t *vmon, int dir_fd, const char *name, buf_t *buf);
 int procfs_openat(vmon_t *vmon, int dir_fd, const char *name, int flags);
+unsigned long long procfs_stat_start(const char *line, size_t len);
 void procfs_close_held(vmon_t *vmon, int *fd);
 void procfs_close_warm(vmon_t *vmon, int *fd);
 void procfs_close_dir(vmon_t *vmon, proc_node_t *node);

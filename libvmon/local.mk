@@ -9,6 +9,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/vmon.c \
 	libvmon/tree.c \
 	libvmon/procfs.c \
+	libvmon/pidfd.c \
 	libvmon/parse.c \
 	libvmon/fields.c \
 	libvmon/escape.c \

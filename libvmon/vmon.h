@@ -620,6 +620,8 @@ int vmon_set_sampler(vmon_t *vmon, vmon_sampler_t sampler);
 vmon_sampler_t vmon_get_sampler(const vmon_t *vmon);
 const char *vmon_sampler_reason(const vmon_t *vmon);
 const char *vmon_sampler_name(vmon_sampler_t sampler);
+/* libvmon 1: a pidfd for the process a sample showed, and no other */
+int vmon_pidfd_open(int pid, unsigned long long start, unsigned int flags);
 
 extern const vmon_store_desc_t vmon_sys_store_descs[VMON_STORE_SYS_NR];
 extern const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR];

@@ -42,6 +42,7 @@ VMON_MAN_PAGES = \
 	man/vmon_sample.3 \
 	man/vmon_proc_monitor.3 \
 	man/vmon_proc_lookup.3 \
+	man/vmon_pidfd_open.3 \
 	man/vmon_dump_procs.3 \
 	man/vmon_get_stats.3 \
 	man/vmon_escape.3 \

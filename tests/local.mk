@@ -124,6 +124,14 @@ tests_test_iter_CFLAGS = $(AM_CFLAGS) -pthread
 tests_test_iter_LDADD = $(TESTS_LIBS)
 tests_test_iter_LDFLAGS = $(TESTS_LINK_CHECKED) -pthread
 
+# a pidfd for the process of a (pid, start time) and for no other, on children it spawns and reuses the pids of
+VMON_UNIT_TESTS += tests/test_pidfd
+tests_test_pidfd_SOURCES = tests/test_pidfd.c
+tests_test_pidfd_CPPFLAGS = $(TESTS_CPP)
+tests_test_pidfd_CFLAGS = $(AM_CFLAGS) -pthread
+tests_test_pidfd_LDADD = $(TESTS_LIBS)
+tests_test_pidfd_LDFLAGS = $(TESTS_LINK) -pthread
+
 # every allocation of a fixture scenario failed in turn (a counting malloc of its own: not under
 # valgrind, and it skips itself under AddressSanitizer)
 check_PROGRAMS += tests/test_oom
