@@ -443,6 +443,52 @@ static int cmp_exit(const vt_row_t *a, const vt_row_t *b)
 	return (a->exit_code > b->exit_code) - (a->exit_code < b->exit_code);
 }
 
+static const vmon_proc_sched_t *sched_with(const vt_row_t *row, int sym)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_SCHED];
+	const vmon_proc_sched_t *s = row->stores[VMON_STORE_PROC_SCHED];
+
+	return vmon_field_present(desc, &desc->fields[sym], s) ? s : NULL;
+}
+
+/* the I/O class's name as ionice(1) abbreviates it ("none" for class 0: it follows nice) */
+const char *vt_io_class_name(int io_class)
+{
+	static const char *const names[] = { "none", "rt", "be", "idle" };
+
+	return io_class >= 0 && io_class < 4 ? names[io_class] : "?";
+}
+
+/* "be/4", "rt/0", "idle" (which has no levels), "none" */
+static int fmt_io(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	const vmon_proc_sched_t *s = sched_with(row, VMON_PROC_SCHED_IO_CLASS);
+
+	(void)snap;
+	(void)machine;
+	if (!s)
+		return -1;
+	if (s->io_class == 1 || s->io_class == 2)
+		return snprintf(buf, size, "%s/%d", vt_io_class_name(s->io_class), s->io_level);
+	return snprintf(buf, size, "%s", vt_io_class_name(s->io_class));
+}
+
+/* by how soon the kernel serves its I/O: realtime, best-effort (none as best-effort), idle; then level */
+static int io_rank(const vt_row_t *row)
+{
+	const vmon_proc_sched_t *s = sched_with(row, VMON_PROC_SCHED_IO_CLASS);
+	static const int class_rank[] = { 2, 1, 2, 3 };
+
+	if (!s || s->io_class < 0 || s->io_class > 3)
+		return 0;
+	return class_rank[s->io_class] * 16 + (s->io_class == 0 ? 8 : s->io_level + 1);
+}
+
+static int cmp_io(const vt_row_t *a, const vt_row_t *b)
+{
+	return (io_rank(a) > io_rank(b)) - (io_rank(a) < io_rank(b));
+}
+
 static const vt_derived_t derived[] = {
 	{ "user", "USER", "the process's owner (effective user)", 9, true, VT_VALUE_STRING, 0, fmt_user, cmp_user },
 	{ "virt", "VIRT", "virtual memory size (bytes)", 5, false, VT_VALUE_NUMBER, 0, fmt_virt, cmp_virt },
@@ -462,6 +508,8 @@ static const vt_derived_t derived[] = {
 	  fmt_started, cmp_started },
 	{ "exit_status", "EXIT", "how an exited process ended: its exit code or signal (wait status)", 7, false,
 	  VT_VALUE_NUMBER, 0, fmt_exit, cmp_exit },
+	{ "io_priority", "IO", "I/O priority: class/level (rt realtime, be best-effort; 0 first), idle, or none "
+	  "(best-effort by nice)", 6, true, VT_VALUE_STRING, VMON_WANT_PROC_SCHED, fmt_io, cmp_io },
 	{ "command", "COMMAND", "the command line (or [name] without one), escaped", 0, true, VT_VALUE_STRING, 0,
 	  fmt_command, cmp_command },
 };
@@ -475,6 +523,7 @@ int vt_columns_nr;
 /* the stores whose fields are columns: per process, one value each */
 static const int field_stores[] = {
 	VMON_STORE_PROC_STAT, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO, VMON_STORE_PROC_ENV,
+	VMON_STORE_PROC_SCHED, VMON_STORE_PROC_ROLLUP,
 };
 
 static int field_width(const vmon_field_t *f)

@@ -661,6 +661,25 @@ static void draw_bottom(tui_t *t, int y, int w)
 	}
 }
 
+/* with a PSS column shown, its costly source is read for the processes on screen only */
+static void visible_rows(tui_t *t)
+{
+	int pids[512], nr = 0;
+
+	if (t->wants & VMON_WANT_PROC_ROLLUP) {
+		for (int y = 0; y < t->list_h && nr < (int)(sizeof(pids) / sizeof(pids[0])); y++) {
+			const vt_row_t *row;
+
+			if (t->view.top + y >= t->view.lines_nr)
+				break;
+			row = vt_view_row(&t->view, t->snap, t->view.top + y);
+			if (!(row->flags & (VT_ROW_THREAD | VT_ROW_EXITED)))
+				pids[nr++] = row->pid;
+		}
+	}
+	vt_sampler_set_visible(t->sampler, pids, nr);
+}
+
 static void draw_list(tui_t *t)
 {
 	int h = LINES, w = COLS, header, y;
@@ -689,6 +708,7 @@ static void draw_list(tui_t *t)
 			break;
 		draw_row(t, t->list_y + y, w, line);
 	}
+	visible_rows(t);
 	if (t->snap->seq == 0 && t->list_h > 0)
 		tui_text(t->list_y, 1, w - 1, "sampling...", 0);
 	else if (t->view.lines_nr == 0 && t->list_h > 0)
