@@ -723,7 +723,9 @@ static void draw(tui_t *t)
 	switch (t->mode) {
 	case MODE_LIST:
 		draw_list(t);
-		if (t->menu != MENU_NONE)
+		if (t->menu == MENU_IOPRIO || t->menu == MENU_AFFINITY)
+			sched_draw_dialog(t);
+		else if (t->menu != MENU_NONE)
 			screens_draw_menu(t);
 		break;
 	case MODE_HELP:
@@ -769,6 +771,8 @@ static void act_files(tui_t *t) { if (not_in_replay(t, "a log does not record op
 static void act_kill(tui_t *t) { if (not_in_replay(t, "its processes are not to be signalled")) screens_open_kill(t); }
 static void act_nice_down(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) screens_open_renice(t, -1); }
 static void act_nice_up(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) screens_open_renice(t, 1); }
+static void act_ioprio(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_ioprio(t); }
+static void act_affinity(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_affinity(t); }
 static void act_sort_menu(tui_t *t) { screens_open_sort(t); }
 static void act_user_menu(tui_t *t) { screens_open_user(t); }
 
@@ -1109,6 +1113,8 @@ static const struct action {
 	{ { KEY_F(7), ']', 0 }, act_nice_down, "F7 ]", "renice: more priority (lower nice; root only)" },
 	{ { KEY_F(8), '[', 0 }, act_nice_up, "F8 [", "renice: less priority (higher nice)" },
 	{ { KEY_F(9), 'k', 0 }, act_kill, "F9 k", "send a signal to the selected or tagged processes" },
+	{ { 'i', 0 }, act_ioprio, "i", "I/O priority of the selected process: class and level (realtime: root only)" },
+	{ { 'a', 0 }, act_affinity, "a", "CPU affinity of the selected process: the CPUs it may run on" },
 	{ { ' ', 0 }, act_tag, "Space", "tag or untag the process (kill and renice act on all tagged)" },
 	{ { 'c', 0 }, act_tag_tree, "c", "tag the process and its descendants" },
 	{ { 'U', 0 }, act_untag, "U", "untag all" },
@@ -1340,7 +1346,9 @@ static void handle_key(tui_t *t, int ch)
 		t->msg[0] = '\0';
 	switch (t->mode) {
 	case MODE_LIST:
-		if (t->menu != MENU_NONE)
+		if (t->menu == MENU_IOPRIO || t->menu == MENU_AFFINITY)
+			sched_key_dialog(t, ch);
+		else if (t->menu != MENU_NONE)
 			screens_key_menu(t, ch);
 		else
 			list_key(t, ch);
@@ -1491,6 +1499,7 @@ out:
 	vt_sampler_stop(t->sampler);
 	vt_view_free(&t->view);
 	free(t->targets);
+	free(t->cpus_on);
 	free(t->users);
 	free(t->events);
 	free(t);
