@@ -235,6 +235,19 @@ static void test_sched_fixture(void **state)
 	assert_int_equal(s->oom_score_adj, -300);
 	assert_false(vmon_field_present(desc, &desc->fields[VMON_PROC_SCHED_IO_CLASS], s));
 	assert_false(vmon_field_present(desc, &desc->fields[VMON_PROC_SCHED_CPUS_ALLOWED], s));
+	/* vmon_dump_procs() shows them, the absent as "-" */
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+
+		assert_non_null(out);
+		vmon_dump_procs(&vmon, out);
+		fclose(out);
+		assert_non_null(strstr(text, " sched{voluntary_ctxt=- involuntary_ctxt=- oom_score=12 oom_score_adj=-300 "
+					     "io_class=- io_level=- cpus_allowed=-}"));
+		free(text);
+	}
 	vmon_destroy(&vmon);
 	fixture_free(&fx);
 }

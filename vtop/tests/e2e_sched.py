@@ -11,6 +11,7 @@ affinity (os.sched_getaffinity).  As root, a second vtop runs as nobody
 dialog.
 """
 
+import json
 import os
 import re
 import shutil
@@ -125,6 +126,21 @@ try:
         with open("/proc/%d/statm" % pid) as f:
             statm_kb = int(f.read().split()[1]) * os.sysconf("SC_PAGESIZE") // 1024
         check(abs(size_kb(res) - statm_kb) <= max(8, statm_kb / 100), "RES: statm's resident (%s, %d kB)" % (res, statm_kb))
+
+    # --- batch: PSS for the processes of -p, and for no process without it ---
+    env = dict(os.environ, XDG_CONFIG_HOME=tmp, LANG="C.UTF-8")
+    for args, named in ((["-p", str(pid)], True), ([], False)):
+        out = subprocess.run([VTOP, "-b", "-n", "2", "-d", "0.3", "--format", "json", "-o", "pid,pss_kb"] + args,
+                             stdout=subprocess.PIPE, env=env, universal_newlines=True).stdout.splitlines()
+        procs = json.loads(out[-1])["processes"] if out else []
+        mine = [p for p in procs if p["pid"] == pid]
+        if named:
+            rollup = proc_key(pid, "smaps_rollup", "Pss")
+            check(mine and mine[0]["pss_kb"] is not None and abs(mine[0]["pss_kb"] - rollup) <= max(64, rollup // 20),
+                  "vtop -b -p: the child's PSS (%s, /proc %d kB)" % (mine[0]["pss_kb"] if mine else None, rollup))
+        else:
+            check(procs and mine and all(p["pss_kb"] is None for p in procs),
+                  "vtop -b without -p: PSS read for none of %d processes" % len(procs))
 
     # --- i: best-effort, level 6 ---
     term.keys("i")
