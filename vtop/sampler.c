@@ -840,9 +840,12 @@ void vt_sampler_set_visible(vt_sampler_t *s, const int *pids, int nr)
 	s->visible = copy;
 	s->visible_nr = nr;
 	s->visible_changed = true;
-	/* rows that came on screen get their PSS at once, not a refresh later */
-	s->now = nr > 0;
-	request(s);
+	/*
+	 * No sample now: rows that came on screen get their PSS at the next
+	 * refresh (a sample per scrolled line would make CPU% a rate over a
+	 * few milliseconds); nor a wake-up, which would only apply it early.
+	 */
+	pthread_mutex_unlock(&s->lock);
 }
 
 void vt_sampler_sample_now(vt_sampler_t *s)
