@@ -170,6 +170,14 @@ static void test_sched_values(void **state)
 	reap(pid, SIGKILL);
 }
 
+/* a and b within 2% of the larger (and 64 kB) */
+static bool near(unsigned long long a, unsigned long long b)
+{
+	unsigned long long d = a > b ? a - b : b - a, big = a > b ? a : b;
+
+	return d <= 64 || d * 50 <= big;
+}
+
 /* smaps_rollup only where asked: one child's node, its PSS what the file says */
 static void test_rollup_per_node(void **state)
 {
@@ -196,9 +204,14 @@ static void test_rollup_per_node(void **state)
 	assert_int_equal(a->errors[VMON_STORE_PROC_ROLLUP], 0);
 	for (int i = 0; i < desc->fields_nr; i++)
 		assert_true(vmon_field_present(desc, &desc->fields[i], prollup(a)));
-	/* asleep: the file says the same after the sample */
-	assert_int_equal(prollup(a)->pss_kb, key_of(pa, "smaps_rollup", "Pss"));
-	assert_int_equal(prollup(a)->private_dirty_kb, key_of(pa, "smaps_rollup", "Private_Dirty"));
+	/*
+	 * What the file says after the sample, though the child sleeps: PSS
+	 * and private pages move whenever this process, which shares the
+	 * child's pages since the fork, writes to one of them (copy on write;
+	 * under valgrind, tens of kB between two reads): within 2%.
+	 */
+	assert_true(near(prollup(a)->pss_kb, key_of(pa, "smaps_rollup", "Pss")));
+	assert_true(near(prollup(a)->private_dirty_kb, key_of(pa, "smaps_rollup", "Private_Dirty")));
 	assert_true(prollup(a)->pss_anon_kb >= TOUCHED_MB * 1024);
 	print_message("PSS %llu kB (anon %llu, file %llu), private dirty %llu kB\n", prollup(a)->pss_kb,
 		      prollup(a)->pss_anon_kb, prollup(a)->pss_file_kb, prollup(a)->private_dirty_kb);

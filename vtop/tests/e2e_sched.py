@@ -126,6 +126,10 @@ try:
         with open("/proc/%d/statm" % pid) as f:
             statm_kb = int(f.read().split()[1]) * os.sysconf("SC_PAGESIZE") // 1024
         check(abs(size_kb(res) - statm_kb) <= max(8, statm_kb / 100), "RES: statm's resident (%s, %d kB)" % (res, statm_kb))
+        if shutil.which("ps"):
+            ps_kb = int(subprocess.run(["ps", "-o", "rss=", "-p", str(pid)], stdout=subprocess.PIPE,
+                                       universal_newlines=True).stdout.strip() or "0")
+            check(abs(size_kb(res) - ps_kb) <= max(8, ps_kb / 100), "RES: what ps shows (%s, %d kB)" % (res, ps_kb))
 
     # --- batch: PSS for the processes of -p, and for no process without it ---
     env = dict(os.environ, XDG_CONFIG_HOME=tmp, LANG="C.UTF-8")
