@@ -164,21 +164,32 @@ static __always_inline void find_cpu_offsets(void)
 struct rss_sums {
 	__u64	shares[MM_COUNTERS_];	/* each counter's per-CPU pointer */
 	__s64	sum[MM_COUNTERS_];
+	bool	together;		/* the shares side by side, as percpu_counter_init_many() lays them */
 };
+
+/* one CPU's shares: a read of the four together where they are (one helper call is most of the cost) */
+static __always_inline void add_shares(struct rss_sums *c, __u64 off)
+{
+	__s32 share[MM_COUNTERS_] = {};
+
+	if (c->together) {
+		bpf_probe_read_kernel(share, sizeof(share), (void *)(c->shares[0] + off));
+	} else {
+		for (int i = 0; i < MM_COUNTERS_; i++)
+			bpf_probe_read_kernel(&share[i], sizeof(share[i]), (void *)(c->shares[i] + off));
+	}
+	for (int i = 0; i < MM_COUNTERS_; i++)
+		c->sum[i] += share[i];
+}
 
 static int add_cpu_shares(__u32 cpu, void *ctx)
 {
-	struct rss_sums *c = ctx;
-	__u64 off = cpu_offset[cpu & (CPUS_MAX - 1)];
-
-	for (int i = 0; i < MM_COUNTERS_; i++) {
-		__s32 share = 0;
-
-		bpf_probe_read_kernel(&share, sizeof(share), (void *)(c->shares[i] + off));
-		c->sum[i] += share;
-	}
+	add_shares(ctx, cpu_offset[cpu & (CPUS_MAX - 1)]);
 	return 0;
 }
+
+/* up to this many CPUs, a plain loop: bpf_loop()'s calls cost as much as the reads */
+#define CPUS_INLINE	4
 
 /* percpu_counter_read_positive() */
 static __always_inline __u64 counter_read(struct percpu_counter *c)
@@ -200,8 +211,16 @@ static __always_inline void fill_vm_volatile(struct iter_rec *r, struct mm_struc
 		c.shares[i] = (__u64)mm->rss_stat[i].counters;
 		c.sum[i] = mm->rss_stat[i].count;
 	}
-	if (cpu_offsets_nr)
+	c.together = c.shares[1] == c.shares[0] + sizeof(__s32) && c.shares[2] == c.shares[0] + 2 * sizeof(__s32) &&
+		     c.shares[3] == c.shares[0] + 3 * sizeof(__s32);
+	if (cpu_offsets_nr > CPUS_INLINE) {
 		bpf_loop(cpu_offsets_nr, add_cpu_shares, &c, 0);
+	} else {
+		for (__u32 cpu = 0; cpu < CPUS_INLINE; cpu++) {
+			if (cpu < cpu_offsets_nr)
+				add_shares(&c, cpu_offset[cpu]);
+		}
+	}
 	/* get_mm_counter_sum(): percpu_counter_sum_positive() */
 	for (int i = 0; i < MM_COUNTERS_; i++) {
 		if (c.sum[i] < 0)
