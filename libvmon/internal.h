@@ -85,6 +85,7 @@ typedef struct proc_node {
 
 	double			cmdline_read_at;	/* CLOCK_MONOTONIC seconds of the last cmdline read */
 	double			statm_due;	/* ... when statm must be read whatever the stat line says */
+	double			oom_score_due;	/* ... and oom_score whatever moved (proc_sched.c) */
 
 	bool			confirmed;	/* in the tree for the caller: its ctor has run, its dtor will */
 	bool			identified;	/* its start time read: the identity checks compare with it */
@@ -183,6 +184,8 @@ struct _vmon_internal {
 #define CMDLINE_REFRESH_SECS 5.0
 /* how late a statm change that the stat line cannot show may be seen (proc_vm.c) */
 #define STATM_REFRESH_SECS 5.0
+/* ... and an oom_score change that neither the task's memory nor its adjustment shows (proc_sched.c) */
+#define OOM_SCORE_REFRESH_SECS 5.0
 
 /* --- vmon.c --- */
 int instance_init(vmon_t *vmon, const vmon_attr_t *attr);

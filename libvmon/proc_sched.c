@@ -7,7 +7,11 @@
  * since the last sample, or the values come from the task iterator's
  * record.  The others can be changed while the task sleeps (its badness
  * with anyone's memory, the adjustment, ioprio_set(2), sched_setaffinity(2))
- * and are read at every sample.
+ * and are read at every sample; but oom_score, a function of the task's
+ * memory, its adjustment and the machine's RAM and swap, is read again only
+ * when the adjustment changed, the task ran or the stat line shows its
+ * memory moved, and at the latest OOM_SCORE_REFRESH_SECS after the last
+ * read (for reclaim within the counters' per-CPU slack, or swap added).
  *
  * The two syscalls name the task by its id, which may have been reused
  * since this pass found it.  The node's /proc directory stays the old
@@ -121,6 +125,20 @@ static int sample_oom(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, con
 			   s, s->changed, s->present, first);
 }
 
+/* can oom_score have changed since it was read?  (see the top) */
+static bool oom_score_may_move(vmon_t *vmon, proc_node_t *node, const vmon_proc_sched_t *s)
+{
+	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
+
+	if (BITTEST(s->changed, VMON_PROC_SCHED_OOM_SCORE_ADJ) || !BITTEST(s->present, VMON_PROC_SCHED_OOM_SCORE) ||
+	    vmon->internal->now >= node->oom_score_due || node->exec_pending || !stat ||
+	    node->pub.errors[VMON_STORE_PROC_STAT])
+		return true;
+	if (BITTEST(stat->changed, VMON_PROC_STAT_RSS) || BITTEST(stat->changed, VMON_PROC_STAT_VSIZE))
+		return true;
+	return procfs_ran(vmon, node) != 0;
+}
+
 /* a derived number into the store, or absent when the kernel refused it (err) */
 static int set_derived(vmon_proc_sched_t *s, int sym, int err, long long value, bool first)
 {
@@ -186,7 +204,15 @@ int proc_sched_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	r = sample_oom(vmon, node, s, "oom_score_adj", first);
 	if (r >= 0) {
 		changes += r;
-		r = sample_oom(vmon, node, s, "oom_score", first);
+		if (first || oom_score_may_move(vmon, node, s)) {
+			r = sample_oom(vmon, node, s, "oom_score", first);
+			if (r >= 0)
+				node->oom_score_due = in->now + OOM_SCORE_REFRESH_SECS *
+						      (first ? 0.5 + (double)(proc->pid % 16) / 32.0 : 1.0);
+		} else {
+			in->stats.reads_skipped++;
+			r = 0;
+		}
 	}
 	if (r < 0) {
 		free(cpus);

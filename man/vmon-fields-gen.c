@@ -82,12 +82,15 @@ static const struct store_text {
 	  "How the task is scheduled and how the OOM killer sees it, each the task's own\n"
 	  "(a process's are its main thread's, as\n.Pa /proc/PID/status\nshows them).\n"
 	  "The context switches come from status, read only when the task ran since the last sample,\n"
-	  "or from the task iterator;\n.Pa oom_score\nand\n.Pa oom_score_adj\nare read at every sample,\n"
+	  "or from the task iterator;\n.Pa oom_score_adj\nis read at every sample and\n.Pa oom_score\n"
+	  "when the adjustment changed, the task ran, its memory moved, or 5 seconds after the last read,\n"
 	  "and the I/O priority and CPU affinity asked of\n.Xr ioprio_get 2\nand\n.Xr sched_getaffinity 2\n"
 	  "(on the live\n.Pa /proc\nonly), kept only when a read through the process's own directory\n"
 	  "after them shows the id was still its own.\n"
 	  "An I/O class of 0 (none) means best-effort at the level the nice value gives:\n"
-	  ".Ql (nice + 20) / 5 .\n" },
+	  ".Ql (nice + 20) / 5 .\n"
+	  "It costs a file read and two system calls per task and sample: measured at 3,000 idle processes\n"
+	  "(2 CPUs, loaded), 9.5 microseconds per process per sample on top of the task iterator's 2.2.\n" },
 	{ "proc_rollup", "vmon_proc_rollup_t",
 	  "Proportional set size and its parts, from\n.Pa /proc/PID/smaps_rollup ,\n"
 	  "for which the kernel walks every page table of the process under its mmap lock.\n"

@@ -160,6 +160,9 @@ static void test_sched_values(void **state)
 	s = psched(must_find(&vmon, pid));
 	assert_int_equal(s->oom_score_adj, 700);
 	assert_true(BITTEST(s->changed, VMON_PROC_SCHED_OOM_SCORE_ADJ));
+	/* the badness follows its adjustment in the same sample */
+	assert_int_equal(s->oom_score, number_of(pid, "oom_score"));
+	assert_true(BITTEST(s->changed, VMON_PROC_SCHED_OOM_SCORE));
 	assert_int_equal(s->io_class, 3);
 	vmon_field_format(&desc->fields[VMON_PROC_SCHED_CPUS_ALLOWED], s, text, sizeof(text), 0);
 	snprintf(want, sizeof(want), "0-%ld", sysconf(_SC_NPROCESSORS_CONF) - 1);
