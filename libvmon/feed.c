@@ -11,14 +11,17 @@
  *   fork	a new node, is_new, hung under its parent, with what the event
  *		carries (pid, ppid, comm, start, uid) in its stat store; its ctor
  *		runs now, so a process that also exits before the pass ends is
- *		still a whole node: new and stale in the same sample.
+ *		still a whole node: new in this sample, stale in the next.  A
+ *		fork of a process that already ended (its node found and lost
+ *		before the event was read) goes to that node, never to a second
+ *		one (ended.c); so does an exec or exit of it.
  *   exec	the node's comm, cmdline, argv and exe from the event; cmdline
  *		and exe are read again from /proc if the process still lives.
  *   exit	the node's final data: the exit status, state Z, and the times,
- *		faults and peak RSS where the backend carries them.  It turns
- *		stale, keeping them, in the sample whose read finds it reaped,
- *		as it does without a feed: a zombie stays in the tree, as /proc
- *		shows it, until its parent waits for it.
+ *		faults and peak RSS where the backend carries them.  It ends,
+ *		keeping them (state X then), in the sample whose read finds it
+ *		reaped, as it does without a feed: a zombie stays in the tree,
+ *		as /proc shows it, until its parent waits for it.
  *
  * Order.  A backend delivers events in the order they happened: the BPF
  * ring buffer in reservation order, the netlink socket in send order, the
@@ -35,6 +38,11 @@
  * did not report is found by the stat read of the next sample, so PROC_ALL
  * lists /proc only every VMON_FEED_RECONCILE_SECS, and on the next pass
  * after any loss.
+ *
+ * Delivery.  An event applied (by feed_apply(), or by feed_node_gone() in
+ * the middle of a pass) is copied, strings and all, to the outbox; the
+ * caller's event callback and a log that follows the feed get the outbox
+ * at one point, once the pass is done with the tree (feed_flush()).
  */
 #include "config.h"
 
@@ -66,6 +74,14 @@ struct feed {
 	size_t			q_nr, q_cap;
 	buf_t		arena;		/* exec filenames and arguments of the pending events */
 	bool			q_deferred;	/* some pending events wait for a second try */
+
+	struct outgoing {
+		vmon_event_t	ev;		/* filename and args: offsets into out_arena until delivered */
+		size_t		filename_off, args_off;
+		proc_node_t	*node;
+	}			*out;		/* applied in this pass, for feed_flush() */
+	size_t			out_nr, out_cap;
+	buf_t			out_arena;
 
 	vmon_feed_stats_t	stats;
 	bool			loss;		/* events lost since the last listing */
@@ -344,6 +360,8 @@ void feed_close(vmon_t *vmon)
 		f->backend->close(f);
 	free(f->q);
 	buf_free(&f->arena);
+	free(f->out);
+	buf_free(&f->out_arena);
 	free(f);
 	vmon->internal->feed = NULL;
 }
@@ -614,17 +632,35 @@ static bool process_gone(vmon_t *vmon, proc_node_t *node)
 	return (st.state == 'Z' || st.state == 'X') && st.num_threads <= 1;
 }
 
+/*
+ * The node of an ended process the event is about, while it is in the tree;
+ * NULL with *ended set when it is no longer (the event is old news).
+ */
+static proc_node_t *ended_node(vmon_t *vmon, feed_t *f, const vmon_event_t *ev, bool *ended)
+{
+	ended_t *e = ended_find(vmon, ev, f->tick_ns);
+
+	*ended = e != NULL;
+	return e ? e->node : NULL;
+}
+
 static proc_node_t *apply_fork(vmon_t *vmon, feed_t *f, feed_event_t *e)
 {
 	struct _vmon_internal *in = vmon->internal;
 	vmon_event_t *ev = &e->ev;
 	proc_node_t *node = pidmap_get(&in->procs, ev->pid), *parent = NULL;
 	vmon_proc_wants_t wants;
+	bool ended;
 
 	if (node) {
-		if (event_matches(f, node, ev))
-			return node;	/* a listing found it first */
-		node_mark_stale(vmon, node);	/* the pid was reused: the process we knew is gone */
+		/* a listing found it first; but after its exit, the same pid and tick is another process */
+		if (event_matches(f, node, ev) && !(node->exit_seen && ev->time_ns > node->exit_ns))
+			return node;
+		node_end(vmon, node);	/* the pid was reused: the process we knew is gone */
+	} else {
+		node = ended_node(vmon, f, ev, &ended);
+		if (ended)
+			return node;	/* found and lost before its fork was read */
 	}
 	if ((ev->has & VMON_EVENT_HAS_PPID) && ev->ppid > 0)
 		parent = pidmap_get(&in->procs, ev->ppid);
@@ -682,6 +718,10 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 	vmon_proc_stat_t *s = node_store(vmon, node, VMON_STORE_PROC_STAT);
 
 	node->fed = vmon->generation;
+	node->exit_seen = true;
+	node->exit_ns = ev->time_ns;
+	if (node->ended_seq)
+		ended_exit(vmon, node);
 	if (s) {
 		if (ev->has & VMON_EVENT_HAS_TIMES) {
 			set_stat_number(s, VMON_PROC_STAT_UTIME, ev->utime, false);
@@ -691,9 +731,14 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 			set_stat_number(s, VMON_PROC_STAT_MINFLT, ev->minflt, false);
 			set_stat_number(s, VMON_PROC_STAT_MAJFLT, ev->majflt, false);
 		}
+		/* a status the event does not carry is unknown: not the 0 a running process's line says */
 		if (ev->has & VMON_EVENT_HAS_EXIT_STATUS)
 			set_stat_number(s, VMON_PROC_STAT_EXIT_CODE, (unsigned long long)ev->exit_status, false);
-		set_stat_number(s, VMON_PROC_STAT_STATE, 'Z', false);	/* dead, not yet reaped */
+		else if (!proc->has_exit_status)
+			parse_clear(stat_field(VMON_PROC_STAT_EXIT_CODE), s, s->changed, s->present);
+		/* dead, not yet reaped; one found gone already is X (tree.c) */
+		if (!node->left)
+			set_stat_number(s, VMON_PROC_STAT_STATE, 'Z', false);
 	}
 	if ((ev->has & VMON_EVENT_HAS_MAXRSS) && (proc->wants & VMON_WANT_PROC_VM)) {
 		vmon_proc_vm_t *vm = node_store(vmon, node, VMON_STORE_PROC_VM);
@@ -778,6 +823,14 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 	if (node && !event_matches(f, node, ev))
 		node = NULL;
 	if (!node) {
+		bool ended;
+
+		/* a process that already ended: its node while it is in the tree */
+		node = ended_node(vmon, f, ev, &ended);
+		if (ended && !node)
+			return NULL;
+	}
+	if (!node) {
 		if (may_defer && all) {
 			*defer = true;
 			return NULL;
@@ -816,8 +869,9 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 
 /*
  * An event is done: counted, and passed to the caller's callback and to a
- * log writer that follows the feed (vmon_log_writer_follow_feed()).  A
- * replay (log_replay.c) delivers the events of its log here too.
+ * log writer that follows the feed (vmon_log_writer_follow_feed()), once
+ * the tree is whole: feed_flush() for a live pass; a replay (log_replay.c)
+ * delivers the events of its log here at the end of its own.
  */
 void feed_deliver(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node)
 {
@@ -828,14 +882,82 @@ void feed_deliver(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node)
 		f->stats.applied++;
 	else
 		f->stats.ignored++;
-	/*
-	 * The log first: the callback may call vmon_feed_process(), whose
-	 * reads can move the queue and the strings ev points into.
-	 */
 	if (vmon->internal->log_writer)
 		log_follow_event(vmon->internal->log_writer, ev, node != NULL);
-	if (f->cb)
+	if (f->cb) {
+		int prev = user_enter(vmon->internal, USER_NOTIFY);
+
 		f->cb(vmon, ev, node ? &node->pub : NULL, f->cb_arg);
+		user_leave(vmon->internal, prev);
+	}
+}
+
+/*
+ * An event applied in this pass, into the outbox for feed_flush(): its
+ * strings copied, for the queue's arena is reused by the next drain (the
+ * pass's own, or a callback's vmon_feed_process()).  Without memory for
+ * the copy, the event is counted lost: it did its work on the tree, but no
+ * listener hears of it.
+ */
+static void feed_hold(vmon_t *vmon, feed_t *f, const vmon_event_t *ev, proc_node_t *node)
+{
+	size_t flen = ev->filename ? strlen(ev->filename) + 1 : 0, alen = ev->args ? ev->args_len + 1 : 0;
+	struct outgoing *o;
+
+	if (f->out_nr == f->out_cap) {
+		size_t cap = f->out_cap ? f->out_cap * 2 : 64;
+		struct outgoing *v = realloc(f->out, sizeof(*v) * cap);
+
+		if (!v) {
+			feed_lost(f, 1);
+			return;
+		}
+		f->out = v;
+		f->out_cap = cap;
+	}
+	if (f->out_arena.len + flen + alen + 1 > f->out_arena.cap &&
+	    buf_reserve(&f->out_arena, 2 * (f->out_arena.len + flen + alen)) < 0) {
+		feed_lost(f, 1);
+		return;
+	}
+	o = &f->out[f->out_nr++];
+	o->ev = *ev;
+	o->node = node;
+	o->filename_off = f->out_arena.len;
+	if (flen) {
+		memcpy(f->out_arena.data + f->out_arena.len, ev->filename, flen);
+		f->out_arena.len += flen;
+	}
+	o->args_off = f->out_arena.len;
+	if (alen) {
+		memcpy(f->out_arena.data + f->out_arena.len, ev->args, alen - 1);
+		f->out_arena.data[f->out_arena.len + alen - 1] = '\0';
+		f->out_arena.len += alen;
+	}
+}
+
+/*
+ * The events applied in this pass, in the order they were applied, to the
+ * listeners: the end of vmon_sample(), when no node is being made, moved or
+ * marked, and every node an event names is still in the tree.
+ */
+void feed_flush(vmon_t *vmon)
+{
+	feed_t *f = vmon->internal->feed;
+
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->out_nr; i++) {
+		struct outgoing *o = &f->out[i];
+
+		if (o->ev.filename)
+			o->ev.filename = f->out_arena.data + o->filename_off;
+		if (o->ev.args)
+			o->ev.args = f->out_arena.data + o->args_off;
+		feed_deliver(vmon, &o->ev, o->node);
+	}
+	f->out_nr = 0;
+	f->out_arena.len = 0;
 }
 
 void feed_count_lost(vmon_t *vmon, unsigned long long n)
@@ -920,7 +1042,7 @@ void feed_apply(vmon_t *vmon)
 		}
 		e->applied = true;
 		if (counts)
-			feed_deliver(vmon, &e->ev, node);
+			feed_hold(vmon, f, &e->ev, node);
 	}
 	if (deferred) {
 		keep_deferred(f);
@@ -973,7 +1095,7 @@ void feed_node_gone(vmon_t *vmon, proc_node_t *node)
 		n = apply_one(vmon, f, e, false, &defer, &counts);
 		e->applied = true;
 		if (counts)
-			feed_deliver(vmon, &e->ev, n);
+			feed_hold(vmon, f, &e->ev, n);
 	}
 	f->applying = false;
 	cpu_add(f, cpu);

@@ -3,7 +3,9 @@
  *
  * Who does what:
  *   vmon.c		the public entry points and one sample pass, in order
- *   tree.c		nodes: creation, the tree, stale marking, freeing (node_*)
+ *   tree.c		nodes: creation, the tree, their end (stale, or kept for a
+ *			monitor), freeing (node_*)
+ *   ended.c		the processes that ended lately, by identity (ended_*)
  *   pidmap.c		the pid and tid indexes (pidmap_*)
  *   procfs.c		reading /proc: fds held under the budget, identity (procfs_*)
  *   parse.c		the table-driven parsers generated from defs/ (parse_*)
@@ -90,7 +92,21 @@ typedef struct proc_node {
 	bool			confirmed;	/* in the tree for the caller: its ctor has run, its dtor will */
 	bool			identified;	/* its start time read: the identity checks compare with it */
 	bool			exec_pending;	/* re-read cmdline and exe */
+	/*
+	 * Out of the live index (tree.c): its process ended or left the
+	 * watched subtree.  It is then on exactly one of internal->leaving
+	 * (this pass, not yet settled), ->ending (new in this sample: stale in
+	 * the next), ->stale, ->exited (a monitored process kept at the top)
+	 * or ->detached (out of the tree, held by a monitor), by stale_link.
+	 */
+	bool			left;
+	bool			ended;		/* ... because its process or thread ended */
+	bool			ending;		/* on internal->ending */
+	bool			exited;		/* on internal->exited */
 	bool			detached;	/* out of the tree, waiting for its last monitor to go */
+	bool			exit_seen;	/* the feed applied its exit (exit_ns is its time) */
+	unsigned long long	exit_ns;
+	unsigned long long	ended_seq;	/* its entry in the ended table + 1 (ended.c), 0: none */
 	bool			unmonitor_pending;	/* unmonitored during vmon_sample(): remove at its end */
 	bool			start_approx;	/* start came from an event's time: may be off by one tick
 						 * until the first stat read sets it (see node_start_matches()) */
@@ -142,8 +158,12 @@ struct _vmon_internal {
 	bool		proc_is_live;	/* proc_root is the real /proc */
 	pidmap_t	procs;		/* pid -> live process node */
 	pidmap_t	threads;	/* tid -> live thread node */
+	list_head_t	leaving;	/* nodes out of the index in this pass, not yet settled (tree.c) */
+	list_head_t	ending;		/* new in the last pass and gone: stale in this one */
 	list_head_t	stale;		/* nodes stale in the last pass, freed at the start of the next */
+	list_head_t	exited;		/* monitored top-level processes that ended, kept (vmon_proc_monitor(3)) */
 	list_head_t	detached;	/* stale nodes still held by a monitor */
+	struct ended_table *ended;	/* the processes that ended lately (ended.c) */
 	int		*array_free;	/* free slots of vmon->array[], a stack (room for every slot) */
 	int		array_free_nr;
 
@@ -160,6 +180,7 @@ struct _vmon_internal {
 	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
 	long		page_size;
 	int		in_sample;
+	int		user;		/* the user code running: USER_* */
 	bool		unmonitor_pending;	/* some node's unmonitor_pending is set */
 	bool		monitors_changed;	/* the top of the tree changed between samples */
 	proc_node_t	**snapshot;	/* the processes to sample in this pass */
@@ -179,6 +200,33 @@ struct _vmon_internal {
 	proc_node_t	*iter_node;	/* probed by iter_probe() (of the pass node->probed says) */
 	char		sampler_reason[320];	/* why the iterator is not in use; "" when it is */
 };
+
+/*
+ * The caller's code the library is running, in internal->user: a call back
+ * into the library that would change what the library is walking is
+ * refused (EBUSY).  From a sample callback (vmon->sample_cb, a per-process
+ * callback) vmon_proc_monitor() and vmon_proc_unmonitor() may be called;
+ * from a constructor, destructor or event callback the tree may only be
+ * read.  vmon_sample() may be called from none.
+ */
+enum {
+	USER_NONE,
+	USER_SAMPLE,
+	USER_NOTIFY,
+};
+
+static inline int user_enter(struct _vmon_internal *in, int kind)
+{
+	int prev = in->user;
+
+	in->user = kind;
+	return prev;
+}
+
+static inline void user_leave(struct _vmon_internal *in, int prev)
+{
+	in->user = prev;
+}
 
 /* how often a running process's cmdline is re-read without an exec (set-proc-title) */
 #define CMDLINE_REFRESH_SECS 5.0
@@ -201,9 +249,13 @@ proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc
 void node_confirm(vmon_t *vmon, proc_node_t *node);
 void node_attach(vmon_t *vmon, proc_node_t *node, proc_node_t *parent);
 void node_refcnt_update(vmon_t *vmon, proc_node_t *node);
+void node_end(vmon_t *vmon, proc_node_t *node);
 void node_mark_stale(vmon_t *vmon, proc_node_t *node);
+void node_settle(vmon_t *vmon);
 void node_forget(vmon_t *vmon, proc_node_t *node);
 void node_free_stale(vmon_t *vmon);
+void node_stale_ending(vmon_t *vmon);
+void node_free_all(vmon_t *vmon);
 void node_remove_subtree(vmon_t *vmon, proc_node_t *node);
 void node_place_by_ppid(vmon_t *vmon, proc_node_t *node);
 void node_release_fds(vmon_t *vmon, proc_node_t *node);
@@ -217,6 +269,27 @@ vmon_proc_t *tree_next(vmon_t *vmon, vmon_proc_t *proc, bool descend);
 vmon_proc_t *tree_first_postorder(vmon_t *vmon);
 vmon_proc_t *tree_next_postorder(vmon_t *vmon, vmon_proc_t *proc);
 
+/* --- ended.c --- */
+typedef struct ended {
+	int			pid;
+	unsigned long long	start;		/* clock ticks */
+	bool			start_approx;
+	unsigned long long	exit_ns;	/* the time of its exit event, 0: none seen */
+	int			pass;		/* vmon->generation it ended in */
+	unsigned long long	seq;
+	unsigned long long	prev;		/* seq + 1 of the entry before with its pid, 0: none */
+	proc_node_t		*node;		/* its node while that is in the tree, else NULL */
+} ended_t;
+
+int ended_init(vmon_t *vmon);
+void ended_fini(vmon_t *vmon);
+void ended_add(vmon_t *vmon, proc_node_t *node);
+void ended_drop_node(vmon_t *vmon, proc_node_t *node);
+void ended_exit(vmon_t *vmon, proc_node_t *node);
+void ended_expire(vmon_t *vmon);
+/* the ended process an event is about (fork: not one that began after that one's exit), or NULL */
+ended_t *ended_find(vmon_t *vmon, const vmon_event_t *ev, unsigned long long tick_ns);
+
 /* --- feed.c --- */
 int feed_open(vmon_t *vmon, const vmon_attr_t *attr);
 void feed_close(vmon_t *vmon);
@@ -226,6 +299,8 @@ void feed_listed(vmon_t *vmon);
 void feed_node_gone(vmon_t *vmon, proc_node_t *node);
 /* an event done with: counted, handed to the caller's callback and to a log that follows the feed */
 void feed_deliver(vmon_t *vmon, const vmon_event_t *event, proc_node_t *node);
+/* the events applied in this pass, to feed_deliver(), now that the tree is whole */
+void feed_flush(vmon_t *vmon);
 /* n events lost (0: some, how many unknown), as a replayed log's drop notice says */
 void feed_count_lost(vmon_t *vmon, unsigned long long n);
 const char *feed_root_reason(vmon_t *vmon);

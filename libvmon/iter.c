@@ -641,6 +641,7 @@ int iter_probe(vmon_t *vmon, proc_node_t *node)
 		}
 		node->start = r->stat.start;
 		node->start_approx = false;
+		node->identified = true;	/* its identity, for the events that name it (ended.c) */
 		node->ppid = (int)r->stat.ppid;
 		node->num_threads = (int)r->stat.num_threads;
 		node->state = (char)r->stat.state;

@@ -8,6 +8,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/pidmap.c libvmon/pidmap.h \
 	libvmon/vmon.c \
 	libvmon/tree.c \
+	libvmon/ended.c \
 	libvmon/procfs.c \
 	libvmon/pidfd.c \
 	libvmon/parse.c \

@@ -751,8 +751,9 @@ static int write_gone(vmon_log_writer_t *w, const vmon_proc_t *node)
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
 	int status = -1;
 
-	/* a zombie's last stat line carries its exit status */
-	if (s && s->state == 'Z' && vmon_field_present(desc, &desc->fields[VMON_PROC_STAT_EXIT_CODE], s))
+	/* a zombie's last stat line carries its exit status, or the feed's exit did (then kept, state X) */
+	if (s && (s->state == 'Z' || s->state == 'X') &&
+	    vmon_field_present(desc, &desc->fields[VMON_PROC_STAT_EXIT_CODE], s))
 		status = s->exit_code;
 	record_begin(w);
 	log_put_svarint(&w->body, node->pid);

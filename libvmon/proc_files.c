@@ -701,7 +701,7 @@ static void refresh_sharers(vmon_t *vmon, fd_node_t *fd)
 		files_table_t *ot = table_of(other);
 
 		if (ot == t || other->is_stale || fd_of(other)->read_gen == vmon->generation ||
-		    !ot->owner || ot->owner->pub.is_stale)
+		    !ot->owner || ot->owner->left)
 			continue;
 		refresh_remote(vmon, ot, fd_of(other));
 	}

@@ -75,8 +75,8 @@ static bool thread_listed(vmon_t *vmon, vmon_proc_t *proc, int tid, int *changes
 	proc_node_t *t = pidmap_get(&in->threads, tid);
 
 	if (t && t->pub.parent != proc) {
-		/* a tid is unique system-wide; a mapping under another process is one we have not yet found stale */
-		node_mark_stale(vmon, t);
+		/* a tid is unique system-wide; a mapping under another process is one we have not yet found gone */
+		node_end(vmon, t);
 		t = NULL;
 	}
 	if (!t) {
@@ -103,9 +103,14 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (proc->is_thread)
 		return SAMPLE_UNCHANGED;
 	if (node->num_threads <= 1) {
-		/* single-threaded: no thread nodes, nothing to read */
+		/* single-threaded: no thread nodes, nothing to read (the leader's thread node goes, not the leader) */
 		list_for_each_entry_safe(thread, tmp, &proc->threads, threads) {
-			node_mark_stale(vmon, node_of(thread));
+			if (node_of(thread)->left)
+				continue;
+			if (thread->pid == proc->pid)
+				node_mark_stale(vmon, node_of(thread));
+			else
+				node_end(vmon, node_of(thread));
 			changes++;
 		}
 		return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
@@ -161,8 +166,8 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 listed:
 	list_for_each_entry_safe(thread, tmp, &proc->threads, threads) {
-		if (node_of(thread)->seen != vmon->generation && !thread->is_stale) {
-			node_mark_stale(vmon, node_of(thread));
+		if (node_of(thread)->seen != vmon->generation && !node_of(thread)->left) {
+			node_end(vmon, node_of(thread));
 			changes++;
 		}
 	}
@@ -271,17 +276,22 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	/*
 	 * A child gone from every children file was reaped, or was adopted
 	 * by a process we do not follow.  Either way it leaves the watched
-	 * subtree, stale where it is, so that the callbacks see it there,
-	 * bottom-up; only a live process the caller monitors itself moves
-	 * to the top instead.
+	 * subtree, where it is, so that the callbacks see it there, bottom-up;
+	 * only a live process the caller monitors itself moves to the top
+	 * instead.
 	 */
 	list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
-		if (child->is_stale || node_of(child)->seen == vmon->generation)
+		bool alive;
+
+		if (node_of(child)->left || node_of(child)->seen == vmon->generation)
 			continue;
-		if (node_of(child)->monitors && procfs_node_exists(vmon, node_of(child)))
+		alive = procfs_node_exists(vmon, node_of(child));
+		if (node_of(child)->monitors && alive)
 			node_attach(vmon, node_of(child), NULL);
-		else
+		else if (alive)
 			node_mark_stale(vmon, node_of(child));
+		else
+			node_end(vmon, node_of(child));
 		changes++;
 	}
 	return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;

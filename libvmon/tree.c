@@ -5,17 +5,24 @@
  * from their parent's `children`; a process with more than one thread lists
  * every thread (its leader included) on its `threads`.  Every live process
  * is in internal->procs by pid, every live thread in internal->threads by
- * tid; every process in the tree, live or stale, is in vmon->htab[] and,
+ * tid; every process in the tree, live or not, is in vmon->htab[] and,
  * with VMON_FLAG_PROC_ARRAY, every node in vmon->array[].  A node leaves
  * the tree, vmon->htab[] and vmon->array[] together, in node_unlink().
  *
- * The lifecycle, the same in every mode: a node is is_new in the sample
- * that finds it, is_stale in the sample that finds it gone (callbacks see it
- * then, still in the tree), and in the next sample it leaves the tree, its
- * dtor runs and it is freed.  A stale node that the caller still holds
- * with vmon_proc_monitor() leaves the tree and sees its dtor on time, but its
- * memory waits for the last vmon_proc_unmonitor(), so the caller's pointer
- * never dangles.
+ * The lifecycle, the same in every mode.  A node is is_new in the sample
+ * that finds it.  When its process ends (node_end()) or leaves the watched
+ * subtree (node_mark_stale()), it leaves the index at once and goes on
+ * internal->leaving; node_settle() then decides, once the pass has placed
+ * everything, when it is is_stale: in this sample, or in the next when it
+ * is new in this one or has a new node below it (a client that drops a
+ * stale subtree's rows must never meet a row it has not added).  Stale, it
+ * is still in the tree where it was, with its last data; in the next
+ * sample it leaves the tree, its dtor runs and it is freed.  Two exceptions
+ * keep a node for the caller: a monitored top-level process that ends in
+ * explicit mode stays where it is, never stale, until the last
+ * vmon_proc_unmonitor(); and a stale node still monitored leaves the tree
+ * on time but keeps its memory, and its dtor waits, for the last
+ * vmon_proc_unmonitor().
  */
 #include "config.h"
 
@@ -168,8 +175,12 @@ void node_confirm(vmon_t *vmon, proc_node_t *node)
 		vmon->internal->stats.threads_new++;
 	else
 		vmon->internal->stats.procs_new++;
-	if (vmon->proc_ctor_cb)
+	if (vmon->proc_ctor_cb) {
+		int prev = user_enter(vmon->internal, USER_NOTIFY);
+
 		vmon->proc_ctor_cb(vmon, &node->pub);
+		user_leave(vmon->internal, prev);
+	}
 }
 
 static void note_change(vmon_t *vmon, vmon_proc_t *proc)
@@ -371,49 +382,165 @@ static void callbacks_free(vmon_proc_t *proc)
 }
 
 /*
- * The process or thread is gone.  Its threads go with it.  Outside
- * PROC_ALL, its followed children leave the watched subtree with it (the
- * kernel hands them to a reaper we do not follow), except those the caller
- * monitors itself: they move to the top.  In PROC_ALL they stay and are
- * placed under their new parent when their stat shows it.
+ * What a node's process shows once it ended: state X ("dead", as proc(5)
+ * calls it), in its stat store with its last data, so that a caller, a log
+ * of it and a replay of that log all tell a process that is gone from one
+ * that runs or is a zombie.  Its exit code stays known only where it was
+ * (the feed's exit, or a zombie's own stat line): a running process's
+ * line says 0, which is no exit status.
  */
-void node_mark_stale(vmon_t *vmon, proc_node_t *node)
+static void ended_state(vmon_t *vmon, proc_node_t *node)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	vmon_proc_stat_t *s = node->pub.stores[VMON_STORE_PROC_STAT];
+
+	if (!s)
+		return;
+	if (s->state != 'Z' && !node->pub.has_exit_status)
+		parse_clear(&desc->fields[VMON_PROC_STAT_EXIT_CODE], s, s->changed, s->present);
+	if (parse_set_ull(&desc->fields[VMON_PROC_STAT_STATE], s, 'X', s->changed, false) >= 0)
+		BITSET(s->present, VMON_PROC_STAT_STATE);
+	node->state = 'X';
+}
+
+/* stale now: in the tree for this sample, freed at the start of the next */
+static void make_stale(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
-	vmon_proc_t *proc = &node->pub, *child, *tmp;
+	vmon_proc_t *proc = &node->pub;
 
-	if (proc->is_stale)
-		return;
-	if (!proc->is_thread)
-		feed_node_gone(vmon, node);	/* its exit may have come in since the pass began */
 	proc->is_stale = 1;
-	pidmap_del(proc->is_thread ? &in->threads : &in->procs, proc->pid, node);
+	list_del_init(&node->stale_link);
 	list_add_tail(&node->stale_link, &in->stale);
 	note_change(vmon, proc);
-	node_release_fds(vmon, node);
 	if (node->confirmed) {
 		if (proc->is_thread)
 			in->stats.threads_stale++;
 		else
 			in->stats.procs_stale++;
 	}
+}
+
+/*
+ * The node leaves the live index: its process ended (ended), or it left
+ * the subtree the caller watches.  Its threads leave with it.  Outside
+ * PROC_ALL, its followed children leave the watched subtree with it (the
+ * kernel hands them to a reaper we do not follow), except those the caller
+ * monitors itself: they move to the top; one that died too has ended.  In
+ * PROC_ALL they stay and are placed under their new parent when their stat
+ * shows it.  When it is stale is node_settle()'s to say; a monitored
+ * top-level process that ended in explicit mode never is (see the top).
+ */
+static void node_leave(vmon_t *vmon, proc_node_t *node, bool ended)
+{
+	struct _vmon_internal *in = vmon->internal;
+	vmon_proc_t *proc = &node->pub, *child, *tmp;
+
+	if (node->left)
+		return;
+	if (!proc->is_thread && ended)
+		feed_node_gone(vmon, node);	/* its exit may have come in since the pass began */
+	node->left = true;
+	node->ended = ended;
+	pidmap_del(proc->is_thread ? &in->threads : &in->procs, proc->pid, node);
+	node_release_fds(vmon, node);
+	if (ended) {
+		ended_state(vmon, node);
+		ended_add(vmon, node);
+	}
+	if (ended && !proc->is_thread && !proc->parent && node->monitors && !(vmon->flags & VMON_FLAG_PROC_ALL)) {
+		node->exited = true;
+		list_add_tail(&node->stale_link, &in->exited);
+		if (node->confirmed)
+			in->stats.procs_stale++;
+	} else {
+		list_add_tail(&node->stale_link, &in->leaving);
+	}
 
 	if (!proc->is_thread) {
 		list_for_each_entry(child, &proc->threads, threads)
-			node_mark_stale(vmon, node_of(child));
+			node_leave(vmon, node_of(child), ended || !procfs_node_exists(vmon, node_of(child)));
 	}
 	if (!(vmon->flags & VMON_FLAG_PROC_ALL)) {
 		list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
-			/* (one that died too is stale here, under its parent, not at the top) */
-			if (node_of(child)->monitors && !child->is_stale && procfs_node_exists(vmon, node_of(child)))
+			bool alive = !node_of(child)->left && procfs_node_exists(vmon, node_of(child));
+
+			if (node_of(child)->monitors && alive)
 				node_attach(vmon, node_of(child), NULL);
 			else
-				node_mark_stale(vmon, node_of(child));
+				node_leave(vmon, node_of(child), !alive);
 		}
 	}
 }
 
-/* out of the tree and the indexes, dtor called: what is left is memory */
+void node_end(vmon_t *vmon, proc_node_t *node)
+{
+	node_leave(vmon, node, true);
+}
+
+void node_mark_stale(vmon_t *vmon, proc_node_t *node)
+{
+	node_leave(vmon, node, false);
+}
+
+/*
+ * The nodes that left the index in this pass, now that the pass has
+ * placed them: each is stale in this sample, or, if it is new in it (it
+ * was found and lost in one pass) or has a new node below it, in the next
+ * one, with that node.  A node is so never new and stale at once, and a
+ * stale subtree holds only nodes the caller saw before.  Called wherever
+ * the caller's code is about to see the tree.
+ */
+void node_settle(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *node, *tmp;
+	vmon_proc_t *up;
+
+	if (list_empty(&in->leaving))
+		return;
+	list_for_each_entry(node, &in->leaving, stale_link) {
+		if (node->born != vmon->generation)
+			continue;
+		node->ending = true;
+		for (up = node->pub.parent; up && node_of(up)->left && !node_of(up)->exited; up = up->parent) {
+			if (node_of(up)->ending || node_of(up)->pub.is_stale)
+				break;
+			node_of(up)->ending = true;
+		}
+	}
+	list_for_each_entry_safe(node, tmp, &in->leaving, stale_link) {
+		list_del_init(&node->stale_link);
+		if (node->ending)
+			list_add_tail(&node->stale_link, &in->ending);
+		else
+			make_stale(vmon, node);
+	}
+}
+
+/*
+ * The start of a pass, once the last pass's stale nodes are gone and the
+ * flags cleared: those that were new and gone in the last sample are stale
+ * in this one.
+ */
+void node_stale_ending(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *node, *tmp;
+
+	list_for_each_entry(node, &in->ending, stale_link) {
+		node->pub.is_new = 0;
+		node->pub.children_changed = 0;
+		node->pub.threads_changed = 0;
+		node->pub.activity = 0;
+	}
+	list_for_each_entry_safe(node, tmp, &in->ending, stale_link) {
+		node->ending = false;
+		make_stale(vmon, node);
+	}
+}
+
+/* out of the tree and the indexes: what is left is memory, and the dtor to run */
 static void node_unlink(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_t *proc = &node->pub, *child, *tmp;
@@ -443,11 +570,11 @@ static void node_unlink(vmon_t *vmon, proc_node_t *node)
 	list_del_init(&proc->bucket);
 	proc->parent = NULL;
 	array_remove(vmon, proc);
-	if (!proc->is_stale)
+	if (!node->left)
 		pidmap_del(proc->is_thread ? &vmon->internal->threads : &vmon->internal->procs, proc->pid, node);
+	node->left = true;
 	node_release_fds(vmon, node);
-	if (node->confirmed && vmon->proc_dtor_cb)
-		vmon->proc_dtor_cb(vmon, proc);
+	ended_drop_node(vmon, node);
 }
 
 static void node_free(vmon_t *vmon, proc_node_t *node)
@@ -459,12 +586,12 @@ static void node_free(vmon_t *vmon, proc_node_t *node)
 }
 
 /*
- * Out of the tree with its dtor called, then freed: a node that vanished
- * before its first read, a stale node at the start of the next pass, a
- * node unmonitored with its subtree (node_remove_subtree()), or every node
- * at vmon_destroy().  A node the caller still monitors keeps its
- * memory on internal->detached until the last vmon_proc_unmonitor(), which
- * calls this again to free it.
+ * Out of the tree, dtor called, then freed: a node that vanished before
+ * its first read, a stale node at the start of the next pass, a node
+ * unmonitored with its subtree (node_remove_subtree()), or every node at
+ * vmon_destroy().  A node the caller still monitors leaves the tree but
+ * keeps its memory, and its dtor waits, on internal->detached until the
+ * last vmon_proc_unmonitor(), which calls this again.
  */
 void node_forget(vmon_t *vmon, proc_node_t *node)
 {
@@ -478,6 +605,12 @@ void node_forget(vmon_t *vmon, proc_node_t *node)
 			return;
 		}
 	}
+	if (node->confirmed && vmon->proc_dtor_cb) {
+		int prev = user_enter(vmon->internal, USER_NOTIFY);
+
+		vmon->proc_dtor_cb(vmon, &node->pub);
+		user_leave(vmon->internal, prev);
+	}
 	node_free(vmon, node);
 }
 
@@ -489,6 +622,21 @@ void node_free_stale(vmon_t *vmon)
 
 	list_for_each_entry_safe(node, tmp, &in->stale, stale_link)
 		node_forget(vmon, node);
+}
+
+/* vmon_destroy(): every node out of the tree, dtor and all, whatever holds it */
+void node_free_all(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	list_head_t *lists[] = { &in->stale, &in->leaving, &in->ending, &in->exited, &in->detached };
+	proc_node_t *node, *tmp;
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		list_for_each_entry_safe(node, tmp, lists[i], stale_link) {
+			node->monitors = 0;
+			node_forget(vmon, node);
+		}
+	}
 }
 
 /*

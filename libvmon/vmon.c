@@ -3,7 +3,8 @@
  *
  * One vmon_sample(), in order:
  *   1. the nodes that were stale in the last pass leave (dtor, free);
- *   2. the per-pass flags of the others are cleared;
+ *   2. the per-pass flags of the others are cleared, and the nodes that
+ *      were new and gone in the last pass are stale in this one;
  *   2b. the event feed's pending events are applied (feed.c): forks make new
  *      nodes, exits give nodes their final data and exit status (the read
  *      in step 4 finds them reaped, or zombies), execs mark cmdline and exe
@@ -20,7 +21,14 @@
  *   5. per-process sample callbacks, bottom-up: a node's run after
  *      everything at and below it was sampled (all at the end with
  *      VMON_FLAG_2PASS, and in PROC_ALL mode, where the tree is known only
- *      once every process was read).
+ *      once every process was read);
+ *   6. the events applied in this pass go to the event callback and to a
+ *      log that follows the feed (feed_flush()), the tree whole.
+ * A node found gone leaves the pid index at once; whether it is stale in
+ * this sample or the next is settled (node_settle(), tree.c) before any of
+ * the caller's code sees the tree.  No caller's code runs while a node is
+ * being made, moved or marked; a call from it that would change the tree
+ * is refused with EBUSY (internal->user).
  * Sampling a node means reading its stat line first (procfs_probe(): is it
  * still the process we knew?), then its wants in the order of
  * defs/proc_wants.def.  With the task iterator (iter.c, vmon_set_sampler())
@@ -160,7 +168,7 @@ int vmon_set_sampler(vmon_t *vmon, vmon_sampler_t sampler)
 		errno = EINVAL;	/* a replay samples nothing */
 		return -1;
 	}
-	if (vmon->internal->in_sample) {
+	if (vmon->internal->in_sample || vmon->internal->user != USER_NONE) {
 		errno = EBUSY;
 		return -1;
 	}
@@ -232,9 +240,13 @@ int instance_init(vmon_t *vmon, const vmon_attr_t *attr)
 	vmon->internal->proc_fd = -1;
 	vmon->internal->have_schedstat = true;
 	vmon->internal->page_size = sysconf(_SC_PAGESIZE);
+	INIT_LIST_HEAD(&vmon->internal->leaving);
+	INIT_LIST_HEAD(&vmon->internal->ending);
 	INIT_LIST_HEAD(&vmon->internal->stale);
+	INIT_LIST_HEAD(&vmon->internal->exited);
 	INIT_LIST_HEAD(&vmon->internal->detached);
-	if (pidmap_init(&vmon->internal->procs) < 0 || pidmap_init(&vmon->internal->threads) < 0)
+	if (pidmap_init(&vmon->internal->procs) < 0 || pidmap_init(&vmon->internal->threads) < 0 ||
+	    ended_init(vmon) < 0)
 		return -1;
 	return 0;
 }
@@ -337,15 +349,18 @@ void vmon_destroy(vmon_t *vmon)
 	struct _vmon_internal *in = vmon->internal;
 
 	if (in) {
-		proc_node_t *node, *tmp, **all = NULL;
+		proc_node_t *node, **all = NULL;
 		size_t cap = 0, nr;
 
+		/* from a callback: the tree is being walked (vmon_destroy(3)) */
+		if (in->in_sample || in->user != USER_NONE)
+			return;
 		feed_close(vmon);
 		if (in->log_writer)
 			log_unfollow(in->log_writer);
 		iter_close(vmon);
-		/* the stale first (they are on in->stale), then the live */
-		node_free_stale(vmon);
+		/* those out of the index first (stale, ended, detached...), then the live */
+		node_free_all(vmon);
 		nr = collect_live(vmon, &all, &cap);
 		for (size_t i = 0; i < nr; i++) {
 			all[i]->monitors = 0;
@@ -362,15 +377,13 @@ void vmon_destroy(vmon_t *vmon)
 				}
 			}
 		}
-		list_for_each_entry_safe(node, tmp, &in->detached, stale_link) {
-			node->monitors = 0;
-			node_forget(vmon, node);
-		}
+		node_free_all(vmon);
 		/* the fobjects go with their last holder: the fds above, the socket table here */
 		sys_store_free(vmon, VMON_STORE_SYS_SOCKETS);
 		files_fini(vmon);
 		pidmap_fini(&in->procs);
 		pidmap_fini(&in->threads);
+		ended_fini(vmon);
 		buf_free(&in->buf);
 		buf_free(&in->stat_line);
 		buf_free(&in->list_buf);
@@ -393,14 +406,14 @@ void vmon_destroy(vmon_t *vmon)
 
 enum sampled {
 	SAMPLED,	/* read; its stores are current */
-	SAMPLED_STALE,	/* gone: stale now, with what was read before as its last data */
+	SAMPLED_STALE,	/* gone: out of the index, with what was read before as its last data */
 	SAMPLED_FORGOTTEN,	/* vanished before its first read: freed, never reported */
 };
 
 /*
  * Sample one node: its stat line, then its wants.
- * A pid or tid found reused gives the old node stale and, when the tree
- * holds that id (PROC_ALL, a followed child, a followed thread), a new node
+ * A pid or tid found reused ends the old node and, when the tree holds
+ * that id (PROC_ALL, a followed child, a followed thread), makes a new node
  * for the new task (see id_reused()).
  */
 static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node);
@@ -461,7 +474,9 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			 * (EMFILE, EIO, a malformed stat line): it is in the tree the
 			 * caller walks, so the caller gets its ctor now, with the
 			 * error and empty stores, not a node it never heard of.
+			 * It is there: its generation says so.
 			 */
+			proc->generation = vmon->generation;
 			node_confirm(vmon, node);
 			return SAMPLED;
 		}
@@ -473,7 +488,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 		if (id_reused(vmon, node, err)) {
 			proc_node_t *parent = proc->parent ? node_of(proc->parent) : NULL, *reborn;
 
-			node_mark_stale(vmon, node);
+			node_end(vmon, node);
 			reborn = node_new(vmon, proc->pid, node->tgid, proc->is_thread, proc->wants);
 			if (reborn) {
 				node_attach(vmon, reborn, parent);
@@ -482,7 +497,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			}
 			return SAMPLED_STALE;
 		}
-		node_mark_stale(vmon, node);
+		node_end(vmon, node);
 		return SAMPLED_STALE;
 	}
 
@@ -513,7 +528,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			if (err == ESRCH) {
 				/* it died while we read it: what was read stays, as its last data */
 				procfs_node_done(vmon, node);
-				node_mark_stale(vmon, node);
+				node_end(vmon, node);
 				return SAMPLED_STALE;
 			}
 			proc->errors[i] = err;
@@ -535,10 +550,10 @@ static void sample_threads(vmon_t *vmon, vmon_proc_t *proc)
 {
 	vmon_proc_t *thread, *tmp;
 
-	if (proc->is_stale)
+	if (node_of(proc)->left)
 		return;
 	list_for_each_entry_safe(thread, tmp, &proc->threads, threads) {
-		if (!thread->is_stale && node_of(thread)->probed != vmon->generation)
+		if (!node_of(thread)->left && node_of(thread)->probed != vmon->generation)
 			sample_node(vmon, node_of(thread));
 	}
 }
@@ -568,8 +583,12 @@ static void run_callbacks(vmon_t *vmon, vmon_proc_t *proc)
 		return;
 	for (cb = list_first_entry(&proc->sample_callbacks, vmon_proc_callback_t, callbacks); cb; cb = in->callback_next) {
 		in->callback_next = callback_after(proc, cb);
-		if (((proc_callback_t *)cb)->added_run != run)
+		if (((proc_callback_t *)cb)->added_run != run) {
+			int prev = user_enter(in, USER_SAMPLE);
+
 			cb->func(vmon, vmon->sample_cb_arg, proc, cb->arg);
+			user_leave(in, prev);
+		}
 	}
 }
 
@@ -585,14 +604,18 @@ static void walk_explicit(vmon_t *vmon, proc_node_t *node)
 	if (node->walked == vmon->generation)
 		return;
 	node->walked = vmon->generation;
-	if (!proc->is_stale && node->probed != vmon->generation &&
+	/* (a monitored process that ended is kept, not read) */
+	if (!node->left && node->probed != vmon->generation &&
 	    sample_node(vmon, node) == SAMPLED_FORGOTTEN)
 		return;
 	sample_threads(vmon, proc);
 	list_for_each_entry_safe(child, tmp, &proc->children, siblings)
 		walk_explicit(vmon, node_of(child));
-	if (!(vmon->flags & VMON_FLAG_2PASS))
+	if (!(vmon->flags & VMON_FLAG_2PASS) && !list_empty(&proc->sample_callbacks)) {
+		/* everything at and below it is read: what left is settled before the callbacks see it */
+		node_settle(vmon);
 		run_callbacks(vmon, proc);
+	}
 }
 
 static int node_pid_cmp(const void *a, const void *b)
@@ -652,6 +675,48 @@ static int list_proc(vmon_t *vmon)
 	return 0;
 }
 
+/*
+ * PROC_ALL: the processes that came and went in this pass (a fork the feed
+ * reported before the first listing, a life found and lost in one pass)
+ * were placed when nothing of their parent was known, and the placement
+ * above looks at live nodes only.  Each goes under its parent now: the live
+ * process of its ppid, or one that came and went with it (its start no
+ * later than the child's).  Stale nodes of earlier passes are no parents.
+ */
+static proc_node_t *gone_parent(vmon_t *vmon, const proc_node_t *node)
+{
+	proc_node_t *parent = pidmap_get(&vmon->internal->procs, node->ppid), *p;
+
+	if (parent || node->ppid <= 0)
+		return parent;
+	list_for_each_entry(p, &vmon->internal->leaving, stale_link) {
+		if (p->pub.pid == node->ppid && !p->pub.is_thread && p->born == vmon->generation &&
+		    p != node && p->start <= node->start && (!parent || p->start > parent->start))
+			parent = p;
+	}
+	return parent;
+}
+
+static void place_gone(vmon_t *vmon)
+{
+	proc_node_t *node, *parent;
+	vmon_proc_t *up;
+
+	list_for_each_entry(node, &vmon->internal->leaving, stale_link) {
+		if (node->pub.is_thread || node->born != vmon->generation || node->ppid <= 0)
+			continue;
+		parent = gone_parent(vmon, node);
+		for (up = parent ? &parent->pub : NULL; up; up = up->parent) {
+			if (up == &node->pub) {
+				parent = NULL;	/* (stat lines read at different times could say a loop) */
+				break;
+			}
+		}
+		if (parent && &parent->pub != node->pub.parent)
+			node_attach(vmon, node, parent);
+	}
+}
+
 static int sample_all(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -686,10 +751,10 @@ static int sample_all(vmon_t *vmon)
 		/* (read afresh each time: a node made again for a reused id can move the array, node_new()) */
 		proc_node_t *node = in->snapshot[i];
 
-		if (node->pub.is_stale)
+		if (node->left)
 			continue;
 		if (listed && node->seen != vmon->generation) {
-			node_mark_stale(vmon, node);
+			node_end(vmon, node);
 			continue;
 		}
 		if (node->probed == vmon->generation)
@@ -700,15 +765,15 @@ static int sample_all(vmon_t *vmon)
 			break;
 		case SAMPLED_STALE:
 			/*
-			 * Died during its first read: new and stale in this one
-			 * sample, and like every stale node it must be in the
-			 * tree, where the callbacks and the caller see it.  The
-			 * placement below only looks at live nodes.  (Should
-			 * its parent be forgotten later in this pass,
-			 * node_unlink() moves it to the top.)
+			 * Died during its first read: new in this sample and
+			 * stale in the next, and in the tree meanwhile, where the
+			 * callbacks and the caller see it (place_gone() below
+			 * puts it under its parent).  (Should its parent be
+			 * forgotten later in this pass, node_unlink() moves it
+			 * to the top.)
 			 */
 			if (list_empty(&node->pub.siblings))
-				node_place_by_ppid(vmon, node);
+				node_attach(vmon, node, NULL);
 			break;
 		case SAMPLED_FORGOTTEN:
 			break;
@@ -729,6 +794,7 @@ static int sample_all(vmon_t *vmon)
 	qsort(in->snapshot, moving, sizeof(*in->snapshot), node_pid_cmp);
 	for (size_t i = 0; i < moving; i++)
 		node_place_by_ppid(vmon, in->snapshot[i]);
+	place_gone(vmon);
 	if (err) {
 		errno = err;
 		return -1;
@@ -736,24 +802,30 @@ static int sample_all(vmon_t *vmon)
 	return 0;
 }
 
+static void clear_node_flags(vmon_t *vmon, vmon_proc_t *proc)
+{
+	if (node_of(proc)->born != vmon->generation)
+		proc->is_new = 0;
+	proc->children_changed = 0;
+	proc->threads_changed = 0;
+	proc->activity = 0;
+}
+
+/* the live nodes' and the kept monitored ones' (the stale are gone, the ending see node_stale_ending()) */
 static void clear_pass_flags(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
 	pidmap_t *maps[] = { &in->procs, &in->threads };
+	proc_node_t *node;
 
 	for (size_t m = 0; m < 2; m++) {
 		for (size_t i = 0; i <= maps[m]->mask; i++) {
-			vmon_proc_t *proc = maps[m]->slots[i].node;
-
-			if (!maps[m]->slots[i].pid)
-				continue;
-			if (node_of(proc)->born != vmon->generation)
-				proc->is_new = 0;
-			proc->children_changed = 0;
-			proc->threads_changed = 0;
-			proc->activity = 0;
+			if (maps[m]->slots[i].pid)
+				clear_node_flags(vmon, maps[m]->slots[i].node);
 		}
 	}
+	list_for_each_entry(node, &in->exited, stale_link)
+		clear_node_flags(vmon, &node->pub);
 	vmon->processes_changed = in->monitors_changed;
 	in->monitors_changed = false;
 	vmon->activity = 0;
@@ -770,6 +842,11 @@ int vmon_sample(vmon_t *vmon)
 		errno = EINVAL;
 		return 0;
 	}
+	/* from a callback: this very tree is being walked, or changed */
+	if (in->in_sample || in->user != USER_NONE) {
+		errno = EBUSY;
+		return 0;
+	}
 	in->in_sample = 1;
 	vmon->generation++;
 	in->now = monotonic_now();
@@ -777,7 +854,10 @@ int vmon_sample(vmon_t *vmon)
 
 	node_free_stale(vmon);
 	clear_pass_flags(vmon);
+	node_stale_ending(vmon);
+	ended_expire(vmon);
 	feed_apply(vmon);
+	node_settle(vmon);
 
 	for (int i = 0; i < VMON_STORE_SYS_NR; i++) {
 		int r;
@@ -791,8 +871,12 @@ int vmon_sample(vmon_t *vmon)
 		else if (r > 0)
 			vmon->activity |= (vmon_sys_wants_t)(1L << i);
 	}
-	if (vmon->sample_cb)
+	if (vmon->sample_cb) {
+		int prev = user_enter(in, USER_SAMPLE);
+
 		vmon->sample_cb(vmon, vmon->sample_cb_arg);
+		user_leave(in, prev);
+	}
 
 	/* one read of the task iterator for every process; should it fail, this pass reads /proc */
 	if (in->iter) {
@@ -820,10 +904,13 @@ again:
 		}
 	}
 
+	node_settle(vmon);
 	if ((vmon->flags & (VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS))) {
 		for (proc = tree_first_postorder(vmon); proc; proc = tree_next_postorder(vmon, proc))
 			run_callbacks(vmon, proc);
 	}
+	/* (a callback that monitored a process made nothing leave: the tree is still settled) */
+	feed_flush(vmon);
 
 	/* unmonitored from a callback: leave now that nothing walks the tree */
 	for (proc = in->unmonitor_pending ? tree_first(vmon) : NULL; proc; ) {
@@ -857,6 +944,35 @@ static vmon_proc_callback_t *find_callback(vmon_proc_t *proc,
 	return NULL;
 }
 
+/*
+ * A tid answers at /proc/TID as its process does (the directory is only
+ * hidden from the listing), and would make a second node for that process:
+ * its status says whose thread it is.  0 for a process (or one that cannot
+ * tell: a status without a Tgid line, a fixture's), -1 with EINVAL for
+ * another's thread.
+ */
+static int not_a_process(vmon_t *vmon, proc_node_t *node)
+{
+	buf_t *buf = &vmon->internal->buf;
+	const char *p, *end;
+	unsigned long long tgid;
+
+	if (procfs_read(vmon, node, "status", NULL, buf) < 0)
+		return 0;	/* gone, or unreadable: the next pass says */
+	p = strstr(buf->data, "\nTgid:");
+	if (!p)
+		return 0;
+	p += 6;
+	end = buf->data + buf->len;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (parse_ull(&p, end, &tgid) && tgid != (unsigned long long)node->pub.pid) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
 vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 			       void (*sample_cb)(vmon_t *, void *, vmon_proc_t *, void *), void *sample_cb_arg)
 {
@@ -868,6 +984,11 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* from a ctor, dtor or event callback: a node is being made or let go */
+	if (in->user == USER_NOTIFY) {
+		errno = EBUSY;
+		return NULL;
+	}
 	if (proc_wants_check(wants) < 0)
 		return NULL;
 	if (wants == VMON_WANT_PROC_INHERIT)
@@ -875,6 +996,10 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 	wants |= VMON_WANT_PROC_STAT;
 
 	node = pidmap_get(&in->procs, pid);
+	if (!node && pidmap_get(&in->threads, pid)) {
+		errno = EINVAL;	/* a thread of a process in the tree, not a process */
+		return NULL;
+	}
 	/* the one allocation that can fail comes before anything changes */
 	if (sample_cb && !(node && find_callback(&node->pub, sample_cb, sample_cb_arg))) {
 		cb = calloc(1, sizeof(*cb));
@@ -893,7 +1018,7 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 		/* is the pid there?  its stat line says, and gives its identity */
 		busy = in->busy;
 		in->busy = node;
-		if (procfs_probe(vmon, node) < 0) {
+		if (procfs_probe(vmon, node) < 0 || not_a_process(vmon, node) < 0) {
 			int err = errno == ESTALE ? ESRCH : errno;
 
 			in->busy = busy;
@@ -910,7 +1035,12 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 		node_confirm(vmon, node);
 		in->monitors_changed = true;
 	} else {
+		vmon_proc_t *thread;
+
+		/* what it samples from now on, its threads too (set_node_wants() for a drop) */
 		node->pub.wants |= wants;
+		list_for_each_entry(thread, &node->pub.threads, threads)
+			thread->wants |= thread_wants(wants);
 	}
 
 	if (cb)
@@ -947,14 +1077,15 @@ void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
 		return;
 
 	if (node->detached) {
-		/* stale and already out of the tree: only the memory was waiting for us */
+		/* stale and already out of the tree: only the memory (and the dtor) was waiting for us */
 		node_forget(vmon, node);
 		return;
 	}
-	/* the tree still holds it: PROC_ALL, a followed child, a thread, or stale this pass */
-	if ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent || proc->is_thread || proc->is_stale)
+	/* the tree still holds it: PROC_ALL, a followed child, a thread, or gone and not yet freed */
+	if ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent || proc->is_thread || (node->left && !node->exited))
 		return;
-	if (vmon->internal->in_sample) {
+	/* during a pass, or from a ctor or dtor, it leaves at the end of the (next) pass */
+	if (vmon->internal->in_sample || vmon->internal->user != USER_NONE) {
 		node->unmonitor_pending = true;
 		vmon->internal->unmonitor_pending = true;
 		return;
@@ -978,8 +1109,8 @@ static int check_wants(vmon_t *vmon, vmon_proc_wants_t wants)
 	}
 	if (proc_wants_check(wants) < 0)
 		return -1;
-	if (vmon->internal->in_sample) {
-		/* the pass is walking these very lists */
+	if (vmon->internal->in_sample || vmon->internal->user != USER_NONE) {
+		/* the pass is walking these very lists, or a node is being made or let go */
 		errno = EBUSY;
 		return -1;
 	}
@@ -1024,7 +1155,7 @@ int vmon_proc_set_wants(vmon_t *vmon, vmon_proc_t *proc, vmon_proc_wants_t wants
 		errno = EINVAL;	/* a thread samples what its process wants */
 		return -1;
 	}
-	if (!proc->is_stale && !node_of(proc)->detached)
+	if (!node_of(proc)->left)
 		set_node_wants(vmon, node_of(proc), wants | VMON_WANT_PROC_STAT);
 	return 0;
 }
@@ -1039,7 +1170,7 @@ int vmon_set_proc_wants(vmon_t *vmon, vmon_proc_wants_t wants)
 	wants |= VMON_WANT_PROC_STAT;
 	/* top down: a node's change can only remove nodes below it, so the walk goes on from there */
 	for (proc = tree_first(vmon); proc; proc = tree_next(vmon, proc, true)) {
-		if (!proc->is_thread && !proc->is_stale)
+		if (!proc->is_thread && !node_of(proc)->left)
 			set_node_wants(vmon, node_of(proc), (proc->wants & ~old) | wants);
 	}
 	vmon->proc_wants = wants;
@@ -1057,7 +1188,7 @@ int vmon_set_sys_wants(vmon_t *vmon, vmon_sys_wants_t wants)
 		errno = EINVAL;
 		return -1;
 	}
-	if (vmon->internal->in_sample) {
+	if (vmon->internal->in_sample || vmon->internal->user != USER_NONE) {
 		errno = EBUSY;
 		return -1;
 	}

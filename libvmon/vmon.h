@@ -97,6 +97,26 @@ typedef enum _vmon_type_t {
 	VMON_TYPE_cstr,		/* const char *, a constant string (a name) the library owns */
 } vmon_type_t;
 
+/* what a number measures, for programs that convert or export it (the type column of its defs/ row) */
+typedef enum _vmon_kind_t {
+	VMON_KIND_gauge,	/* a level that goes up and down */
+	VMON_KIND_counter,	/* only grows while the process (or the system) lives */
+	VMON_KIND_id,		/* names something or is a code (a pid, a uid, a policy): no quantity */
+	VMON_KIND_address,	/* a memory address */
+	VMON_KIND_bitmap,	/* a set of flag bits */
+	VMON_KIND_text,		/* not a number: char, char_array, str_array, cstr */
+} vmon_kind_t;
+
+typedef enum _vmon_unit_t {
+	VMON_UNIT_none,		/* a count, or a number without a unit */
+	VMON_UNIT_ticks,	/* clock ticks, sysconf(_SC_CLK_TCK) a second */
+	VMON_UNIT_pages,	/* pages of sysconf(_SC_PAGESIZE) bytes */
+	VMON_UNIT_kb,		/* 1024 bytes (/proc's "kB") */
+	VMON_UNIT_bytes,
+	VMON_UNIT_seconds,
+	VMON_UNIT_hundredths,	/* fixed point: 27 is 0.27 */
+} vmon_unit_t;
+
 typedef enum _vmon_source_t {
 	VMON_SOURCE_POS,	/* field n of a one-line file */
 	VMON_SOURCE_KEY,	/* value n of the line starting with key */
@@ -119,6 +139,8 @@ typedef struct _vmon_field_t {
 	const char	*file;		/* "stat", "status", "meminfo"...; NULL for DERIVED */
 	const char	*key;		/* KEY: the key; CPU: "cpu"; DERIVED: what from; else NULL */
 	int		n;		/* POS, KEY, CPU: the field number */
+	vmon_kind_t	kind;
+	vmon_unit_t	unit;
 } vmon_field_t;
 
 typedef struct _vmon_store_desc_t {
@@ -403,7 +425,7 @@ typedef struct _vmon_proc_t {
 	unsigned		children_changed:1;	/* a child became new or stale in the last sample */
 	unsigned		threads_changed:1;	/* a thread became new or stale in the last sample */
 	unsigned		is_new:1;	/* first seen in the last sample (exactly one sample) */
-	unsigned		is_stale:1;	/* gone in the last sample (exactly one sample, then freed) */
+	unsigned		is_stale:1;	/* gone (exactly one sample, never its is_new one; then freed) */
 	unsigned		is_thread:1;	/* a thread of parent */
 	unsigned		is_threaded:1;	/* has, or has had, threads */
 	/* libvmon 1 */

@@ -136,6 +136,37 @@ static const char *type_name(vmon_type_t type)
 	return NULL;
 }
 
+/* what the number measures and in which unit (vmon_field_t's kind and unit), "" for a plain gauge or text */
+static const char *measure(const vmon_field_t *f)
+{
+	static const char *const units[] = {
+		[VMON_UNIT_none] = "", [VMON_UNIT_ticks] = " of clock ticks", [VMON_UNIT_pages] = " of pages",
+		[VMON_UNIT_kb] = " of kB", [VMON_UNIT_bytes] = " of bytes", [VMON_UNIT_seconds] = " of seconds",
+		[VMON_UNIT_hundredths] = " of hundredths",
+	};
+	static char buf[64];
+
+	switch (f->kind) {
+	case VMON_KIND_counter:
+		snprintf(buf, sizeof(buf), "a counter%s", units[f->unit]);
+		return buf;
+	case VMON_KIND_gauge:
+		if (f->unit == VMON_UNIT_none)
+			return "";
+		snprintf(buf, sizeof(buf), "a gauge%s", units[f->unit]);
+		return buf;
+	case VMON_KIND_id:
+		return "an identifier or code";
+	case VMON_KIND_address:
+		return "an address";
+	case VMON_KIND_bitmap:
+		return "a bitmap";
+	case VMON_KIND_text:
+		return "";
+	}
+	return NULL;
+}
+
 /* a text line of the table's own words: nothing in it may read as roff */
 static void put_text(const char *s)
 {
@@ -219,15 +250,18 @@ static int put_fields(const vmon_store_desc_t *desc, const char *dir)
 	printf(".Bl -tag -width Ds\n");
 	for (int i = 0; i < desc->fields_nr; i++) {
 		const vmon_field_t *f = &desc->fields[i];
-		const char *type = type_name(f->type);
+		const char *type = type_name(f->type), *what = measure(f);
 
-		if (f->sym != i || !f->name || !f->symbol || !type) {
+		if (f->sym != i || !f->name || !f->symbol || !type || !what ||
+		    (unsigned)f->unit > VMON_UNIT_hundredths) {
 			fprintf(stderr, "vmon-fields-gen: %s field %d is not described whole\n", desc->name, i);
 			return -1;
 		}
 		printf(".It Fa %s\n", f->name);
 		put_text(f->desc);
 		printf(".br\n.Vt %s ,\n.Dv %s ,\nlabel\n.Sy \"%s\" ;\n", type, f->symbol, f->label);
+		if (*what)
+			printf("%s;\n", what);
 		put_source(f, dir);
 	}
 	printf(".El\n");
@@ -250,7 +284,10 @@ int main(int argc, char **argv)
 	       "in the source, and this page is generated from those rows.\n"
 	       ".Pp\n"
 	       "For each field: its member name, its C type, its symbol and its label (a short column header),\n"
-	       "what it means with its unit, and where it comes from.\n"
+	       "what it means with its unit, what it measures when it is not a plain level\n"
+	       ".Po a counter, an identifier or code, an address, a bitmap, or a gauge with a unit:\n"
+	       ".Fa kind\nand\n.Fa unit\nof its\n.Vt vmon_field_t\n.Pc ,\n"
+	       "and where it comes from.\n"
 	       "The symbol indexes the store's bitmaps:\n"
 	       ".Fn BITTEST store->changed SYMBOL\n"
 	       "is set when the field changed in the last sample (and for every field filled by the store's first sample), and\n"

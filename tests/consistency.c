@@ -9,10 +9,14 @@
  * running, instead of as a rare miscount in a test that happened to count.
  *
  * It reads the library's pid index (internal.h): vmon_proc_lookup() finds
- * processes only, and the threads must be checked too.
+ * processes only, and the threads must be checked too.  A node is live when
+ * it has not left the index (internal.h: a node gone but not yet stale, new
+ * in this sample or a monitored process kept after its end, is not live);
+ * none is new and stale at once.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +81,7 @@ static bool check_node(struct check *c, vmon_proc_t *proc, vmon_proc_t *parent, 
 	vmon_t *vmon = c->vmon;
 	vmon_proc_t *t, *child;
 	int want_refcnt;
+	bool gone;
 
 	if (depth > 10000)
 		return failed(c, "the tree is deeper than 10000: a loop at pid %d?", proc->pid);
@@ -84,6 +89,11 @@ static bool check_node(struct check *c, vmon_proc_t *proc, vmon_proc_t *parent, 
 		return failed(c, "pid %d: parent %d, but listed under %d", proc->pid,
 			      proc->parent ? proc->parent->pid : 0, parent ? parent->pid : 0);
 	c->nodes++;
+	gone = node_of(proc)->left || proc->is_stale;	/* (a replay's stale nodes are stale only) */
+	if (proc->is_new && proc->is_stale)
+		return failed(c, "pid %d is new and stale in the same sample", proc->pid);
+	if (node_of(proc)->exited && (parent || proc->is_stale || !node_of(proc)->monitors))
+		return failed(c, "pid %d: kept after its end, but not a monitored process at the top", proc->pid);
 	/* the monitors' references, and the tree's own where it holds the node by itself */
 	want_refcnt = node_of(proc)->monitors +
 		      ((vmon->flags & VMON_FLAG_PROC_ALL) || parent || proc->is_thread);
@@ -94,22 +104,22 @@ static bool check_node(struct check *c, vmon_proc_t *proc, vmon_proc_t *parent, 
 
 		if (!parent)
 			return failed(c, "thread %d at the top", proc->pid);
-		if (!proc->is_stale && indexed != proc)
+		if (!gone && indexed != proc)
 			return failed(c, "live thread %d is not in the thread index", proc->pid);
-		if (proc->is_stale && indexed == proc)
-			return failed(c, "stale thread %d is still in the thread index", proc->pid);
-		c->live_threads += !proc->is_stale;
+		if (gone && indexed == proc)
+			return failed(c, "gone thread %d is still in the thread index", proc->pid);
+		c->live_threads += !gone;
 	} else {
 		vmon_proc_t *indexed = vmon_proc_lookup(vmon, proc->pid);
 
-		if (!proc->is_stale && indexed != proc)
+		if (!gone && indexed != proc)
 			return failed(c, "live pid %d is not what vmon_proc_lookup() finds", proc->pid);
-		if (proc->is_stale && indexed == proc)
-			return failed(c, "stale pid %d is still what vmon_proc_lookup() finds", proc->pid);
+		if (gone && indexed == proc)
+			return failed(c, "gone pid %d is still what vmon_proc_lookup() finds", proc->pid);
 		if (!in_bucket(vmon, proc))
 			return failed(c, "pid %d is not in vmon->htab", proc->pid);
 		c->procs++;
-		c->live_procs += !proc->is_stale;
+		c->live_procs += !gone;
 	}
 	if (vmon->flags & VMON_FLAG_PROC_ARRAY) {
 		int i = proc->array_hint_pos;
@@ -231,11 +241,18 @@ int __wrap_vmon_sample(vmon_t *vmon);
 int __wrap_vmon_sample(vmon_t *vmon)
 {
 	int r = __real_vmon_sample(vmon);
+	int err = errno;
 	char msg[256];
 
-	/* (a vmon_t that vmon_init() refused has no tree; a failed sample must still leave a whole one) */
-	if (!vmon->internal || tree_check(vmon, msg, sizeof(msg)) >= 0)
+	/*
+	 * (a vmon_t that vmon_init() refused has no tree; a failed sample must
+	 * still leave a whole one, but a call refused from a callback did
+	 * nothing, and the tree is the caller's pass's, in the middle of it)
+	 */
+	if (!vmon->internal || (!r && err == EBUSY) || tree_check(vmon, msg, sizeof(msg)) >= 0) {
+		errno = err;
 		return r;
+	}
 	if (getpid() == runner_pid)
 		fail_msg("after vmon_sample(): %s", msg);
 	fprintf(stderr, "after vmon_sample() in child %d: %s\n", (int)getpid(), msg);

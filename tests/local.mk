@@ -102,6 +102,16 @@ tests_test_compat_CFLAGS = $(AM_CFLAGS) -pthread
 tests_test_compat_LDADD = $(TESTS_LIBS)
 tests_test_compat_LDFLAGS = $(TESTS_LINK_CHECKED) -pthread
 
+# a client written as vwm's chart code is (a row per node, rows dropped on is_stale before rows
+# added on is_new), on short-lived children, children dying in their first read and its own
+# process's exit, with each feed backend and none
+VMON_UNIT_TESTS += tests/test_chart
+tests_test_chart_SOURCES = tests/test_chart.c
+tests_test_chart_CPPFLAGS = $(TESTS_CPP)
+tests_test_chart_CFLAGS = $(AM_CFLAGS) -pthread
+tests_test_chart_LDADD = $(TESTS_LIBS)
+tests_test_chart_LDFLAGS = $(TESTS_LINK_CHECKED) -pthread
+
 # the read-avoidance rules and the fd budget's priorities, on fixtures and on live children
 VMON_UNIT_TESTS += tests/test_skip
 tests_test_skip_SOURCES = tests/test_skip.c
@@ -203,5 +213,6 @@ if BUILD_VTOP
 VMON_HEAVY_AFTER = vtop/tests/e2e.py.log vtop/tests/e2e_files.py.log vtop/tests/e2e_feed.py.log \
 	vtop/tests/batch.py.log vtop/tests/replay.py.log
 endif
-tests/test_fdlimit.log tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log: \
+tests/test_fdlimit.log tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log \
+tests/test_chart.log: \
 	$(VMON_HEAVY_AFTER)

@@ -561,7 +561,12 @@ static void test_callbacks_1pass(void **state)
 	check_callback_order(VMON_FLAG_NONE);
 }
 
-/* a monitored process that exits: stale once, then out of the tree, its pointer good until unmonitored */
+/*
+ * A monitored process that exits, as the original keeps it: never stale (a
+ * chart drops a stale root's rows), at the top with its last data, state X,
+ * its generation no longer following the instance's, its callbacks running
+ * and its foo there, until the vmon_proc_unmonitor() that runs its dtor.
+ */
 static void test_monitored_exit(void **state)
 {
 	client_t client;
@@ -579,19 +584,30 @@ static void test_monitored_exit(void **state)
 	reap(pid, SIGKILL);
 	assert_true(vmon_sample(&client.vmon));
 	assert_int_equal(chart.callbacks, 2);
-	assert_true(proc->is_stale);
-	assert_int_equal(chart.stale_rows, 1);
-	assert_int_equal(chart.rows_nr, 0);
+	assert_false(proc->is_stale);
+	assert_int_equal(chart.stale_rows, 0);
+	assert_int_equal(chart.rows_nr, 1);
+	assert_int_equal(((vmon_proc_stat_t *)proc->stores[VMON_STORE_PROC_STAT])->state, 'X');
 	assert_int_equal(client.dtors, 0);
 
-	assert_true(vmon_sample(&client.vmon));
-	assert_int_equal(chart.callbacks, 2);		/* out of the tree: no more callbacks */
-	assert_int_equal(client.dtors, 1);		/* ... and the dtor ran on time */
-	assert_true(list_empty(&client.vmon.processes));
-	assert_int_equal(proc->pid, pid);		/* the pointer is still good */
+	for (int i = 0; i < 2; i++) {
+		int generation = proc->generation;
+
+		assert_true(vmon_sample(&client.vmon));
+		assert_int_equal(chart.callbacks, 3 + i);	/* still drawn */
+		assert_int_equal(chart.rows_nr, 1);
+		assert_false(chart.rows[0].is_new || chart.rows[0].is_stale);
+		assert_int_equal(proc->generation, generation);
+		assert_true(proc->generation < client.vmon.generation);
+		assert_non_null(proc->foo);
+		assert_int_equal(client.dtors, 0);
+	}
+	assert_ptr_equal(list_first_entry(&client.vmon.processes, vmon_proc_t, siblings), proc);
 	assert_null(vmon_proc_lookup(&client.vmon, pid));
 	chart_unmonitor(&client, &chart);
+	assert_int_equal(client.dtors, 1);
 	assert_int_equal(client.dtors, client.ctors);
+	assert_true(list_empty(&client.vmon.processes));
 	vmon_destroy(&client.vmon);
 }
 

@@ -409,6 +409,152 @@ static void test_callback_drains(void **state)
 	vmon_destroy(&vmon);
 }
 
+/*
+ * The event callback runs once the pass is done with the tree: the tree is
+ * whole (every live node in its place and in the index), the event's node
+ * is in it, and a call that would change the tree is refused (EBUSY).
+ */
+typedef struct whole {
+	int	calls;
+	int	with_node;
+	int	refused;
+} whole_t;
+
+static bool listed_in(list_head_t *head, vmon_proc_t *proc, bool thread)
+{
+	vmon_proc_t *p;
+
+	if (thread) {
+		list_for_each_entry(p, head, threads) {
+			if (p == proc)
+				return true;
+		}
+	} else {
+		list_for_each_entry(p, head, siblings) {
+			if (p == proc)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* reached from the top of the tree */
+static bool in_tree(vmon_t *vmon, vmon_proc_t *proc)
+{
+	for (; proc->parent; proc = proc->parent) {
+		if (!listed_in(proc->is_thread ? &proc->parent->threads : &proc->parent->children, proc,
+			       proc->is_thread))
+			return false;
+	}
+	return listed_in(&vmon->processes, proc, false);
+}
+
+static void on_event_whole(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
+{
+	whole_t *w = arg;
+
+	(void)ev;
+	w->calls++;
+	assert_tree_consistent(vmon);
+	if (proc) {
+		w->with_node++;
+		if (!in_tree(vmon, proc))
+			fail_msg("the node of pid %d's %d event is not in the tree", ev->pid, (int)ev->kind);
+		assert_false(proc->is_new && proc->is_stale);
+	}
+	errno = 0;
+	assert_int_equal(vmon_sample(vmon), 0);
+	assert_int_equal(errno, EBUSY);
+	errno = 0;
+	assert_null(vmon_proc_monitor(vmon, getpid(), VMON_WANT_PROC_INHERIT, NULL, NULL));
+	assert_int_equal(errno, EBUSY);
+	w->refused++;
+}
+
+static void test_callback_tree_whole(void **state)
+{
+	whole_t w = { 0 };
+	vmon_t vmon;
+
+	(void)state;
+	assert_true(init_with(&vmon, NULL, VMON_FLAG_PROC_ALL));
+	SKIP_IF(backend_of(&vmon) == VMON_FEED_NONE, "no feed: %s", vmon_feed_reason(&vmon));
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_set_callback(&vmon, on_event_whole, &w), 0);
+	for (int round = 0; round < 5; round++) {
+		for (int i = 0; i < 20; i++)
+			reap(feedtest_spawn("exit", i, "whole", -1, -1), 0);
+		assert_true(vmon_sample(&vmon));
+	}
+	assert_true(vmon_sample(&vmon));
+	print_message("%s: %d events, %d with a node\n", vmon_feed_backend_name(backend_of(&vmon)), w.calls, w.with_node);
+	assert_true(w.with_node >= 100);
+	assert_int_equal(w.refused, w.calls);
+	vmon_destroy(&vmon);
+}
+
+/*
+ * The first sample's tree is the real one: children (and a grandchild)
+ * forked and reaped between vmon_init() and the first vmon_sample() are
+ * under their parents, new, gone (state X) with their exit status, stale
+ * in the second sample.
+ */
+static int fork_grandchild(void *arg)
+{
+	int status = reap(feedtest_spawn("exit", 9, "grandchild", -1, -1), 0);
+
+	(void)arg;
+	return WIFEXITED(status) ? 30 : 31;
+}
+
+static void test_first_sample_tree(void **state)
+{
+	enum { KIDS = 5 };
+	pid_t kids[KIDS], middle;
+	int status[KIDS], middle_status;
+	vmon_proc_t *self, *child;
+	vmon_feed_stats_t st;
+	vmon_t vmon;
+
+	(void)state;
+	assert_true(init_with(&vmon, NULL, VMON_FLAG_PROC_ALL));
+	SKIP_IF(backend_of(&vmon) == VMON_FEED_NONE, "no feed: %s", vmon_feed_reason(&vmon));
+	for (int i = 0; i < KIDS; i++) {
+		kids[i] = feedtest_spawn("exit", 20 + i, "early", -1, -1);
+		status[i] = reap(kids[i], 0);
+	}
+	middle = spawn_fn(fork_grandchild, NULL);
+	middle_status = reap(middle, 0);
+	assert_true(WIFEXITED(middle_status) && WEXITSTATUS(middle_status) == 30);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+	SKIP_IF(st.lost, "the feed lost %llu events", st.lost);
+	self = vmon_proc_lookup(&vmon, getpid());
+	assert_non_null(self);
+	for (int i = 0; i < KIDS; i++) {
+		child = feedtest_child_node(&vmon, kids[i]);
+		if (!child)
+			fail_msg("child %d, forked and reaped before the first sample, is not under us", kids[i]);
+		assert_true(child->is_new);
+		assert_false(child->is_stale);
+		assert_int_equal(feedtest_stat(child)->state, 'X');
+		if (child->has_exit_status)
+			assert_int_equal(child->exit_status, status[i]);
+	}
+	child = feedtest_child_node(&vmon, middle);
+	assert_non_null(child);
+	/* (the grandchild's pid is the middle one's: read it from the tree) */
+	assert_int_equal(count_children(child), 1);
+	assert_true(list_first_entry(&child->children, vmon_proc_t, siblings)->is_new);
+	assert_true(vmon_sample(&vmon));
+	for (int i = 0; i < KIDS; i++) {
+		child = feedtest_child_node(&vmon, kids[i]);
+		assert_non_null(child);
+		assert_true(child->is_stale && !child->is_new);
+	}
+	vmon_destroy(&vmon);
+}
+
 /* --- explicit mode: a monitored process's children, born and dead between samples --- */
 
 static void test_explicit_children(void **state)
@@ -490,6 +636,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_netlink_unprivileged, feedtest_teardown),
 		cmocka_unit_test_teardown(test_callback_fd, feedtest_teardown),
 		cmocka_unit_test_teardown(test_callback_drains, feedtest_teardown),
+		cmocka_unit_test_teardown(test_callback_tree_whole, feedtest_teardown),
+		cmocka_unit_test_teardown(test_first_sample_tree, feedtest_teardown),
 		cmocka_unit_test_teardown(test_explicit_children, feedtest_teardown),
 		cmocka_unit_test_teardown(test_no_listing, feedtest_teardown),
 	};

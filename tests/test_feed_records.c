@@ -13,6 +13,8 @@
  *			per-CPU sequence is grown for it, nothing is lost
  *   packed		several messages in one datagram, as the netlink format
  *			allows: each decoded, wherever it is aligned
+ *   three_lives	one pid forked and exited three times within one clock
+ *			tick: three nodes, three ctors, dtors and exit codes
  */
 #include "config.h"
 
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -37,12 +40,12 @@ typedef struct fake_feed {
 	__u32	seq;	/* cpu 0's next sequence number */
 } fake_feed_t;
 
-static void fake_open(fake_feed_t *ff)
+static void fake_open_flags(fake_feed_t *ff, vmon_flags_t flags)
 {
 	char why[600];
 	int sv[2];
 
-	if (!feedtest_open(&ff->vmon, "netlink", 0, VMON_WANT_PROC_STAT, 0, why, sizeof(why)))
+	if (!feedtest_open(&ff->vmon, "netlink", flags, VMON_WANT_PROC_STAT, 0, why, sizeof(why)))
 		SKIP_IF(true, "the netlink backend cannot run here: %s", why);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
 	/* the proc connector's socket is closed: from now on only the test speaks */
@@ -50,6 +53,11 @@ static void fake_open(fake_feed_t *ff)
 	close(sv[0]);
 	ff->peer = sv[1];
 	ff->seq = 1000;
+}
+
+static void fake_open(fake_feed_t *ff)
+{
+	fake_open_flags(ff, 0);
 }
 
 static void fake_close(fake_feed_t *ff)
@@ -177,12 +185,112 @@ static void test_packed(void **state)
 	fake_close(&ff);
 }
 
+static struct proc_event fork_event(int ppid, int pid)
+{
+	struct proc_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.what = PROC_EVENT_FORK;
+	ev.event_data.fork.parent_pid = ppid;
+	ev.event_data.fork.parent_tgid = ppid;
+	ev.event_data.fork.child_pid = pid;
+	ev.event_data.fork.child_tgid = pid;
+	return ev;
+}
+
+static long long clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int three_ctors, three_dtors;
+
+static void count_ctor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	(void)vmon;
+	three_ctors += proc->pid == NO_SUCH_PID;
+}
+
+static void count_dtor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	(void)vmon;
+	three_dtors += proc->pid == NO_SUCH_PID;
+}
+
+/*
+ * One pid, three processes, all within one clock tick: a fork after an exit
+ * is another process even with the same pid and start tick.  Each is a node
+ * of its own, new with its exit code in the sample that applies them, stale
+ * in the next, freed in the one after.
+ */
+static void test_three_lives(void **state)
+{
+	long long tick = 1000000000LL / sysconf(_SC_CLK_TCK), boot_offset, t;
+	int statuses = 0, found = 0;
+	vmon_proc_t *self, *child;
+	struct proc_event ev;
+	fake_feed_t ff;
+
+	(void)state;
+	fake_open_flags(&ff, VMON_FLAG_PROC_ALL);
+	ff.vmon.proc_ctor_cb = count_ctor;
+	ff.vmon.proc_dtor_cb = count_dtor;
+	three_ctors = three_dtors = 0;
+	assert_true(vmon_sample(&ff.vmon));
+	/* the kernel's times are monotonic, the start tick counts boot time: 1 ms into a tick of that */
+	boot_offset = clock_ns(CLOCK_BOOTTIME) - clock_ns(CLOCK_MONOTONIC);
+	t = (clock_ns(CLOCK_MONOTONIC) + boot_offset) / tick * tick + tick / 10 - boot_offset;
+	for (int life = 1; life <= 3; life++) {
+		ev = fork_event(getpid(), NO_SUCH_PID);
+		ev.timestamp_ns = (__u64)(t++);
+		send_event(&ff, &ev, sizeof(ev));
+		ev = exit_event(NO_SUCH_PID, life << 8);
+		ev.event_data.exit.parent_pid = ev.event_data.exit.parent_tgid = getpid();
+		ev.timestamp_ns = (__u64)(t++);
+		send_event(&ff, &ev, sizeof(ev));
+	}
+	assert_true(vmon_sample(&ff.vmon));
+	self = vmon_proc_lookup(&ff.vmon, getpid());
+	assert_non_null(self);
+	list_for_each_entry(child, &self->children, siblings) {
+		if (child->pid != NO_SUCH_PID)
+			continue;
+		found++;
+		assert_true(child->is_new);
+		assert_false(child->is_stale);
+		assert_true(child->has_exit_status);
+		statuses |= 1 << (child->exit_status >> 8);
+	}
+	assert_int_equal(found, 3);
+	assert_int_equal(statuses, (1 << 1) | (1 << 2) | (1 << 3));
+	assert_int_equal(three_ctors, 3);
+	assert_null(vmon_proc_lookup(&ff.vmon, NO_SUCH_PID));
+	assert_true(vmon_sample(&ff.vmon));
+	found = 0;
+	list_for_each_entry(child, &self->children, siblings) {
+		if (child->pid == NO_SUCH_PID) {
+			assert_true(child->is_stale && !child->is_new);
+			found++;
+		}
+	}
+	assert_int_equal(found, 3);
+	assert_int_equal(three_dtors, 0);
+	assert_true(vmon_sample(&ff.vmon));
+	assert_int_equal(three_dtors, 3);
+	assert_int_equal(lost_of(&ff), 0);
+	fake_close(&ff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_short_record),
 		cmocka_unit_test(test_cpu_minus_one),
 		cmocka_unit_test(test_packed),
+		cmocka_unit_test(test_three_lives),
 	};
 
 	return cmocka_run_group_tests_name("feed_records", tests, NULL, NULL);

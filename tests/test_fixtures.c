@@ -342,12 +342,15 @@ static void test_zombie(void **state)
 		assert_false(z->is_stale);
 		assert_false(z->is_new);
 	}
-	/* reaped: stale for exactly one sample, with its last data, then gone */
+	/* reaped: stale for exactly one sample, with its last data (dead now, its exit code known), then gone */
 	fixture_remove(&fx, "200");
 	fixture_children(&fx, 100, NULL, 0);
 	assert_true(vmon_sample(&vmon));
 	assert_true(z->is_stale);
-	assert_int_equal(pstat(z)->state, 'Z');
+	assert_int_equal(pstat(z)->state, 'X');
+	assert_true(BITTEST(pstat(z)->changed, VMON_PROC_STAT_STATE));
+	assert_true(BITTEST(pstat(z)->present, VMON_PROC_STAT_EXIT_CODE));
+	assert_int_equal(pstat(z)->exit_code, 3 << 8);
 	assert_null(vmon_proc_lookup(&vmon, 200));
 	assert_ptr_equal(find_child(&vmon, must_find(&vmon, 100), 200), z);
 	assert_true(must_find(&vmon, 100)->children_changed);
@@ -421,8 +424,9 @@ static void test_pid_reuse_explicit(void **state)
 
 /*
  * A process that vanishes after it was listed: before its first read it is
- * never reported; during it (here: its ctor removes it), it is new and stale
- * in the same sample, with what was read, and gets its dtor.
+ * never reported; during it (here: its ctor removes it), it is new in this
+ * sample with what was read (and state X: it is gone), stale in the next,
+ * and gets its dtor in the one after.
  */
 static void test_vanish_mid_read(void **state)
 {
@@ -444,15 +448,22 @@ static void test_vanish_mid_read(void **state)
 	p = find_child(&vmon, must_find(&vmon, 1), 77);
 	assert_non_null(p);
 	assert_true(p->is_new);
-	assert_true(p->is_stale);
+	assert_false(p->is_stale);
 	assert_string_equal(pstat(p)->comm.array, "doomed");
 	assert_int_equal(pstat(p)->start, 77);
+	assert_int_equal(pstat(p)->state, 'X');
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++)
 		assert_int_equal(p->errors[i], 0);
 	assert_null(vmon_proc_lookup(&vmon, 77));
 	assert_int_equal(life.ctor[77], 1);
 	assert_int_equal(life.dtor[77], 0);
 	assert_tree_consistent(&vmon);
+	assert_true(vmon_sample(&vmon));
+	assert_ptr_equal(find_child(&vmon, must_find(&vmon, 1), 77), p);
+	assert_false(p->is_new);
+	assert_true(p->is_stale);
+	assert_true(must_find(&vmon, 1)->children_changed);
+	assert_int_equal(life.dtor[77], 0);
 	assert_true(vmon_sample(&vmon));
 	assert_null(find_child(&vmon, must_find(&vmon, 1), 77));
 	assert_int_equal(life.dtor[77], 1);
@@ -481,8 +492,8 @@ static void test_vanish_mid_read(void **state)
 /*
  * A child and its parent, both new, both gone in the same pass: the child
  * dies during its first read (its ctor removes it, and its parent with it),
- * so it is new and stale in this sample; the parent is listed but gone by
- * its own first read, so it is never reported.  Whichever of the two is
+ * so it is new in this sample and stale in the next; the parent is listed
+ * but gone by its own first read, so it is never reported.  Whichever of the two is
  * read first, the child must be in the tree (under its parent if that one
  * was read, at the top if not) and in the flat array, once each.  Which is
  * read first follows the pid index's order, so several pairs cover both.
@@ -533,7 +544,8 @@ static void test_vanish_with_new_parent(void **state)
 			fail_msg("child %d of parent %d (%s) is not in the tree", child, parent,
 				 life.ctor[parent] ? "read" : "gone before its read");
 		assert_true(c->is_new);
-		assert_true(c->is_stale);
+		assert_false(c->is_stale);
+		assert_int_equal(pstat(c)->state, 'X');
 		assert_int_equal(life.ctor[child], 1);
 		assert_int_equal(life.dtor[child], 0);
 	}
@@ -541,9 +553,19 @@ static void test_vanish_with_new_parent(void **state)
 	assert_true(forgotten > 0 && forgotten < PAIRS);
 	assert_int_equal(nodes, 1 + (PAIRS - forgotten) + PAIRS);
 
-	/* the parents that were read are stale now; then everyone is gone */
+	/* the parents that were read are stale now, and every child, where it was; then everyone is gone */
 	assert_true(vmon_sample(&vmon));
-	assert_int_equal(assert_tree_consistent(&vmon), 1 + PAIRS - forgotten);
+	assert_int_equal(assert_tree_consistent(&vmon), 1 + (PAIRS - forgotten) + PAIRS);
+	for (int i = 0; i < PAIRS; i++) {
+		int parent = 300 + i, child = 400 + 17 * i;
+		vmon_proc_t *p = find_child(&vmon, must_find(&vmon, 1), parent);
+		vmon_proc_t *c = find_child(&vmon, life.ctor[parent] ? p : NULL, child);
+
+		assert_non_null(c);
+		assert_true(c->is_stale && !c->is_new);
+		assert_true(!p || (p->is_stale && !p->is_new));
+		assert_int_equal(life.dtor[child], 0);
+	}
 	assert_true(vmon_sample(&vmon));
 	assert_int_equal(assert_tree_consistent(&vmon), 1);
 	for (int i = 0; i < PAIRS; i++) {
@@ -683,7 +705,8 @@ static void test_threads(void **state)
 /*
  * A process gone between its stat read and the listing of its threads (its
  * task directory, held open, is dead and lists nothing, not even the
- * leader): stale in that sample with its threads, not live without them.
+ * leader): gone in that sample with its threads, not live without them
+ * (the threads are stale; the process, monitored at the top, is kept).
  * A fixture's held stat file reads on after its removal, as a live
  * process's stat would have just before.
  */
@@ -714,12 +737,20 @@ static void test_threads_gone_mid_listing(void **state)
 
 	fixture_remove(&fx, "100");
 	assert_true(vmon_sample(&vmon));
-	assert_true(p->is_stale);
+	assert_false(p->is_stale);
+	assert_int_equal(pstat(p)->state, 'X');
+	assert_null(vmon_proc_lookup(&vmon, 100));
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++)
 		assert_int_equal(p->errors[i], 0);
 	list_for_each_entry(t, &p->threads, threads)
 		assert_true(t->is_stale);
 	assert_int_equal(assert_tree_consistent(&vmon), 3);
+	/* then the threads go; the process stays, read no more: its generation is the last read's */
+	assert_true(vmon_sample(&vmon));
+	assert_true(list_empty(&p->threads));
+	assert_false(p->is_stale);
+	assert_int_equal(p->generation, vmon.generation - 1);
+	assert_int_equal(assert_tree_consistent(&vmon), 1);
 	vmon_proc_unmonitor(&vmon, p, NULL, NULL);
 	vmon_destroy(&vmon);
 	fixture_free(&fx);

@@ -530,7 +530,12 @@ static void test_io_of_exited_thread(void **state)
 	vmon_destroy(&vmon);
 }
 
-/* a monitored child of the test exits: zombie (state Z, exit code) until we reap it */
+/*
+ * A monitored child of the test exits: zombie (state Z, exit code) until we
+ * reap it; then, monitored at the top, it is kept, never stale: state X,
+ * its last data and exit code, its generation no longer moving, its dtor
+ * at the vmon_proc_unmonitor().
+ */
 static void test_exit_and_zombie(void **state)
 {
 	puppet_t a;
@@ -557,12 +562,20 @@ static void test_exit_and_zombie(void **state)
 	assert_int_equal(waitpid(a.pid, &status, 0), a.pid);
 	assert_int_equal(WEXITSTATUS(status), 3);
 	sample(&vmon);
-	assert_true(na->is_stale);
+	assert_false(na->is_stale);
+	assert_int_equal(pstat(na)->state, 'X');
 	assert_int_equal(pstat(na)->exit_code, 3 << 8);	/* its last data stays */
-	sample(&vmon);
+	assert_null(vmon_proc_lookup(&vmon, a.pid));
+	for (int i = 0; i < 2; i++) {
+		sample(&vmon);
+		assert_int_equal(dtors(a.pid), 0);
+		assert_ptr_equal(list_first_entry(&vmon.processes, vmon_proc_t, siblings), na);
+		assert_false(na->is_stale || na->is_new);
+		assert_true(na->generation < vmon.generation - i);
+	}
+	vmon_proc_unmonitor(&vmon, na, NULL, NULL);	/* it goes now, dtor and all */
 	assert_int_equal(dtors(a.pid), 1);
 	assert_true(list_empty(&vmon.processes));
-	vmon_proc_unmonitor(&vmon, na, NULL, NULL);	/* frees what the monitor held */
 	vmon_destroy(&vmon);
 	assert_int_equal(dtors(a.pid), 1);
 }
@@ -1084,7 +1097,8 @@ static void test_callbacks(void **state)
 	log_reset();
 	sample(&vmon);
 	assert_string_equal(cb.log, "S a ");
-	assert_int_equal(dtors(b.pid), 1);
+	/* out of the tree, but monitored: its dtor waits for the vmon_proc_unmonitor() */
+	assert_int_equal(dtors(b.pid), 0);
 	vmon_proc_unmonitor(&vmon, nb, on_proc, "b");
 	assert_int_equal(dtors(b.pid), 1);
 
@@ -1161,6 +1175,53 @@ static void test_unreadable_at_first(void **state)
 	assert_null(find_child(&vmon, na, b.pid));
 	assert_int_equal(ctors(b.pid), 1);
 	assert_int_equal(dtors(b.pid), 1);
+	vmon_destroy(&vmon);
+}
+
+/*
+ * A thread id is not a process: /proc/TID answers for its process, and a
+ * node for it would be a second one of that process.  vmon_proc_monitor()
+ * refuses it (EINVAL), before and after the process's threads are in the
+ * tree; monitoring the process again with more wants raises its threads'.
+ */
+static void test_monitor_thread_id(void **state)
+{
+	puppet_t a;
+	vmon_t vmon;
+	vmon_stats_t stats;
+	vmon_proc_t *na, *t;
+	pid_t tid;
+
+	puppet_spawn(&a);
+	tid = puppet_thread(&a, "worker");
+	live_init(&vmon, NULL, VMON_FLAG_NONE, VMON_WANT_PROC_STAT, -1);
+	errno = 0;
+	assert_null(vmon_proc_monitor(&vmon, tid, VMON_WANT_PROC_INHERIT, NULL, NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(ctors(tid), 0);
+
+	na = vmon_proc_monitor(&vmon, a.pid, VMON_WANT_PROC_STAT | VMON_WANT_PROC_FOLLOW_THREADS, NULL, NULL);
+	assert_non_null(na);
+	sample(&vmon);
+	t = find_thread(na, tid);
+	assert_non_null(t);
+	errno = 0;
+	assert_null(vmon_proc_monitor(&vmon, tid, VMON_WANT_PROC_INHERIT, NULL, NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(vmon_get_stats(&vmon, &stats), 0);
+	assert_int_equal(stats.procs, 1);
+	assert_int_equal(stats.threads, 2);
+
+	assert_false(t->wants & VMON_WANT_PROC_VM);
+	assert_ptr_equal(vmon_proc_monitor(&vmon, a.pid, VMON_WANT_PROC_VM, NULL, NULL), na);
+	assert_true(na->wants & VMON_WANT_PROC_VM);
+	assert_true(t->wants & VMON_WANT_PROC_VM);
+	assert_false(t->wants & VMON_WANT_PROC_FOLLOW_THREADS);
+	sample(&vmon);
+	assert_non_null(pvm(t));
+	assert_true(pvm(t)->size_pages > 0);
+	vmon_proc_unmonitor(&vmon, na, NULL, NULL);
+	vmon_proc_unmonitor(&vmon, na, NULL, NULL);
 	vmon_destroy(&vmon);
 }
 
@@ -1353,6 +1414,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_tid_reuse, teardown),
 		cmocka_unit_test_teardown(test_callbacks, teardown),
 		cmocka_unit_test_teardown(test_unreadable_at_first, teardown),
+		cmocka_unit_test_teardown(test_monitor_thread_id, teardown),
 		cmocka_unit_test_teardown(test_2pass, teardown),
 		cmocka_unit_test_teardown(test_eacces, teardown),
 		cmocka_unit_test_teardown(test_dump_escapes, teardown),

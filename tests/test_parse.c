@@ -586,9 +586,10 @@ static void dying_ctor(vmon_t *vmon, vmon_proc_t *proc)
 }
 
 /*
- * A process gone while its stat store is read (cmdline: ESRCH) is stale with
- * what was read, even when a later read of the store fails otherwise
- * (wchan, a directory here: EISDIR): the store reports that it is gone.
+ * A process gone while its stat store is read (cmdline: ESRCH) is gone with
+ * what was read (new in this sample, stale in the next), even when a later
+ * read of the store fails otherwise (wchan, a directory here: EISDIR): the
+ * store reports that it is gone.
  */
 static void test_gone_wins(void **state)
 {
@@ -608,9 +609,14 @@ static void test_gone_wins(void **state)
 	p = find_child(&vmon, must_find(&vmon, 1), PID);
 	assert_non_null(p);
 	assert_true(p->is_new);
-	assert_true(p->is_stale);
+	assert_false(p->is_stale);
+	assert_int_equal(pstat(p)->state, 'X');
 	assert_int_equal(p->errors[VMON_STORE_PROC_STAT], 0);
 	assert_string_equal(pstat(p)->comm.array, "prog");
+	assert_true(vmon_sample(&vmon));
+	assert_ptr_equal(find_child(&vmon, must_find(&vmon, 1), PID), p);
+	assert_true(p->is_stale && !p->is_new);
+	assert_int_equal(p->errors[VMON_STORE_PROC_STAT], 0);
 	finish(&fx, &vmon);
 }
 

@@ -73,7 +73,8 @@ static bool subtree_sampled(vmon_t *vmon, vmon_proc_t *proc)
 {
 	vmon_proc_t *child;
 
-	if (!proc->is_stale && proc->generation != vmon->generation)
+	/* (a node found gone, state X, is not read again) */
+	if (!proc->is_stale && proc->generation != vmon->generation && !(pstat(proc) && pstat(proc)->state == 'X'))
 		return false;
 	list_for_each_entry(child, &proc->threads, threads) {
 		if (child != proc && !subtree_sampled(vmon, child))
@@ -319,9 +320,13 @@ static void test_callbacks_proc_all(void **state)
 }
 
 /*
- * A node the caller monitors dies: its callback sees it stale exactly once,
- * its dtor runs at the next sample, and its memory waits for the last
- * vmon_proc_unmonitor() (the caller's pointer must not dangle).
+ * Nodes the caller monitors die.  A followed child: its callback sees it
+ * stale exactly once, it leaves the tree in the next sample, and its memory
+ * and its dtor wait for the last vmon_proc_unmonitor() (the caller's pointer
+ * and what it hung on foo must not dangle).  A monitored process at the top:
+ * never stale, it stays where it is with its last data, state X, its
+ * generation no longer following the instance's, its callbacks running,
+ * until the last vmon_proc_unmonitor() takes it (and runs its dtor).
  */
 static void test_monitored_node_dies(void **state)
 {
@@ -343,24 +348,34 @@ static void test_monitored_node_dies(void **state)
 	fixture_remove(&fx, "500");
 	assert_true(vmon_sample(&vmon));
 	assert_true(leaf->is_stale);
-	assert_true(other->is_stale);
+	assert_false(other->is_stale);
+	assert_int_equal(other->generation, vmon.generation - 1);
+	assert_int_equal(pstat(other)->state, 'X');
+	assert_false(other->has_exit_status);	/* no feed on a fixture: how it ended is not known */
 	assert_string_equal(seen('P', "leaf", vmon.generation), "300");
-	assert_true(ev.e[ev.nr - 1].is_stale);	/* other's callback, the last, saw it stale */
+	assert_false(ev.e[ev.nr - 1].is_stale);	/* other's callback, the last, saw it kept */
 	assert_string_equal(seen('P', "other", vmon.generation), "500");
 	assert_int_equal(count('D', 300), 0);
 
-	assert_true(vmon_sample(&vmon));
-	assert_int_equal(count('D', 300), 1);
-	assert_int_equal(count('D', 500), 1);
-	assert_string_equal(seen('P', "leaf", vmon.generation), "");
-	assert_string_equal(seen('P', "other", vmon.generation), "");
-	assert_null(find_child(&vmon, NULL, 500));
+	for (int i = 0; i < 2; i++) {
+		assert_true(vmon_sample(&vmon));
+		assert_int_equal(count('D', 300), 0);
+		assert_int_equal(count('D', 500), 0);
+		assert_string_equal(seen('P', "leaf", vmon.generation), "");
+		assert_string_equal(seen('P', "other", vmon.generation), "500");
+		assert_ptr_equal(find_child(&vmon, NULL, 500), other);
+		assert_false(other->is_stale || other->is_new);
+		assert_int_equal(other->generation, vmon.generation - 2 - i);
+		assert_null(vmon_proc_lookup(&vmon, 500));
+	}
 	/* still readable: the caller holds it */
 	assert_int_equal(leaf->pid, 300);
 	assert_true(leaf->is_stale);
 	vmon_proc_unmonitor(&vmon, leaf, on_proc, "leaf");
-	vmon_proc_unmonitor(&vmon, other, on_proc, "other");
 	assert_int_equal(count('D', 300), 1);
+	vmon_proc_unmonitor(&vmon, other, on_proc, "other");
+	assert_int_equal(count('D', 500), 1);
+	assert_null(find_child(&vmon, NULL, 500));
 	assert_true(vmon_sample(&vmon));
 	assert_int_equal(assert_tree_consistent(&vmon), 4);
 	finish(&fx, &vmon);
@@ -553,6 +568,98 @@ static void test_api_errors(void **state)
 	}
 }
 
+/*
+ * No callback can make the library change the tree it is walking: from a
+ * ctor or dtor, vmon_sample(), vmon_proc_monitor() and the wants setters
+ * fail with EBUSY and vmon_destroy() does nothing; from the sample_cb and a
+ * per-process callback, vmon_sample() fails with EBUSY (they may monitor).
+ */
+static struct reentry {
+	vmon_t	*vmon;
+	int	tries, refused;
+} re;
+
+static void try_reenter(bool notify)
+{
+	vmon_t *vmon = re.vmon;
+
+	re.tries++;
+	errno = 0;
+	if (vmon_sample(vmon) != 0 || errno != EBUSY)
+		return;
+	if (notify) {
+		errno = 0;
+		if (vmon_proc_monitor(vmon, 500, VMON_WANT_PROC_INHERIT, NULL, NULL) || errno != EBUSY)
+			return;
+		errno = 0;
+		if (vmon_set_proc_wants(vmon, VMON_WANT_PROC_STAT) != -1 || errno != EBUSY)
+			return;
+		errno = 0;
+		if (vmon_set_sys_wants(vmon, VMON_WANT_SYS_NONE) != -1 || errno != EBUSY)
+			return;
+		vmon_destroy(vmon);
+		if (!vmon->internal)
+			return;
+	}
+	re.refused++;
+}
+
+static void reentry_ctor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	on_ctor(vmon, proc);
+	try_reenter(true);
+}
+
+static void reentry_dtor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	on_dtor(vmon, proc);
+	try_reenter(true);
+}
+
+static void reentry_sample(vmon_t *vmon, void *arg)
+{
+	on_sample(vmon, arg);
+	try_reenter(false);
+}
+
+static void reentry_proc(vmon_t *vmon, void *sample_arg, vmon_proc_t *proc, void *arg)
+{
+	on_proc(vmon, sample_arg, proc, arg);
+	try_reenter(false);
+}
+
+static void test_reentry(void **state)
+{
+	fixture_t fx;
+	vmon_t vmon;
+	vmon_proc_t *top;
+
+	for (int mode = 0; mode < 2; mode++) {
+		make_tree(&fx);
+		start(&fx, &vmon, mode ? VMON_FLAG_PROC_ALL : VMON_FLAG_2PASS);
+		memset(&re, 0, sizeof(re));
+		re.vmon = &vmon;
+		vmon.proc_ctor_cb = reentry_ctor;
+		vmon.proc_dtor_cb = reentry_dtor;
+		vmon.sample_cb = reentry_sample;
+		top = vmon_proc_monitor(&vmon, 100, VMON_WANT_PROC_INHERIT, reentry_proc, "top");
+		assert_non_null(top);
+		assert_true(vmon_sample(&vmon));
+		fixture_remove(&fx, "300");
+		fixture_children(&fx, 200, (const int[]){ 301 }, 1);
+		assert_true(vmon_sample(&vmon));
+		assert_true(vmon_sample(&vmon));
+		assert_int_equal(assert_tree_consistent(&vmon), mode ? 6 : 4);
+		vmon_proc_unmonitor(&vmon, top, reentry_proc, "top");
+		assert_true(re.tries > 6);
+		assert_int_equal(re.refused, re.tries);
+		re.vmon = NULL;
+		vmon.proc_ctor_cb = on_ctor;
+		vmon.proc_dtor_cb = on_dtor;
+		finish(&fx, &vmon);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -567,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_unmonitor_other_callback),
 		cmocka_unit_test(test_monitored_child_found_later),
 		cmocka_unit_test(test_api_errors),
+		cmocka_unit_test(test_reentry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);

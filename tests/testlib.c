@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/mount.h>
 #include <unistd.h>
 #include <linux/sched.h>
 
@@ -22,6 +23,23 @@
 #ifndef FIXTURES_DIR
 #error "build with -DFIXTURES_DIR=\"$(srcdir)/tests/fixtures\""
 #endif
+
+bool tracefs_mount(void)
+{
+	if (!is_root() || access("/sys/kernel/tracing/events", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return false;
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+		return true;
+	print_message("cannot mount tracefs: %s\n", strerror(errno));
+	return false;
+}
+
+void tracefs_umount(bool mounted)
+{
+	if (mounted)
+		umount2("/sys/kernel/tracing", MNT_DETACH);
+}
 
 bool is_root(void)
 {

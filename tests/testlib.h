@@ -147,6 +147,13 @@ int count_children(vmon_proc_t *proc);
 int count_threads(vmon_proc_t *proc);
 
 bool is_root(void);
+/*
+ * perf's tracepoint ids need tracefs, and libvmon mounts nothing: as root,
+ * mount it where it is missing (true when this did, for tracefs_umount()),
+ * saying why not when that fails.
+ */
+bool tracefs_mount(void);
+void tracefs_umount(bool mounted);
 /* the heavy live tests run smaller under valgrind (make check-valgrind sets it) */
 bool under_valgrind(void);
 /* count of open file descriptors of this process */

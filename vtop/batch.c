@@ -1,21 +1,30 @@
 /*
  * batch.c: vtop -b, refreshes written to stdout for a log, a script or a
- * fleet collector, in one of four formats.  All four are written over the
- * column table, so every column there is in every format:
+ * fleet collector.  Every format is written over the column table, so every
+ * column is in every format, and each is read back by its real parser in
+ * the tests (json, csv, promtool, prometheus_client):
  *
- *   text         top -b's layout: a summary, then one line per process
+ *   text         top -b's layout: a summary, then one line per process,
+ *                text escaped for a terminal (vmon_escape())
  *   json         one object per refresh, on one line; numbers are numbers,
- *                missing values null, text escaped twice: vmon_escape()
- *                for what came from a process, then JSON's own rules
+ *                a missing value null, strings the process's real text
  *   csv          RFC 4180: one header, then a row per process per refresh
- *   openmetrics  the Prometheus text exposition, one per refresh, each
- *                ending with "# EOF"
+ *   prometheus   the Prometheus text format 0.0.4, one exposition per
+ *                refresh (a blank line after each)
+ *   openmetrics  OpenMetrics 1.0, one exposition per refresh, each ending
+ *                with "# EOF"
+ *
+ * The machine formats (all but text) carry text as it is: what
+ * vmon_escape() made of it is turned back into the bytes, and a byte that
+ * is not UTF-8 becomes U+FFFD (vt_text_real()).  The metrics are in base
+ * units, converted with the unit each defs/ row declares.
  *
  * The first refresh is printed after two samples, so its CPU% is real.
  * --events prints one line per process event instead (vt_event_write()).
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <langinfo.h>
 #include <math.h>
@@ -28,15 +37,23 @@
 
 #include "vtop.h"
 
-/* the process's identity columns come first in every format; the rest in the order asked for */
+/* a row's identity comes first in json and csv, by these names: the columns of the same name are not repeated */
 static bool is_identity(int col)
 {
-	return !strcmp(vt_columns[col].name, "pid") || !strcmp(vt_columns[col].name, "ppid");
+	const char *name = vt_columns[col].name;
+
+	return !strcmp(name, "pid") || !strcmp(name, "ppid") || !strcmp(name, "start");
 }
 
 static const char *row_status(const vt_row_t *row)
 {
 	return (row->flags & VT_ROW_EXITED) ? "exited" : (row->flags & VT_ROW_NEW) ? "new" : "running";
+}
+
+/* shown only as the ancestor of a match (-u in the tree): another user's, say, with nothing of its own to show */
+static bool line_is_context(const vt_view_t *view, int line)
+{
+	return view->tree && (view->line_flags[line] & VT_LINE_CONTEXT);
 }
 
 static bool is_json_number(const char *s)
@@ -48,6 +65,63 @@ static bool is_json_number(const char *s)
 		return false;
 	d = strtod(s, &end);
 	return !*end && isfinite(d) && s[0] != '+' && s[0] != '.' && !(s[0] == '0' && s[1] >= '0' && s[1] <= '9');
+}
+
+/*
+ * What json, csv and the metrics write of a process beyond its identity:
+ * the columns asked for, each followed by the one that goes with it
+ * (exit_status by term_signal), none twice.
+ */
+struct plan {
+	int			cols[2 * VT_MAX_COLUMNS];
+	int			nr;
+	const vt_column_t	*command;	/* COMMAND shows argv[0] whole or not (vt_view_command()) */
+};
+
+static void plan_add(struct plan *p, int col)
+{
+	for (int i = 0; i < p->nr; i++) {
+		if (p->cols[i] == col)
+			return;
+	}
+	p->cols[p->nr++] = col;
+}
+
+static void plan_make(struct plan *p, const vt_config_t *cfg)
+{
+	int command = vt_column_find("command");
+
+	p->nr = 0;
+	p->command = command >= 0 ? &vt_columns[command] : NULL;
+	for (int i = 0; i < cfg->columns_nr; i++) {
+		int c = cfg->columns[i];
+
+		if (is_identity(c))
+			continue;
+		plan_add(p, c);
+		if (vt_columns[c].with >= 0)
+			plan_add(p, vt_columns[c].with);
+	}
+}
+
+/*
+ * The column's text for a program, whole: in buf, or when longer in *big
+ * (which the caller frees); NULL when the row has no value.
+ */
+static const char *machine_text(const struct plan *p, const vt_column_t *col, const vt_view_t *view,
+				const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, char **big)
+{
+	int len;
+
+	*big = NULL;
+	if (col == p->command)
+		return vt_view_command(view, row);
+	len = vt_column_format(col, row, snap, buf, size, true);
+	if (len < 0)
+		return NULL;
+	if ((size_t)len >= size && (*big = malloc((size_t)len + 1)))
+		vt_column_format(col, row, snap, *big, (size_t)len + 1, true);
+	return *big ? *big : buf;
 }
 
 /* --- text --- */
@@ -140,7 +214,7 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 	fprintf(out, "MiB Swap: %9.1f total, %9.1f used\n\n", (double)snap->swap_total_kb / 1024,
 		(double)snap->swap_used_kb / 1024);
 
-	/* the header, then each line: a mark (N new, X exited), a space and the columns */
+	/* the header, then each line: a mark (N new, X exited), c for context (as the screen dims it), the columns */
 	fputs("  ", out);
 	for (int i = 0; i < cfg->columns_nr; i++) {
 		const vt_column_t *col = &vt_columns[cfg->columns[i]];
@@ -153,10 +227,12 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 	line.len = 0;
 	for (int l = 0; l < view->lines_nr; l++) {
 		const vt_row_t *row = vt_view_row(view, snap, l);
-		char mark = (row->flags & VT_ROW_EXITED) ? 'X' : (row->flags & VT_ROW_NEW) ? 'N' : ' ';
+		char mark[2] = {
+			(row->flags & VT_ROW_EXITED) ? 'X' : (row->flags & VT_ROW_NEW) ? 'N' : ' ',
+			line_is_context(view, l) ? 'c' : ' ',
+		};
 
-		line_put(&line, &mark, 1);
-		line_put(&line, " ", 1);
+		line_put(&line, mark, 2);
 		for (int i = 0; i < cfg->columns_nr; i++) {
 			const vt_column_t *col = &vt_columns[cfg->columns[i]];
 			const char *text = buf;
@@ -190,6 +266,29 @@ static void write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 
 /* --- json --- */
 
+/* a string vector (argv, envv) as an array of strings */
+static void json_strings(FILE *out, char *const *v)
+{
+	char small[1024], *buf;
+
+	fputc('[', out);
+	for (size_t i = 0; v && v[i]; i++) {
+		size_t len = strlen(v[i]), need = vmon_escape(NULL, 0, v[i], len, 0) + 1;
+
+		buf = need <= sizeof(small) ? small : malloc(need);
+		fputs(i ? "," : "", out);
+		if (!buf) {
+			fputs("null", out);
+			continue;
+		}
+		vmon_escape(buf, need, v[i], len, 0);
+		vt_json_string(out, buf);
+		if (buf != small)
+			free(buf);
+	}
+	fputc(']', out);
+}
+
 static void json_field(FILE *out, const vmon_store_desc_t *desc, const vmon_field_t *f, const void *store,
 		       char *buf, size_t size)
 {
@@ -197,8 +296,12 @@ static void json_field(FILE *out, const vmon_store_desc_t *desc, const vmon_fiel
 		fputs("null", out);
 		return;
 	}
+	if (f->type == VMON_TYPE_str_array) {
+		json_strings(out, *(char *const *const *)((const char *)store + f->offset));
+		return;
+	}
 	vmon_field_format(f, store, buf, size, 0);
-	if (f->type == VMON_TYPE_char || f->type == VMON_TYPE_char_array || f->type == VMON_TYPE_str_array)
+	if (f->kind == VMON_KIND_text)
 		vt_json_string(out, buf);
 	else
 		fputs(buf, out);
@@ -211,7 +314,27 @@ static void json_cpu(FILE *out, const vt_cpu_pct_t *c)
 		c->idle, c->iowait, c->irq, c->softirq, c->steal, c->guest, c->busy);
 }
 
-static void write_json(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap)
+static void json_column(FILE *out, const struct plan *p, const vt_column_t *col, const vt_view_t *view,
+			const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size)
+{
+	const char *text;
+	char *big;
+
+	if (col->field && col->field->type == VMON_TYPE_str_array) {
+		json_field(out, &vmon_proc_store_descs[col->store], col->field, row->stores[col->store], buf, size);
+		return;
+	}
+	text = machine_text(p, col, view, row, snap, buf, size, &big);
+	if (!text)
+		fputs("null", out);
+	else if (col->kind == VT_VALUE_STRING)
+		vt_json_string(out, text);
+	else
+		fputs(is_json_number(text) ? text : "null", out);
+	free(big);
+}
+
+static void write_json(FILE *out, const struct plan *p, const vt_view_t *view, const vt_snapshot_t *snap)
 {
 	char buf[65536];
 
@@ -249,22 +372,14 @@ static void write_json(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 	for (int l = 0; l < view->lines_nr; l++) {
 		const vt_row_t *row = vt_view_row(view, snap, l);
 
-		fprintf(out, "%s{\"pid\":%d,\"ppid\":%d,\"status\":\"%s\",\"thread\":%s", l ? "," : "", row->pid,
-			row->ppid, row_status(row), (row->flags & VT_ROW_THREAD) ? "true" : "false");
-		for (int i = 0; i < cfg->columns_nr; i++) {
-			const vt_column_t *col = &vt_columns[cfg->columns[i]];
+		fprintf(out, "%s{\"pid\":%d,\"ppid\":%d,\"start\":%llu,\"status\":\"%s\",\"thread\":%s,\"context\":%s",
+			l ? "," : "", row->pid, row->ppid, row->start, row_status(row),
+			(row->flags & VT_ROW_THREAD) ? "true" : "false", line_is_context(view, l) ? "true" : "false");
+		for (int i = 0; i < p->nr; i++) {
+			const vt_column_t *col = &vt_columns[p->cols[i]];
 
-			if (is_identity(cfg->columns[i]))
-				continue;
 			fprintf(out, ",\"%s\":", col->name);
-			if (vt_column_format(col, row, snap, buf, sizeof(buf), true) < 0)
-				fputs("null", out);
-			else if (col->kind == VT_VALUE_STRING)
-				vt_json_string(out, !strcmp(col->name, "command") ? vt_view_command(view, row) : buf);
-			else if (is_json_number(buf))
-				fputs(buf, out);
-			else
-				fputs("null", out);
+			json_column(out, p, col, view, row, snap, buf, sizeof(buf));
 		}
 		fputc('}', out);
 	}
@@ -273,101 +388,332 @@ static void write_json(FILE *out, const vt_config_t *cfg, const vt_view_t *view,
 
 /* --- csv --- */
 
-static void csv_value(FILE *out, const char *s)
+/*
+ * The real text of escaped text for csv and the metrics' labels, into
+ * small or a buffer the caller frees (NULL: no memory).  A NUL (what
+ * separates the strings of cmdline and environ) is a space there, as ps(1)
+ * shows a command line: text files hold none.
+ */
+static char *real_text(const char *escaped, char *small, size_t small_size)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	size_t len = strlen(escaped), n;
+	char *text = VT_TEXT_REAL_SIZE(len) <= small_size ? small : malloc(VT_TEXT_REAL_SIZE(len));
+
+	if (!text)
+		return NULL;
+	n = vt_text_real(text, escaped, len);
+	for (char *z = memchr(text, '\0', n); z; z = memchr(z, '\0', n - (size_t)(z - text)))
+		*z = ' ';
+	return text;
 }
 
-static void write_csv(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap, bool first)
+/* a field as RFC 4180 quotes it: the real text, in quotes when it holds a comma, a quote or a line break */
+static void csv_value(FILE *out, const char *escaped)
+{
+	char small[1024], *text = real_text(escaped, small, sizeof(small));
+
+	if (!text)
+		return;	/* an empty field: no value rather than half of one */
+	if (!strpbrk(text, ",\"\r\n")) {
+		fputs(text, out);
+	} else {
+		fputc('"', out);
+		for (const char *s = text; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+	}
+	if (text != small)
+		free(text);
+}
+
+/* the refresh and the row's identity, then the columns: "timestamp", as the column "time" is TIME+ */
+static void write_csv(FILE *out, const struct plan *p, const vt_view_t *view, const vt_snapshot_t *snap, bool first)
 {
 	char buf[65536];
 
 	if (first) {
-		fputs("seq,time,pid,ppid,status", out);
-		for (int i = 0; i < cfg->columns_nr; i++) {
-			if (!is_identity(cfg->columns[i]))
-				fprintf(out, ",%s", vt_columns[cfg->columns[i]].name);
-		}
+		fputs("seq,timestamp,pid,ppid,start,status,thread,context", out);
+		for (int i = 0; i < p->nr; i++)
+			fprintf(out, ",%s", vt_columns[p->cols[i]].name);
 		fputs("\r\n", out);
 	}
 	for (int l = 0; l < view->lines_nr; l++) {
 		const vt_row_t *row = vt_view_row(view, snap, l);
 
-		fprintf(out, "%llu,%.3f,%d,%d,%s", snap->seq, snap->when, row->pid, row->ppid, row_status(row));
-		for (int i = 0; i < cfg->columns_nr; i++) {
-			const vt_column_t *col = &vt_columns[cfg->columns[i]];
+		fprintf(out, "%llu,%.3f,%d,%d,%llu,%s,%s,%s", snap->seq, snap->when, row->pid, row->ppid, row->start,
+			row_status(row), (row->flags & VT_ROW_THREAD) ? "true" : "false",
+			line_is_context(view, l) ? "true" : "false");
+		for (int i = 0; i < p->nr; i++) {
+			const vt_column_t *col = &vt_columns[p->cols[i]];
+			const char *text;
+			char *big;
 
-			if (is_identity(cfg->columns[i]))
-				continue;
 			fputc(',', out);
-			if (vt_column_format(col, row, snap, buf, sizeof(buf), true) >= 0)
-				csv_value(out, !strcmp(col->name, "command") ? vt_view_command(view, row) : buf);
+			text = machine_text(p, col, view, row, snap, buf, sizeof(buf), &big);
+			if (text && col->kind == VT_VALUE_STRING)
+				csv_value(out, text);
+			else if (text)
+				fputs(text, out);
+			free(big);
 		}
 		fputs("\r\n", out);
 	}
 }
 
-/* --- openmetrics --- */
+/* --- prometheus and openmetrics --- */
+
+/*
+ * The two exposition formats differ in a few points, all here: OpenMetrics
+ * names a counter's family without the "_total" its samples carry, has
+ * UNIT lines and the info type, escapes quotes in HELP, and ends with
+ * "# EOF"; the Prometheus text format 0.0.4 (what node_exporter's textfile
+ * collector reads) has none of these: an info metric is a gauge of 1.
+ */
+struct expo {
+	FILE			*out;
+	bool			om;		/* OpenMetrics 1.0, else Prometheus 0.0.4 */
+	const vt_snapshot_t	*snap;
+	char			buf[65536];
+};
+
+/* the unit's name in a metric name, once converted to a base unit */
+static const char *base_unit(vmon_unit_t unit)
+{
+	switch (unit) {
+	case VMON_UNIT_ticks:
+	case VMON_UNIT_seconds:
+		return "seconds";
+	case VMON_UNIT_pages:
+	case VMON_UNIT_kb:
+	case VMON_UNIT_bytes:
+		return "bytes";
+	default:
+		return NULL;
+	}
+}
+
+static bool ends_with(const char *s, size_t len, const char *end)
+{
+	size_t n = strlen(end);
+
+	return len >= n && !memcmp(s + len - n, end, n);
+}
+
+/* of a member's name, what stays without the unit word it carries (total_kb, size_pages) */
+static size_t unit_stem(const char *name, vmon_unit_t unit)
+{
+	size_t len = strlen(name);
+
+	if (unit == VMON_UNIT_kb && ends_with(name, len, "_kb"))
+		return len - 3;
+	if (unit == VMON_UNIT_pages && ends_with(name, len, "_pages"))
+		return len - 6;
+	return len;
+}
 
 /* OpenMetrics reserves these endings for the samples of other metric types */
-static bool reserved_suffix(const char *name)
+static bool reserved_suffix(const char *name, size_t len)
 {
 	static const char *const suffixes[] = {
 		"_total", "_created", "_count", "_sum", "_bucket", "_gcount", "_gsum", "_info",
 	};
-	size_t len = strlen(name);
 
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		size_t n = strlen(suffixes[i]);
-
-		if (len >= n && !strcmp(name + len - n, suffixes[i]))
+		if (ends_with(name, len, suffixes[i]))
 			return true;
 	}
 	return false;
 }
 
-static void om_family(FILE *out, const char *name, const char *type, const char *help)
+/*
+ * A family's name: vtop_<prefix>_<name> with the unit the value is
+ * converted to (_seconds, _bytes, _per_second).  A member's own unit word
+ * is left out (total_kb in bytes is total_bytes); where a sibling (names[],
+ * units[] of nr) would then have the same name, the label names it instead
+ * (data_pages and data_kb are data_bytes and vmdata_bytes): labels are
+ * unique, and a unit word such as "kb" in a name is what promtool refuses.
+ * Names are the same whatever columns are asked for.
+ */
+static void family_name(char *buf, size_t size, const char *prefix, const char *name, const char *label,
+			vmon_unit_t unit, bool rate, const char *const *names, const vmon_unit_t *units, int nr)
 {
-	fprintf(out, "# TYPE %s %s\n# HELP %s ", name, type, name);
-	for (; *help; help++) {
-		if (*help == '\\' || *help == '\n')
-			fputs(*help == '\\' ? "\\\\" : "\\n", out);
-		else
-			fputc(*help, out);
+	const char *base = base_unit(unit);
+	size_t stem = unit_stem(name, unit), len;
+	bool clash = false;
+
+	for (int i = 0; i < nr && stem < strlen(name); i++) {
+		if (strcmp(names[i], name) != 0 && unit_stem(names[i], units[i]) == stem && !strncmp(names[i], name, stem))
+			clash = true;
 	}
-	fputc('\n', out);
-}
+	len = (size_t)snprintf(buf, size, "vtop_%s_", prefix);
+	for (size_t i = 0; clash && label[i] && len + 1 < size; i++) {
+		char c = (char)tolower((unsigned char)label[i]);
 
-static void om_name(char *buf, size_t size, const char *a, const char *b)
-{
-	snprintf(buf, size, "vtop_%s_%s%s", a, b, reserved_suffix(b) ? "_value" : "");
-}
-
-static void om_process_labels(FILE *out, const vt_row_t *row, char *buf, size_t size)
-{
-	const vmon_field_t *comm = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_COMM];
-
-	/* pid and start time: two processes can hold one pid in a refresh (a pid reused by short lives) */
-	fprintf(out, "{pid=\"%d\",start=\"%llu\",comm=", row->pid, row->start);
-	if (row->stores[VMON_STORE_PROC_STAT])
-		vmon_field_format(comm, row->stores[VMON_STORE_PROC_STAT], buf, size, 0);
+		buf[len++] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '_';
+	}
+	if (clash && len < size)
+		buf[len] = '\0';
 	else
-		buf[0] = '\0';
-	vt_om_label(out, buf);
-	fputc('}', out);
+		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%.*s", (int)stem, name);
+	if (len >= size)
+		return;
+	if (base && !ends_with(buf, len, base)) {
+		snprintf(buf + len, size - len, "_%s", base);
+		len = strlen(buf);
+	}
+	if (rate)
+		snprintf(buf + len, size - len, "_per_second");
+	else if (!base && reserved_suffix(buf, len))
+		snprintf(buf + len, size - len, "_value");
 }
 
-static void om_cpu(FILE *out, const char *cpu, const vt_cpu_pct_t *c)
+/* HELP text: a backslash and a line break escaped in both formats, a quote in OpenMetrics */
+static void expo_help(struct expo *e, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", e->out);
+		else if (*s == '\n')
+			fputs("\\n", e->out);
+		else if (*s == '"' && e->om)
+			fputs("\\\"", e->out);
+		else
+			fputc(*s, e->out);
+	}
+}
+
+/* TYPE, UNIT (OpenMetrics) and HELP of a family; a counter's samples are name_total */
+static void expo_family(struct expo *e, const char *name, vmon_kind_t kind, vmon_unit_t unit, bool rate,
+			const char *help)
+{
+	const char *type = kind == VMON_KIND_counter ? "counter" : "gauge", *total = "";
+	const char *base = base_unit(unit);
+
+	if (kind == VMON_KIND_counter && !e->om)
+		total = "_total";
+	fprintf(e->out, "# TYPE %s%s %s\n", name, total, type);
+	if (e->om && base)
+		fprintf(e->out, "# UNIT %s %s%s\n", name, base, rate ? "_per_second" : "");
+	fprintf(e->out, "# HELP %s%s ", name, total);
+	expo_help(e, help);
+	/* what the number was turned into, where the description names another unit */
+	if (unit == VMON_UNIT_ticks || unit == VMON_UNIT_pages || unit == VMON_UNIT_kb)
+		fprintf(e->out, "; in %s here", base);
+	else if (unit == VMON_UNIT_hundredths)
+		fputs("; divided by 100 here", e->out);
+	fputc('\n', e->out);
+}
+
+/* a label value: the real text, with a backslash, a quote and a line break escaped */
+static void expo_label(struct expo *e, const char *name, const char *escaped, bool first)
+{
+	char small[1024], *text = real_text(escaped, small, sizeof(small));
+
+	fprintf(e->out, "%s%s=\"", first ? "" : ",", name);
+	if (text) {
+		for (const char *s = text; *s; s++) {
+			if (*s == '\\' || *s == '"')
+				fprintf(e->out, "\\%c", *s);
+			else if (*s == '\n')
+				fputs("\\n", e->out);
+			else
+				fputc(*s, e->out);
+		}
+		if (text != small)
+			free(text);
+	}
+	fputc('"', e->out);
+}
+
+/*
+ * A number of the defs tables (or vtop's own, already in base units) as
+ * the sample's value in base units: seconds for ticks, bytes for pages and
+ * kB, hundredths divided.  false when the text is no number.
+ */
+static bool expo_value(const struct expo *e, const char *text, vmon_unit_t unit, char *out, size_t size)
+{
+	long tps = e->snap->ticks_per_sec > 0 ? e->snap->ticks_per_sec : 100;
+	unsigned long long v;
+	char *end;
+	int decimals = 0;
+
+	if (!is_json_number(text))
+		return false;
+	if (unit != VMON_UNIT_ticks && unit != VMON_UNIT_pages && unit != VMON_UNIT_kb && unit != VMON_UNIT_hundredths) {
+		snprintf(out, size, "%s", text);
+		return true;
+	}
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || *end || text[0] == '-') {
+		/* a negative or a fraction (no field of these units has one): as a double */
+		double d = strtod(text, NULL);
+
+		snprintf(out, size, "%.17g", unit == VMON_UNIT_ticks ? d / (double)tps : unit == VMON_UNIT_hundredths ?
+			 d / 100 : d * (unit == VMON_UNIT_kb ? 1024.0 : (double)e->snap->page_size));
+		return true;
+	}
+	switch (unit) {
+	case VMON_UNIT_ticks:
+		/* 100 ticks a second on every Linux: hundredths, exactly */
+		for (long t = tps - 1; t > 0; t /= 10)
+			decimals++;
+		snprintf(out, size, "%.*f", decimals, (double)v / (double)tps);
+		break;
+	case VMON_UNIT_hundredths:
+		snprintf(out, size, "%llu.%02llu", v / 100, v % 100);
+		break;
+	default:
+		snprintf(out, size, "%llu", v * (unit == VMON_UNIT_kb ? 1024ULL : (unsigned long long)e->snap->page_size));
+		break;
+	}
+	return true;
+}
+
+static bool exported(vmon_kind_t kind)
+{
+	return kind == VMON_KIND_gauge || kind == VMON_KIND_counter;
+}
+
+/* a family per number of each system store (a counter or a gauge: ids, addresses and bitmaps are no measure) */
+static void expo_system(struct expo *e)
+{
+	char name[160], value[64];
+
+	for (int s = 0; s < VMON_STORE_SYS_NR; s++) {
+		const vmon_store_desc_t *desc = &vmon_sys_store_descs[s];
+		int nr = desc->fields_nr;
+		const char **names = calloc((size_t)nr + 1, sizeof(*names));
+		vmon_unit_t *units = calloc((size_t)nr + 1, sizeof(*units));
+
+		if (!e->snap->sys_stores[s] || !names || !units)
+			nr = 0;	/* nothing of this store (it failed, or no memory to name its families) */
+		for (int i = 0; i < nr; i++) {
+			names[i] = desc->fields[i].name;
+			units[i] = desc->fields[i].unit;
+		}
+		for (int i = 0; i < nr; i++) {
+			const vmon_field_t *f = &desc->fields[i];
+			const void *store = e->snap->sys_stores[s];
+
+			if (!exported(f->kind) || !vmon_field_present(desc, f, store))
+				continue;
+			vmon_field_format(f, store, e->buf, sizeof(e->buf), 0);
+			if (!expo_value(e, e->buf, f->unit, value, sizeof(value)))
+				continue;
+			family_name(name, sizeof(name), desc->name, f->name, f->label, f->unit, false, names, units, nr);
+			expo_family(e, name, f->kind, f->unit, false, f->desc);
+			fprintf(e->out, "%s%s %s\n", name, f->kind == VMON_KIND_counter ? "_total" : "", value);
+		}
+		free(names);
+		free(units);
+	}
+}
+
+static void expo_cpu(struct expo *e, const char *cpu, const vt_cpu_pct_t *c)
 {
 	const struct { const char *mode; double v; } modes[] = {
 		{ "user", c->user }, { "nice", c->nice }, { "system", c->system }, { "idle", c->idle },
@@ -375,107 +721,162 @@ static void om_cpu(FILE *out, const char *cpu, const vt_cpu_pct_t *c)
 	};
 
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-		fprintf(out, "vtop_cpu_percent{cpu=\"%s\",mode=\"%s\"} %.2f\n", cpu, modes[i].mode, modes[i].v);
+		fprintf(e->out, "vtop_cpu_percent{cpu=\"%s\",mode=\"%s\"} %.2f\n", cpu, modes[i].mode, modes[i].v);
 }
 
-static void write_openmetrics(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap)
+/* what every process sample is labelled with: pid and start time (a pid reused within a refresh), and comm */
+static void expo_process_labels(struct expo *e, const vt_row_t *row)
 {
-	char name[128], buf[65536];
-	bool any_string = false;
+	const vmon_field_t *comm = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_COMM];
 
-	/* the system stores, a family per numeric field */
-	for (int s = 0; s < VMON_STORE_SYS_NR; s++) {
-		const vmon_store_desc_t *desc = &vmon_sys_store_descs[s];
+	fprintf(e->out, "{pid=\"%d\",start=\"%llu\"", row->pid, row->start);
+	if (row->stores[VMON_STORE_PROC_STAT])
+		vmon_field_format(comm, row->stores[VMON_STORE_PROC_STAT], e->buf, sizeof(e->buf), 0);
+	else
+		e->buf[0] = '\0';
+	expo_label(e, "comm", e->buf, false);
+	fputc('}', e->out);
+}
 
-		for (int i = 0; i < desc->fields_nr && snap->sys_stores[s]; i++) {
-			const vmon_field_t *f = &desc->fields[i];
-
-			if (f->type == VMON_TYPE_char || f->type == VMON_TYPE_char_array ||
-			    f->type == VMON_TYPE_str_array || !vmon_field_present(desc, f, snap->sys_stores[s]))
-				continue;
-			om_name(name, sizeof(name), desc->name, f->name);
-			om_family(out, name, "gauge", f->desc);
-			vmon_field_format(f, snap->sys_stores[s], buf, sizeof(buf), 0);
-			fprintf(out, "%s %s\n", name, buf);
-		}
+/* the process columns' names and units, for family_name()'s siblings: all of them, so names never depend on -o */
+static void column_names(const char **names, vmon_unit_t *units)
+{
+	for (int i = 0; i < vt_columns_nr; i++) {
+		names[i] = vt_columns[i].name;
+		units[i] = vt_columns[i].unit;
 	}
-	om_family(out, "vtop_cpu_percent", "gauge", "CPU time by mode over the last interval (percent)");
-	om_cpu(out, "total", &snap->cpu_total);
+}
+
+static void write_exposition(FILE *out, bool om, const struct plan *p, const vt_view_t *view,
+			     const vt_snapshot_t *snap)
+{
+	struct expo *e = malloc(sizeof(*e));
+	const char **names = calloc((size_t)vt_columns_nr + 1, sizeof(*names));
+	vmon_unit_t *units = calloc((size_t)vt_columns_nr + 1, sizeof(*units));
+	char name[160], value[64];
+	bool any_info = false;
+
+	if (!e || !names || !units) {
+		free(e);
+		free(names);
+		free(units);
+		fputs("# vtop: out of memory\n", out);
+		return;
+	}
+	e->out = out;
+	e->om = om;
+	e->snap = snap;
+	column_names(names, units);
+	expo_system(e);
+	expo_family(e, "vtop_cpu_percent", VMON_KIND_gauge, VMON_UNIT_none, false,
+		    "CPU time by mode over the last interval (percent)");
+	expo_cpu(e, "total", &snap->cpu_total);
 	for (int i = 0; i < snap->cpus_nr; i++) {
 		char cpu[16];
 
 		snprintf(cpu, sizeof(cpu), "%d", i);
-		om_cpu(out, cpu, &snap->cpus[i]);
+		expo_cpu(e, cpu, &snap->cpus[i]);
 	}
-	om_family(out, "vtop_tasks", "gauge", "processes by state, and the threads of all");
+	expo_family(e, "vtop_tasks", VMON_KIND_gauge, VMON_UNIT_none, false, "processes by state, and the threads of all");
 	fprintf(out, "vtop_tasks{state=\"running\"} %d\nvtop_tasks{state=\"sleeping\"} %d\n"
 		"vtop_tasks{state=\"disk\"} %d\nvtop_tasks{state=\"stopped\"} %d\nvtop_tasks{state=\"zombie\"} %d\n"
 		"vtop_tasks{state=\"idle\"} %d\nvtop_tasks{state=\"threads\"} %d\n", snap->running, snap->sleeping,
 		snap->disk, snap->stopped, snap->zombie, snap->idle, snap->threads);
-	om_family(out, "vtop_processes_exited", "gauge", "processes found gone in the last refresh");
+	expo_family(e, "vtop_processes_exited", VMON_KIND_gauge, VMON_UNIT_none, false,
+		    "processes found gone in the last refresh");
 	fprintf(out, "vtop_processes_exited %d\n", snap->exited_now);
 
-	/* a family per numeric column, a sample per process */
-	for (int i = 0; i < cfg->columns_nr; i++) {
-		const vt_column_t *col = &vt_columns[cfg->columns[i]];
+	/*
+	 * A family per column that is a measure, a sample per process; the
+	 * rest (text, ids, addresses) are labels of vtop_process_info.  Rows
+	 * shown only as context (another user's ancestors with -u) are no
+	 * process asked for: left out.
+	 */
+	for (int i = 0; i < p->nr; i++) {
+		const vt_column_t *col = &vt_columns[p->cols[i]];
+		bool family = false;
 
-		if (col->kind != VT_VALUE_NUMBER) {
-			any_string = true;
+		if (col->kind != VT_VALUE_NUMBER || !exported(col->measure)) {
+			any_info = true;
 			continue;
 		}
-		om_name(name, sizeof(name), "process", col->name);
-		om_family(out, name, "gauge", col->desc);
+		family_name(name, sizeof(name), "process", col->name, col->label, col->unit, col->rate, names, units,
+			    vt_columns_nr);
 		for (int l = 0; l < view->lines_nr; l++) {
 			const vt_row_t *row = vt_view_row(view, snap, l);
-			char value[64];
+			const char *text;
+			char *big;
 
-			if (vt_column_format(col, row, snap, value, sizeof(value), true) < 0 || !is_json_number(value))
+			if (line_is_context(view, l))
 				continue;
-			fputs(name, out);
-			om_process_labels(out, row, buf, sizeof(buf));
-			fprintf(out, " %s\n", value);
-		}
-	}
-	/* the text columns: labels of an info metric */
-	if (any_string) {
-		om_family(out, "vtop_process", "info", "the text columns of each process, escaped");
-		for (int l = 0; l < view->lines_nr; l++) {
-			const vt_row_t *row = vt_view_row(view, snap, l);
-
-			fprintf(out, "vtop_process_info{pid=\"%d\",start=\"%llu\",status=\"%s\"", row->pid, row->start,
-				row_status(row));
-			for (int i = 0; i < cfg->columns_nr; i++) {
-				const vt_column_t *col = &vt_columns[cfg->columns[i]];
-
-				if (col->kind != VT_VALUE_STRING ||
-				    vt_column_format(col, row, snap, buf, sizeof(buf), true) < 0)
-					continue;
-				fprintf(out, ",%s=", col->name);
-				vt_om_label(out, !strcmp(col->name, "command") ? vt_view_command(view, row) : buf);
+			text = machine_text(p, col, view, row, snap, e->buf, sizeof(e->buf), &big);
+			if (text && expo_value(e, text, col->derived ? VMON_UNIT_none : col->unit, value, sizeof(value))) {
+				if (!family)
+					expo_family(e, name, col->measure, col->unit, col->rate, col->desc);
+				family = true;
+				fprintf(out, "%s%s", name, col->measure == VMON_KIND_counter ? "_total" : "");
+				expo_process_labels(e, row);
+				fprintf(out, " %s\n", value);
 			}
-			fputs("} 1\n", out);
+			free(big);
 		}
 	}
-	fputs("# EOF\n", out);
+	/* an info metric in OpenMetrics; in the Prometheus text format, by convention, a gauge of 1 */
+	if (any_info)
+		fprintf(out, "# TYPE %s %s\n# HELP %s the text columns, ids and addresses of each process\n",
+			om ? "vtop_process" : "vtop_process_info", om ? "info" : "gauge",
+			om ? "vtop_process" : "vtop_process_info");
+	for (int l = 0; any_info && l < view->lines_nr; l++) {
+		const vt_row_t *row = vt_view_row(view, snap, l);
+
+		if (line_is_context(view, l))
+			continue;
+		fprintf(out, "vtop_process_info{pid=\"%d\",start=\"%llu\",ppid=\"%d\",status=\"%s\",thread=\"%s\"",
+			row->pid, row->start, row->ppid, row_status(row), (row->flags & VT_ROW_THREAD) ? "true" : "false");
+		for (int i = 0; i < p->nr; i++) {
+			const vt_column_t *col = &vt_columns[p->cols[i]];
+			const char *text;
+			char *big;
+
+			if (col->kind == VT_VALUE_NUMBER && exported(col->measure))
+				continue;
+			text = machine_text(p, col, view, row, snap, e->buf, sizeof(e->buf), &big);
+			if (text)
+				expo_label(e, col->name, text, false);
+			free(big);
+		}
+		fputs("} 1\n", out);
+	}
+	fputs(om ? "# EOF\n" : "\n", out);
+	free(e);
+	free(names);
+	free(units);
 }
 
 void vt_batch_write(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap,
 		    vt_format_t format, bool first)
 {
+	struct plan *p = malloc(sizeof(*p));
+
+	if (!p)
+		return;
+	plan_make(p, cfg);
 	switch (format) {
 	case VT_FORMAT_TEXT:
 		write_text(out, cfg, view, snap, !cfg->ascii && !strcmp(nl_langinfo(CODESET), "UTF-8"));
 		break;
 	case VT_FORMAT_JSON:
-		write_json(out, cfg, view, snap);
+		write_json(out, p, view, snap);
 		break;
 	case VT_FORMAT_CSV:
-		write_csv(out, cfg, view, snap, first);
+		write_csv(out, p, view, snap, first);
 		break;
+	case VT_FORMAT_PROMETHEUS:
 	case VT_FORMAT_OPENMETRICS:
-		write_openmetrics(out, cfg, view, snap);
+		write_exposition(out, format == VT_FORMAT_OPENMETRICS, p, view, snap);
 		break;
 	}
+	free(p);
 }
 
 /*
@@ -538,7 +939,11 @@ int vt_batch_run(const vt_config_t *cfg)
 	char err[256];
 	long n = 0;
 	bool replay = cfg->replay_path[0] != '\0', printed = false;
+	int status = 0;
 
+	/* what the screen shows on its bottom line, once, goes to stderr here */
+	if (cfg->warnings[0])
+		fprintf(stderr, "vtop: settings: %s\n", cfg->warnings);
 	if (vt_source_init(&src, cfg, wants, NULL, err, sizeof(err)) < 0) {
 		fprintf(stderr, "vtop: %s\n", err);
 		return 1;
@@ -559,6 +964,9 @@ int vt_batch_run(const vt_config_t *cfg)
 		fprintf(stderr, "vtop: no event feed%s%s%s: events are found by comparing samples %g s apart; "
 			"processes that live shorter are missed\n", why ? " (" : "", why ? why : "", why ? ")" : "",
 			cfg->delay);
+	} else if (!replay && vt_feed_fallback(src.feed)) {
+		fprintf(stderr, "vtop: no event feed (%s): processes that live shorter than a refresh (%g s) are not "
+			"listed\n", vt_feed_fallback(src.feed), cfg->delay);
 	}
 
 	/* two samples before the first output: CPU% needs an interval (a replay reads them as they were) */
@@ -579,8 +987,10 @@ int vt_batch_run(const vt_config_t *cfg)
 			vt_batch_write(stdout, cfg, &view, &snap, cfg->format, n == 0);
 		}
 		printed = true;
+		/* vtop(1) promises 1 when the output cannot be written (a full disk, a closed pipe) */
 		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "vtop: writing the output: %s\n", strerror(errno));
+			fprintf(stderr, "vtop: cannot write the output: %s\n", strerror(errno));
+			status = 1;
 			break;
 		}
 		if (cfg->iterations && ++n >= cfg->iterations)
@@ -597,7 +1007,7 @@ int vt_batch_run(const vt_config_t *cfg)
 		fprintf(stderr, "vtop: -w %s: %s\n", cfg->write_path, src.log_error);
 		return 1;
 	}
-	return 0;
+	return status;
 fail:
 	if (src.log_error[0]) {
 		fprintf(stderr, "vtop: -w %s: %s\n", cfg->write_path, src.log_error);
@@ -616,6 +1026,7 @@ fail:
 	} else {
 		fprintf(stderr, "vtop: sampling failed: %s\n", strerror(errno));
 	}
+	vt_view_free(&view);
 	vt_snapshot_free(&snap);
 	vt_source_fini(&src);
 	return 1;

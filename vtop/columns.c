@@ -4,9 +4,10 @@
  * Most columns are the fields of the defs tables, taken from
  * vmon_proc_store_descs[] at start-up: name, label, description and type
  * come from the field's row, the text from vmon_field_format(), the order
- * from vmon_field_compare().  So a row added to a .def file is a column of
- * the list, of the setup screen, of -o, json, csv and openmetrics, with no
- * line here.  vtop's own columns (CPU%, MEM%, TIME+, USER, COMMAND...) are
+ * from vmon_field_compare(), what it measures and its unit (metrics, hex
+ * for addresses) from its kind and unit.  So a row added to a .def file is a
+ * column of the list, of the setup screen, of -o, json, csv and the metrics,
+ * with no line here.  vtop's own columns (CPU%, MEM%, TIME+, USER, COMMAND...) are
  * what it computes from several fields or from two samples: they are the
  * small table derived[] below.
  */
@@ -428,13 +429,31 @@ static int cmp_started(const vt_row_t *a, const vt_row_t *b)
 	return order_ull(a->start, b->start);
 }
 
+/*
+ * How an exited process ended.  For a person, one column: the exit code,
+ * or the signal by name.  For a program, two typed fields: exit_status
+ * (the code, missing when a signal ended it) and term_signal (the signal's
+ * number, missing when it exited), never the raw wait status.
+ */
 static int fmt_exit(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
 {
 	(void)snap;
 	if (!(row->flags & VT_ROW_EXITED) || row->exit_code < 0)
 		return -1;
-	if (machine || !WIFSIGNALED(row->exit_code))
-		return snprintf(buf, size, "%d", machine ? row->exit_code : WEXITSTATUS(row->exit_code));
+	if (!WIFSIGNALED(row->exit_code))
+		return snprintf(buf, size, "%d", WEXITSTATUS(row->exit_code));
+	if (machine)
+		return -1;
+	return snprintf(buf, size, "SIG%s", vt_signal_name(WTERMSIG(row->exit_code)));
+}
+
+static int fmt_signal(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	(void)snap;
+	if (!(row->flags & VT_ROW_EXITED) || row->exit_code < 0 || !WIFSIGNALED(row->exit_code))
+		return -1;
+	if (machine)
+		return snprintf(buf, size, "%d", WTERMSIG(row->exit_code));
 	return snprintf(buf, size, "SIG%s", vt_signal_name(WTERMSIG(row->exit_code)));
 }
 
@@ -490,28 +509,34 @@ static int cmp_io(const vt_row_t *a, const vt_row_t *b)
 }
 
 static const vt_derived_t derived[] = {
-	{ "user", "USER", "the process's owner (effective user)", 9, true, VT_VALUE_STRING, 0, fmt_user, cmp_user },
-	{ "virt", "VIRT", "virtual memory size (bytes)", 5, false, VT_VALUE_NUMBER, 0, fmt_virt, cmp_virt },
+	{ "user", "USER", "the process's owner (effective user)", 9, true, VT_VALUE_STRING, 0, fmt_user, cmp_user,
+	  VMON_KIND_text },
+	{ "virt", "VIRT", "virtual memory size (bytes)", 5, false, VT_VALUE_NUMBER, 0, fmt_virt, cmp_virt,
+	  VMON_KIND_gauge, VMON_UNIT_bytes },
 	{ "res", "RES", "resident memory, as statm and ps show it (bytes)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM,
-	  fmt_res, cmp_res },
-	{ "shr", "SHR", "resident shared memory (bytes)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM, fmt_shr, cmp_shr },
+	  fmt_res, cmp_res, VMON_KIND_gauge, VMON_UNIT_bytes },
+	{ "shr", "SHR", "resident shared memory (bytes)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM, fmt_shr, cmp_shr,
+	  VMON_KIND_gauge, VMON_UNIT_bytes },
 	{ "cpu_percent", "CPU%", "CPU use over the last interval (percent of one CPU)", 5, false, VT_VALUE_NUMBER, 0,
 	  fmt_cpu, cmp_cpu },
 	{ "mem_percent", "MEM%", "resident memory (percent of RAM)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM,
 	  fmt_mem, cmp_res },
-	{ "time", "TIME+", "CPU time used, user and system (seconds)", 9, false, VT_VALUE_NUMBER, 0, fmt_time, cmp_time },
+	{ "time", "TIME+", "CPU time used, user and system (seconds)", 9, false, VT_VALUE_NUMBER, 0, fmt_time, cmp_time,
+	  VMON_KIND_counter, VMON_UNIT_seconds },
 	{ "io_read_rate", "DISK R/s", "reads from storage over the last interval (bytes/s)", 8, false, VT_VALUE_NUMBER,
-	  VMON_WANT_PROC_IO, fmt_rd, cmp_rd },
+	  VMON_WANT_PROC_IO, fmt_rd, cmp_rd, VMON_KIND_gauge, VMON_UNIT_bytes, true },
 	{ "io_write_rate", "DISK W/s", "writes to storage over the last interval (bytes/s)", 8, false, VT_VALUE_NUMBER,
-	  VMON_WANT_PROC_IO, fmt_wr, cmp_wr },
+	  VMON_WANT_PROC_IO, fmt_wr, cmp_wr, VMON_KIND_gauge, VMON_UNIT_bytes, true },
 	{ "started", "STARTED", "when the process started (seconds since the epoch)", 7, false, VT_VALUE_NUMBER, 0,
-	  fmt_started, cmp_started },
-	{ "exit_status", "EXIT", "how an exited process ended: its exit code or signal (wait status)", 7, false,
-	  VT_VALUE_NUMBER, 0, fmt_exit, cmp_exit },
+	  fmt_started, cmp_started, VMON_KIND_gauge, VMON_UNIT_seconds },
+	{ "exit_status", "EXIT", "how an exited process ended: its exit code, or the signal that ended it", 7, false,
+	  VT_VALUE_NUMBER, 0, fmt_exit, cmp_exit, VMON_KIND_gauge, VMON_UNIT_none, false, "term_signal" },
+	{ "term_signal", "TERMSIG", "the signal that ended an exited process (its number, for a program)", 7, false,
+	  VT_VALUE_NUMBER, 0, fmt_signal, cmp_exit },
 	{ "io_priority", "IO", "I/O priority: class/level (rt realtime, be best-effort; 0 first), idle, or none "
-	  "(best-effort by nice)", 6, true, VT_VALUE_STRING, VMON_WANT_PROC_SCHED, fmt_io, cmp_io },
-	{ "command", "COMMAND", "the command line (or [name] without one), escaped", 0, true, VT_VALUE_STRING, 0,
-	  fmt_command, cmp_command },
+	  "(best-effort by nice)", 6, true, VT_VALUE_STRING, VMON_WANT_PROC_SCHED, fmt_io, cmp_io, VMON_KIND_text },
+	{ "command", "COMMAND", "the command line, or [name] without one", 0, true, VT_VALUE_STRING, 0,
+	  fmt_command, cmp_command, VMON_KIND_text },
 };
 
 /* --- the table of all columns --- */
@@ -526,24 +551,31 @@ static const int field_stores[] = {
 	VMON_STORE_PROC_SCHED, VMON_STORE_PROC_ROLLUP,
 };
 
+/*
+ * A field's width, from what it measures: a pid or another id takes the
+ * seven digits of the largest pid_max, an address its hex digits, a plain
+ * level (priority, nice, threads) a few, a count or a size eight (scaled
+ * beyond: 12.3M).
+ */
 static int field_width(const vmon_field_t *f)
 {
 	int label = (int)strlen(f->label), w;
 
-	switch (f->type) {
-	case VMON_TYPE_char:
-		w = 1;
+	switch (f->kind) {
+	case VMON_KIND_text:
+		w = f->type == VMON_TYPE_char ? 1 : 16;
 		break;
-	case VMON_TYPE_int:
-	case VMON_TYPE_uint:
-		w = 6;
+	case VMON_KIND_id:
+		w = 7;
 		break;
-	case VMON_TYPE_char_array:
-	case VMON_TYPE_str_array:
-		w = 16;
+	case VMON_KIND_address:
+		w = 14;
+		break;
+	case VMON_KIND_bitmap:
+		w = 10;
 		break;
 	default:
-		w = 8;
+		w = f->kind == VMON_KIND_gauge && f->unit == VMON_UNIT_none ? 4 : 8;
 		break;
 	}
 	return label > w ? label : w;
@@ -570,6 +602,9 @@ int vt_columns_init(void)
 		c->width = dv->width;
 		c->left = dv->left;
 		c->kind = dv->kind;
+		c->measure = dv->kind == VT_VALUE_STRING ? VMON_KIND_text : dv->measure;
+		c->unit = dv->unit;
+		c->rate = dv->rate;
 		c->wants = dv->wants | VMON_WANT_PROC_STAT;
 		c->store = -1;
 		c->derived = dv;
@@ -580,24 +615,32 @@ int vt_columns_init(void)
 		for (int i = 0; i < desc->fields_nr; i++) {
 			const vmon_field_t *f = &desc->fields[i];
 			vt_column_t *c = &columns[n++];
-			bool text = f->type == VMON_TYPE_char || f->type == VMON_TYPE_char_array ||
-				    f->type == VMON_TYPE_str_array;
+			bool text = f->kind == VMON_KIND_text;
+			/* an address or a bitmap is written in hex: text to json, a label to metrics */
+			bool hex = f->kind == VMON_KIND_address || f->kind == VMON_KIND_bitmap;
 
 			c->name = f->name;
 			c->label = f->label;
 			c->desc = f->desc;
 			c->width = field_width(f);
 			c->left = text;
-			c->kind = text ? VT_VALUE_STRING : VT_VALUE_NUMBER;
+			c->kind = text || hex ? VT_VALUE_STRING : VT_VALUE_NUMBER;
+			c->measure = f->kind;
+			c->unit = f->unit;
 			c->wants = (vmon_proc_wants_t)(1L << field_stores[s]) | VMON_WANT_PROC_STAT;
 			c->store = field_stores[s];
 			c->field = f;
 		}
 	}
-	/* names are keys of json objects, csv headers, metric names and vtoprc values: one each */
+	/*
+	 * Names are keys of json objects, csv headers, metric names and vtoprc
+	 * values, labels the headers of the text and the screen: one each.
+	 */
 	for (int i = 0; i < n; i++) {
+		columns[i].with = -1;
 		for (int j = i + 1; j < n; j++) {
-			if (strcasecmp(columns[i].name, columns[j].name) == 0) {
+			if (strcasecmp(columns[i].name, columns[j].name) == 0 ||
+			    strcasecmp(columns[i].label, columns[j].label) == 0) {
 				free(columns);
 				columns = NULL;
 				errno = EEXIST;
@@ -607,6 +650,10 @@ int vt_columns_init(void)
 	}
 	vt_columns = columns;
 	vt_columns_nr = n;
+	for (int i = 0; i < n; i++) {
+		if (columns[i].derived && columns[i].derived->with)
+			columns[i].with = vt_column_find(columns[i].derived->with);
+	}
 	return 0;
 }
 
@@ -649,6 +696,13 @@ int vt_column_parse_list(const char *list, int *cols, int max, char *err, size_t
 		if (nr == max) {
 			snprintf(err, err_size, "more than %d columns", max);
 			return -1;
+		}
+		/* twice would be two json keys, two csv headers, one metric family twice */
+		for (int i = 0; i < nr; i++) {
+			if (cols[i] == c) {
+				snprintf(err, err_size, "column \"%s\" given twice", vt_columns[c].name);
+				return -1;
+			}
 		}
 		cols[nr++] = c;
 		p += len;
@@ -709,6 +763,39 @@ static int format_integer(const vmon_field_t *f, const void *store, char *buf, s
 	return put_text(buf, size, p, (size_t)(end - p));
 }
 
+/* an address or a bitmap as "0x" and hex digits, in every format (ps(1) and /proc/PID/maps write them so) */
+static int format_hex(const vmon_field_t *f, const void *store, char *buf, size_t size)
+{
+	static const char digits[] = "0123456789abcdef";
+	const char *m = (const char *)store + f->offset;
+	char tmp[24], *end = tmp + sizeof(tmp), *p = end;
+	unsigned long long v;
+
+	switch (f->type) {
+	case VMON_TYPE_int:
+	case VMON_TYPE_uint:
+		v = *(const unsigned *)m;
+		break;
+	case VMON_TYPE_long:
+	case VMON_TYPE_ulong:
+		v = *(const unsigned long *)m;
+		break;
+	case VMON_TYPE_longlong:
+	case VMON_TYPE_ulonglong:
+		v = *(const unsigned long long *)m;
+		break;
+	default:
+		return -1;
+	}
+	do {
+		*--p = digits[v & 0xf];
+		v >>= 4;
+	} while (v);
+	*--p = 'x';
+	*--p = '0';
+	return put_text(buf, size, p, (size_t)(end - p));
+}
+
 /*
  * The column's text for the row.  For a person (machine false) numbers are
  * scaled to fit the column; for a program they are plain.  Text from the
@@ -730,10 +817,13 @@ int vt_column_format(const vt_column_t *col, const vt_row_t *row, const vt_snaps
 	store = row->stores[col->store];
 	if (!vmon_field_present(desc, col->field, store))
 		return -1;
+	if (col->measure == VMON_KIND_address || col->measure == VMON_KIND_bitmap)
+		return format_hex(col->field, store, buf, size);
 	len = format_integer(col->field, store, buf, size);
 	if (len == -2)
 		len = vmon_field_format(col->field, store, buf, size, 0);
-	if (len >= 0 && !machine && col->kind == VT_VALUE_NUMBER && len > col->width) {
+	/* a count or a size is scaled to fit a person's column, never an id */
+	if (len >= 0 && !machine && col->kind == VT_VALUE_NUMBER && col->measure != VMON_KIND_id && len > col->width) {
 		char digits[32];
 
 		snprintf(digits, sizeof(digits), "%s", buf);
@@ -768,38 +858,132 @@ vmon_proc_wants_t vt_columns_wants(const int *cols, int nr)
 	return wants;
 }
 
-/* --- output escaping on top of vmon_escape() --- */
+/* --- the real text of escaped text, for programs --- */
 
-/* a JSON string from text vmon_escape() made (valid UTF-8, no controls): quotes and backslashes left */
-void vt_json_string(FILE *out, const char *s)
+static int hex_digit(char c)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);	/* vmon_escape() leaves none; defence in depth */
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
 }
 
-/* an OpenMetrics label value: backslash, quote and newline escaped */
-void vt_om_label(FILE *out, const char *s)
+/*
+ * How many bytes at s (n of them) are one valid UTF-8 sequence, as 0 - k:
+ * the bytes that begin a sequence but do not end it (a "maximal subpart",
+ * at least 1), which Unicode's recommended practice, WHATWG's decoder and
+ * Python's errors="replace" each turn into one U+FFFD.
+ */
+static long utf8_valid(const unsigned char *s, size_t n)
 {
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t need, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		need = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		need = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		need = 4;
+	else
+		return -1;
+	/* the second byte's range excludes overlong forms, surrogates and what lies past U+10FFFF */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < need; i++) {
+		if (i >= n || s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
+			return -(long)i;
+	}
+	return (long)need;
+}
+
+/*
+ * The text a process gave, from what vmon_escape() made of it (\\ for a
+ * backslash, \xNN for any other byte it would not show): the bytes, as
+ * UTF-8, with each maximal subpart that is not UTF-8 replaced by U+FFFD.
+ * dst holds VT_TEXT_REAL_SIZE(len) bytes and ends with a NUL; the length
+ * is returned, for the text may hold NULs of its own (cmdline and environ
+ * separate their strings with them).
+ */
+size_t vt_text_real(char *dst, const char *escaped, size_t len)
+{
+	unsigned char *out = (unsigned char *)dst, *raw = out + 2 * len;
+	size_t n = 0, k = 0;
+
+	/*
+	 * The bytes go to the last third of dst, then come to its start made
+	 * valid: a replacement (3 bytes) for at least one byte, so writing
+	 * never overtakes reading.
+	 */
+	for (size_t i = 0; i < len; i++) {
+		int h, l;
+
+		if (escaped[i] == '\\' && i + 1 < len && escaped[i + 1] == '\\') {
+			raw[n++] = '\\';
+			i++;
+		} else if (escaped[i] == '\\' && i + 3 < len && escaped[i + 1] == 'x' &&
+			   (h = hex_digit(escaped[i + 2])) >= 0 && (l = hex_digit(escaped[i + 3])) >= 0) {
+			raw[n++] = (unsigned char)(h << 4 | l);
+			i += 3;
+		} else {
+			raw[n++] = (unsigned char)escaped[i];
+		}
+	}
+	for (size_t i = 0; i < n;) {
+		long v = utf8_valid(raw + i, n - i);
+
+		if (v > 0) {
+			memmove(out + k, raw + i, (size_t)v);
+			k += (size_t)v;
+			i += (size_t)v;
+		} else {
+			memcpy(out + k, "\xef\xbf\xbd", 3);
+			k += 3;
+			i += (size_t)-v;
+		}
+	}
+	out[k] = '\0';
+	return k;
+}
+
+/* escaped text (vmon_escape()'s) as a JSON string of the real text: control characters as \uXXXX */
+void vt_json_string(FILE *out, const char *escaped)
+{
+	size_t len = strlen(escaped), n;
+	char small[1024], *text = VT_TEXT_REAL_SIZE(len) <= sizeof(small) ? small : malloc(VT_TEXT_REAL_SIZE(len));
+	const unsigned char *s, *end;
+
+	if (!text) {
+		fputs("null", out);
+		return;
+	}
+	n = vt_text_real(text, escaped, len);
 	fputc('"', out);
-	for (; *s; s++) {
+	for (s = (const unsigned char *)text, end = s + n; s < end; s++) {
+		/* the C1 controls (U+0080..U+009F) too: a terminal showing the file must not obey them */
 		if (*s == '"' || *s == '\\')
 			fprintf(out, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", out);
+		else if (*s == '\n' || *s == '\t' || *s == '\r')
+			fprintf(out, "\\%c", *s == '\n' ? 'n' : *s == '\t' ? 't' : 'r');
+		else if (*s < 0x20 || *s == 0x7f)
+			fprintf(out, "\\u%04x", *s);
+		else if (*s == 0xc2 && s + 1 < end && s[1] >= 0x80 && s[1] <= 0x9f)
+			fprintf(out, "\\u%04x", *++s);
 		else
 			fputc(*s, out);
 	}
 	fputc('"', out);
+	if (text != small)
+		free(text);
 }
 
 /*

@@ -342,7 +342,7 @@ void vt_usage(FILE *out)
 		"  -o COLUMNS         the columns, comma-separated (-o help lists them)\n"
 		"  -b                 batch mode: print refreshes instead of a screen\n"
 		"  -n N               batch mode: stop after N refreshes\n"
-		"  --format FORMAT    batch output: text, json, csv or openmetrics\n"
+		"  --format FORMAT    batch output: text, json, csv, prometheus or openmetrics\n"
 		"  --events           print process events as they arrive, one per line\n"
 		"  -w, --write FILE   record every sample to FILE (a vmon_log(5) log) while showing them\n"
 		"  -r, --replay FILE  show the samples recorded in FILE (- for standard input) instead of this\n"
@@ -526,10 +526,13 @@ int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 				cfg->format = VT_FORMAT_JSON;
 			else if (!strcmp(optarg, "csv"))
 				cfg->format = VT_FORMAT_CSV;
+			else if (!strcmp(optarg, "prometheus"))
+				cfg->format = VT_FORMAT_PROMETHEUS;
 			else if (!strcmp(optarg, "openmetrics"))
 				cfg->format = VT_FORMAT_OPENMETRICS;
 			else {
-				fprintf(stderr, "vtop: --format: text, json, csv or openmetrics, not \"%s\"\n", optarg);
+				fprintf(stderr, "vtop: --format: text, json, csv, prometheus or openmetrics, not \"%s\"\n",
+					optarg);
 				return -1;
 			}
 			break;

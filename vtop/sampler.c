@@ -283,11 +283,11 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 	memcpy(snap->source_why, src->source_why, sizeof(snap->source_why));
 	if (src->writer)
 		record(src, &now, snap->feed);
-	/* a monitored process that exited is shown once more, then let go */
+	/* a monitored process that exited (the library keeps it, state X) is shown once, then let go */
 	for (int i = 0; i < src->monitored_nr; i++) {
 		vmon_proc_t *proc = src->monitored_procs[i];
 
-		if (proc && proc->is_stale) {
+		if (proc && vt_proc_gone(proc)) {
 			vmon_proc_unmonitor(&src->vmon, proc, NULL, NULL);
 			src->monitored_procs[i] = NULL;
 		}
@@ -325,11 +325,11 @@ void vt_source_set_detail(vt_source_t *src, int pid)
 
 	if (pid == src->detail_pid || src->replay)
 		return;
-	if (src->detail_pid > 0 && (proc = vmon_proc_lookup(&src->vmon, src->detail_pid)) && !proc->is_stale &&
+	if (src->detail_pid > 0 && (proc = vmon_proc_lookup(&src->vmon, src->detail_pid)) && !vt_proc_gone(proc) &&
 	    !(full_wants(src, src->wants, src->threads) & VMON_WANT_PROC_ENV))
 		vmon_proc_set_wants(&src->vmon, proc, proc->wants & ~VMON_WANT_PROC_ENV);
 	src->detail_pid = pid;
-	if (pid > 0 && (proc = vmon_proc_lookup(&src->vmon, pid)) && !proc->is_stale)
+	if (pid > 0 && (proc = vmon_proc_lookup(&src->vmon, pid)) && !vt_proc_gone(proc))
 		vmon_proc_set_wants(&src->vmon, proc, proc->wants | VMON_WANT_PROC_ENV);
 }
 

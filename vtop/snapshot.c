@@ -10,12 +10,14 @@
  * escaped once.  A snapshot is then read-only and can be handed to another
  * thread.
  *
- * Exited rows: a process found gone is stale in the tree for exactly the
- * sample that found it.  The builder keeps a copy of it (a "ghost") and adds
- * it to the next exited_keep - 1 snapshots too, under its parent, so that
- * something that lived between two refreshes is seen for a while.  With the
- * event feed, processes that lived and died between two samples are in the
- * tree as well, and come out the same way.
+ * Exited rows: a process found gone is in the tree for the sample that
+ * found it, its state X (dead), stale then or, when it is new in that
+ * sample (it lived and died between two samples: the event feed reports
+ * such lives), in the next one.  The builder shows it exited from the
+ * sample that found it gone, keeps a copy of it (a "ghost") and adds that
+ * to the next exited_keep - 1 snapshots, under its parent, so that
+ * something that lived between two refreshes is seen for a while; the
+ * stale node of a process shown so already is left to its ghost.
  */
 #include "config.h"
 
@@ -62,6 +64,7 @@ struct vt_priv {
 	size_t			made_len;
 	size_t			made_arg0_len;
 	size_t			made_arg0_base;
+	unsigned long long	exited_seq;	/* the snapshot that showed it exited (and kept its ghost), 0 none */
 };
 
 struct vt_ghost {
@@ -304,6 +307,7 @@ void vt_builder_fini(vt_builder_t *b)
 	free(b->users);
 	free(b->prev_cpu_ticks);
 	free(b->pid_index);
+	free(b->key_index);
 	free(b->scratch);
 	memset(b, 0, sizeof(*b));
 }
@@ -506,6 +510,18 @@ static bool present(int store, int sym, const void *s)
 	return vmon_field_present(desc, &desc->fields[sym], s);
 }
 
+/*
+ * The process (or thread) ended, or left the tree the library watches:
+ * stale, or found gone and not yet stale (new in this sample, or a
+ * monitored process the library keeps after its end), which its state X says.
+ */
+bool vt_proc_gone(const vmon_proc_t *proc)
+{
+	const vmon_proc_stat_t *s = proc->stores[VMON_STORE_PROC_STAT];
+
+	return proc->is_stale || (s && s->state == 'X');
+}
+
 /* one node of the tree into a row of the snapshot */
 static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *proc, int parent,
 			  unsigned long long boottime, unsigned long long dt_ticks)
@@ -514,11 +530,13 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
 	struct vt_priv *priv = proc->foo;
 	vt_row_t *row = new_row(snap);
+	bool gone = vt_proc_gone(proc);
 
 	if (!row)
 		return NULL;
 	row->pid = proc->pid;
 	row->parent = parent;
+	/* a thread's is its process; a process's is its stat's, below (-p's roots have a parent out of the tree) */
 	row->ppid = parent >= 0 ? snap->rows[parent].pid : 0;
 	row->exit_code = -1;
 	row->io_read_rate = row->io_write_rate = -1;
@@ -526,7 +544,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		row->flags |= VT_ROW_THREAD;
 	if (proc->is_new && b->seq > 1)
 		row->flags |= VT_ROW_NEW;
-	if (proc->is_stale)
+	if (gone)
 		row->flags |= VT_ROW_EXITED;
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 		row->errors[i] = proc->errors[i];
@@ -534,7 +552,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		if (!proc->stores[i] || !(proc->wants & (1L << i)) || i == VMON_STORE_PROC_FILES)
 			continue;
 		/* an exited row's copy is changed below: its own, also when borrowing */
-		if (b->borrow && !proc->is_stale) {
+		if (b->borrow && !gone) {
 			row->stores[i] = proc->stores[i];
 			continue;
 		}
@@ -548,17 +566,24 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		unsigned long long ticks = s->utime + s->stime;
 
 		row->start = s->start;
+		if (!proc->is_thread && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_PPID, s))
+			row->ppid = (int)s->ppid;
 		row->state = s->state ? s->state : '?';
 		row->uid = s->uid;
 		row->user = present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_UID, s) ? user_name(b, s->uid) : "?";
 		if ((s->flags & PF_KTHREAD) || proc->pid == 2 || s->ppid == 2 ||
 		    (parent >= 0 && (snap->rows[parent].flags & VT_ROW_KTHREAD)))
 			row->flags |= VT_ROW_KTHREAD;
-		if (proc->is_stale) {
-			/* the feed saw how it ended; else a zombie's last stat line carries its exit status */
+		if (gone) {
+			/*
+			 * The feed saw how it ended; else its last stat line as a
+			 * zombie, or a log of the feed's exit, carries its exit status
+			 * (the library keeps the exit code of a dead process only then)
+			 */
 			if (proc->has_exit_status)
 				row->exit_code = proc->exit_status;
-			else if (s->state == 'Z' && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXIT_CODE, s))
+			else if ((s->state == 'Z' || s->state == 'X') &&
+				 present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXIT_CODE, s))
 				row->exit_code = s->exit_code;
 			/* the copy's state is what it is now: dead, as proc(5) calls it */
 			s->state = 'X';
@@ -580,7 +605,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		row->user = "?";
 	}
 	if (io && present(VMON_STORE_PROC_IO, VMON_PROC_IO_READBYTES, io)) {
-		if (priv && priv->have_io && snap->interval > 0 && !proc->is_stale) {
+		if (priv && priv->have_io && snap->interval > 0 && !gone) {
 			row->io_read_rate = io->read_bytes >= priv->read_bytes ?
 					    (double)(io->read_bytes - priv->read_bytes) / snap->interval : 0;
 			row->io_write_rate = io->write_bytes >= priv->write_bytes ?
@@ -728,22 +753,30 @@ static void count_state(vt_snapshot_t *snap, const vt_row_t *row)
 	}
 }
 
+/* an open-addressing table of size (a power of two) slots, all empty (-1) */
+static int index_empty(int **index, size_t *mask, size_t size)
+{
+	if (size - 1 != *mask || !*index) {
+		int *v = realloc(*index, sizeof(*v) * size);
+
+		if (!v)
+			return -1;
+		*index = v;
+		*mask = size - 1;
+	}
+	for (size_t i = 0; i < size; i++)
+		(*index)[i] = -1;
+	return 0;
+}
+
 static int index_rows(vt_builder_t *b, const vt_snapshot_t *snap)
 {
 	size_t size = 1024;
 
 	while (size < (size_t)snap->rows_nr * 2)
 		size *= 2;
-	if (size - 1 != b->pid_index_mask || !b->pid_index) {
-		int *index = realloc(b->pid_index, sizeof(*index) * size);
-
-		if (!index)
-			return -1;
-		b->pid_index = index;
-		b->pid_index_mask = size - 1;
-	}
-	for (size_t i = 0; i < size; i++)
-		b->pid_index[i] = -1;
+	if (index_empty(&b->pid_index, &b->pid_index_mask, size) < 0)
+		return -1;
 	for (int i = 0; i < snap->rows_nr; i++) {
 		const vt_row_t *r = &snap->rows[i];
 		size_t h;
@@ -764,6 +797,63 @@ static int lookup_pid(const vt_builder_t *b, const vt_snapshot_t *snap, int pid)
 			return b->pid_index[h];
 	}
 	return -1;
+}
+
+/*
+ * One row per process (pid and start time), whatever the tree holds: the
+ * same process handed twice (a node the feed made and one the listing
+ * found, under churn) is one row, in every output.  The rows so far by
+ * identity, grown by rehashing them; keys_reset() empties it per build.
+ */
+static size_t key_slot(const vt_builder_t *b, int pid, unsigned long long start)
+{
+	unsigned long long h = ((unsigned long long)(unsigned)pid * 0x9e3779b97f4a7c15ULL) ^ start;
+
+	return (size_t)(h ^ (h >> 29)) & b->key_index_mask;
+}
+
+static int keys_find(const vt_builder_t *b, const vt_snapshot_t *snap, int pid, unsigned long long start)
+{
+	for (size_t h = key_slot(b, pid, start); b->key_index[h] >= 0; h = (h + 1) & b->key_index_mask) {
+		const vt_row_t *r = &snap->rows[b->key_index[h]];
+
+		if (r->pid == pid && r->start == start)
+			return b->key_index[h];
+	}
+	return -1;
+}
+
+static int keys_resize(vt_builder_t *b, const vt_snapshot_t *snap, size_t size)
+{
+	if (index_empty(&b->key_index, &b->key_index_mask, size) < 0)
+		return -1;
+	for (int i = 0; i < snap->rows_nr; i++) {
+		size_t h = key_slot(b, snap->rows[i].pid, snap->rows[i].start);
+
+		while (b->key_index[h] >= 0)
+			h = (h + 1) & b->key_index_mask;
+		b->key_index[h] = i;
+	}
+	return 0;
+}
+
+static int keys_reset(vt_builder_t *b, const vt_snapshot_t *snap)
+{
+	return keys_resize(b, snap, b->key_index ? b->key_index_mask + 1 : 1024);
+}
+
+/* the row just added (the last one) into the index, kept at most half full */
+static int keys_add(vt_builder_t *b, const vt_snapshot_t *snap)
+{
+	const vt_row_t *r = &snap->rows[snap->rows_nr - 1];
+	size_t h;
+
+	if ((size_t)snap->rows_nr * 2 > b->key_index_mask + 1)
+		return keys_resize(b, snap, (b->key_index_mask + 1) * 2);
+	for (h = key_slot(b, r->pid, r->start); b->key_index[h] >= 0; h = (h + 1) & b->key_index_mask)
+		;
+	b->key_index[h] = snap->rows_nr - 1;
+	return 0;
 }
 
 static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
@@ -811,8 +901,11 @@ static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 			continue;
 		}
 		b->ghosts[kept++] = *g;
+		/* the tree still holds it (the library handed it again): it has its row */
+		if (keys_find(b, snap, g->row.pid, g->row.start) >= 0)
+			continue;
 		row = new_row(snap);
-		if (!row || row_copy(&snap->arena, row, &b->ghosts[kept - 1].row) < 0)
+		if (!row || row_copy(&snap->arena, row, &b->ghosts[kept - 1].row) < 0 || keys_add(b, snap) < 0)
 			return -1;
 		row->parent = row->ppid ? lookup_pid(b, snap, row->ppid) : -1;
 	}
@@ -885,17 +978,34 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 	}
 	while (nr) {
 		struct walk w = stack[--nr];
+		struct vt_priv *priv;
 		vmon_proc_t *child;
+		vmon_proc_stat_t *s;
 		vt_row_t *row;
 		int index;
 
 		proc = w.proc;
-		if (!proc->stores[VMON_STORE_PROC_STAT])
+		s = proc->stores[VMON_STORE_PROC_STAT];
+		if (!s)
 			continue;	/* found but not read yet (monitored between samples) */
+		priv = proc->foo;
+		if (proc->is_stale && priv && priv->exited_seq) {
+			/* shown exited when it was found gone, a sample ago: its ghost stands for it now */
+			list_for_each_entry_reverse(child, &proc->children, siblings) {
+				if (push(&stack, &nr, &cap, child, w.parent) < 0)
+					goto fail;
+			}
+			continue;
+		}
+		/* a process already listed: its children (if this copy has others) go under its one row */
+		index = keys_find(b, snap, proc->pid, s->start);
+		if (index >= 0)
+			goto children;
 		row = add_node(b, snap, proc, w.parent, boottime, dt_ticks);
-		if (!row)
+		if (!row || keys_add(b, snap) < 0)
 			goto fail;
-		index = (int)(row - snap->rows);
+		index = snap->rows_nr - 1;
+		row = &snap->rows[index];
 		count_state(snap, row);
 		/* with the event feed a process can be both: born and gone between two samples */
 		if ((row->flags & VT_ROW_NEW) && !proc->is_thread) {
@@ -903,13 +1013,16 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 			if (!b->events_from_feed)
 				add_event(snap, row, 'N');
 		}
-		if (proc->is_stale && !proc->is_thread) {
+		if ((row->flags & VT_ROW_EXITED) && !proc->is_thread) {
 			snap->exited_now++;
 			if (b->seq > 1 && !b->events_from_feed)
 				add_event(snap, row, 'X');
 			if (keep_ghost(b, row) < 0)
 				goto fail;
+			if (priv && !proc->is_stale)
+				priv->exited_seq = b->seq;
 		}
+children:
 		list_for_each_entry_reverse(child, &proc->children, siblings) {
 			if (push(&stack, &nr, &cap, child, index) < 0)
 				goto fail;
@@ -918,7 +1031,7 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 			continue;
 		list_for_each_entry_reverse(child, &proc->threads, threads) {
 			/* the leader's thread node is the process itself */
-			if (child->pid == proc->pid || child->is_stale)
+			if (child->pid == proc->pid || vt_proc_gone(child))
 				continue;
 			if (push(&stack, &nr, &cap, child, index) < 0)
 				goto fail;
@@ -963,7 +1076,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 			 b->prev_mono ? mono - b->prev_mono : 0;
 
 	old = b->ghosts_nr;
-	if (add_system(b, snap) < 0 || add_tree(b, snap, boottime, dt_ticks) < 0 ||
+	if (keys_reset(b, snap) < 0 || add_system(b, snap) < 0 || add_tree(b, snap, boottime, dt_ticks) < 0 ||
 	    index_rows(b, snap) < 0 || add_ghosts(b, snap, old) < 0)
 		return -1;
 

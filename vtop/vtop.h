@@ -13,7 +13,7 @@
  *   files.c	the open files of the process the files view shows, copied out (vt_files_*)
  *   feed.c	the event feed as vtop sees it (vt_feed_*)
  *   replay.c	-r: a log read back into the vmon_t the builder reads (vt_replay_*)
- *   batch.c	-b: text, json, csv and openmetrics output (vt_batch_*)
+ *   batch.c	-b: text, json, csv, prometheus and openmetrics output (vt_batch_*)
  *   config.c	the command line and $XDG_CONFIG_HOME/vtop/vtoprc (vt_config_*)
  *   tui.c	the curses screen: meters, list, dialogs, key table (vt_tui_*)
  *   setup.c	the F2 setup screen (vt_setup_*)
@@ -190,6 +190,8 @@ typedef struct vt_builder {
 
 	int			*pid_index;	/* open addressing: pid -> row, for parents */
 	size_t			pid_index_mask;
+	int			*key_index;	/* open addressing: (pid, start) -> row, one row each */
+	size_t			key_index_mask;
 	char			*scratch;	/* a command line being escaped */
 	size_t			scratch_cap;
 } vt_builder_t;
@@ -200,11 +202,13 @@ void vt_builder_reset(vt_builder_t *b, vmon_t *vmon);
 /* the vmon callbacks that keep vtop's per-node history on proc->foo */
 void vt_builder_hook(vt_builder_t *b);
 int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms);
+/* the node's process ended, or left the watched tree (stale, or found gone: state X) */
+bool vt_proc_gone(const vmon_proc_t *proc);
 
 /* --- columns.c --- */
 typedef enum {
-	VT_VALUE_NUMBER,	/* json number, openmetrics sample */
-	VT_VALUE_STRING,	/* json string, openmetrics label */
+	VT_VALUE_NUMBER,	/* json number, a metric's sample */
+	VT_VALUE_STRING,	/* json string, a label of vtop_process_info */
 } vt_value_kind_t;
 
 typedef struct vt_column vt_column_t;
@@ -221,6 +225,11 @@ typedef struct vt_derived {
 	/* the text for a person (units scaled) or, with machine, for a program (plain units); -1: missing */
 	int		(*format)(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine);
 	int		(*compare)(const vt_row_t *a, const vt_row_t *b);
+	/* for metrics (a plain gauge when left out): what the machine text measures, its unit, per second */
+	vmon_kind_t	measure;
+	vmon_unit_t	unit;
+	bool		rate;
+	const char	*with;		/* a column written beside this one in json, csv and metrics */
 } vt_derived_t;
 
 struct vt_column {
@@ -230,6 +239,10 @@ struct vt_column {
 	int			width;		/* 0: the rest of the line */
 	bool			left;
 	vt_value_kind_t		kind;
+	vmon_kind_t		measure;	/* what a number measures: gauge, counter, id, address, bitmap */
+	vmon_unit_t		unit;		/* the unit of its machine text */
+	bool			rate;		/* ... per second */
+	int			with;		/* a column that goes beside it in json, csv and metrics, or -1 */
 	vmon_proc_wants_t	wants;		/* what must be sampled for it */
 	/* either a field of the defs tables ... */
 	int			store;		/* VMON_STORE_PROC_*, or -1 */
@@ -361,7 +374,7 @@ bool vt_feed_delivers(const vt_feed_t *feed);
 void vt_event_from_feed(vt_event_t *e, const vmon_event_t *ev, double realtime_offset, unsigned escape_flags);
 
 /* --- config.c --- */
-typedef enum { VT_FORMAT_TEXT, VT_FORMAT_JSON, VT_FORMAT_CSV, VT_FORMAT_OPENMETRICS } vt_format_t;
+typedef enum { VT_FORMAT_TEXT, VT_FORMAT_JSON, VT_FORMAT_CSV, VT_FORMAT_PROMETHEUS, VT_FORMAT_OPENMETRICS } vt_format_t;
 typedef enum { VT_COLOR_AUTO, VT_COLOR_NEVER, VT_COLOR_ALWAYS } vt_color_t;
 
 #define VT_MAX_COLUMNS	256
@@ -525,8 +538,9 @@ void vt_batch_write(FILE *out, const vt_config_t *cfg, const vt_view_t *view, co
 void vt_event_write(FILE *out, const vt_event_t *e);
 
 /* --- text helpers (columns.c) --- */
+#define VT_TEXT_REAL_SIZE(len)	(3 * (len) + 1)
+size_t vt_text_real(char *dst, const char *escaped, size_t len);
 void vt_json_string(FILE *out, const char *escaped);
-void vt_om_label(FILE *out, const char *escaped);
 void vt_text_fit(char *dst, size_t size, const char *escaped, size_t len);
 const char *vt_signal_name(int sig);
 const char *vt_io_class_name(int io_class);

@@ -1,5 +1,12 @@
 """openmetrics.py: a checker of the OpenMetrics text exposition format.
 
+batch.py parses vtop's OpenMetrics with prometheus_client's parser, the
+reader Prometheus's own Python client uses; this checker adds the rules of
+the specification that parser (0.16) lets through, each of which a stricter
+reader refuses: a sample name with a suffix its family's type does not
+allow (a gauge's _total), the same series twice in a family, and a raw
+quote in a HELP text.
+
 Written from the ABNF and the rules of the OpenMetrics 1.0 specification
 (https://github.com/OpenObservability/OpenMetrics/blob/main/specification/OpenMetrics.md):
 line by line grammar (descriptors, samples, label escaping, numbers), then

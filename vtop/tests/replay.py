@@ -155,7 +155,7 @@ try:
         check(len(replayed) > 10, "-r: a log with events replays (%d lines)" % len(replayed))
 
     # every format, with threads, -n: the same
-    for fmt in ("text", "csv", "openmetrics"):
+    for fmt in ("text", "csv", "prometheus", "openmetrics"):
         log2 = os.path.join(tmp, "run-%s.vlog" % fmt)
         a = vtop("-b", "-H", "--format", fmt, "-d", "0.2", "-n", "4", "-w", log2).stdout
         b = vtop("-r", log2, "-b", "-H", "--format", fmt).stdout

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -520,6 +521,75 @@ static void test_exited_rows(void **state)
 	world_close(&w);
 }
 
+/*
+ * A process that lives and dies between two refreshes (here: gone during
+ * its first read, as the library reads it) is new in the library's sample
+ * and stale only in the next; it is shown exited at once, counted once,
+ * and its row is there once in each refresh of its exited_keep.
+ */
+static void (*model_ctor)(vmon_t *, vmon_proc_t *);
+static fixture_t *blink_fx;
+
+static void blink_ctor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	model_ctor(vmon, proc);
+	if (proc->pid == 300)
+		fixture_remove(blink_fx, "300");
+}
+
+static int rows_with(const world_t *w, int pid)
+{
+	int n = 0;
+
+	for (int i = 0; i < w->snap.rows_nr; i++)
+		n += w->snap.rows[i].pid == pid;
+	return n;
+}
+
+static void test_short_life_exited_at_once(void **state)
+{
+	static const char *const argv[] = { "blink", "-n", NULL };
+	const vt_row_t *r;
+	world_t w;
+
+	world_open(&w);
+	model_ctor = w.src.vmon.proc_ctor_cb;
+	w.src.vmon.proc_ctor_cb = blink_ctor;
+	blink_fx = &w.fx;
+	fixture_proc(&w.fx, 300, 200, NULL, 'R', 700, argv);
+	tick(&w, 1);
+	sample(&w);
+	r = row_of(&w, 300);
+	assert_true(r->flags & VT_ROW_EXITED);
+	assert_true(r->flags & VT_ROW_NEW);
+	assert_int_equal(r->state, 'X');
+	assert_int_equal(r->exited_age, 0);
+	assert_int_equal(r->exit_code, -1);	/* no feed, no zombie: how it ended is not known */
+	assert_string_equal(r->command, "[blink]");	/* gone before its command line was read */
+	assert_int_equal(w.snap.rows[r->parent].pid, 200);
+	assert_int_equal(w.snap.exited_now, 1);
+	assert_int_equal(w.snap.new_now, 1);
+	assert_int_equal(rows_with(&w, 300), 1);
+	for (int age = 1; age < w.cfg.exited_keep; age++) {
+		tick(&w, 1);
+		sample(&w);
+		/* (the library has it stale in the first of these: its ghost stands for it) */
+		assert_int_equal(rows_with(&w, 300), 1);
+		r = row_of(&w, 300);
+		assert_true(r->flags & VT_ROW_EXITED);
+		assert_false(r->flags & VT_ROW_NEW);
+		assert_int_equal(r->exited_age, age);
+		assert_int_equal(w.snap.rows[r->parent].pid, 200);
+		assert_int_equal(w.snap.exited_now, 0);
+		for (int i = 0; i < w.snap.events_nr; i++)
+			assert_int_not_equal(w.snap.events[i].pid, 300);
+	}
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(rows_with(&w, 300), 0);
+	world_close(&w);
+}
+
 /* more processes come and go in one refresh than any first guess of the event log's size */
 static void test_many_events(void **state)
 {
@@ -977,6 +1047,211 @@ static void test_text_fit(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* a node of the tree made by hand: the same process as real (pid and start) where the library handed it twice */
+static vmon_proc_t *fake_node(const vmon_proc_t *real, int pid, vmon_proc_stat_t *stat)
+{
+	vmon_proc_t *p = calloc(1, sizeof(*p));
+
+	assert_non_null(p);
+	INIT_LIST_HEAD(&p->children);
+	INIT_LIST_HEAD(&p->threads);
+	INIT_LIST_HEAD(&p->siblings);
+	INIT_LIST_HEAD(&p->sample_callbacks);
+	p->pid = pid;
+	p->wants = real->wants;
+	p->stores[VMON_STORE_PROC_STAT] = stat ? stat : real->stores[VMON_STORE_PROC_STAT];
+	return p;
+}
+
+static int rows_of(const world_t *w, int pid)
+{
+	int n = 0;
+
+	for (int i = 0; i < w->snap.rows_nr; i++)
+		n += w->snap.rows[i].pid == pid;
+	return n;
+}
+
+/*
+ * One row per process (pid, start), whatever the library hands: 101 a
+ * second time under 200, and 100 a second time at the top with a child of
+ * its own (103), which goes under 100's one row.  Without the builder's
+ * index of identities this test sees 101 and 100 twice.
+ */
+static void test_one_row_per_process(void **state)
+{
+	vmon_proc_t *p101, *p100, *p200, *dup101, *dup100, *kid;
+	vmon_proc_stat_t kid_stat;
+	world_t w;
+
+	world_open(&w);
+	p100 = vmon_proc_lookup(&w.src.vmon, 100);
+	p101 = vmon_proc_lookup(&w.src.vmon, 101);
+	p200 = vmon_proc_lookup(&w.src.vmon, 200);
+	assert_non_null(p100);
+	assert_non_null(p101);
+	assert_non_null(p200);
+	dup101 = fake_node(p101, 101, NULL);
+	dup100 = fake_node(p100, 100, NULL);
+	memcpy(&kid_stat, p101->stores[VMON_STORE_PROC_STAT], sizeof(kid_stat));
+	kid_stat.pid = 103;
+	kid_stat.ppid = 100;
+	kid_stat.start = 530;
+	kid = fake_node(p101, 103, &kid_stat);
+	list_add_tail(&dup101->siblings, &p200->children);
+	list_add_tail(&dup100->siblings, &w.src.vmon.processes);
+	list_add_tail(&kid->siblings, &dup100->children);
+
+	assert_int_equal(vt_builder_build(&w.src.builder, &w.snap, 0), 0);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(rows_of(&w, 101), 1);
+	assert_int_equal(rows_of(&w, 100), 1);
+	assert_int_equal(rows_of(&w, 103), 1);
+	assert_int_equal(w.snap.rows[row_of(&w, 101)->parent].pid, 100);
+	assert_int_equal(w.snap.rows[row_of(&w, 103)->parent].pid, 100);
+	assert_string_equal(line_pids(&w), "1 100 101 102 103 200");
+	/* the flat list and the counts too */
+	w.view.tree = false;
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.lines_nr, 6);
+	assert_int_equal(w.snap.procs, 8);	/* 1 2 3 100 101 102 103 200 */
+
+	list_del(&kid->siblings);
+	list_del(&dup100->siblings);
+	list_del(&dup101->siblings);
+	free(kid);
+	free(dup100);
+	free(dup101);
+	world_close(&w);
+}
+
+/* a parent out of the tree (-p shows a process and its descendants): the row's ppid is still its real one */
+static void test_real_ppid(void **state)
+{
+	world_t w;
+	char err[256];
+
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(vt_columns_init(), 0);
+	fixture_init(&w.fx);
+	make_tree(&w.fx);
+	/* without every process listed, the tree below a monitored one comes from its children file */
+	fixture_children(&w.fx, 100, (const int[]){ 101, 102 }, 2);
+	vt_config_defaults(&w.cfg);
+	w.cfg.pids[w.cfg.pids_nr++] = 100;
+	if (vt_source_init(&w.src, &w.cfg, vt_columns_wants(w.cfg.columns, w.cfg.columns_nr), w.fx.root,
+			   err, sizeof(err)) < 0)
+		fail_msg("vt_source_init: %s", err);
+	vt_snapshot_init(&w.snap);
+	vt_view_init(&w.view);
+	vt_view_configure(&w.view, &w.cfg);
+	sample(&w);
+	assert_string_equal(line_pids(&w), "100 101 102");
+	assert_int_equal(row_of(&w, 100)->parent, -1);
+	assert_int_equal(row_of(&w, 100)->ppid, 1);
+	assert_int_equal(row_of(&w, 101)->ppid, 100);
+	world_close(&w);
+}
+
+/* what a program reads: the bytes the process gave, as UTF-8, from the escaped text */
+static void test_real_text(void **state)
+{
+	static const struct {
+		const char	*raw;		/* what the process gave */
+		size_t		raw_len;
+		const char	*real;		/* Python's raw.decode("utf-8", "replace") */
+		size_t		real_len;
+	} cases[] = {
+		{ "a\\b", 3, "a\\b", 3 },
+		{ "\x1b[1m\"q\",c\n", 10, "\x1b[1m\"q\",c\n", 10 },
+		{ "h\xc3\xa9 \xe2\x9c\x93", 7, "h\xc3\xa9 \xe2\x9c\x93", 7 },
+		{ "x\xffy", 3, "x\xef\xbf\xbdy", 5 },
+		/* a sequence cut short is one replacement; a byte that cannot start one is one each */
+		{ "\xe2\x82" "A", 3, "\xef\xbf\xbd" "A", 4 },
+		{ "\xf0\x9f\x98", 3, "\xef\xbf\xbd", 3 },
+		{ "\xc0\xaf", 2, "\xef\xbf\xbd\xef\xbf\xbd", 6 },
+		{ "\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 9 },
+		{ "a\0b", 3, "a\0b", 3 },
+		{ "\xc2\x9b", 2, "\xc2\x9b", 2 },
+	};
+	char escaped[256], real[3 * 256 + 1], *json;
+	size_t json_len;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = vmon_escape(escaped, sizeof(escaped), cases[i].raw, cases[i].raw_len, 0);
+
+		assert_int_equal(vt_text_real(real, escaped, len), cases[i].real_len);
+		assert_memory_equal(real, cases[i].real, cases[i].real_len);
+		/* --ascii escapes every byte past ASCII: the same text comes back */
+		len = vmon_escape(escaped, sizeof(escaped), cases[i].raw, cases[i].raw_len, VMON_ESCAPE_ASCII);
+		assert_int_equal(vt_text_real(real, escaped, len), cases[i].real_len);
+		assert_memory_equal(real, cases[i].real, cases[i].real_len);
+	}
+	/* json: its own escapes for quotes, backslashes and controls, C1 ones included */
+	f = open_memstream(&json, &json_len);
+	assert_non_null(f);
+	vmon_escape(escaped, sizeof(escaped), "a\\\"\x1b\n\xc2\x9b\xff\0z", 10, 0);
+	vt_json_string(f, escaped);
+	fclose(f);
+	assert_string_equal(json, "\"a\\\\\\\"\\u001b\\n\\u009b\xef\xbf\xbd\\u0000z\"");
+	free(json);
+}
+
+/* the machine fields of the columns: addresses in hex, an exit as code and signal apart, headers unique */
+static void test_machine_columns(void **state)
+{
+	const int startcode = vt_column_find("startcode"), flags = vt_column_find("flags");
+	const int exit_col = vt_column_find("exit_status"), signal_col = vt_column_find("term_signal");
+	int cols[VT_MAX_COLUMNS];
+	char buf[64], err[128];
+	vmon_proc_stat_t stat;
+	vt_row_t row;
+	world_t w;
+
+	world_open(&w);
+	assert_int_equal(vt_column_format(&vt_columns[startcode], row_of(&w, 100), &w.snap, buf, sizeof(buf), true), 8);
+	assert_string_equal(buf, "0x400000");
+	vt_column_format(&vt_columns[startcode], row_of(&w, 100), &w.snap, buf, sizeof(buf), false);
+	assert_string_equal(buf, "0x400000");
+	assert_int_equal(vt_columns[startcode].kind, VT_VALUE_STRING);
+	vt_column_format(&vt_columns[flags], row_of(&w, 100), &w.snap, buf, sizeof(buf), true);
+	assert_string_equal(buf, "0x400000");
+	/* PRI and NI are a few characters wide, a pid never scaled */
+	assert_true(vt_columns[vt_column_find("priority")].width <= 4);
+	assert_true(vt_columns[vt_column_find("nice")].width <= 4);
+	assert_int_equal(vt_columns[vt_column_find("pid")].width, 7);
+	memcpy(&row, row_of(&w, 100), sizeof(row));
+	memcpy(&stat, row.stores[VMON_STORE_PROC_STAT], sizeof(stat));
+	row.stores[VMON_STORE_PROC_STAT] = &stat;
+	stat.pid = row.pid = 4194304;
+	vt_column_format(&vt_columns[vt_column_find("pid")], &row, &w.snap, buf, sizeof(buf), false);
+	assert_string_equal(buf, "4194304");
+	/* exit 7: the code for both; SIGKILL: its name for a person, 9 beside no code for a program */
+	row.flags |= VT_ROW_EXITED;
+	row.exit_code = 7 << 8;
+	assert_int_equal(vt_column_format(&vt_columns[exit_col], &row, &w.snap, buf, sizeof(buf), true), 1);
+	assert_string_equal(buf, "7");
+	assert_int_equal(vt_column_format(&vt_columns[signal_col], &row, &w.snap, buf, sizeof(buf), true), -1);
+	row.exit_code = SIGKILL;
+	assert_int_equal(vt_column_format(&vt_columns[exit_col], &row, &w.snap, buf, sizeof(buf), true), -1);
+	vt_column_format(&vt_columns[exit_col], &row, &w.snap, buf, sizeof(buf), false);
+	assert_string_equal(buf, "SIGKILL");
+	vt_column_format(&vt_columns[signal_col], &row, &w.snap, buf, sizeof(buf), true);
+	assert_string_equal(buf, "9");
+	assert_int_equal(vt_columns[exit_col].with, signal_col);
+	/* names and labels are one each; a column asked for twice is refused */
+	for (int i = 0; i < vt_columns_nr; i++) {
+		for (int j = i + 1; j < vt_columns_nr; j++) {
+			assert_int_not_equal(strcasecmp(vt_columns[i].name, vt_columns[j].name), 0);
+			assert_int_not_equal(strcasecmp(vt_columns[i].label, vt_columns[j].label), 0);
+		}
+	}
+	assert_int_equal(vt_column_parse_list("pid,cpu_percent,CPU%", cols, VT_MAX_COLUMNS, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "twice"));
+	world_close(&w);
+}
+
 /* the list's filter, on any text (the event log uses it) */
 static void test_text_filter(void **state)
 {
@@ -1004,6 +1279,7 @@ int main(void)
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_selection_follow),
 		cmocka_unit_test(test_exited_rows),
+		cmocka_unit_test(test_short_life_exited_at_once),
 		cmocka_unit_test(test_many_events),
 		cmocka_unit_test(test_new_rows_and_cpu),
 		cmocka_unit_test(test_escaped_command),
@@ -1015,6 +1291,10 @@ int main(void)
 		cmocka_unit_test(test_feed_events),
 		cmocka_unit_test(test_text_fit),
 		cmocka_unit_test(test_text_filter),
+		cmocka_unit_test(test_one_row_per_process),
+		cmocka_unit_test(test_real_ppid),
+		cmocka_unit_test(test_real_text),
+		cmocka_unit_test(test_machine_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
