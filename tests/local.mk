@@ -23,6 +23,7 @@ VMON_UNIT_TESTS = \
 	tests/test_live \
 	tests/test_fdlimit \
 	tests/test_wants \
+	tests/test_sched \
 	tests/test_files \
 	tests/test_files_fixtures
 
@@ -59,6 +60,11 @@ tests_test_wants_SOURCES = tests/test_wants.c
 tests_test_wants_CPPFLAGS = $(TESTS_CPP)
 tests_test_wants_LDADD = $(TESTS_LIBS)
 tests_test_wants_LDFLAGS = $(TESTS_LINK_CHECKED)
+
+tests_test_sched_SOURCES = tests/test_sched.c
+tests_test_sched_CPPFLAGS = $(TESTS_CPP)
+tests_test_sched_LDADD = $(TESTS_LIBS)
+tests_test_sched_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 tests_test_files_SOURCES = tests/test_files.c tests/files_testlib.c tests/files_testlib.h
 tests_test_files_CPPFLAGS = $(TESTS_CPP)

@@ -328,9 +328,13 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 	page_add(p, "CPU %.1f%%   CPU time %s   started %s   threads %lld   nice %lld   priority %lld", row->cpu_pct,
 		 a, b, s ? s->num_threads : 0, s ? s->nice : 0, s ? s->priority : 0);
 	vt_format_size(a, sizeof(a), s ? (double)s->vsize : 0);
-	vt_format_size(b, sizeof(b), s ? (double)s->rss * (double)snap->page_size : 0);
-	snprintf(c, sizeof(c), "%.1f%%", snap->mem_total_kb && s ? (double)s->rss * (double)snap->page_size * 100 /
-		 ((double)snap->mem_total_kb * 1024) : 0.0);
+	/* resident as the RES and MEM% columns have it (statm's) */
+	if (vt_column_format(&vt_columns[vt_column_find("res")], row, snap, b, sizeof(b), false) < 0)
+		snprintf(b, sizeof(b), "-");
+	if (vt_column_format(&vt_columns[vt_column_find("mem_percent")], row, snap, c, sizeof(c) - 1, false) < 0)
+		snprintf(c, sizeof(c), "-");
+	else
+		strcat(c, "%");
 	page_add(p, "Memory: virtual %s   resident %s (%s of RAM)", a, b, c);
 	if (s) {
 		add_field(p, t, "Name:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_COMM);

@@ -702,6 +702,25 @@ static void draw_bottom(tui_t *t, int y, int w)
 	}
 }
 
+/* with a PSS column shown, its costly source is read for the processes on screen only */
+static void visible_rows(tui_t *t)
+{
+	int pids[512], nr = 0;
+
+	if (t->wants & VMON_WANT_PROC_ROLLUP) {
+		for (int y = 0; y < t->list_h && nr < (int)(sizeof(pids) / sizeof(pids[0])); y++) {
+			const vt_row_t *row;
+
+			if (t->view.top + y >= t->view.lines_nr)
+				break;
+			row = vt_view_row(&t->view, t->snap, t->view.top + y);
+			if (!(row->flags & (VT_ROW_THREAD | VT_ROW_EXITED)))
+				pids[nr++] = row->pid;
+		}
+	}
+	vt_sampler_set_visible(t->sampler, pids, nr);
+}
+
 static void draw_list(tui_t *t)
 {
 	int h = LINES, w = COLS, header, y;
@@ -730,6 +749,7 @@ static void draw_list(tui_t *t)
 			break;
 		draw_row(t, t->list_y + y, w, line);
 	}
+	visible_rows(t);
 	if (t->snap->seq == 0 && t->list_h > 0)
 		tui_text(t->list_y, 1, w - 1, "sampling...", 0);
 	else if (t->view.lines_nr == 0 && t->list_h > 0)
@@ -744,7 +764,9 @@ static void draw(tui_t *t)
 	switch (t->mode) {
 	case MODE_LIST:
 		draw_list(t);
-		if (t->menu != MENU_NONE)
+		if (t->menu == MENU_IOPRIO || t->menu == MENU_AFFINITY)
+			sched_draw_dialog(t);
+		else if (t->menu != MENU_NONE)
 			screens_draw_menu(t);
 		break;
 	case MODE_HELP:
@@ -790,6 +812,8 @@ static void act_files(tui_t *t) { if (not_in_replay(t, "a log does not record op
 static void act_kill(tui_t *t) { if (not_in_replay(t, "its processes are not to be signalled")) screens_open_kill(t); }
 static void act_nice_down(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) screens_open_renice(t, -1); }
 static void act_nice_up(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) screens_open_renice(t, 1); }
+static void act_ioprio(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_ioprio(t); }
+static void act_affinity(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_affinity(t); }
 static void act_sort_menu(tui_t *t) { screens_open_sort(t); }
 static void act_user_menu(tui_t *t) { screens_open_user(t); }
 
@@ -1138,6 +1162,8 @@ static const struct action {
 	{ { KEY_F(7), ']', 0 }, act_nice_down, "F7 ]", "renice: more priority (lower nice; root only)" },
 	{ { KEY_F(8), '[', 0 }, act_nice_up, "F8 [", "renice: less priority (higher nice)" },
 	{ { KEY_F(9), 'k', 0 }, act_kill, "F9 k", "send a signal to the selected or tagged processes" },
+	{ { 'i', 0 }, act_ioprio, "i", "I/O priority of the selected process: class and level (realtime: root only)" },
+	{ { 'a', 0 }, act_affinity, "a", "CPU affinity of the selected process: the CPUs it may run on" },
 	{ { ' ', 0 }, act_tag, "Space", "tag or untag the process (kill and renice act on all tagged)" },
 	{ { 'c', 0 }, act_tag_tree, "c", "tag the process and its descendants" },
 	{ { 'U', 0 }, act_untag, "U", "untag all" },
@@ -1372,7 +1398,9 @@ static void handle_key(tui_t *t, int ch)
 		t->msg[0] = '\0';
 	switch (t->mode) {
 	case MODE_LIST:
-		if (t->menu != MENU_NONE)
+		if (t->menu == MENU_IOPRIO || t->menu == MENU_AFFINITY)
+			sched_key_dialog(t, ch);
+		else if (t->menu != MENU_NONE)
 			screens_key_menu(t, ch);
 		else
 			list_key(t, ch);
@@ -1529,6 +1557,7 @@ out:
 	vt_sampler_stop(t->sampler);
 	vt_view_free(&t->view);
 	free(t->targets);
+	free(t->cpus_on);
 	free(t->users);
 	free(t->events);
 	free(t->matches);

@@ -33,6 +33,8 @@ typedef enum {
 	MENU_USER,	/* choose a user */
 	MENU_RENICE,	/* choose a nice value */
 	MENU_CONFIRM,	/* yes or no, then act */
+	MENU_IOPRIO,	/* choose an I/O class and level (sched_dialogs.c) */
+	MENU_AFFINITY,	/* choose CPUs (sched_dialogs.c) */
 } tui_menu_t;
 
 /* the colour pairs (or, without colour, attributes) of each kind of text */
@@ -111,6 +113,14 @@ typedef struct tui {
 	int			nice_value;
 	uid_t			*users;		/* the user menu's entries */
 	int			users_nr;
+	/* the I/O priority and affinity dialogs: the row's task, what is chosen, why it failed */
+	vt_key_t		sched_target;
+	bool			sched_target_thread;
+	int			io_class;
+	int			io_level;
+	unsigned char		*cpus_on;	/* per CPU, 1 if chosen */
+	int			cpus_nr;
+	char			sched_error[200];
 
 	/* full-screen views */
 	int			scroll;
@@ -207,6 +217,12 @@ void screens_open_kill(tui_t *t);
 void screens_open_renice(tui_t *t, int delta);
 void screens_open_sort(tui_t *t);
 void screens_open_user(tui_t *t);
+
+/* sched_dialogs.c: i (I/O priority) and a (CPU affinity) */
+void sched_open_ioprio(tui_t *t);
+void sched_open_affinity(tui_t *t);
+void sched_draw_dialog(tui_t *t);
+bool sched_key_dialog(tui_t *t, int ch);
 
 /* files_view.c: the open files of the selected process, and who else holds its pipes and sockets */
 void files_view_open(tui_t *t);

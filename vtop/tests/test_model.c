@@ -843,7 +843,7 @@ static void test_columns(void **state)
 
 	world_open(&w);
 	/* every field of the per-process defs tables is a column */
-	for (int s = VMON_STORE_PROC_STAT; s <= VMON_STORE_PROC_ENV; s++) {
+	for (int s = VMON_STORE_PROC_STAT; s < VMON_STORE_PROC_NR; s++) {
 		const vmon_store_desc_t *desc = &vmon_proc_store_descs[s];
 
 		for (int i = 0; i < desc->fields_nr; i++)
@@ -883,6 +883,55 @@ static void test_columns(void **state)
 	assert_string_equal(buf, "1234");
 	vt_format_size(buf, sizeof(buf), 1536.0 * 1024);
 	assert_string_equal(buf, "1.50M");
+	world_close(&w);
+}
+
+/* PSS (smaps_rollup) is read for the pids the screen says are shown, never for all */
+static void test_rollup_visible(void **state)
+{
+	static const char rollup[] = "5600000-7ffd0000 ---p 00000000 00:00 0 [rollup]\nRss: 900 kB\nPss: %d kB\n"
+				     "Pss_Anon: 10 kB\nPss_File: 20 kB\nPss_Shmem: 0 kB\nShared_Clean: 1 kB\n"
+				     "Shared_Dirty: 0 kB\nPrivate_Clean: 2 kB\nPrivate_Dirty: 3 kB\nSwapPss: 0 kB\n";
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_ROLLUP];
+	int cols[VT_MAX_COLUMNS], n, one = 101, other = 102;
+	char err[128], buf[64];
+	world_t w;
+
+	(void)state;
+	world_open(&w);
+	fixture_printf(&w.fx, "101/smaps_rollup", rollup, 333);
+	fixture_printf(&w.fx, "102/smaps_rollup", rollup, 444);
+	n = vt_column_parse_list("pid,pss_kb,command", cols, VT_MAX_COLUMNS, err, sizeof(err));
+	assert_int_equal(n, 3);
+	assert_true(vt_columns_wants(cols, n) & VMON_WANT_PROC_ROLLUP);
+	/* the column's want is not the instance's: no process is read for it ... */
+	assert_int_equal(vt_source_set_wants(&w.src, vt_columns_wants(cols, n), false), 0);
+	sample(&w);
+	for (int i = 0; i < w.snap.rows_nr; i++)
+		assert_null(w.snap.rows[i].stores[VMON_STORE_PROC_ROLLUP]);
+	/* ... but those shown */
+	assert_int_equal(vt_source_set_rollup(&w.src, &one, 1), 0);
+	sample(&w);
+	assert_non_null(row_of(&w, 101)->stores[VMON_STORE_PROC_ROLLUP]);
+	assert_null(row_of(&w, 102)->stores[VMON_STORE_PROC_ROLLUP]);
+	assert_null(row_of(&w, 100)->stores[VMON_STORE_PROC_ROLLUP]);
+	assert_true(vmon_field_present(desc, &desc->fields[VMON_PROC_ROLLUP_PSS_KB],
+				       row_of(&w, 101)->stores[VMON_STORE_PROC_ROLLUP]));
+	vt_column_format(&vt_columns[vt_column_find("pss_kb")], row_of(&w, 101), &w.snap, buf, sizeof(buf), true);
+	assert_string_equal(buf, "333");
+	assert_int_equal(vt_column_format(&vt_columns[vt_column_find("pss_kb")], row_of(&w, 102), &w.snap, buf,
+					  sizeof(buf), true), -1);
+	/* scrolled: the one that left loses it, the one that came gets it */
+	assert_int_equal(vt_source_set_rollup(&w.src, &other, 1), 0);
+	sample(&w);
+	assert_null(row_of(&w, 101)->stores[VMON_STORE_PROC_ROLLUP]);
+	vt_column_format(&vt_columns[vt_column_find("pss_kb")], row_of(&w, 102), &w.snap, buf, sizeof(buf), true);
+	assert_string_equal(buf, "444");
+	/* the column hidden: none */
+	assert_int_equal(vt_source_set_rollup(&w.src, NULL, 0), 0);
+	sample(&w);
+	for (int i = 0; i < w.snap.rows_nr; i++)
+		assert_null(w.snap.rows[i].stores[VMON_STORE_PROC_ROLLUP]);
 	world_close(&w);
 }
 
@@ -1376,6 +1425,7 @@ int main(void)
 		cmocka_unit_test(test_escaped_command),
 		cmocka_unit_test(test_command_after_exec),
 		cmocka_unit_test(test_columns),
+		cmocka_unit_test(test_rollup_visible),
 		cmocka_unit_test(test_number_text),
 		cmocka_unit_test(test_feed_meter),
 		cmocka_unit_test(test_feed_events),
