@@ -57,6 +57,7 @@ const volatile __u32 page_shift = 12;
 #define MM_ANONPAGES_		1
 #define MM_SWAPENTS_		2
 #define MM_SHMEMPAGES_		3
+#define MM_COUNTERS_		4
 
 static __always_inline char state_letter(unsigned int state, unsigned int exit_state)
 {
@@ -92,12 +93,105 @@ static __always_inline __u64 pid_number(struct pid *pid)
 }
 
 /*
- * percpu_counter_read_positive(): the count less what each CPU has not yet
- * folded into it (at most percpu_counter_batch pages per CPU).  stat's rss
- * is this same figure; statm and status add up the CPUs' parts, which a
- * BPF program cannot reach without the per-CPU offsets (kallsyms holds no
- * data symbols on this kernel): see vmon(3) for the bound.
+ * The memory counters (mm->rss_stat[]) are per-CPU counters: a count, and
+ * on each CPU a share of at most percpu_counter_batch pages not yet folded
+ * into it.  stat's rss reads the count alone (get_mm_counter(),
+ * percpu_counter_read_positive()); statm and status add up the shares
+ * (get_mm_counter_sum(), since Linux 6.16), and that is what ps, top and
+ * htop show.  The record has both: stat's figure, and statm's and status's.
+ *
+ * A share lives at the counter's per-CPU pointer plus the CPU's per-CPU
+ * offset (__per_cpu_offset[cpu]), which this kernel's BTF does not tag and
+ * whose symbol kallsyms does not hold (no CONFIG_KALLSYMS_ALL), so the
+ * offsets are found through a per-CPU map of our own: the address
+ * bpf_map_lookup_percpu_elem() gives for a CPU, less the map's per-CPU
+ * pointer (struct bpf_array's pptrs[0]), is that CPU's offset.  They never
+ * change after boot: found once, at the first task of the first read.
+ * Where the helper is missing (before Linux 5.19) the verifier drops that
+ * code and the sums are the counts, as stat's (vmon(3) gives the bound).
  */
+#define CPUS_MAX	8192	/* NR_CPUS at most; a power of two (the mask below) */
+
+const volatile __u32 nr_cpus = 1;	/* possible CPUs (nr_cpu_ids), set by user space */
+__u64 cpu_offset[CPUS_MAX];
+__u32 cpu_offsets_nr;			/* found, 0: not yet */
+bool cpu_offsets_tried;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cpu_probe SEC(".maps");
+
+/* a pointer's value as a number (a copy through the stack: the verifier lets CAP_PERFMON read it so) */
+static __always_inline __u64 address_of(const void *p)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &p);
+	return v;
+}
+
+static int find_cpu_offset(__u32 cpu, void *ctx)
+{
+	__u64 *base = ctx;
+	__u32 zero = 0;
+	void *share = bpf_map_lookup_percpu_elem(&cpu_probe, &zero, cpu);
+
+	if (!share)
+		return 1;
+	cpu_offset[cpu & (CPUS_MAX - 1)] = address_of(share) - *base;
+	cpu_offsets_nr = cpu + 1;
+	return 0;
+}
+
+static __always_inline void find_cpu_offsets(void)
+{
+	__u64 base = 0, array;
+
+	cpu_offsets_tried = true;
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_map_lookup_percpu_elem))
+		return;
+	array = address_of(&cpu_probe);
+	if (bpf_probe_read_kernel(&base, sizeof(base), (void *)(array + bpf_core_field_offset(struct bpf_array, pptrs))) ||
+	    !base)
+		return;
+	bpf_loop(nr_cpus < CPUS_MAX ? nr_cpus : CPUS_MAX, find_cpu_offset, &base, 0);
+}
+
+/* the four counters of an mm, each its count and the CPUs' shares added up */
+struct rss_sums {
+	__u64	shares[MM_COUNTERS_];	/* each counter's per-CPU pointer */
+	__s64	sum[MM_COUNTERS_];
+	bool	together;		/* the shares side by side, as percpu_counter_init_many() lays them */
+};
+
+/* one CPU's shares: a read of the four together where they are (one helper call is most of the cost) */
+static __always_inline void add_shares(struct rss_sums *c, __u64 off)
+{
+	__s32 share[MM_COUNTERS_] = {};
+
+	if (c->together) {
+		bpf_probe_read_kernel(share, sizeof(share), (void *)(c->shares[0] + off));
+	} else {
+		for (int i = 0; i < MM_COUNTERS_; i++)
+			bpf_probe_read_kernel(&share[i], sizeof(share[i]), (void *)(c->shares[i] + off));
+	}
+	for (int i = 0; i < MM_COUNTERS_; i++)
+		c->sum[i] += share[i];
+}
+
+static int add_cpu_shares(__u32 cpu, void *ctx)
+{
+	add_shares(ctx, cpu_offset[cpu & (CPUS_MAX - 1)]);
+	return 0;
+}
+
+/* up to this many CPUs, a plain loop: bpf_loop()'s calls cost as much as the reads */
+#define CPUS_INLINE	4
+
+/* percpu_counter_read_positive() */
 static __always_inline __u64 counter_read(struct percpu_counter *c)
 {
 	s64 v = c->count;
@@ -109,11 +203,36 @@ static __always_inline __u64 counter_read(struct percpu_counter *c)
 static __always_inline void fill_vm_volatile(struct iter_rec *r, struct mm_struct *mm)
 {
 	__u32 kb = page_shift - 10;
+	struct rss_sums c;
 
-	r->vm.rss_file_kb = counter_read(&mm->rss_stat[MM_FILEPAGES_]) << kb;
-	r->vm.rss_anon_kb = counter_read(&mm->rss_stat[MM_ANONPAGES_]) << kb;
-	r->vm.rss_shmem_kb = counter_read(&mm->rss_stat[MM_SHMEMPAGES_]) << kb;
-	r->vm.swap_kb = counter_read(&mm->rss_stat[MM_SWAPENTS_]) << kb;
+	if (!cpu_offsets_tried)
+		find_cpu_offsets();
+	for (int i = 0; i < MM_COUNTERS_; i++) {
+		c.shares[i] = (__u64)mm->rss_stat[i].counters;
+		c.sum[i] = mm->rss_stat[i].count;
+	}
+	c.together = c.shares[1] == c.shares[0] + sizeof(__s32) && c.shares[2] == c.shares[0] + 2 * sizeof(__s32) &&
+		     c.shares[3] == c.shares[0] + 3 * sizeof(__s32);
+	if (cpu_offsets_nr > CPUS_INLINE) {
+		bpf_loop(cpu_offsets_nr, add_cpu_shares, &c, 0);
+	} else {
+		for (__u32 cpu = 0; cpu < CPUS_INLINE; cpu++) {
+			if (cpu < cpu_offsets_nr)
+				add_shares(&c, cpu_offset[cpu]);
+		}
+	}
+	/* get_mm_counter_sum(): percpu_counter_sum_positive() */
+	for (int i = 0; i < MM_COUNTERS_; i++) {
+		if (c.sum[i] < 0)
+			c.sum[i] = 0;
+	}
+	r->vm.rss_file_kb = (__u64)c.sum[MM_FILEPAGES_] << kb;
+	r->vm.rss_anon_kb = (__u64)c.sum[MM_ANONPAGES_] << kb;
+	r->vm.rss_shmem_kb = (__u64)c.sum[MM_SHMEMPAGES_] << kb;
+	r->vm.swap_kb = (__u64)c.sum[MM_SWAPENTS_] << kb;
+	/* stat's rss: get_mm_rss(), the counts alone */
+	r->stat.rss = counter_read(&mm->rss_stat[MM_FILEPAGES_]) + counter_read(&mm->rss_stat[MM_ANONPAGES_]) +
+		      counter_read(&mm->rss_stat[MM_SHMEMPAGES_]);
 	r->vm.pte_kb = (__u64)mm->pgtables_bytes.counter >> 10;
 	r->vm.hugetlb_kb = (__u64)mm->hugetlb_usage.counter << kb;
 	r->vm.pinned_kb = (__u64)mm->pinned_vm.counter << kb;
@@ -149,7 +268,6 @@ static __always_inline void fill_vm_stable(struct iter_rec *r, struct mm_struct 
 
 	/* stat's memory fields */
 	r->stat.vsize = mm->total_vm << page_shift;
-	r->stat.rss = rss;
 	r->stat.startcode = mm->start_code;
 	r->stat.endcode = mm->end_code;
 	r->stat.startstack = mm->start_stack;
@@ -280,11 +398,12 @@ static __always_inline __u64 volatile_hash(const struct iter_rec *r, __u64 start
 	h1 = mix(h1, r->vm.swap_kb);
 	h0 = mix(h0, r->vm.pte_kb);
 	h1 = mix(h1, r->vm.hugetlb_kb);
+	h0 = mix(h0, r->stat.rss);
 	h0 = mix(h0, r->vm.pinned_kb);
 	h1 = mix(h1, mm_users);
 	h0 = mix(h0, sighand_users);
 	h1 = mix(h1, start_ns);
-	h0 = mix(h0, r->vm.locked_kb);
+	h1 = mix(h1, r->vm.locked_kb);
 	return (h0 ^ rotl27(h1)) | 1;
 }
 
@@ -364,6 +483,11 @@ static __always_inline __u64 fill_volatile(struct iter_rec *r, struct task_struc
 	if (mm) {
 		r->h.flags |= ITER_HAS_MM;
 		fill_vm_volatile(r, mm);
+	} else {
+		/* the hash below reads these: not the last task's */
+		r->vm.rss_file_kb = r->vm.rss_anon_kb = r->vm.rss_shmem_kb = r->vm.swap_kb = 0;
+		r->vm.pte_kb = r->vm.hugetlb_kb = r->vm.pinned_kb = r->vm.locked_kb = 0;
+		r->stat.rss = 0;
 	}
 	return volatile_hash(r, t->start_boottime, mm ? (__u64)mm->mm_users.counter : 0,
 			     sh ? (__u64)sh->count.refs.counter : 0);
@@ -389,6 +513,9 @@ static __always_inline void fill_stable(struct iter_rec *r, struct task_struct *
 	r->stat.start = t->start_boottime / tick_ns;
 	r->stat.delay_blkio = t->delays ? t->delays->blkio_delay / tick_ns : 0;
 	fill_io(&r->io, &t->ioac);
+	/* status's context switches: the task's own, counted as it leaves the CPU */
+	r->sched.voluntary_ctxt = t->nvcsw;
+	r->sched.involuntary_ctxt = t->nivcsw;
 
 	r->stat.sigignore = 0;
 	r->stat.sigcatch = 0;

@@ -49,6 +49,12 @@ struct iter_io {
 #include "defs/proc_io.def"
 };
 
+/* PROC_SCHED: the task's own context switches */
+struct iter_sched {
+#define VMON_TASK_RECORD
+#include "defs/proc_sched.def"
+};
+
 /* every record's start; with ITER_SAME, all of it */
 struct iter_hdr {
 	__u32		tid;
@@ -92,6 +98,7 @@ struct iter_rec {
 	struct iter_stat stat;
 	struct iter_vm	vm;
 	struct iter_io	io;
+	struct iter_sched sched;
 };
 
 #endif

@@ -27,6 +27,15 @@ static const int vm_main[] = {
 static const int io_main[] = {
 	VMON_PROC_IO_RCHAR, VMON_PROC_IO_WCHAR, VMON_PROC_IO_READBYTES, VMON_PROC_IO_WRITEBYTES,
 };
+static const int sched_main[] = {
+	VMON_PROC_SCHED_VOLUNTARY_CTXT, VMON_PROC_SCHED_INVOLUNTARY_CTXT, VMON_PROC_SCHED_OOM_SCORE,
+	VMON_PROC_SCHED_OOM_SCORE_ADJ, VMON_PROC_SCHED_IO_CLASS, VMON_PROC_SCHED_IO_LEVEL,
+	VMON_PROC_SCHED_CPUS_ALLOWED,
+};
+static const int rollup_main[] = {
+	VMON_PROC_ROLLUP_PSS_KB, VMON_PROC_ROLLUP_PSS_ANON_KB, VMON_PROC_ROLLUP_PSS_FILE_KB,
+	VMON_PROC_ROLLUP_PSS_SHMEM_KB, VMON_PROC_ROLLUP_SWAP_PSS_KB,
+};
 
 static const struct dump_store {
 	vmon_proc_store_t	id;
@@ -37,6 +46,8 @@ static const struct dump_store {
 	{ VMON_STORE_PROC_STAT, "stat", stat_main, sizeof(stat_main) / sizeof(stat_main[0]) },
 	{ VMON_STORE_PROC_VM, "vm", vm_main, sizeof(vm_main) / sizeof(vm_main[0]) },
 	{ VMON_STORE_PROC_IO, "io", io_main, sizeof(io_main) / sizeof(io_main[0]) },
+	{ VMON_STORE_PROC_SCHED, "sched", sched_main, sizeof(sched_main) / sizeof(sched_main[0]) },
+	{ VMON_STORE_PROC_ROLLUP, "rollup", rollup_main, sizeof(rollup_main) / sizeof(rollup_main[0]) },
 };
 
 static int depth_of(const vmon_proc_t *proc)

@@ -11,7 +11,7 @@
  *   parse.c		the table-driven parsers generated from defs/ (parse_*)
  *   fields.c		the field descriptions generated from defs/
  *   sys_stat.c sys_vm.c sys_loadavg.c sys_sockets.c proc_stat.c proc_vm.c
- *   proc_io.c proc_env.c proc_follow.c proc_files.c
+ *   proc_io.c proc_env.c proc_follow.c proc_files.c proc_sched.c proc_rollup.c
  *			one sampler per want, as named in defs/ *_wants.def
  *   fobject.c		the open file objects both open-files wants share (fobject.h)
  *   dump.c escape.c	vmon_dump_procs() and vmon_escape()
@@ -88,6 +88,7 @@ typedef struct proc_node {
 
 	double			cmdline_read_at;	/* CLOCK_MONOTONIC seconds of the last cmdline read */
 	double			statm_due;	/* ... when statm must be read whatever the stat line says */
+	double			oom_score_due;	/* ... and oom_score whatever moved (proc_sched.c) */
 
 	bool			confirmed;	/* in the tree for the caller: its ctor has run, its dtor will */
 	bool			identified;	/* its start time read: the identity checks compare with it */
@@ -251,6 +252,8 @@ static inline void user_leave(struct _vmon_internal *in, int prev)
 #define CMDLINE_REFRESH_SECS 5.0
 /* how late a statm change that the stat line cannot show may be seen (proc_vm.c) */
 #define STATM_REFRESH_SECS 5.0
+/* ... and an oom_score change that neither the task's memory nor its adjustment shows (proc_sched.c) */
+#define OOM_SCORE_REFRESH_SECS 5.0
 
 /* --- vmon.c --- */
 int instance_init(vmon_t *vmon, const vmon_attr_t *attr);
@@ -340,6 +343,7 @@ int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor);
 int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first);
 int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first);
 int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first);
+int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first);
 
 /* --- procfs.c --- */
 int procfs_open_root(vmon_t *vmon, const char *root);
@@ -350,6 +354,7 @@ int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, buf_t *buf);
 ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, buf_t *buf);
 ssize_t procfs_readlinkat(vmon_t *vmon, int dir_fd, const char *name, buf_t *buf);
 int procfs_openat(vmon_t *vmon, int dir_fd, const char *name, int flags);
+unsigned long long procfs_stat_start(const char *line, size_t len);
 void procfs_close_held(vmon_t *vmon, int *fd);
 void procfs_close_warm(vmon_t *vmon, int *fd);
 void procfs_close_dir(vmon_t *vmon, proc_node_t *node);

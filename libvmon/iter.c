@@ -3,9 +3,10 @@
  *
  * One read of a BPF task iterator (bpf/iter.bpf.c, embedded as a skeleton)
  * at the start of a pass gives a record per task of the system; the pass
- * then takes what /proc's stat, statm, status (its memory lines) and io
- * would give from those records instead of reading files: iter_probe() in
- * place of procfs_probe(), and the PROC_STAT, PROC_VM and PROC_IO samplers
+ * then takes what /proc's stat, statm, status (its memory lines and context
+ * switches) and io would give from those records instead of reading files:
+ * iter_probe() in place of procfs_probe(), and the PROC_STAT, PROC_VM,
+ * PROC_IO and PROC_SCHED (its context switches) samplers
  * fill their stores from the node's record (iter_fill_*()), through the
  * defs/ rows wrapped in vmon_task() (the VMON_TASK_COPY tables below).
  * Threads are found from the records of their group, and in PROC_ALL mode
@@ -118,6 +119,11 @@ static const iter_copy_t io_copy[] = {
 #define VMON_TASK_STRUCT struct iter_io
 #include "defs/proc_io.def"
 };
+static const iter_copy_t sched_copy[] = {
+#define VMON_TASK_COPY
+#define VMON_TASK_STRUCT struct iter_sched
+#include "defs/proc_sched.def"
+};
 
 #define NELEM(_a) (sizeof(_a) / sizeof((_a)[0]))
 
@@ -176,7 +182,7 @@ int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	const char *not_here = feed_root_reason(vmon);
 	iter_t *it;
 	long page = sysconf(_SC_PAGESIZE);
-	int shift = 0, err, before;
+	int shift = 0, err, before, cpus;
 
 	if (in->iter)
 		return 0;
@@ -204,6 +210,9 @@ int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	}
 	it->skel->rodata->tick_ns = it->tick_ns;
 	it->skel->rodata->page_shift = (__u32)shift;
+	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
+	cpus = libbpf_num_possible_cpus();
+	it->skel->rodata->nr_cpus = cpus > 0 ? (__u32)cpus : 1;
 	it->held_mask = held_entries() - 1;
 	it->skel->rodata->held_mask = it->held_mask;
 	if (bpf_map__set_max_entries(it->skel->maps.held, it->held_mask + 1) < 0) {
@@ -849,6 +858,16 @@ int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
 			 s, s->changed, s->present, first);
 }
 
+int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_SCHED];
+	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter_index];
+
+	if (node->iter_same && !first)
+		return 0;
+	return copy_part(desc, sched_copy, NELEM(sched_copy), &r->sched, s, s->changed, s->present, first);
+}
+
 #else	/* !HAVE_BPF */
 
 int iter_open(vmon_t *vmon, char *why, size_t why_size)
@@ -905,6 +924,8 @@ int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool fi
 int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
 { (void)vmon; (void)node; (void)s; (void)first; errno = EOPNOTSUPP; return -1; }
 int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
+{ (void)vmon; (void)node; (void)s; (void)first; errno = EOPNOTSUPP; return -1; }
+int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
 { (void)vmon; (void)node; (void)s; (void)first; errno = EOPNOTSUPP; return -1; }
 
 #endif

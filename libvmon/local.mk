@@ -10,6 +10,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/tree.c \
 	libvmon/ended.c \
 	libvmon/procfs.c \
+	libvmon/pidfd.c \
 	libvmon/parse.c \
 	libvmon/fields.c \
 	libvmon/escape.c \
@@ -21,6 +22,8 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/proc_vm.c \
 	libvmon/proc_io.c \
 	libvmon/proc_env.c \
+	libvmon/proc_sched.c \
+	libvmon/proc_rollup.c \
 	libvmon/proc_follow.c \
 	libvmon/proc_files.c \
 	libvmon/fobject.c libvmon/fobject.h \
@@ -48,6 +51,7 @@ VMON_DEFS = \
 	defs/sys_wants.def defs/proc_wants.def \
 	defs/sys_stat.def defs/sys_vm.def defs/sys_loadavg.def defs/sys_sockets.def \
 	defs/proc_stat.def defs/proc_vm.def defs/proc_io.def defs/proc_env.def defs/proc_files.def \
+	defs/proc_sched.def defs/proc_rollup.def \
 	defs/fobject_types.def defs/fobject_socket.def
 EXTRA_DIST += $(VMON_DEFS) libvmon/libvmon.pc.in
 

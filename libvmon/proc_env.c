@@ -10,6 +10,12 @@
  * cwd (and no cwd: ENOENT, which is not an error); what could be read is
  * kept, the rest reads as missing, and the last error is what
  * proc->errors[] says.
+ *
+ * environ reads ESRCH from a task that has no memory as well as from one
+ * that is gone: a kernel thread, a zombie not yet reaped.  Taken for gone,
+ * such a task was marked stale and found again, as a new node of the same
+ * pid and start time, every pass (every kernel thread, with a cwd column).
+ * Its directory still reads: then it has no environment, and no error.
  */
 #include "config.h"
 
@@ -19,6 +25,12 @@
 #include "internal.h"
 
 #define FIELD(_sym) (&vmon_proc_store_descs[VMON_STORE_PROC_ENV].fields[_sym])
+
+/* the node's own directory still reads: the task is not reaped (a read through it fails once it is) */
+static bool still_there(vmon_t *vmon, proc_node_t *node)
+{
+	return procfs_read(vmon, node, "stat", NULL, &vmon->internal->buf) == 0;
+}
 
 static int sample_environ(vmon_t *vmon, proc_node_t *node, vmon_proc_env_t *s, bool first)
 {
@@ -77,8 +89,10 @@ int proc_env_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	r = sample_environ(vmon, node, s, first);
 	if (r < 0) {
 		err = errno;
+		if (err == ESRCH && !still_there(vmon, node))
+			return (errno = ESRCH, -1);
 		if (err == ESRCH)
-			return -1;
+			err = 0;	/* no memory, so no environment: a kernel thread, a zombie */
 		/* missing, not what it was, and envv points at nothing */
 		r = parse_clear_strings(FIELD(VMON_PROC_ENV_ENVIRON), FIELD(VMON_PROC_ENV_ENVC), FIELD(VMON_PROC_ENV_ENVV),
 					s, s->changed, s->present);

@@ -416,8 +416,8 @@ static char *node_dir_path(const proc_node_t *node, char path[static 32])
 	return p;
 }
 
-/* the start time (field 22) of a stat line, or 0 if the line is malformed */
-static unsigned long long stat_line_start(const char *line, size_t len)
+/* the start time (field 22) of a stat line, or 0 if the line is malformed (also pidfd.c) */
+unsigned long long procfs_stat_start(const char *line, size_t len)
 {
 	const char *p = parse_stat_fields(line, len, NULL, NULL), *end = line + len;
 	unsigned long long start;
@@ -490,7 +490,7 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 		int sfd = procfs_openat(vmon, fd, "stat", O_RDONLY);
 
 		if (sfd < 0 || read_whole(vmon, sfd, buf, exhaust_reads(vmon, "stat")) < 0 ||
-		    !node_start_matches(node, stat_line_start(buf->data, buf->len))) {
+		    !node_start_matches(node, procfs_stat_start(buf->data, buf->len))) {
 			int err = sfd < 0 ? gone_errno(errno) : ESRCH;
 
 			if (sfd >= 0)

@@ -281,6 +281,34 @@ typedef struct _vmon_proc_env_t {
 #include "defs/proc_env.def"
 } vmon_proc_env_t;
 
+/* libvmon 1: scheduling (context switches, affinity, I/O priority) and OOM score */
+typedef enum _vmon_proc_sched_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/proc_sched.def"
+	VMON_PROC_SCHED_NR
+} vmon_proc_sched_sym_t;
+
+typedef struct _vmon_proc_sched_t {
+	char	changed[BITNSLOTS(VMON_PROC_SCHED_NR)];
+	char	present[BITNSLOTS(VMON_PROC_SCHED_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/proc_sched.def"
+} vmon_proc_sched_t;
+
+/* libvmon 1: smaps_rollup (PSS), costly: for the few processes that want it */
+typedef enum _vmon_proc_rollup_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/proc_rollup.def"
+	VMON_PROC_ROLLUP_NR
+} vmon_proc_rollup_sym_t;
+
+typedef struct _vmon_proc_rollup_t {
+	char	changed[BITNSLOTS(VMON_PROC_ROLLUP_NR)];
+	char	present[BITNSLOTS(VMON_PROC_ROLLUP_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/proc_rollup.def"
+} vmon_proc_rollup_t;
+
 /* the follow-children want's context */
 typedef struct _vmon_proc_follow_children_t {
 	int	children_fd;	/* /proc/PID/task/PID/children, -1 when not held open */
@@ -617,6 +645,8 @@ int vmon_set_sampler(vmon_t *vmon, vmon_sampler_t sampler);
 vmon_sampler_t vmon_get_sampler(const vmon_t *vmon);
 const char *vmon_sampler_reason(const vmon_t *vmon);
 const char *vmon_sampler_name(vmon_sampler_t sampler);
+/* libvmon 1: a pidfd for the process a sample showed, and no other */
+int vmon_pidfd_open(int pid, unsigned long long start, unsigned int flags);
 
 extern const vmon_store_desc_t vmon_sys_store_descs[VMON_STORE_SYS_NR];
 extern const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR];

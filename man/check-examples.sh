@@ -11,7 +11,11 @@
 #  - every want of defs/*_wants.def is named in vmon_init(3), which lists what
 #    vmon_init() takes, and in vmon(3), which says what each one fills;
 #  - every page, the generated vmon_fields(7) included, renders through
-#    groff -mdoc without a warning (when groff is installed).
+#    groff -mdoc -ww -z without a warning, passes mandoc -T lint (style
+#    included, but for manuals this machine does not have), and reads, as
+#    either renders it, without quotes nested by mistake (an mdoc enclosure
+#    runs to the end of its line: ".Pq Dq a , Dq b" gave "(“a, “b””)");
+#    each tool skipped, with a reason, when it is not installed.
 # Run by make check (man/local.mk passes the compiler and flags in VMON_EX_*).
 set -u
 
@@ -182,23 +186,53 @@ for def in "$srcdir"/defs/*_wants.def; do
 	done
 done
 
-# every page renders without a warning
-if command -v groff >/dev/null 2>&1; then
-	linted=
-	for page in "$srcdir"/man/*.[1-9] "$builddir"/man/*.[1-9]; do
-		[ -f "$page" ] || continue
-		# an in-tree build lists its pages twice
-		case " $linted " in *" $(basename "$page") "*) continue ;; esac
-		linted="$linted $(basename "$page")"
-		is_alias "$page" && continue
-		warnings=$(groff -mdoc -Tutf8 -ww "$page" 2>&1 >/dev/null)
-		if [ -n "$warnings" ]; then
-			fail "$(basename "$page"): groff warns"; echo "$warnings"
+# the quotes of a rendered page (on stdin, bold and underline as overstrikes) that open again before
+# they close, or close empty
+misquoted() {
+	LC_ALL=C.UTF-8 python3 -c '
+import re, sys
+text = re.sub(".\b", "", sys.stdin.buffer.read().decode("utf-8", "replace"))
+bad = re.compile("\u201c[^\u201d]*\u201c|\u201d[^\u201c]*\u201d|\u2018[^\u2019]*\u2018|\u2019[^\u2018]*\u2019|\u2018\u2019|\u201c\u201d")
+for line in text.splitlines():
+    if bad.search(line):
+        print("  " + line.strip())
+'
+}
+
+# every page renders without a warning, lints clean, and quotes what it means to
+have_groff=false have_mandoc=false have_python=false
+command -v groff >/dev/null 2>&1 && have_groff=true
+command -v mandoc >/dev/null 2>&1 && have_mandoc=true
+command -v python3 >/dev/null 2>&1 && have_python=true
+$have_groff || echo "NOTE: groff not found (apt-get install groff-base): the pages are not rendered by groff"
+$have_mandoc || echo "NOTE: mandoc not found (apt-get install mandoc): the pages are not linted"
+$have_python || echo "NOTE: python3 not found: the rendered quotes are not checked"
+linted=
+for page in "$srcdir"/man/*.[1-9] "$builddir"/man/*.[1-9]; do
+	[ -f "$page" ] || continue
+	# an in-tree build lists its pages twice
+	case " $linted " in *" $(basename "$page") "*) continue ;; esac
+	linted="$linted $(basename "$page")"
+	is_alias "$page" && continue
+	name=$(basename "$page")
+	if $have_groff; then
+		warnings=$(groff -mdoc -ww -z "$page" 2>&1)
+		[ -z "$warnings" ] || { fail "$name: groff warns"; echo "$warnings"; }
+		if $have_python; then
+			quotes=$(groff -mdoc -Tutf8 -P-c "$page" 2>/dev/null | misquoted)
+			[ -z "$quotes" ] || { fail "$name: quotes nested by mistake (groff)"; echo "$quotes"; }
 		fi
-	done
-else
-	echo "NOTE: groff not found; the pages are not rendered"
-fi
+	fi
+	if $have_mandoc; then
+		# which other manuals this machine has installed is no fault of the page
+		lint=$(mandoc -T lint -W style "$page" 2>&1 | grep -v -e 'referenced manual not found' -e 'mandoc\.db')
+		[ -z "$lint" ] || { fail "$name: mandoc -T lint"; echo "$lint"; }
+		if $have_python; then
+			quotes=$(mandoc -T utf8 "$page" 2>/dev/null | misquoted)
+			[ -z "$quotes" ] || { fail "$name: quotes nested by mistake (mandoc)"; echo "$quotes"; }
+		fi
+	fi
+done
 
 echo "$checked examples checked, $failures failures"
 [ "$failures" -eq 0 ]

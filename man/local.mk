@@ -3,9 +3,11 @@
 #
 # Conventions for every page (man/check-examples.sh enforces the starred ones):
 # - Format: mdoc(7), as in quark and the BSDs.  Date every page with .Dd as
-#   VMON_MAN_DATE below; .Os is left empty.  Order of sections: NAME,
-#   LIBRARY, SYNOPSIS, DESCRIPTION, RETURN VALUES, ERRORS, EXAMPLES, SEE ALSO,
-#   then STANDARDS/HISTORY/CAVEATS/BUGS where they apply.
+#   VMON_MAN_DATE below; .Os is left empty.  Order of sections (mdoc(7)'s,
+#   which mandoc -T lint checks): NAME, LIBRARY, SYNOPSIS, DESCRIPTION,
+#   RETURN VALUES, ENVIRONMENT, FILES, EXIT STATUS, EXAMPLES, ERRORS, SEE
+#   ALSO (by section, then name), then STANDARDS/HISTORY/CAVEATS/BUGS where
+#   they apply.  Text lines of at most 80 bytes.
 # - Sections: 3 for library functions, 1 for programs (vtop.1), 5 for file
 #   formats (a log stream), 7 for overviews and tables.
 # * File naming: man/NAME.SECTION.  Every public function has a page named
@@ -24,7 +26,11 @@
 #   Write the code as mdoc literal text: \e for a backslash, \&. for a line
 #   that starts with a dot.  README.md marks its examples the same way, with
 #   "<!-- example: run -->" on the line before a ```c block.
-# * Every page renders through groff -mdoc -ww without a warning.
+# * Every page renders through groff -mdoc -ww -z without a warning, passes
+#   mandoc -T lint -W style (but for manuals the machine lacks), and renders
+#   (groff and mandoc) with no quote opened again before it closes: an
+#   enclosure macro (Dq, Sq, Ql, Pq...) runs to the end of its line, so
+#   enclose a list with Po ... Pc and one macro a line.
 # - Every page lives in man/ (vtop.1 too), so the check finds it.  List it in
 #   VMON_MAN_PAGES (or VMON_MAN_ALIASES) below; a page of a program that is
 #   built conditionally is listed by that program's local.mk, inside its
@@ -42,6 +48,7 @@ VMON_MAN_PAGES = \
 	man/vmon_sample.3 \
 	man/vmon_proc_monitor.3 \
 	man/vmon_proc_lookup.3 \
+	man/vmon_pidfd_open.3 \
 	man/vmon_dump_procs.3 \
 	man/vmon_get_stats.3 \
 	man/vmon_escape.3 \

@@ -23,6 +23,7 @@ VMON_UNIT_TESTS = \
 	tests/test_live \
 	tests/test_fdlimit \
 	tests/test_wants \
+	tests/test_sched \
 	tests/test_files \
 	tests/test_files_fixtures
 
@@ -59,6 +60,11 @@ tests_test_wants_SOURCES = tests/test_wants.c
 tests_test_wants_CPPFLAGS = $(TESTS_CPP)
 tests_test_wants_LDADD = $(TESTS_LIBS)
 tests_test_wants_LDFLAGS = $(TESTS_LINK_CHECKED)
+
+tests_test_sched_SOURCES = tests/test_sched.c
+tests_test_sched_CPPFLAGS = $(TESTS_CPP)
+tests_test_sched_LDADD = $(TESTS_LIBS)
+tests_test_sched_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 tests_test_files_SOURCES = tests/test_files.c tests/files_testlib.c tests/files_testlib.h
 tests_test_files_CPPFLAGS = $(TESTS_CPP)
@@ -135,6 +141,14 @@ tests_test_iter_CFLAGS = $(AM_CFLAGS) -pthread
 tests_test_iter_LDADD = $(TESTS_LIBS)
 tests_test_iter_LDFLAGS = $(TESTS_LINK_CHECKED) -pthread
 
+# a pidfd for the process of a (pid, start time) and for no other, on children it spawns and reuses the pids of
+VMON_UNIT_TESTS += tests/test_pidfd
+tests_test_pidfd_SOURCES = tests/test_pidfd.c
+tests_test_pidfd_CPPFLAGS = $(TESTS_CPP)
+tests_test_pidfd_CFLAGS = $(AM_CFLAGS) -pthread
+tests_test_pidfd_LDADD = $(TESTS_LIBS)
+tests_test_pidfd_LDFLAGS = $(TESTS_LINK) -pthread
+
 # every allocation of a fixture scenario failed in turn (a counting malloc of its own: not under
 # valgrind, and it skips itself under AddressSanitizer)
 check_PROGRAMS += tests/test_oom
@@ -204,7 +218,8 @@ tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK_CHECKED)
 # check-valgrind empties the list: it runs no screen test.
 if BUILD_VTOP
 VMON_HEAVY_AFTER = vtop/tests/e2e.py.log vtop/tests/e2e_files.py.log vtop/tests/e2e_feed.py.log \
-	vtop/tests/batch.py.log vtop/tests/replay.py.log
+	vtop/tests/batch.py.log vtop/tests/replay.py.log vtop/tests/e2e_act.py.log vtop/tests/e2e_text.py.log \
+	vtop/tests/e2e_churn.py.log
 endif
 tests/test_fdlimit.log tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log \
 tests/test_chart.log: \

@@ -7,7 +7,7 @@
 # and says so.  Run from the build directory, as make check does.
 status=0
 for sampler in iter proc; do
-	for t in tests/test_tree tests/test_live tests/test_compat tests/test_wants tests/test_iter; do
+	for t in tests/test_tree tests/test_live tests/test_compat tests/test_wants tests/test_sched tests/test_iter; do
 		if VMON_SAMPLER=$sampler ./$t >"$t.$sampler.out" 2>&1; then
 			echo "PASS: $t with VMON_SAMPLER=$sampler"
 		else

@@ -42,12 +42,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/sched.h>
 
 #include "feedtest.h"
 
@@ -521,64 +518,6 @@ static void test_exec_thread(void **state)
 
 /* --- pid reuse --- */
 
-/* the child of clone_with_pid(): waits to be killed, and dies with the test */
-static void reused_child(void)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	for (;;)
-		pause();
-}
-
-/*
- * Where clone3() is not there (valgrind does not know it): the last pid
- * given out set to want - 1, then a fork.  Another fork on the machine can
- * come between the two: then the child is not want, and it is tried again.
- */
-static pid_t fork_with_pid(pid_t want)
-{
-	for (int tries = 0; tries < 200; tries++) {
-		int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
-		char buf[16];
-		int n = snprintf(buf, sizeof(buf), "%d", want - 1);
-		ssize_t w;
-		pid_t pid;
-
-		if (fd < 0)
-			return -1;
-		w = write(fd, buf, (size_t)n);
-		close(fd);
-		if (w != n)
-			return -1;
-		pid = fork();
-		if (pid == 0)
-			reused_child();
-		if (pid < 0 || pid == want)
-			return pid;
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-	errno = EAGAIN;
-	return -1;
-}
-
-static pid_t clone_with_pid(pid_t want)
-{
-	struct clone_args args;
-	pid_t tid = want;
-	long r;
-
-	memset(&args, 0, sizeof(args));
-	args.exit_signal = SIGCHLD;
-	args.set_tid = (uintptr_t)&tid;
-	args.set_tid_size = 1;
-	r = syscall(SYS_clone3, &args, sizeof(args));
-	if (r == 0)
-		reused_child();
-	if (r < 0 && errno == ENOSYS)
-		return fork_with_pid(want);
-	return (pid_t)r;
-}
-
 static void test_pid_reuse(void **state)
 {
 	vmon_proc_t *self, *child, *old = NULL, *new = NULL;
@@ -600,7 +539,7 @@ static void test_pid_reuse(void **state)
 	status = reap(a, 0);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 6);
 	msleep(50);	/* a later tick: the new process's start time differs */
-	b = clone_with_pid(a);
+	b = spawn_sleeper_at(a);
 	if (b < 0 && (errno == EEXIST || errno == EAGAIN || errno == EPERM || errno == EACCES || errno == ENOENT)) {
 		vmon_destroy(&vmon);
 		SKIP_IF(true, "cannot create a process with pid %d again: %s", a, strerror(errno));

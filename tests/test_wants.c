@@ -337,6 +337,68 @@ static void test_env_live(void **state)
 	vmon_destroy(&vmon);
 }
 
+/* a kernel thread's, else NULL: pid 2 is kthreadd outside a pid namespace */
+static vmon_proc_t *kernel_thread(vmon_t *vmon)
+{
+	vmon_proc_t *proc = vmon_proc_lookup(vmon, 2);
+
+	return proc && (pstat(proc)->flags & 0x00200000 /* PF_KTHREAD */) ? proc : NULL;
+}
+
+/*
+ * A task without memory, a zombie or a kernel thread, reads ESRCH for its
+ * environ like a task that is gone; it is not gone.  It was marked stale
+ * and found again as a new node of the same pid and start time every
+ * pass; now it keeps its node, with no environment and no error.
+ */
+static void test_env_no_memory(void **state)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_ENV];
+	pid_t child = live_child = spawn_sleeper();
+	vmon_proc_t *zombie = NULL, *kthread = NULL;
+	vmon_t vmon;
+
+	(void)state;
+	assert_true(wait_sleeping(child, 5000));
+	kill(child, SIGKILL);
+	for (int i = 0; i < 500 && proc_state(child) != 'Z'; i++)
+		usleep(10000);
+	assert_int_equal(proc_state(child), 'Z');
+	assert_true(vmon_init(&vmon, VMON_FLAG_PROC_ALL, 0, VMON_WANT_PROC_STAT | VMON_WANT_PROC_ENV));
+	for (int pass = 0; pass < 3; pass++) {
+		vmon_proc_t *z, *k;
+
+		assert_true(vmon_sample(&vmon));
+		z = vmon_proc_lookup(&vmon, child);
+		assert_non_null(z);
+		assert_false(z->is_stale);
+		assert_int_equal(z->errors[VMON_STORE_PROC_ENV], 0);
+		assert_false(vmon_field_present(desc, &desc->fields[VMON_PROC_ENV_ENVIRON], z->stores[VMON_STORE_PROC_ENV]));
+		if (pass)
+			assert_ptr_equal(z, zombie);	/* the same node, not a new one of the same process */
+		zombie = z;
+		k = kernel_thread(&vmon);
+		if (!k)
+			continue;
+		assert_false(k->is_stale);
+		assert_int_equal(k->errors[VMON_STORE_PROC_ENV], 0);
+		assert_string_equal(((vmon_proc_env_t *)k->stores[VMON_STORE_PROC_ENV])->cwd.array, "/");
+		if (pass && kthread)
+			assert_ptr_equal(k, kthread);
+		kthread = k;
+	}
+	if (!kthread)
+		print_message("pid 2 is no kernel thread here: the zombie alone was checked\n");
+	/* reaped: gone, once */
+	reap(child, 0);
+	live_child = 0;
+	assert_true(vmon_sample(&vmon));
+	assert_true(zombie->is_stale);
+	assert_true(vmon_sample(&vmon));
+	assert_null(vmon_proc_lookup(&vmon, child));
+	vmon_destroy(&vmon);
+}
+
 static void *idle_thread(void *arg)
 {
 	(void)arg;
@@ -401,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_set_wants_errors),
 		cmocka_unit_test(test_set_proc_wants_all),
 		cmocka_unit_test_teardown(test_env_live, reap_live_child),
+		cmocka_unit_test_teardown(test_env_no_memory, reap_live_child),
 		cmocka_unit_test_teardown(test_follow_threads_toggle, reap_live_child),
 	};
 

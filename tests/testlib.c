@@ -11,10 +11,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <sys/mount.h>
 #include <unistd.h>
+#include <linux/sched.h>
 
 #include "testlib.h"
 
@@ -549,6 +551,62 @@ pid_t spawn_sleeper(void)
 	return spawn_fn(sleep_forever, NULL);
 }
 
+/*
+ * A sleeper at a chosen pid, one that was another process's: clone3()'s
+ * set_tid; where clone3() is not there (valgrind does not know it), the last
+ * pid given out set to want - 1, then a fork.  Another fork on the machine
+ * can come between the two: then the child is not want, and it is tried
+ * again.  Needs CAP_SYS_ADMIN; -1 with errno if it cannot be done.
+ */
+static pid_t fork_sleeper_at(pid_t want)
+{
+	for (int tries = 0; tries < 200; tries++) {
+		int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+		char buf[16];
+		int n = snprintf(buf, sizeof(buf), "%d", want - 1);
+		ssize_t w;
+		pid_t pid;
+
+		if (fd < 0)
+			return -1;
+		w = write(fd, buf, (size_t)n);
+		close(fd);
+		if (w != n)
+			return -1;
+		pid = fork();
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			sleep_forever(NULL);
+		}
+		if (pid < 0 || pid == want)
+			return pid;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+pid_t spawn_sleeper_at(pid_t want)
+{
+	struct clone_args args;
+	pid_t tid = want;
+	long r;
+
+	memset(&args, 0, sizeof(args));
+	args.exit_signal = SIGCHLD;
+	args.set_tid = (uintptr_t)&tid;
+	args.set_tid_size = 1;
+	r = syscall(SYS_clone3, &args, sizeof(args));
+	if (r == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		sleep_forever(NULL);
+	}
+	if (r < 0 && errno == ENOSYS)
+		return fork_sleeper_at(want);
+	return (pid_t)r;
+}
+
 pid_t spawn_exec(const char *const *argv)
 {
 	pid_t pid = fork();
@@ -585,9 +643,10 @@ bool wait_for(bool (*pred)(void *), void *arg, int ms)
 	return pred(arg);
 }
 
-char proc_state(pid_t pid)
+/* the pid's stat line from field 3 on (its state) into buf, or NULL if it is gone */
+static const char *stat_after_comm(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[512];
+	char path[64];
 	ssize_t n;
 	char *paren;
 	int fd;
@@ -595,14 +654,35 @@ char proc_state(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return '?';
+		return NULL;
 	buf[n] = '\0';
 	paren = strrchr(buf, ')');
-	return paren && paren[1] && paren[2] ? paren[2] : '?';
+	return paren && paren[1] && paren[2] ? paren + 2 : NULL;
+}
+
+char proc_state(pid_t pid)
+{
+	char buf[1024];
+	const char *p = stat_after_comm(pid, buf, sizeof(buf));
+
+	return p ? *p : '?';
+}
+
+unsigned long long proc_start(pid_t pid)
+{
+	char buf[1024];
+	const char *p = stat_after_comm(pid, buf, sizeof(buf));
+
+	/* fields 3..22: the start time is the 20th */
+	for (int field = 3; p && field < 22; field++) {
+		p = strchr(p, ' ');
+		p = p ? p + 1 : NULL;
+	}
+	return p ? strtoull(p, NULL, 10) : 0;
 }
 
 static bool is_sleeping(void *arg)

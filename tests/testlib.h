@@ -98,6 +98,8 @@ void fixture_ran(fixture_t *fx, int pid);
 pid_t spawn_fn(int (*fn)(void *), void *arg);
 /* fork a child that sleeps until killed */
 pid_t spawn_sleeper(void);
+/* a sleeper at pid want, which was another process's (needs CAP_SYS_ADMIN); -1 with errno if it cannot be had */
+pid_t spawn_sleeper_at(pid_t want);
 /* fork+exec argv; returns the pid */
 pid_t spawn_exec(const char *const *argv);
 /* kill and reap; returns the wait status */
@@ -106,6 +108,8 @@ int reap(pid_t pid, int sig);
 bool wait_for(bool (*pred)(void *), void *arg, int ms);
 /* the child's state letter from /proc/PID/stat, '?' if gone */
 char proc_state(pid_t pid);
+/* the start time (clock ticks after boot) from /proc/PID/stat, 0 if gone */
+unsigned long long proc_start(pid_t pid);
 /* wait until the child sits in a sleep state (S, D, T, Z...) */
 bool wait_sleeping(pid_t pid, int ms);
 

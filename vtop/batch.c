@@ -925,6 +925,7 @@ void vt_view_configure(vt_view_t *view, const vt_config_t *cfg)
 	view->sort_desc[1] = cfg->sort_desc[1];
 	view->show_threads = cfg->threads;
 	view->show_kthreads = cfg->kthreads;
+	view->show_exited = cfg->exited_rows;
 	view->show_path = cfg->show_path;
 	view->user_set = cfg->user_set;
 	view->user_uid = cfg->user_uid;

@@ -237,24 +237,42 @@ static int cmp_virt(const vt_row_t *a, const vt_row_t *b)
 	return order_ull(stat_of(a) ? stat_of(a)->vsize : 0, stat_of(b) ? stat_of(b)->vsize : 0);
 }
 
-static int fmt_res(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
-{
-	if (!stat_with(row, VMON_PROC_STAT_RSS))
-		return -1;
-	return fmt_bytes((double)stat_of(row)->rss * (double)snap->page_size, buf, size, machine);
-}
-
-static int cmp_res(const vt_row_t *a, const vt_row_t *b)
-{
-	return order_ull(stat_of(a) ? stat_of(a)->rss : 0, stat_of(b) ? stat_of(b)->rss : 0);
-}
-
-static const vmon_proc_vm_t *vm_of(const vt_row_t *row)
+/*
+ * RES and MEM%: statm's resident, every CPU's share of the kernel's
+ * counters added, as ps, top and htop show it; stat's rss (the RSS column)
+ * is the counters without those shares, up to 32 pages per CPU less.
+ */
+static const vmon_proc_vm_t *vm_with(const vt_row_t *row, int sym)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
 	const vmon_proc_vm_t *vm = row->stores[VMON_STORE_PROC_VM];
 
-	return vmon_field_present(desc, &desc->fields[VMON_PROC_VM_SHARED_PAGES], vm) ? vm : NULL;
+	return vmon_field_present(desc, &desc->fields[sym], vm) ? vm : NULL;
+}
+
+static unsigned long long resident_pages(const vt_row_t *row)
+{
+	const vmon_proc_vm_t *vm = vm_with(row, VMON_PROC_VM_RESIDENT_PAGES);
+
+	return vm ? vm->resident_pages : 0;
+}
+
+static int fmt_res(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	if (!vm_with(row, VMON_PROC_VM_RESIDENT_PAGES))
+		return -1;
+	return fmt_bytes((double)resident_pages(row) * (double)snap->page_size, buf, size, machine);
+}
+
+static int cmp_res(const vt_row_t *a, const vt_row_t *b)
+{
+	return order_ull(vm_with(a, VMON_PROC_VM_RESIDENT_PAGES) ? resident_pages(a) + 1 : 0,
+			 vm_with(b, VMON_PROC_VM_RESIDENT_PAGES) ? resident_pages(b) + 1 : 0);
+}
+
+static const vmon_proc_vm_t *vm_of(const vt_row_t *row)
+{
+	return vm_with(row, VMON_PROC_VM_SHARED_PAGES);
 }
 
 static int fmt_shr(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
@@ -282,14 +300,14 @@ static int cmp_cpu(const vt_row_t *a, const vt_row_t *b)
 
 static double mem_pct(const vt_row_t *row, const vt_snapshot_t *snap)
 {
-	if (!stat_of(row) || !snap->mem_total_kb)
+	if (!snap->mem_total_kb)
 		return 0;
-	return (double)stat_of(row)->rss * (double)snap->page_size * 100.0 / ((double)snap->mem_total_kb * 1024.0);
+	return (double)resident_pages(row) * (double)snap->page_size * 100.0 / ((double)snap->mem_total_kb * 1024.0);
 }
 
 static int fmt_mem(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
 {
-	if (!stat_of(row) || !snap->mem_total_kb)
+	if (!vm_with(row, VMON_PROC_VM_RESIDENT_PAGES) || !snap->mem_total_kb)
 		return -1;
 	return format_fixed(buf, size, mem_pct(row, snap), machine ? 2 : 1);
 }
@@ -444,18 +462,65 @@ static int cmp_exit(const vt_row_t *a, const vt_row_t *b)
 	return (a->exit_code > b->exit_code) - (a->exit_code < b->exit_code);
 }
 
+static const vmon_proc_sched_t *sched_with(const vt_row_t *row, int sym)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_SCHED];
+	const vmon_proc_sched_t *s = row->stores[VMON_STORE_PROC_SCHED];
+
+	return vmon_field_present(desc, &desc->fields[sym], s) ? s : NULL;
+}
+
+/* the I/O class's name as ionice(1) abbreviates it ("none" for class 0: it follows nice) */
+const char *vt_io_class_name(int io_class)
+{
+	static const char *const names[] = { "none", "rt", "be", "idle" };
+
+	return io_class >= 0 && io_class < 4 ? names[io_class] : "?";
+}
+
+/* "be/4", "rt/0", "idle" (which has no levels), "none" */
+static int fmt_io(const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, bool machine)
+{
+	const vmon_proc_sched_t *s = sched_with(row, VMON_PROC_SCHED_IO_CLASS);
+
+	(void)snap;
+	(void)machine;
+	if (!s)
+		return -1;
+	if (s->io_class == 1 || s->io_class == 2)
+		return snprintf(buf, size, "%s/%d", vt_io_class_name(s->io_class), s->io_level);
+	return snprintf(buf, size, "%s", vt_io_class_name(s->io_class));
+}
+
+/* by how soon the kernel serves its I/O: realtime, best-effort (none as best-effort), idle; then level */
+static int io_rank(const vt_row_t *row)
+{
+	const vmon_proc_sched_t *s = sched_with(row, VMON_PROC_SCHED_IO_CLASS);
+	static const int class_rank[] = { 2, 1, 2, 3 };
+
+	if (!s || s->io_class < 0 || s->io_class > 3)
+		return 0;
+	return class_rank[s->io_class] * 16 + (s->io_class == 0 ? 8 : s->io_level + 1);
+}
+
+static int cmp_io(const vt_row_t *a, const vt_row_t *b)
+{
+	return (io_rank(a) > io_rank(b)) - (io_rank(a) < io_rank(b));
+}
+
 static const vt_derived_t derived[] = {
 	{ "user", "USER", "the process's owner (effective user)", 9, true, VT_VALUE_STRING, 0, fmt_user, cmp_user,
 	  VMON_KIND_text },
 	{ "virt", "VIRT", "virtual memory size (bytes)", 5, false, VT_VALUE_NUMBER, 0, fmt_virt, cmp_virt,
 	  VMON_KIND_gauge, VMON_UNIT_bytes },
-	{ "res", "RES", "resident memory (bytes)", 5, false, VT_VALUE_NUMBER, 0, fmt_res, cmp_res,
-	  VMON_KIND_gauge, VMON_UNIT_bytes },
+	{ "res", "RES", "resident memory, as statm and ps show it (bytes)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM,
+	  fmt_res, cmp_res, VMON_KIND_gauge, VMON_UNIT_bytes },
 	{ "shr", "SHR", "resident shared memory (bytes)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM, fmt_shr, cmp_shr,
 	  VMON_KIND_gauge, VMON_UNIT_bytes },
 	{ "cpu_percent", "CPU%", "CPU use over the last interval (percent of one CPU)", 5, false, VT_VALUE_NUMBER, 0,
 	  fmt_cpu, cmp_cpu },
-	{ "mem_percent", "MEM%", "resident memory (percent of RAM)", 5, false, VT_VALUE_NUMBER, 0, fmt_mem, cmp_res },
+	{ "mem_percent", "MEM%", "resident memory (percent of RAM)", 5, false, VT_VALUE_NUMBER, VMON_WANT_PROC_VM,
+	  fmt_mem, cmp_res },
 	{ "time", "TIME+", "CPU time used, user and system (seconds)", 9, false, VT_VALUE_NUMBER, 0, fmt_time, cmp_time,
 	  VMON_KIND_counter, VMON_UNIT_seconds },
 	{ "io_read_rate", "DISK R/s", "reads from storage over the last interval (bytes/s)", 8, false, VT_VALUE_NUMBER,
@@ -468,6 +533,8 @@ static const vt_derived_t derived[] = {
 	  VT_VALUE_NUMBER, 0, fmt_exit, cmp_exit, VMON_KIND_gauge, VMON_UNIT_none, false, "term_signal" },
 	{ "term_signal", "TERMSIG", "the signal that ended an exited process (its number, for a program)", 7, false,
 	  VT_VALUE_NUMBER, 0, fmt_signal, cmp_exit },
+	{ "io_priority", "IO", "I/O priority: class/level (rt realtime, be best-effort; 0 first), idle, or none "
+	  "(best-effort by nice)", 6, true, VT_VALUE_STRING, VMON_WANT_PROC_SCHED, fmt_io, cmp_io, VMON_KIND_text },
 	{ "command", "COMMAND", "the command line, or [name] without one", 0, true, VT_VALUE_STRING, 0,
 	  fmt_command, cmp_command, VMON_KIND_text },
 };
@@ -481,6 +548,7 @@ int vt_columns_nr;
 /* the stores whose fields are columns: per process, one value each */
 static const int field_stores[] = {
 	VMON_STORE_PROC_STAT, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO, VMON_STORE_PROC_ENV,
+	VMON_STORE_PROC_SCHED, VMON_STORE_PROC_ROLLUP,
 };
 
 /*

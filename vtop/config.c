@@ -34,6 +34,7 @@ void vt_config_defaults(vt_config_t *cfg)
 	if (cfg->columns_nr < 0)
 		cfg->columns_nr = 0;
 	cfg->tree = true;
+	cfg->exited_rows = true;
 	cfg->show_path = true;
 	cfg->sort_col[0] = vt_column_find("cpu_percent");
 	cfg->sort_desc[0] = true;
@@ -186,6 +187,8 @@ static int apply(vt_config_t *cfg, const char *key, const char *v)
 		return parse_bool(v, &cfg->threads) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "kernel_threads")) {
 		return parse_bool(v, &cfg->kthreads) < 0 ? -2 : 0;
+	} else if (!strcmp(key, "exited_rows")) {
+		return parse_bool(v, &cfg->exited_rows) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "program_path")) {
 		return parse_bool(v, &cfg->show_path) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "delay")) {
@@ -305,6 +308,7 @@ int vt_config_save(const vt_config_t *cfg, const char *path, char *err, size_t e
 	fprintf(f, "tree = %s\n", cfg->tree ? "yes" : "no");
 	fprintf(f, "threads = %s\n", cfg->threads ? "yes" : "no");
 	fprintf(f, "kernel_threads = %s\n", cfg->kthreads ? "yes" : "no");
+	fprintf(f, "exited_rows = %s\n", cfg->exited_rows ? "yes" : "no");
 	fprintf(f, "program_path = %s\n", cfg->show_path ? "yes" : "no");
 	fprintf(f, "delay = %g\n", cfg->delay);
 	fprintf(f, "color = %s\n", colors[cfg->color]);

@@ -22,7 +22,7 @@ vtop_libvtop_la_LIBADD = libvmon/libvmon.la -lpthread -lm
 dist_man_MANS += man/vtop.1
 
 bin_PROGRAMS += vtop/vtop
-vtop_vtop_SOURCES = vtop/main.c vtop/tui.h vtop/tui.c vtop/screens.c vtop/setup.c vtop/files_view.c
+vtop_vtop_SOURCES = vtop/main.c vtop/tui.h vtop/tui.c vtop/screens.c vtop/sched_dialogs.c vtop/setup.c vtop/files_view.c
 vtop_vtop_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
 vtop_vtop_LDADD = vtop/libvtop.la $(NCURSES_LIBS)
 vtop_vtop_LDFLAGS = $(VMON_LDFLAGS)
@@ -53,7 +53,7 @@ vtop_tests_test_config_LDFLAGS = $(TESTS_LINK)
 
 # the batch formats read back by real parsers, and vtop on a terminal under tmux
 VTOP_SCRIPT_TESTS = vtop/tests/batch.py vtop/tests/e2e.py vtop/tests/e2e_files.py vtop/tests/e2e_feed.py \
-	vtop/tests/replay.py
+	vtop/tests/e2e_sched.py vtop/tests/replay.py vtop/tests/e2e_act.py vtop/tests/e2e_text.py vtop/tests/e2e_churn.py
 TESTS += $(VTOP_SCRIPT_TESTS)
 EXTRA_DIST += $(VTOP_SCRIPT_TESTS) vtop/tests/openmetrics.py vtop/tests/vtoptest.py
 AM_TESTS_ENVIRONMENT += VTOP='$(abs_top_builddir)/vtop/vtop'; export VTOP;

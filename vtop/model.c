@@ -4,7 +4,8 @@
  * and the batch formats both read the lines, and the unit tests check them.
  *
  * One vt_view_build() per refresh or per change of a setting:
- *   1. each row matches or not: threads (H), kernel threads (K), user (u),
+ *   1. each row matches or not: threads (H), kernel threads (K), exited
+ *      rows (X), user (u),
  *      filter (substring or extended regular expression, case-insensitive,
  *      over the command line as shown);
  *   2. flat: the matching rows sorted by the sort column;
@@ -34,6 +35,7 @@ void vt_view_init(vt_view_t *view)
 	view->sort_col[1] = vt_column_find("pid");
 	view->sort_desc[1] = false;
 	view->show_path = true;
+	view->show_exited = true;
 	view->filter_ok = true;
 	view->sel.pid = -1;
 }
@@ -152,9 +154,49 @@ bool vt_view_is_tagged(const vt_view_t *view, const vt_row_t *row)
 	return vt_key_in(view->tagged, view->tagged_nr, row_key(row));
 }
 
+/* an exited process is not tagged: it is to be neither signalled nor reniced */
 void vt_view_set_tagged(vt_view_t *view, const vt_row_t *row, bool tagged)
 {
+	if (tagged && (row->flags & VT_ROW_EXITED))
+		return;
 	vt_key_set(&view->tagged, &view->tagged_nr, &view->tagged_cap, row_key(row), tagged);
+}
+
+/*
+ * A tag is a process's, (pid, start time), and goes when the process does:
+ * when it exits (its exited row keeps no tag) or is no longer in the
+ * snapshot.  A tag that outlived its process made a later kill or renice
+ * "of 2 tagged processes" for rows long gone, and not of the one selected.
+ * A tagged process hidden by a filter is still tagged (the screen counts
+ * the tags).
+ */
+static void prune_tags(vt_view_t *view, const vt_snapshot_t *snap)
+{
+	unsigned char *alive;
+	int kept = 0;
+
+	if (!view->tagged_nr || !snap->seq)
+		return;
+	alive = calloc((size_t)view->tagged_nr, 1);
+	if (!alive)
+		return;
+	for (int i = 0; i < snap->rows_nr; i++) {
+		const vt_row_t *r = &snap->rows[i];
+		bool found;
+		int pos;
+
+		if (r->flags & VT_ROW_EXITED)
+			continue;
+		pos = key_pos(view->tagged, view->tagged_nr, row_key(r), &found);
+		if (found)
+			alive[pos] = 1;
+	}
+	for (int k = 0; k < view->tagged_nr; k++) {
+		if (alive[k])
+			view->tagged[kept++] = view->tagged[k];
+	}
+	view->tagged_nr = kept;
+	free(alive);
 }
 
 void vt_view_clear_tags(vt_view_t *view)
@@ -217,6 +259,8 @@ static bool visible(const vt_view_t *view, const vt_row_t *row)
 	if ((row->flags & VT_ROW_THREAD) && !view->show_threads)
 		return false;
 	if ((row->flags & VT_ROW_KTHREAD) && !view->show_kthreads)
+		return false;
+	if ((row->flags & VT_ROW_EXITED) && !view->show_exited)
 		return false;
 	return true;
 }
@@ -462,6 +506,7 @@ void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap)
 	view->lines_nr = 0;
 	view->prefix_len = 0;
 	view->matches = 0;
+	prune_tags(view, snap);
 	if (grow_lines(view, snap->rows_nr) < 0)
 		return;
 	keep = calloc((size_t)snap->rows_nr + 1, 1);
@@ -525,13 +570,22 @@ const vt_row_t *vt_view_row(const vt_view_t *view, const vt_snapshot_t *snap, in
 	return &snap->rows[view->lines[line]];
 }
 
+/* the line of pid: the live process's, else an exited one's (a pid reused since is two rows) */
 int vt_view_find_line(const vt_view_t *view, const vt_snapshot_t *snap, int pid)
 {
+	int exited = -1;
+
 	for (int i = 0; i < view->lines_nr; i++) {
-		if (snap->rows[view->lines[i]].pid == pid)
+		const vt_row_t *r = &snap->rows[view->lines[i]];
+
+		if (r->pid != pid)
+			continue;
+		if (!(r->flags & VT_ROW_EXITED))
 			return i;
+		if (exited < 0)
+			exited = i;
 	}
-	return -1;
+	return exited;
 }
 
 void vt_view_select(vt_view_t *view, const vt_snapshot_t *snap, int line)

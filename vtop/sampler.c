@@ -55,6 +55,8 @@ static double thread_cpu_ms(void)
 
 static vmon_proc_wants_t full_wants(const vt_source_t *src, vmon_proc_wants_t wants, bool threads)
 {
+	/* PSS costs the kernel a page-table walk: never for every process (vt_source_set_rollup()) */
+	wants &= ~VMON_WANT_PROC_ROLLUP;
 	wants |= VMON_WANT_PROC_STAT;
 	if (threads)
 		wants |= VMON_WANT_PROC_FOLLOW_THREADS;
@@ -211,8 +213,10 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 			goto fail;
 		}
 		for (int i = 0; i < cfg->pids_nr; i++) {
+			/* -p names the few processes to watch: they (and their children) are read for PSS */
 			src->monitored_procs[i] = vmon_proc_monitor(&src->vmon, cfg->pids[i],
-								    attr.proc_wants, NULL, NULL);
+								    attr.proc_wants | (wants & VMON_WANT_PROC_ROLLUP),
+								    NULL, NULL);
 			if (!src->monitored_procs[i]) {
 				snprintf(err, err_size, "-p %d: %s", cfg->pids[i],
 					 errno == ESRCH ? "no such process" : strerror(errno));
@@ -236,6 +240,9 @@ void vt_source_fini(vt_source_t *src)
 	}
 	free(src->monitored_procs);
 	src->monitored_procs = NULL;
+	free(src->rollup_pids);
+	src->rollup_pids = NULL;
+	src->rollup_nr = 0;
 	if (src->vmon.internal)
 		vmon_destroy(&src->vmon);
 	vt_builder_fini(&src->builder);
@@ -324,6 +331,58 @@ void vt_source_set_detail(vt_source_t *src, int pid)
 	src->detail_pid = pid;
 	if (pid > 0 && (proc = vmon_proc_lookup(&src->vmon, pid)) && !vt_proc_gone(proc))
 		vmon_proc_set_wants(&src->vmon, proc, proc->wants | VMON_WANT_PROC_ENV);
+}
+
+static bool has_pid(const int *pids, int nr, int pid)
+{
+	for (int i = 0; i < nr; i++) {
+		if (pids[i] == pid)
+			return true;
+	}
+	return false;
+}
+
+/* one node's PSS want on or off, if it is there and live */
+static void rollup_want(vt_source_t *src, int pid, bool on)
+{
+	vmon_proc_t *proc = vmon_proc_lookup(&src->vmon, pid);
+
+	if (!proc || proc->is_stale || !(proc->wants & VMON_WANT_PROC_ROLLUP) == !on)
+		return;
+	vmon_proc_set_wants(&src->vmon, proc, on ? proc->wants | VMON_WANT_PROC_ROLLUP :
+				  proc->wants & ~VMON_WANT_PROC_ROLLUP);
+}
+
+/*
+ * PSS (smaps_rollup) is read for the processes whose rows are on screen,
+ * pids[] (none when no PSS column is shown): each gets the want, and each
+ * that left the screen loses it.  Called before every sample, so that a
+ * process found at a pid since (or a reused one) gets it too.
+ */
+int vt_source_set_rollup(vt_source_t *src, const int *pids, int nr)
+{
+	int *keep;
+
+	if (src->replay)
+		return 0;
+	for (int i = 0; i < src->rollup_nr; i++) {
+		if (!has_pid(pids, nr, src->rollup_pids[i]))
+			rollup_want(src, src->rollup_pids[i], false);
+	}
+	for (int i = 0; i < nr; i++)
+		rollup_want(src, pids[i], true);
+	if (nr == src->rollup_nr && (!nr || !memcmp(pids, src->rollup_pids, (size_t)nr * sizeof(*pids))))
+		return 0;
+	keep = nr ? realloc(src->rollup_pids, (size_t)nr * sizeof(*keep)) : NULL;
+	if (nr && !keep)
+		return -1;
+	if (!nr)
+		free(src->rollup_pids);
+	if (nr)
+		memcpy(keep, pids, (size_t)nr * sizeof(*keep));
+	src->rollup_pids = keep;
+	src->rollup_nr = nr;
+	return 0;
 }
 
 /*
@@ -434,6 +493,9 @@ struct vt_sampler {
 	bool			wants_changed;
 	int			detail_pid;
 	int			files_pid;
+	int			*visible;	/* the pids on screen, for PSS (vt_sampler_set_visible()) */
+	int			visible_nr;
+	bool			visible_changed;
 	char			error[256];
 	/* -r */
 	int			step;		/* samples to move by, then pause */
@@ -489,6 +551,7 @@ static void *sampler_main(void *arg)
 	double due = 0, started;
 	unsigned long long n = 0;
 	bool replay = s->src.replay != NULL;
+	int *visible = NULL, visible_nr = 0;	/* the sampling thread's copy of s->visible */
 
 	pthread_mutex_lock(&s->lock);
 	while (!s->quit) {
@@ -523,7 +586,20 @@ static void *sampler_main(void *arg)
 		double seek_when = s->seek_when;
 		long go_index = s->go_index;
 		vt_snapshot_t *back = s->back;
+		bool visible_failed = false;
 
+		if (s->visible_changed) {
+			int *copy = s->visible_nr ? malloc((size_t)s->visible_nr * sizeof(*copy)) : NULL;
+
+			if (copy || !s->visible_nr) {
+				if (s->visible_nr)
+					memcpy(copy, s->visible, (size_t)s->visible_nr * sizeof(*copy));
+				free(visible);
+				visible = copy;
+				visible_nr = s->visible_nr;
+				s->visible_changed = false;
+			}
+		}
 		s->wants_changed = false;
 		s->step = 0;
 		s->seek = false;
@@ -537,6 +613,8 @@ static void *sampler_main(void *arg)
 			pthread_mutex_unlock(&s->lock);
 		}
 		vt_source_set_detail(&s->src, detail);
+		if (vt_source_set_rollup(&s->src, visible, visible_nr) < 0)
+			visible_failed = true;
 		if (vt_source_set_files(&s->src, files) < 0) {
 			pthread_mutex_lock(&s->lock);
 			snprintf(s->error, sizeof(s->error), "cannot read open files: %s", strerror(errno));
@@ -556,6 +634,8 @@ static void *sampler_main(void *arg)
 		}
 
 		pthread_mutex_lock(&s->lock);
+		if (visible_failed && !s->error[0])
+			snprintf(s->error, sizeof(s->error), "cannot read PSS for the rows shown: %s", strerror(ENOMEM));
 		if (s->src.log_error[0] && !s->error[0]) {
 			snprintf(s->error, sizeof(s->error), "%s", s->src.log_error);
 			s->src.log_error[0] = '\0';
@@ -587,6 +667,7 @@ static void *sampler_main(void *arg)
 		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
+	free(visible);
 	return NULL;
 }
 
@@ -653,6 +734,7 @@ void vt_sampler_stop(vt_sampler_t *s)
 		vt_snapshot_free(&s->bufs[i]);
 	close(s->efd);
 	close(s->wake);
+	free(s->visible);
 	free(s);
 }
 
@@ -735,6 +817,35 @@ void vt_sampler_set_detail(vt_sampler_t *s, int pid)
 void vt_sampler_set_files(vt_sampler_t *s, int pid)
 {
 	request_pid(s, &s->files_pid, pid);
+}
+
+/* the pids whose rows are on screen, for PSS; the same list again costs a comparison */
+void vt_sampler_set_visible(vt_sampler_t *s, const int *pids, int nr)
+{
+	int *copy;
+
+	pthread_mutex_lock(&s->lock);
+	if (nr == s->visible_nr && (!nr || !memcmp(pids, s->visible, (size_t)nr * sizeof(*pids)))) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	copy = nr ? realloc(s->visible, (size_t)nr * sizeof(*copy)) : s->visible;
+	if (nr && !copy) {
+		snprintf(s->error, sizeof(s->error), "cannot read PSS for the rows shown: %s", strerror(ENOMEM));
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	if (nr)
+		memcpy(copy, pids, (size_t)nr * sizeof(*copy));
+	s->visible = copy;
+	s->visible_nr = nr;
+	s->visible_changed = true;
+	/*
+	 * No sample now: rows that came on screen get their PSS at the next
+	 * refresh (a sample per scrolled line would make CPU% a rate over a
+	 * few milliseconds); nor a wake-up, which would only apply it early.
+	 */
+	pthread_mutex_unlock(&s->lock);
 }
 
 void vt_sampler_sample_now(vt_sampler_t *s)

@@ -5,24 +5,40 @@
  * confirmation, sort column, user.
  *
  * Kill and renice act on what was selected or tagged when the dialog
- * opened, identified by pid and start time; before acting, each target is
- * looked up again in the newest snapshot, so a process that exited in the
- * meantime is reported, not signalled.  (Between that snapshot and the
- * signal a pid could still be reused; the window is one refresh, as in
- * every top.)  Each failure is shown with the pid and the reason.
+ * opened, identified by pid and start time.  The snapshot they were seen in
+ * may be minutes old (paused), and the pid another process's by now: each
+ * target is opened with vmon_pidfd_open(), which gives a pidfd only for the
+ * process of that identity, and signalled through it.  setpriority() has no
+ * pidfd form: the identity is checked before it, and the pidfd asked after
+ * it whether the process is still there (a pid is not reused before its
+ * process is reaped); if it went in between, that is said, since the pid
+ * could have been reniced as another's.  The dialogs say when a target has
+ * exited while they are open; each failure is shown with the pid and the
+ * reason.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tui.h"
+
+/* linux/pidfd.h of Linux 6.9, newer than the headers this may be built with */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD			O_EXCL
+#endif
+#ifndef PIDFD_SIGNAL_THREAD_GROUP
+#define PIDFD_SIGNAL_THREAD_GROUP	(1U << 1)
+#endif
 
 /* --- a scrollable page of lines (tui.h) --- */
 
@@ -123,12 +139,13 @@ static void help_page(page_t *p)
 	page_add(p, "Marks in the first column (and their colours):");
 	page_add(p, "  X  exited: gone since a recent refresh, shown for a few more (red)");
 	page_add(p, "  N  new: first seen in this refresh (green)");
-	page_add(p, "  *  tagged with Space or c (yellow)");
+	page_add(p, "  *  tagged with Space or c (yellow); the column header counts the tags, a tag goes with its process");
 	page_add(p, "  dim lines are not matches but the ancestors of one, kept to show where it is");
 	page_add(p, "Meters: CPU  | user  + nice  # system  * irq, softirq and steal");
 	page_add(p, "        Mem  | used  * buffers and cache;  Swp  | used");
 	page_add(p, "In the search and filter prompts: Enter keeps, Esc goes back, ^U erases;");
 	page_add(p, "  search: F3 or ^N next, ^P previous; filter: ^R switches substring and regex.");
+	page_add(p, "  A prompt turns red, and says \"no match\", when nothing matches what is typed.");
 	page_add(p, "Text from processes (names, arguments, paths, environment) is shown escaped: \\xNN.");
 }
 
@@ -192,7 +209,36 @@ static void escaped(char *buf, size_t size, const char *s, size_t len)
 	vmon_escape(buf, size, s, len, 0);
 }
 
-static void add_field(page_t *p, const char *what, const vt_row_t *row, int store, int sym)
+/*
+ * Why a field has no value, when the library records no errno for it: it
+ * leaves out, without an error, what the kernel does not have (a kernel
+ * thread's executable, a zombie's) or refuses to an unprivileged caller (the
+ * executable, and a real wait channel, of another user's process: the
+ * ptrace access check), so the reason is what the row says about the
+ * process, and who we are.
+ */
+static const char *no_value_why(const tui_t *t, const vt_row_t *row, int store, char *buf, size_t size)
+{
+	if (row->errors[store]) {
+		snprintf(buf, size, "not readable: %s", strerror(row->errors[store]));
+		return buf;
+	}
+	if (row->flags & VT_ROW_EXITED)
+		return "not read before it exited";
+	if (t->replay)
+		return "not in the recording";
+	if (row->flags & VT_ROW_KTHREAD)
+		return "none: a kernel thread runs no program";
+	if (row->state == 'Z')
+		return "none: a zombie has no program left (it exited; its parent has not reaped it)";
+	if (geteuid() != 0 && row->uid != geteuid())
+		return "not shown to us: another user's process (permission denied, EACCES)";
+	if (store == VMON_STORE_PROC_ENV && !row->stores[store])
+		return "reading...";
+	return "not known: the library gave no value and no reason";
+}
+
+static void add_field(page_t *p, const tui_t *t, const char *what, const vt_row_t *row, int store, int sym)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[store];
 	const vmon_field_t *f = &desc->fields[sym];
@@ -201,11 +247,55 @@ static void add_field(page_t *p, const char *what, const vt_row_t *row, int stor
 	if (vmon_field_present(desc, f, row->stores[store])) {
 		vmon_field_format(f, row->stores[store], buf, sizeof(buf), 0);
 		page_add(p, "%-18s %s", what, buf[0] ? buf : "(none)");
-	} else if (row->errors[store]) {
-		page_add(p, "%-18s not readable: %s", what, strerror(row->errors[store]));
 	} else {
-		page_add(p, "%-18s %s", what, row->stores[store] || store != VMON_STORE_PROC_ENV ? "(unknown)" :
-			 "(reading...)");
+		page_add(p, "%-18s %s", what, no_value_why(t, row, store, buf, sizeof(buf)));
+	}
+}
+
+/* a thread has no executable of its own: its process's */
+static void add_exe(page_t *p, const tui_t *t, const vt_row_t *row)
+{
+	const vt_row_t *proc = (row->flags & VT_ROW_THREAD) && row->parent >= 0 ? &t->snap->rows[row->parent] : NULL;
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	const vmon_field_t *exe = &desc->fields[VMON_PROC_STAT_EXE];
+	char buf[4096];
+
+	if (proc && !vmon_field_present(desc, exe, row->stores[VMON_STORE_PROC_STAT])) {
+		if (vmon_field_present(desc, exe, proc->stores[VMON_STORE_PROC_STAT]) &&
+		    vmon_field_format(exe, proc->stores[VMON_STORE_PROC_STAT], buf, sizeof(buf), 0) >= 0)
+			page_add(p, "%-18s %s (its process's, %d)", "Executable:", buf, proc->pid);
+		else
+			page_add(p, "%-18s see its process, %d", "Executable:", proc->pid);
+		return;
+	}
+	add_field(p, t, "Executable:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXE);
+}
+
+/*
+ * The kernel prints 0 for the wait channel of a task that is running, of
+ * another user's task (to an unprivileged reader), and of one whose sleep
+ * it cannot place: each said in words, not as 0.
+ */
+static void add_wchan(page_t *p, const tui_t *t, const vt_row_t *row)
+{
+	const vmon_proc_stat_t *s = row->stores[VMON_STORE_PROC_STAT];
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	const char *w = "Waiting in:";
+
+	if (!vmon_field_present(desc, &desc->fields[VMON_PROC_STAT_WCHAN], s) ||
+	    (s->wchan.len > 1 && strcmp(s->wchan.array, "0"))) {
+		add_field(p, t, w, row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_WCHAN);
+	} else if (row->flags & VT_ROW_EXITED) {
+		page_add(p, "%-18s nothing: it has exited", w);
+	} else if (row->state == 'R') {
+		page_add(p, "%-18s nothing: it is running", w);
+	} else if (row->state == 'Z') {
+		page_add(p, "%-18s nothing: a zombie (it exited; its parent has not reaped it)", w);
+	} else if (!t->replay && geteuid() != 0 && row->uid != geteuid()) {
+		page_add(p, "%-18s not shown to us: another user's process (the kernel gives 0 for it)", w);
+	} else {
+		page_add(p, "%-18s not known: the kernel gives 0 (state %c: it could not tell where the task sleeps)", w,
+			 row->state);
 	}
 }
 
@@ -238,17 +328,21 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 	page_add(p, "CPU %.1f%%   CPU time %s   started %s   threads %lld   nice %lld   priority %lld", row->cpu_pct,
 		 a, b, s ? s->num_threads : 0, s ? s->nice : 0, s ? s->priority : 0);
 	vt_format_size(a, sizeof(a), s ? (double)s->vsize : 0);
-	vt_format_size(b, sizeof(b), s ? (double)s->rss * (double)snap->page_size : 0);
-	snprintf(c, sizeof(c), "%.1f%%", snap->mem_total_kb && s ? (double)s->rss * (double)snap->page_size * 100 /
-		 ((double)snap->mem_total_kb * 1024) : 0.0);
+	/* resident as the RES and MEM% columns have it (statm's) */
+	if (vt_column_format(&vt_columns[vt_column_find("res")], row, snap, b, sizeof(b), false) < 0)
+		snprintf(b, sizeof(b), "-");
+	if (vt_column_format(&vt_columns[vt_column_find("mem_percent")], row, snap, c, sizeof(c) - 1, false) < 0)
+		snprintf(c, sizeof(c), "-");
+	else
+		strcat(c, "%");
 	page_add(p, "Memory: virtual %s   resident %s (%s of RAM)", a, b, c);
 	if (s) {
-		add_field(p, "Name:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_COMM);
-		add_field(p, "Executable:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_EXE);
-		add_field(p, "Waiting in:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_WCHAN);
+		add_field(p, t, "Name:", row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_COMM);
+		add_exe(p, t, row);
+		add_wchan(p, t, row);
 	}
-	add_field(p, "Working directory:", row, VMON_STORE_PROC_ENV, VMON_PROC_ENV_CWD);
-	add_field(p, "Root directory:", row, VMON_STORE_PROC_ENV, VMON_PROC_ENV_ROOT);
+	add_field(p, t, "Working directory:", row, VMON_STORE_PROC_ENV, VMON_PROC_ENV_CWD);
+	add_field(p, t, "Root directory:", row, VMON_STORE_PROC_ENV, VMON_PROC_ENV_ROOT);
 	page_add(p, "%s", "");
 	if (s && s->argc > 0 && s->argv) {
 		page_add(p, "Command line (%d argument%s):", s->argc, s->argc == 1 ? "" : "s");
@@ -257,7 +351,10 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 			page_add(p, "  [%d] %s", i, buf);
 		}
 	} else {
-		page_add(p, "Command line: none (a kernel thread, a zombie, or a thread)");
+		page_add(p, "Command line: %s", (row->flags & VT_ROW_THREAD) ? "its process's" :
+			 (row->flags & VT_ROW_KTHREAD) ? "none: a kernel thread runs no program" :
+			 row->state == 'Z' ? "none left: a zombie's memory is gone" :
+			 no_value_why(t, row, VMON_STORE_PROC_STAT, buf, sizeof(buf)));
 	}
 	page_add(p, "%s", "");
 	if (env && vmon_field_present(&vmon_proc_store_descs[VMON_STORE_PROC_ENV],
@@ -337,12 +434,140 @@ bool screens_key_details(tui_t *t, int ch)
 
 /* --- the event log --- */
 
-static void log_event(tui_t *t, const vt_event_t *e)
+/*
+ * Two rings: every event (the last TUI_EVENTS_MAX), and, while the list is
+ * filtered, what the filter matches, kept as it arrives.  The log was the
+ * first ring filtered when shown: in a fork storm, fifty matching runs were
+ * "nothing that matches the filter yet" while their exited rows were on the
+ * list, the storm having pushed them out.  A match is the whole story of a
+ * process: its fork (which carries its parent's name) and the execs before
+ * the one that matched, found back in the first ring, then every event of
+ * that life of its pid until its exit.
+ */
+
+/* Linux's highest pid (PID_MAX_LIMIT on 64-bit): a bit each, for the lives that matched */
+#define PID_LIMIT	(4 * 1024 * 1024)
+/* how far back in the whole log the fork of a match is looked for */
+#define FORK_LOOKBACK	1024
+
+static void ring_push(vt_event_t *ring, int *nr, int *head, const vt_event_t *e)
 {
-	t->events[t->events_head] = *e;
-	t->events_head = (t->events_head + 1) % TUI_EVENTS_MAX;
-	if (t->events_nr < TUI_EVENTS_MAX)
-		t->events_nr++;
+	ring[*head] = *e;
+	*head = (*head + 1) % TUI_EVENTS_MAX;
+	if (*nr < TUI_EVENTS_MAX)
+		(*nr)++;
+}
+
+/* the k-th newest event of a ring, 0 the newest */
+static const vt_event_t *ring_at(const vt_event_t *ring, int head, int k)
+{
+	return &ring[(head - 1 - k + 2 * TUI_EVENTS_MAX) % TUI_EVENTS_MAX];
+}
+
+static bool filtering(const tui_t *t)
+{
+	return t->view.filter[0] && t->view.filter_ok;
+}
+
+static bool event_matches(const tui_t *t, const vt_event_t *e)
+{
+	char text[sizeof(e->comm) + sizeof(e->file) + sizeof(e->args) + 3];
+
+	snprintf(text, sizeof(text), "%s %s %s", e->comm, e->args, e->file);
+	return vt_view_text_matches(&t->view, text);
+}
+
+static bool pid_matched(const tui_t *t, int pid)
+{
+	return pid > 0 && pid < PID_LIMIT && (t->matched_pids[pid / 8] & (1 << (pid % 8)));
+}
+
+static void set_pid_matched(tui_t *t, int pid, bool on)
+{
+	if (pid <= 0 || pid >= PID_LIMIT)
+		return;
+	if (on)
+		t->matched_pids[pid / 8] |= (unsigned char)(1 << (pid % 8));
+	else
+		t->matched_pids[pid / 8] &= (unsigned char)~(1 << (pid % 8));
+}
+
+static void keep_match(tui_t *t, const vt_event_t *e)
+{
+	if (t->matches_nr == TUI_EVENTS_MAX)
+		t->matches_dropped++;
+	ring_push(t->matches, &t->matches_nr, &t->matches_head, e);
+}
+
+/* e, the k-th newest of the whole log, against the filter */
+static void match_event(tui_t *t, const vt_event_t *e, int k)
+{
+	bool text = event_matches(t, e);
+
+	if (e->kind == 'N')
+		set_pid_matched(t, e->pid, false);	/* a new life of the pid */
+	if (text && e->kind == 'E' && !pid_matched(t, e->pid)) {
+		int before[8], nr = 0;
+
+		/* the fork and the execs of this life before this one, oldest first */
+		for (int j = k + 1; j < t->events_nr && j <= k + FORK_LOOKBACK; j++) {
+			const vt_event_t *f = ring_at(t->events, t->events_head, j);
+
+			if (f->pid != e->pid)
+				continue;
+			if (f->kind == 'X')
+				break;
+			if (nr < 8)
+				before[nr++] = j;
+			if (f->kind == 'N')
+				break;
+		}
+		while (nr > 0)
+			keep_match(t, ring_at(t->events, t->events_head, before[--nr]));
+	}
+	if (text || pid_matched(t, e->pid)) {
+		keep_match(t, e);
+		set_pid_matched(t, e->pid, true);
+	}
+	if (e->kind == 'X')
+		set_pid_matched(t, e->pid, false);
+}
+
+/*
+ * The ring of matches, for the list's filter as it is now: started again
+ * from the whole log when the filter changed.  False without a filter (or
+ * without the memory for the ring).
+ */
+static bool matches_sync(tui_t *t)
+{
+	if (!filtering(t)) {
+		t->matches_filter[0] = '\0';	/* events arrive unmatched: stale for any filter */
+		return false;
+	}
+	if (t->matches && !strcmp(t->matches_filter, t->view.filter) && t->matches_regex == t->view.filter_regex)
+		return true;
+	if (!t->matches)
+		t->matches = calloc(TUI_EVENTS_MAX, sizeof(*t->matches));
+	if (!t->matched_pids)
+		t->matched_pids = calloc(PID_LIMIT / 8, 1);
+	if (!t->matches || !t->matched_pids)
+		return false;
+	memset(t->matched_pids, 0, PID_LIMIT / 8);
+	t->matches_nr = 0;
+	t->matches_head = 0;
+	t->matches_dropped = 0;
+	snprintf(t->matches_filter, sizeof(t->matches_filter), "%s", t->view.filter);
+	t->matches_regex = t->view.filter_regex;
+	for (int k = t->events_nr - 1; k >= 0; k--)
+		match_event(t, ring_at(t->events, t->events_head, k), k);
+	return true;
+}
+
+static void log_event(tui_t *t, const vt_event_t *e, bool filtered)
+{
+	ring_push(t->events, &t->events_nr, &t->events_head, e);
+	if (filtered)
+		match_event(t, e, 0);
 }
 
 /*
@@ -352,61 +577,74 @@ static void log_event(tui_t *t, const vt_event_t *e)
  */
 void screens_add_events(tui_t *t, const vt_snapshot_t *snap)
 {
+	bool filtered = matches_sync(t);
 	vt_event_t batch[128];
 	unsigned long long dropped;
 	int n;
 
 	for (int i = 0; i < snap->events_nr; i++)
-		log_event(t, &snap->events[i]);
+		log_event(t, &snap->events[i], filtered);
 	do {
 		n = vt_sampler_take_events(t->sampler, batch, 128, &dropped);
 		t->events_dropped += dropped;
 		for (int i = 0; i < n; i++)
-			log_event(t, &batch[i]);
+			log_event(t, &batch[i], filtered);
 	} while (n == 128);
 }
 
-static int cmp_int(const void *a, const void *b)
+void screens_clear_events(tui_t *t)
 {
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
+	t->events_nr = 0;
+	t->events_head = 0;
+	t->events_dropped = 0;
+	t->matches_nr = 0;
+	t->matches_head = 0;
+	t->matches_dropped = 0;
+	if (t->matched_pids)
+		memset(t->matched_pids, 0, PID_LIMIT / 8);
 }
 
-/*
- * With the list's filter set, the log shows the whole story of each process
- * an event of it matches: its fork carries its parent's name, its exec the
- * name and arguments the filter is likely about.  The pids of the matches,
- * sorted, into *pids; how many, or -1 without a filter (or memory).
- */
-static int log_matches(tui_t *t, int **pids)
+static void event_line(page_t *p, const vt_event_t *e)
 {
-	char text[sizeof(((vt_event_t *)0)->comm) + sizeof(((vt_event_t *)0)->file) +
-		  sizeof(((vt_event_t *)0)->args) + 3];
-	int nr = 0;
+	time_t when = (time_t)e->when;
+	char ts[16], status[48] = "";
+	struct tm tm;
 
-	*pids = NULL;
-	if (!t->view.filter[0] || !t->view.filter_ok || !(*pids = malloc(sizeof(**pids) * (size_t)(t->events_nr + 1))))
-		return -1;
-	for (int k = 0; k < t->events_nr; k++) {
-		const vt_event_t *e = &t->events[k];
+	localtime_r(&when, &tm);
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	if (e->kind == 'X' && e->exit_code >= 0 && WIFSIGNALED(e->exit_code))
+		snprintf(status, sizeof(status), "  killed by SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
+	else if (e->kind == 'X' && e->exit_code >= 0)
+		snprintf(status, sizeof(status), "  exit code %d", WEXITSTATUS(e->exit_code));
+	if (e->kind == 'E')
+		page_add(p, "%s.%03d exec  %7d ppid %-7d %s  %s  [%s]", ts, (int)((e->when - (double)when) * 1000),
+			 e->pid, e->ppid, e->comm, e->args, e->file);
+	else
+		page_add(p, "%s.%03d %-5s %7d ppid %-7d %s%s", ts, (int)((e->when - (double)when) * 1000),
+			 e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid, e->comm, status);
+}
 
-		snprintf(text, sizeof(text), "%s %s %s", e->comm, e->args, e->file);
-		if (vt_view_text_matches(&t->view, text))
-			(*pids)[nr++] = e->pid;
-	}
-	qsort(*pids, (size_t)nr, sizeof(**pids), cmp_int);
-	return nr;
+/* the matches newest first: a fork found back when its exec matched came into the ring after later events */
+static int newer_first(const void *a, const void *b, void *arg)
+{
+	const tui_t *t = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	double wx = ring_at(t->matches, t->matches_head, x)->when, wy = ring_at(t->matches, t->matches_head, y)->when;
+
+	if (wx != wy)
+		return wx < wy ? 1 : -1;
+	return (x > y) - (x < y);
 }
 
 void screens_draw_events(tui_t *t)
 {
+	bool filtered = matches_sync(t);
 	page_t p = { 0 };
 	char title[512];
-	int *pids, pids_nr = log_matches(t, &pids), shown = 0;
+	int *order = NULL;
 
 	snprintf(title, sizeof(title), " Event log (feed: %s): newest first%s%s%s", t->snap->feed[0] ? t->snap->feed : "none",
-		 pids_nr >= 0 ? "; filter: " : "", pids_nr >= 0 ? t->view.filter : "", t->paused ? "; PAUSED" : "");
+		 filtered ? "; filter: " : "", filtered ? t->view.filter : "", t->paused ? "; PAUSED" : "");
 	if (!t->snap->feed_active) {
 		if (t->snap->feed_why[0])
 			page_add(&p, "No event feed: %s.", t->snap->feed_why);
@@ -416,31 +654,23 @@ void screens_draw_events(tui_t *t)
 	}
 	if (t->events_dropped)
 		page_add(&p, "%llu events came faster than the screen took them: not shown", t->events_dropped);
-	for (int k = 0; k < t->events_nr; k++) {
-		const vt_event_t *e = &t->events[(t->events_head - 1 - k + 2 * TUI_EVENTS_MAX) % TUI_EVENTS_MAX];
-		time_t when = (time_t)e->when;
-		char ts[16], status[48] = "";
-		struct tm tm;
-
-		if (pids_nr >= 0 && !bsearch(&e->pid, pids, (size_t)pids_nr, sizeof(*pids), cmp_int))
-			continue;
-		shown++;
-		localtime_r(&when, &tm);
-		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
-		if (e->kind == 'X' && e->exit_code >= 0 && WIFSIGNALED(e->exit_code))
-			snprintf(status, sizeof(status), "  killed by SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
-		else if (e->kind == 'X' && e->exit_code >= 0)
-			snprintf(status, sizeof(status), "  exit code %d", WEXITSTATUS(e->exit_code));
-		if (e->kind == 'E')
-			page_add(&p, "%s.%03d exec  %7d ppid %-7d %s  %s  [%s]", ts, (int)((e->when - (double)when) * 1000),
-				 e->pid, e->ppid, e->comm, e->args, e->file);
-		else
-			page_add(&p, "%s.%03d %-5s %7d ppid %-7d %s%s", ts, (int)((e->when - (double)when) * 1000),
-				 e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid, e->comm, status);
+	if (filtering(t) && !filtered)
+		page_add(&p, "no memory to keep what the filter matches: every event is shown");
+	if (filtered && t->matches_dropped)
+		page_add(&p, "%llu older matching events dropped: more than %d matched", t->matches_dropped, TUI_EVENTS_MAX);
+	if (filtered && (order = malloc(sizeof(*order) * (size_t)(t->matches_nr + 1)))) {
+		for (int k = 0; k < t->matches_nr; k++)
+			order[k] = k;
+		qsort_r(order, (size_t)t->matches_nr, sizeof(*order), newer_first, t);
+		for (int k = 0; k < t->matches_nr; k++)
+			event_line(&p, ring_at(t->matches, t->matches_head, order[k]));
+		free(order);
+	} else if (!filtered) {
+		for (int k = 0; k < t->events_nr; k++)
+			event_line(&p, ring_at(t->events, t->events_head, k));
 	}
-	if (!shown)
-		page_add(&p, pids_nr >= 0 ? "nothing that matches the filter yet" : "nothing yet");
-	free(pids);
+	if (filtered ? !t->matches_nr : !t->events_nr)
+		page_add(&p, filtered ? "nothing that matches the filter yet" : "nothing yet");
 	page_draw(t, title, &p, " Esc q e: back   c: clear   Z: pause   Up Down PgUp PgDn: scroll");
 	page_free(&p);
 }
@@ -450,9 +680,7 @@ bool screens_key_events(tui_t *t, int ch)
 	if (ch == 'Z' || ch == 'z') {
 		tui_toggle_pause(t);
 	} else if (ch == 'c') {
-		t->events_nr = 0;
-		t->events_head = 0;
-		t->events_dropped = 0;
+		screens_clear_events(t);
 	} else if (page_key(t, ch) || ch == 'e') {
 		t->mode = MODE_LIST;
 	}
@@ -472,30 +700,65 @@ static bool take_targets(tui_t *t)
 	t->targets_nr = 0;
 	if (!nr)
 		return false;
-	t->targets = malloc(sizeof(*t->targets) * (size_t)nr);
+	if (!t->view.tagged_nr && (sel->flags & VT_ROW_EXITED)) {
+		tui_message(t, true, "%d has exited: there is nothing to signal or renice", sel->pid);
+		return false;
+	}
+	t->targets = calloc((size_t)nr, sizeof(*t->targets));
 	if (!t->targets)
 		return false;
-	if (t->view.tagged_nr) {
-		memcpy(t->targets, t->view.tagged, sizeof(*t->targets) * (size_t)nr);
-	} else {
-		t->targets[0].pid = sel->pid;
-		t->targets[0].start = sel->start;
+	for (int k = 0; k < nr; k++) {
+		vt_key_t key = t->view.tagged_nr ? t->view.tagged[k] : (vt_key_t){ sel->pid, sel->start };
+		int i = vt_snapshot_find(t->snap, key.pid, key.start);
+
+		t->targets[k].pid = key.pid;
+		t->targets[k].start = key.start;
+		t->targets[k].thread = i >= 0 && (t->snap->rows[i].flags & VT_ROW_THREAD);
 	}
 	t->targets_nr = nr;
 	return true;
 }
 
-/* "1234 (sleep)" or "3 tagged processes" */
+static int target_pidfd(const tui_target_t *target)
+{
+	return vmon_pidfd_open(target->pid, target->start, target->thread ? PIDFD_THREAD : 0);
+}
+
+/*
+ * Has the target gone?  The newest snapshot says so for any number; for a
+ * few, the process itself is asked too, so that a dialog open on a paused
+ * screen still says it.
+ */
+static bool target_gone(const tui_t *t, int k)
+{
+	int i = vt_snapshot_find(t->snap, t->targets[k].pid, t->targets[k].start), fd;
+
+	if (i < 0 || (t->snap->rows[i].flags & VT_ROW_EXITED))
+		return true;
+	if (t->targets_nr > 32)
+		return false;
+	fd = target_pidfd(&t->targets[k]);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 && errno == ESRCH;
+}
+
+/* "1234 (sleep)", "1234 (sleep), which has exited" or "3 tagged processes, 1 of them exited" */
 static void targets_text(const tui_t *t, char *buf, size_t size)
 {
-	int i;
+	int i, gone = 0;
 
 	if (t->targets_nr != 1) {
+		for (int k = 0; k < t->targets_nr; k++)
+			gone += target_gone(t, k);
 		snprintf(buf, size, "%d tagged processes", t->targets_nr);
+		if (gone)
+			snprintf(buf + strlen(buf), size - strlen(buf), ", %d of them exited", gone);
 		return;
 	}
 	i = vt_snapshot_find(t->snap, t->targets[0].pid, t->targets[0].start);
-	snprintf(buf, size, "%d (%.40s)", t->targets[0].pid, i >= 0 ? t->snap->rows[i].command : "gone");
+	snprintf(buf, size, "%d (%.40s)%s", t->targets[0].pid, i >= 0 ? t->snap->rows[i].command : "?",
+		 target_gone(t, 0) ? ", which has exited" : "");
 }
 
 #define SIGNALS_NR 31
@@ -563,15 +826,6 @@ void screens_open_user(tui_t *t)
 	t->menu_top = 0;
 }
 
-static const char *user_of(const tui_t *t, uid_t uid)
-{
-	for (int i = 0; i < t->snap->rows_nr; i++) {
-		if (t->snap->rows[i].uid == uid)
-			return t->snap->rows[i].user;
-	}
-	return "?";
-}
-
 /* the entries of a list dialog */
 static int menu_count(const tui_t *t)
 {
@@ -596,12 +850,16 @@ static void menu_entry(const tui_t *t, int i, char *buf, size_t size)
 	case MENU_SORT:
 		snprintf(buf, size, "%-10s %s", vt_columns[i].label, vt_columns[i].desc);
 		break;
-	case MENU_USER:
+	case MENU_USER: {
+		char name[64];
+
 		if (i == 0)
 			snprintf(buf, size, "all users");
 		else
-			snprintf(buf, size, "%s (%u)", user_of(t, t->users[i - 1]), (unsigned)t->users[i - 1]);
+			snprintf(buf, size, "%s (%u)", tui_user_name(t, t->users[i - 1], name, sizeof(name)),
+				 (unsigned)t->users[i - 1]);
 		break;
+	}
 	default:
 		buf[0] = '\0';
 	}
@@ -664,36 +922,65 @@ void screens_draw_menu(tui_t *t)
 	}
 }
 
-static int do_kill(pid_t pid, int sig)
+/* the ways an action on a target can end, besides an errno */
+enum { ACT_DONE = 0, ACT_RENICE_RACED = -1 };
+
+/* a signal through the process's pidfd: never to another process that took its pid */
+static int do_kill(const tui_target_t *target, int sig)
 {
-	return kill(pid, sig);
+	int fd = target_pidfd(target), err = 0;
+
+	if (fd < 0)
+		return errno;
+	/* a thread row's signal is for its process, as kill(2) of a thread id is */
+	if (syscall(SYS_pidfd_send_signal, fd, sig, NULL, target->thread ? PIDFD_SIGNAL_THREAD_GROUP : 0) < 0)
+		err = errno;
+	close(fd);
+	return err;
 }
 
-static int do_renice(pid_t pid, int nice_value)
+/* setpriority() takes a pid: the identity checked before, and the process asked after whether it is still there */
+static int do_renice(const tui_target_t *target, int nice_value)
 {
-	return setpriority(PRIO_PROCESS, (id_t)pid, nice_value);
+	int fd = target_pidfd(target), err = ACT_DONE;
+
+	if (fd < 0)
+		return errno;
+	if (setpriority(PRIO_PROCESS, (id_t)target->pid, nice_value) < 0)
+		err = errno;
+	/* reaped meanwhile: the pid could have been another's when it was reniced */
+	if (syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) < 0 && errno == ESRCH)
+		err = err == ESRCH ? ESRCH : ACT_RENICE_RACED;
+	close(fd);
+	return err;
 }
 
 /*
- * act(pid, arg) on each target that the newest snapshot still shows alive;
- * the failures, each with its pid and reason, into errors.  Returns how
- * many succeeded.
+ * act(target, arg) on each target; the failures, each with its pid and
+ * reason, into errors.  Returns how many succeeded.
  */
-static int each_target(tui_t *t, int (*act)(pid_t, int), int arg, char *errors, size_t size)
+static int each_target(tui_t *t, int (*act)(const tui_target_t *, int), int arg, char *errors, size_t size)
 {
 	int done = 0;
 
 	errors[0] = '\0';
 	for (int k = 0; k < t->targets_nr; k++) {
-		int i = vt_snapshot_find(t->snap, t->targets[k].pid, t->targets[k].start);
+		int err = act(&t->targets[k], arg), pid = t->targets[k].pid;
 		size_t len = strlen(errors);
+		const char *sep = len ? "; " : "";
 
-		if (i < 0 || (t->snap->rows[i].flags & VT_ROW_EXITED))
-			snprintf(errors + len, size - len, "%s%d: it exited", len ? "; " : "", t->targets[k].pid);
-		else if (act(t->targets[k].pid, arg) < 0)
-			snprintf(errors + len, size - len, "%s%d: %s", len ? "; " : "", t->targets[k].pid, strerror(errno));
-		else
+		if (err == ACT_DONE)
 			done++;
+		else if (err == ESRCH)
+			snprintf(errors + len, size - len, "%s%d: it has exited", sep, pid);
+		else if (err == ENOSYS)
+			snprintf(errors + len, size - len, "%s%d: this kernel has no pidfd_open() (Linux 5.3): it "
+				 "cannot be reached for sure, so it was not", sep, pid);
+		else if (err == ACT_RENICE_RACED)
+			snprintf(errors + len, size - len, "%s%d: it exited while being reniced (the pid may have "
+				 "been another process's by then)", sep, pid);
+		else
+			snprintf(errors + len, size - len, "%s%d: %s", sep, pid, strerror(err));
 	}
 	/* show the result at the next sample, not a refresh later */
 	vt_sampler_sample_now(t->sampler);
@@ -718,7 +1005,7 @@ static void renice(tui_t *t)
 	int done = each_target(t, do_renice, t->nice_value, errors, sizeof(errors));
 
 	if (errors[0])
-		tui_message(t, true, "renice to %d: %s", t->nice_value, errors);
+		tui_message(t, true, "renice to %d: %s%s", t->nice_value, errors, done ? " (the others reniced)" : "");
 	else
 		tui_message(t, false, "reniced %d process%s to %d", done, done == 1 ? "" : "es", t->nice_value);
 }

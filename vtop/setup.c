@@ -22,7 +22,7 @@ static const char *const pane_titles[PANES] = { "Options", "Columns shown", "Col
 static const double delays[] = { 0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 30 };
 
 enum {
-	OPT_TREE, OPT_THREADS, OPT_KTHREADS, OPT_PATH, OPT_DELAY, OPT_COLOR, OPT_ASCII, OPT_MOUSE, OPT_EXITED,
+	OPT_TREE, OPT_THREADS, OPT_KTHREADS, OPT_EXITED_ROWS, OPT_PATH, OPT_DELAY, OPT_COLOR, OPT_ASCII, OPT_MOUSE, OPT_EXITED,
 	OPTS
 };
 
@@ -40,6 +40,9 @@ static void option_text(const tui_t *t, int i, char *buf, size_t size)
 		break;
 	case OPT_KTHREADS:
 		snprintf(buf, size, "[%c] kernel threads", t->view.show_kthreads ? 'x' : ' ');
+		break;
+	case OPT_EXITED_ROWS:
+		snprintf(buf, size, "[%c] exited processes", t->view.show_exited ? 'x' : ' ');
 		break;
 	case OPT_PATH:
 		snprintf(buf, size, "[%c] program path", t->view.show_path ? 'x' : ' ');
@@ -189,6 +192,9 @@ static void change_option(tui_t *t, int i, int dir)
 		break;
 	case OPT_KTHREADS:
 		t->view.show_kthreads = !t->view.show_kthreads;
+		break;
+	case OPT_EXITED_ROWS:
+		t->view.show_exited = !t->view.show_exited;
 		break;
 	case OPT_PATH:
 		t->view.show_path = !t->view.show_path;

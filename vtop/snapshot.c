@@ -110,13 +110,20 @@ void vt_snapshot_free(vt_snapshot_t *snap)
 	memset(snap, 0, sizeof(*snap));
 }
 
+/* the row of (pid, start), or of pid with start 0: the live one first, should an exited row have the pid too */
 int vt_snapshot_find(const vt_snapshot_t *snap, int pid, unsigned long long start)
 {
+	int exited = -1;
+
 	for (int i = 0; i < snap->rows_nr; i++) {
-		if (snap->rows[i].pid == pid && (!start || snap->rows[i].start == start))
+		if (snap->rows[i].pid != pid || (start && snap->rows[i].start != start))
+			continue;
+		if (!(snap->rows[i].flags & VT_ROW_EXITED))
 			return i;
+		if (exited < 0)
+			exited = i;
 	}
-	return -1;
+	return exited;
 }
 
 /* --- copying stores out of the tree --- */
@@ -777,11 +784,12 @@ static int index_rows(vt_builder_t *b, const vt_snapshot_t *snap)
 		size *= 2;
 	if (index_empty(&b->pid_index, &b->pid_index_mask, size) < 0)
 		return -1;
+	/* processes, live and exited: one pid may be both, an exited row and the live one that reused it */
 	for (int i = 0; i < snap->rows_nr; i++) {
 		const vt_row_t *r = &snap->rows[i];
 		size_t h;
 
-		if (r->flags & (VT_ROW_THREAD | VT_ROW_EXITED))
+		if (r->flags & VT_ROW_THREAD)
 			continue;
 		for (h = (size_t)r->pid & b->pid_index_mask; b->pid_index[h] >= 0; h = (h + 1) & b->pid_index_mask)
 			;
@@ -790,13 +798,78 @@ static int index_rows(vt_builder_t *b, const vt_snapshot_t *snap)
 	return 0;
 }
 
-static int lookup_pid(const vt_builder_t *b, const vt_snapshot_t *snap, int pid)
+/*
+ * The parent of a process that started at `start`, among the rows of pid
+ * ppid: the one with the latest start not after it.  Pids are unique among
+ * the living, so whichever process held ppid when the child was forked
+ * started before it, and any later holder of that pid started after the
+ * child: no pid reuse makes another process its parent.  A live holder is
+ * taken first (equal start ticks).  A start the library took from an
+ * event's time may be a tick off (it allows as much, node_start_matches()):
+ * without a holder started before, one started a tick after will do.  -1
+ * if there is none.
+ */
+static int lookup_parent(const vt_builder_t *b, const vt_snapshot_t *snap, int ppid, unsigned long long start)
 {
-	for (size_t h = (size_t)pid & b->pid_index_mask; b->pid_index[h] >= 0; h = (h + 1) & b->pid_index_mask) {
-		if (snap->rows[b->pid_index[h]].pid == pid)
-			return b->pid_index[h];
+	int best = -1, late = -1;
+
+	for (size_t h = (size_t)ppid & b->pid_index_mask; b->pid_index[h] >= 0; h = (h + 1) & b->pid_index_mask) {
+		int i = b->pid_index[h];
+		const vt_row_t *r = &snap->rows[i];
+
+		if (r->pid != ppid || r->start > start + 1)
+			continue;
+		if (r->start > start)
+			late = late < 0 || !(r->flags & VT_ROW_EXITED) ? i : late;
+		else if (best < 0 || r->start > snap->rows[best].start ||
+			 (r->start == snap->rows[best].start && !(r->flags & VT_ROW_EXITED)))
+			best = i;
 	}
-	return -1;
+	return best >= 0 ? best : late;
+}
+
+/* would row i under p make a loop (a log or fixture can say anything)? */
+static bool descends_from(const vt_snapshot_t *snap, int p, int i)
+{
+	for (int n = 0; p >= 0 && n <= snap->rows_nr; p = snap->rows[p].parent, n++) {
+		if (p == i)
+			return true;
+	}
+	return p >= 0;
+}
+
+/*
+ * Exited rows hang under their parent, live or exited itself, so that a
+ * folded ancestor hides them with the rest (issue: with everything folded,
+ * they came out at the top, beside pid 1).  The row of an earlier sample
+ * (a ghost) is placed afresh each time: its parent may have exited since,
+ * or gone.  One that the library's tree held at the top (its parent went
+ * in an earlier pass) is placed by the parent its stat line named.  One
+ * whose parent is no longer listed at all was orphaned before it died (its
+ * parent's exited row went first): the kernel gave it to the reaper, and
+ * it goes under pid 1, everyone's ancestor here (a subreaper between them
+ * is not known).
+ */
+static void place_exited(const vt_builder_t *b, vt_snapshot_t *snap)
+{
+	for (int i = 0; i < snap->rows_nr; i++) {
+		vt_row_t *r = &snap->rows[i];
+		const vmon_proc_stat_t *s = r->stores[VMON_STORE_PROC_STAT];
+		int ppid = r->ppid, p;
+
+		if ((r->flags & (VT_ROW_EXITED | VT_ROW_THREAD)) != VT_ROW_EXITED || (r->parent >= 0 && !r->exited_age))
+			continue;
+		if (!ppid && s && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_PPID, s))
+			ppid = (int)s->ppid;
+		p = ppid > 0 ? lookup_parent(b, snap, ppid, r->start) : -1;
+		if (p < 0 && ppid > 1)
+			p = lookup_parent(b, snap, 1, r->start);
+		if (p == i || (p >= 0 && descends_from(snap, p, i)))
+			p = -1;
+		r->parent = p;
+		if (p >= 0)
+			r->ppid = snap->rows[p].pid;
+	}
 }
 
 /*
@@ -907,7 +980,7 @@ static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 		row = new_row(snap);
 		if (!row || row_copy(&snap->arena, row, &b->ghosts[kept - 1].row) < 0 || keys_add(b, snap) < 0)
 			return -1;
-		row->parent = row->ppid ? lookup_pid(b, snap, row->ppid) : -1;
+		row->parent = -1;	/* place_exited() */
 	}
 	if (fresh)
 		memmove(b->ghosts + kept, b->ghosts + old, sizeof(*b->ghosts) * (size_t)fresh);
@@ -1078,8 +1151,9 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 
 	old = b->ghosts_nr;
 	if (keys_reset(b, snap) < 0 || add_system(b, snap) < 0 || add_tree(b, snap, boottime, dt_ticks) < 0 ||
-	    index_rows(b, snap) < 0 || add_ghosts(b, snap, old) < 0)
+	    add_ghosts(b, snap, old) < 0 || index_rows(b, snap) < 0)
 		return -1;
+	place_exited(b, snap);
 
 	getrusage(RUSAGE_SELF, &ru);
 	self = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +

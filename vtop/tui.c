@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <langinfo.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -198,6 +199,27 @@ static void init_colors(tui_t *t)
 
 /* --- the model, kept in step with the settings --- */
 
+/*
+ * A user's name as the list shows it: from a row of theirs (the builder
+ * resolved it), else from the user database as the builder does, else the
+ * number.
+ */
+const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size)
+{
+	struct passwd pw, *res = NULL;
+	char pwbuf[1024];
+
+	for (int i = 0; i < t->snap->rows_nr; i++) {
+		if (t->snap->rows[i].uid == uid && t->snap->rows[i].user && strcmp(t->snap->rows[i].user, "?"))
+			return t->snap->rows[i].user;
+	}
+	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
+		snprintf(buf, size, "%s", res->pw_name);
+	else
+		snprintf(buf, size, "%u", (unsigned)uid);
+	return buf;
+}
+
 const vt_row_t *tui_selected(const tui_t *t)
 {
 	return vt_view_row(&t->view, t->snap, t->view.cursor);
@@ -211,6 +233,7 @@ void tui_rebuild(tui_t *t)
 	memcpy(t->cfg->sort_desc, t->view.sort_desc, sizeof(t->cfg->sort_desc));
 	t->cfg->threads = t->view.show_threads;
 	t->cfg->kthreads = t->view.show_kthreads;
+	t->cfg->exited_rows = t->view.show_exited;
 	t->cfg->show_path = t->view.show_path;
 }
 
@@ -517,6 +540,15 @@ static void draw_column_header(tui_t *t, int y, int w)
 		x += cw + 1;
 		t->col_x_end[i] = x;
 	}
+	/* how many are tagged, whatever is shown: kill and renice act on them all, hidden or not */
+	if (t->view.tagged_nr) {
+		char tags[32];
+		int n = snprintf(tags, sizeof(tags), " %d tagged ", t->view.tagged_nr);
+
+		attron(A_BOLD);
+		tui_text(y, w > n ? w - n : 0, w, tags, 0);
+		attroff(A_BOLD);
+	}
 	attroff(t->attrs[C_HEADER]);
 }
 
@@ -600,14 +632,17 @@ static void draw_bottom(tui_t *t, int y, int w)
 	if (t->prompt != PROMPT_NONE) {
 		char line[400];
 		int matches = t->view.matches;
+		/* a search or a filter that finds nothing, or a bad regex: the whole line red, as htop's prompt */
+		bool failed = (t->prompt == PROMPT_SEARCH && t->search_failed) ||
+			      (t->prompt == PROMPT_FILTER && (!t->view.filter_ok || (t->input[0] && !matches)));
+		int attr = failed ? t->attrs[C_ERROR] : t->attrs[C_FKEY_LABEL];
 
 		snprintf(line, sizeof(line), "%s%s: %s", t->prompt == PROMPT_SEARCH ? "Search" :
 			 t->prompt == PROMPT_TIME ? "Go to" : "Filter",
 			 t->prompt == PROMPT_FILTER && t->input_regex ? " (regex)" : "", t->input);
-		tui_fill(y, 0, w, t->attrs[C_FKEY_LABEL]);
-		attron(t->attrs[C_FKEY_LABEL]);
+		tui_fill(y, 0, w, attr);
+		attron(attr);
 		x = tui_text(y, 0, w, line, 0);
-		attroff(t->attrs[C_FKEY_LABEL]);
 		if (t->prompt == PROMPT_FILTER && !t->view.filter_ok)
 			snprintf(state, sizeof(state), "  bad regex: %s", t->view.filter_error);
 		else if (t->prompt == PROMPT_FILTER)
@@ -617,10 +652,10 @@ static void draw_bottom(tui_t *t, int y, int w)
 			snprintf(state, sizeof(state), "  HH:MM[:SS], YYYY-MM-DD HH:MM[:SS], +SECS, -SECS or #SAMPLE  "
 				 "Enter: go  Esc: cancel");
 		else
-			snprintf(state, sizeof(state), "  Enter: done  Esc: back  F3/^N: next  ^P: previous");
-		attron(t->prompt == PROMPT_FILTER && !t->view.filter_ok ? t->attrs[C_ERROR] : t->attrs[C_FKEY_LABEL]);
+			snprintf(state, sizeof(state), "  %sEnter: done  Esc: back  F3/^N: next  ^P: previous",
+				 t->search_failed ? "no match  " : "");
 		tui_text(y, x, w - x, state, 0);
-		attroff(t->prompt == PROMPT_FILTER && !t->view.filter_ok ? t->attrs[C_ERROR] : t->attrs[C_FKEY_LABEL]);
+		attroff(attr);
 		move(y, x < w ? x : w - 1);
 		return;
 	}
@@ -648,8 +683,14 @@ static void draw_bottom(tui_t *t, int y, int w)
 	if (t->view.filter[0])
 		snprintf(state + strlen(state), sizeof(state) - strlen(state), " filter%s: %s", t->view.filter_regex ?
 			 " (regex)" : "", t->view.filter);
-	if (t->view.user_set)
-		snprintf(state + strlen(state), sizeof(state) - strlen(state), " user: %u", (unsigned)t->view.user_uid);
+	if (t->view.user_set) {
+		char name[64];
+
+		snprintf(state + strlen(state), sizeof(state) - strlen(state), " user: %s",
+			 tui_user_name(t, t->view.user_uid, name, sizeof(name)));
+	}
+	if (!t->view.show_exited)
+		snprintf(state + strlen(state), sizeof(state) - strlen(state), " exited: hidden");
 	if (t->view.follow)
 		snprintf(state + strlen(state), sizeof(state) - strlen(state), " FOLLOW");
 	if (t->paused)
@@ -659,6 +700,25 @@ static void draw_bottom(tui_t *t, int y, int w)
 		tui_text(y, x, w - x, state, 0);
 		attroff(t->attrs[C_TAGGED]);
 	}
+}
+
+/* with a PSS column shown, its costly source is read for the processes on screen only */
+static void visible_rows(tui_t *t)
+{
+	int pids[512], nr = 0;
+
+	if (t->wants & VMON_WANT_PROC_ROLLUP) {
+		for (int y = 0; y < t->list_h && nr < (int)(sizeof(pids) / sizeof(pids[0])); y++) {
+			const vt_row_t *row;
+
+			if (t->view.top + y >= t->view.lines_nr)
+				break;
+			row = vt_view_row(&t->view, t->snap, t->view.top + y);
+			if (!(row->flags & (VT_ROW_THREAD | VT_ROW_EXITED)))
+				pids[nr++] = row->pid;
+		}
+	}
+	vt_sampler_set_visible(t->sampler, pids, nr);
 }
 
 static void draw_list(tui_t *t)
@@ -689,6 +749,7 @@ static void draw_list(tui_t *t)
 			break;
 		draw_row(t, t->list_y + y, w, line);
 	}
+	visible_rows(t);
 	if (t->snap->seq == 0 && t->list_h > 0)
 		tui_text(t->list_y, 1, w - 1, "sampling...", 0);
 	else if (t->view.lines_nr == 0 && t->list_h > 0)
@@ -703,7 +764,9 @@ static void draw(tui_t *t)
 	switch (t->mode) {
 	case MODE_LIST:
 		draw_list(t);
-		if (t->menu != MENU_NONE)
+		if (t->menu == MENU_IOPRIO || t->menu == MENU_AFFINITY)
+			sched_draw_dialog(t);
+		else if (t->menu != MENU_NONE)
 			screens_draw_menu(t);
 		break;
 	case MODE_HELP:
@@ -749,12 +812,15 @@ static void act_files(tui_t *t) { if (not_in_replay(t, "a log does not record op
 static void act_kill(tui_t *t) { if (not_in_replay(t, "its processes are not to be signalled")) screens_open_kill(t); }
 static void act_nice_down(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) screens_open_renice(t, -1); }
 static void act_nice_up(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) screens_open_renice(t, 1); }
+static void act_ioprio(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_ioprio(t); }
+static void act_affinity(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_affinity(t); }
 static void act_sort_menu(tui_t *t) { screens_open_sort(t); }
 static void act_user_menu(tui_t *t) { screens_open_user(t); }
 
 static void start_prompt(tui_t *t, tui_prompt_t p)
 {
 	t->prompt = p;
+	t->search_failed = false;
 	if (p == PROMPT_FILTER) {
 		snprintf(t->input, sizeof(t->input), "%s", t->view.filter);
 		t->input_regex = t->view.filter_regex;
@@ -859,6 +925,10 @@ static void act_tag(tui_t *t)
 
 	if (!row)
 		return;
+	if (row->flags & VT_ROW_EXITED) {
+		tui_message(t, true, "%d has exited: there is nothing to tag", row->pid);
+		return;
+	}
 	vt_view_set_tagged(&t->view, row, !vt_view_is_tagged(&t->view, row));
 	vt_view_move(&t->view, t->snap, 1);
 }
@@ -899,6 +969,14 @@ static void act_kthreads(tui_t *t)
 	t->view.show_kthreads = !t->view.show_kthreads;
 	tui_rebuild(t);
 	tui_message(t, false, "kernel threads %s", t->view.show_kthreads ? "shown" : "hidden");
+}
+
+/* X: exited rows hidden or shown (the header still counts what exited) */
+static void act_exited(tui_t *t)
+{
+	t->view.show_exited = !t->view.show_exited;
+	tui_rebuild(t);
+	tui_message(t, false, "exited processes %s", t->view.show_exited ? "shown" : "hidden");
 }
 
 static void act_path(tui_t *t)
@@ -1030,25 +1108,20 @@ static void act_redraw(tui_t *t)
 	clearok(curscr, TRUE);
 }
 
-static void act_next_match(tui_t *t)
+/* n, N, and F3, ^N, ^P in the search prompt: the next match of the last search either way */
+static void search_step(tui_t *t, int dir)
 {
-	int line = vt_view_search(&t->view, t->snap, t->search, t->view.cursor + 1, 1);
+	int line = vt_view_search(&t->view, t->snap, t->search, t->view.cursor + dir, dir);
 
+	t->search_failed = line < 0 && t->search[0];
 	if (line >= 0)
 		vt_view_pick(&t->view, t->snap, line);
-	else if (t->search[0])
+	else if (t->search[0] && t->prompt == PROMPT_NONE)
 		tui_message(t, true, "no process matches \"%s\"", t->search);
 }
 
-static void act_prev_match(tui_t *t)
-{
-	int line = vt_view_search(&t->view, t->snap, t->search, t->view.cursor - 1, -1);
-
-	if (line >= 0)
-		vt_view_pick(&t->view, t->snap, line);
-	else if (t->search[0])
-		tui_message(t, true, "no process matches \"%s\"", t->search);
-}
+static void act_next_match(tui_t *t) { search_step(t, 1); }
+static void act_prev_match(tui_t *t) { search_step(t, -1); }
 
 typedef void (*action_fn)(tui_t *t);
 
@@ -1089,12 +1162,15 @@ static const struct action {
 	{ { KEY_F(7), ']', 0 }, act_nice_down, "F7 ]", "renice: more priority (lower nice; root only)" },
 	{ { KEY_F(8), '[', 0 }, act_nice_up, "F8 [", "renice: less priority (higher nice)" },
 	{ { KEY_F(9), 'k', 0 }, act_kill, "F9 k", "send a signal to the selected or tagged processes" },
+	{ { 'i', 0 }, act_ioprio, "i", "I/O priority of the selected process: class and level (realtime: root only)" },
+	{ { 'a', 0 }, act_affinity, "a", "CPU affinity of the selected process: the CPUs it may run on" },
 	{ { ' ', 0 }, act_tag, "Space", "tag or untag the process (kill and renice act on all tagged)" },
 	{ { 'c', 0 }, act_tag_tree, "c", "tag the process and its descendants" },
 	{ { 'U', 0 }, act_untag, "U", "untag all" },
 	{ { 'F', 0 }, act_follow, "F", "follow the selected process wherever the sort puts it" },
 	{ { 'H', 0 }, act_threads, "H", "show or hide threads" },
 	{ { 'K', 0 }, act_kthreads, "K", "show or hide kernel threads" },
+	{ { 'X', 0 }, act_exited, "X", "show or hide exited processes (the X rows)" },
 	{ { 'p', 0 }, act_path, "p", "show the program's path or only its name" },
 	{ { 'Z', 'z', 0 }, tui_toggle_pause, "Z", "pause or resume sampling" },
 	{ { '\n', '\r', KEY_ENTER, 0 }, act_details, "Enter", "details: command line, exe, cwd, environment, children" },
@@ -1233,6 +1309,8 @@ static void prompt_key(tui_t *t, int ch)
 	} else {
 		int line = vt_view_search(&t->view, t->snap, t->input, t->search_origin, 1);
 
+		/* as htop: nothing found turns the prompt red (and says so, for a screen without colour) */
+		t->search_failed = line < 0 && t->input[0];
 		if (line >= 0)
 			vt_view_pick(&t->view, t->snap, line);
 	}
@@ -1320,7 +1398,9 @@ static void handle_key(tui_t *t, int ch)
 		t->msg[0] = '\0';
 	switch (t->mode) {
 	case MODE_LIST:
-		if (t->menu != MENU_NONE)
+		if (t->menu == MENU_IOPRIO || t->menu == MENU_AFFINITY)
+			sched_key_dialog(t, ch);
+		else if (t->menu != MENU_NONE)
 			screens_key_menu(t, ch);
 		else
 			list_key(t, ch);
@@ -1349,12 +1429,18 @@ static void new_snapshot(tui_t *t)
 
 	vt_view_build(&t->view, t->snap);
 	/* a replay that jumped: the event log is what happened up to the sample it jumped to */
-	if (t->replay && t->snap->seq != t->last_seq + 1) {
-		t->events_nr = 0;
-		t->events_head = 0;
-	}
+	if (t->replay && t->snap->seq != t->last_seq + 1)
+		screens_clear_events(t);
 	t->last_seq = t->snap->seq;
 	screens_add_events(t, t->snap);
+	/* a search typed that found nothing yet: the process it is for may have come */
+	if (t->prompt == PROMPT_SEARCH && t->search_failed) {
+		int line = vt_view_search(&t->view, t->snap, t->input, t->search_origin, 1);
+
+		t->search_failed = line < 0;
+		if (line >= 0)
+			vt_view_pick(&t->view, t->snap, line);
+	}
 	/* once: the header's "(proc)" says which source, this says why it is not the one asked for */
 	if (t->snap->source_why[0] && !t->source_told) {
 		tui_message(t, true, "no task iterator (%s): sampling /proc", t->snap->source_why);
@@ -1471,8 +1557,11 @@ out:
 	vt_sampler_stop(t->sampler);
 	vt_view_free(&t->view);
 	free(t->targets);
+	free(t->cpus_on);
 	free(t->users);
 	free(t->events);
+	free(t->matches);
+	free(t->matched_pids);
 	free(t);
 	return status;
 }

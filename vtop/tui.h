@@ -33,6 +33,8 @@ typedef enum {
 	MENU_USER,	/* choose a user */
 	MENU_RENICE,	/* choose a nice value */
 	MENU_CONFIRM,	/* yes or no, then act */
+	MENU_IOPRIO,	/* choose an I/O class and level (sched_dialogs.c) */
+	MENU_AFFINITY,	/* choose CPUs (sched_dialogs.c) */
 } tui_menu_t;
 
 /* the colour pairs (or, without colour, attributes) of each kind of text */
@@ -63,6 +65,13 @@ enum {
 
 #define TUI_EVENTS_MAX	10000
 
+/* what a kill or renice is for: a process (or a thread) by identity, taken when the dialog opened */
+typedef struct tui_target {
+	int			pid;
+	unsigned long long	start;
+	bool			thread;		/* a thread row: its own tid and start time */
+} tui_target_t;
+
 typedef struct tui {
 	vt_config_t		*cfg;
 	vt_sampler_t		*sampler;
@@ -86,6 +95,7 @@ typedef struct tui {
 	bool			input_regex;
 	char			search[256];	/* the last search, for n and N */
 	int			search_origin;	/* the line the search started from */
+	bool			search_failed;	/* the search as typed finds nothing: the prompt says so, in red */
 
 	/* the message line */
 	char			msg[512];
@@ -97,12 +107,20 @@ typedef struct tui {
 	int			menu_sel;
 	int			menu_top;
 	int			menu_typed;	/* the signal number typed so far */
-	vt_key_t		*targets;	/* the processes a kill or renice is for, taken when it opened */
+	tui_target_t		*targets;	/* the processes a kill or renice is for, taken when it opened */
 	int			targets_nr;
 	int			signal;
 	int			nice_value;
 	uid_t			*users;		/* the user menu's entries */
 	int			users_nr;
+	/* the I/O priority and affinity dialogs: the row's task, what is chosen, why it failed */
+	vt_key_t		sched_target;
+	bool			sched_target_thread;
+	int			io_class;
+	int			io_level;
+	unsigned char		*cpus_on;	/* per CPU, 1 if chosen */
+	int			cpus_nr;
+	char			sched_error[200];
 
 	/* full-screen views */
 	int			scroll;
@@ -117,6 +135,19 @@ typedef struct tui {
 	int			events_nr;
 	int			events_head;
 	unsigned long long	events_dropped;	/* the feed's that the sampler's ring could not hold */
+	/*
+	 * What the list's filter matches, kept as it arrives (screens.c): a
+	 * storm of other events pushes it out of the ring above, not out of
+	 * this one.  For the filter matches_filter (and _regex); rebuilt from
+	 * the ring above when the filter changes.
+	 */
+	vt_event_t		*matches;	/* a ring of TUI_EVENTS_MAX, allocated with the first filter */
+	int			matches_nr;
+	int			matches_head;
+	unsigned long long	matches_dropped;	/* matches the ring could not hold */
+	char			matches_filter[256];
+	bool			matches_regex;
+	unsigned char		*matched_pids;	/* a bit per pid: this life of it has matched */
 
 	/* typing a pid jumps to it */
 	char			pid_typed[12];
@@ -153,6 +184,7 @@ int tui_text(int y, int x, int width, const char *s, int skip);
 void tui_fill(int y, int x, int width, int attr);
 int tui_text_width(const char *s);
 const vt_row_t *tui_selected(const tui_t *t);
+const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size);
 void tui_box(int y, int x, int h, int w, const char *title, int attr);
 
 /* screens.c: a scrollable page of lines, the base of the full-screen views */
@@ -178,12 +210,19 @@ void screens_open_details(tui_t *t);
 void screens_draw_events(tui_t *t);
 bool screens_key_events(tui_t *t, int ch);
 void screens_add_events(tui_t *t, const vt_snapshot_t *snap);
+void screens_clear_events(tui_t *t);
 void screens_draw_menu(tui_t *t);
 bool screens_key_menu(tui_t *t, int ch);
 void screens_open_kill(tui_t *t);
 void screens_open_renice(tui_t *t, int delta);
 void screens_open_sort(tui_t *t);
 void screens_open_user(tui_t *t);
+
+/* sched_dialogs.c: i (I/O priority) and a (CPU affinity) */
+void sched_open_ioprio(tui_t *t);
+void sched_open_affinity(tui_t *t);
+void sched_draw_dialog(tui_t *t);
+bool sched_key_dialog(tui_t *t, int ch);
 
 /* files_view.c: the open files of the selected process, and who else holds its pipes and sockets */
 void files_view_open(tui_t *t);

@@ -285,6 +285,7 @@ typedef struct vt_view {
 	bool		sort_desc[2];
 	bool		show_threads;
 	bool		show_kthreads;
+	bool		show_exited;	/* exited rows are listed (X hides them: on a busy machine they swamp the list) */
 	bool		show_path;	/* COMMAND shows argv[0] whole, not only its last component */
 	char		filter[256];
 	bool		filter_regex;
@@ -395,6 +396,7 @@ typedef struct vt_config {
 	bool		tree;
 	bool		threads;
 	bool		kthreads;
+	bool		exited_rows;	/* exited processes are listed ("exited_rows = no" in vtoprc, X on the screen) */
 	bool		show_path;
 	int		sort_col[2];	/* flat, tree */
 	bool		sort_desc[2];
@@ -473,6 +475,7 @@ void vt_sampler_set_paused(vt_sampler_t *sampler, bool paused);
 void vt_sampler_set_wants(vt_sampler_t *sampler, vmon_proc_wants_t wants, bool threads);
 void vt_sampler_set_detail(vt_sampler_t *sampler, int pid);
 void vt_sampler_set_files(vt_sampler_t *sampler, int pid);
+void vt_sampler_set_visible(vt_sampler_t *sampler, const int *pids, int nr);
 void vt_sampler_sample_now(vt_sampler_t *sampler);
 /* -r: step by samples (pausing), go to a time, change the pace (1: as recorded) */
 void vt_sampler_replay_step(vt_sampler_t *sampler, int delta);
@@ -500,6 +503,8 @@ typedef struct vt_source {
 	bool		threads;
 	int		detail_pid;		/* whose environment is read, 0 for none */
 	int		files_pid;		/* whose open files are shown, 0 for none */
+	int		*rollup_pids;		/* whose PSS is read: the rows on screen (vt_source_set_rollup()) */
+	int		rollup_nr;
 	char		source_why[200];	/* vt_source_init(): why the iterator asked for is not used, escaped */
 } vt_source_t;
 
@@ -510,6 +515,7 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap);
 int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads);
 void vt_source_set_detail(vt_source_t *src, int pid);
 int vt_source_set_files(vt_source_t *src, int pid);
+int vt_source_set_rollup(vt_source_t *src, const int *pids, int nr);
 bool vt_source_wait(vt_source_t *src, double secs, int wake_fd);
 
 /* --- replay.c --- */
@@ -539,6 +545,7 @@ size_t vt_text_real(char *dst, const char *escaped, size_t len);
 void vt_json_string(FILE *out, const char *escaped);
 void vt_text_fit(char *dst, size_t size, const char *escaped, size_t len);
 const char *vt_signal_name(int sig);
+const char *vt_io_class_name(int io_class);
 
 /* --- tui.c --- */
 int vt_tui_run(vt_config_t *cfg);

@@ -19,7 +19,7 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vtoptest import VTOP, Term, check, finish, kill_all, spawn  # noqa: E402
+from vtoptest import VTOP, Term, check, finish, kill_all, list_lines, spawn  # noqa: E402
 
 SOCKET = "vtop-e2e-%d" % os.getpid()
 
@@ -30,15 +30,6 @@ if not shutil.which("tmux"):
 
 term = Term(SOCKET)
 tmux, screen, keys, literal, wait_for = term.tmux, term.screen, term.keys, term.literal, term.wait_for
-
-
-def list_lines(s):
-    """The process lines: after the column header line, before the bottom line."""
-    lines = s.split("\n")
-    for i, line in enumerate(lines):
-        if re.match(r"^\s+PID", line):
-            return lines[i + 1:-1]
-    return []
 
 
 def line_of(s, pattern):

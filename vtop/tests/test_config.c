@@ -124,6 +124,7 @@ static void test_save_and_read_back(void **state)
 	a.columns_nr = vt_column_parse_list("pid,ppid,rchars,command", a.columns, VT_MAX_COLUMNS, err, sizeof(err));
 	a.tree = false;
 	a.kthreads = true;
+	a.exited_rows = false;
 	a.delay = 0.5;
 	a.color = VT_COLOR_NEVER;
 	a.sort_col[0] = vt_column_find("rchars");
@@ -141,6 +142,7 @@ static void test_save_and_read_back(void **state)
 	assert_memory_equal(a.columns, b.columns, sizeof(int) * 4);
 	assert_false(b.tree);
 	assert_true(b.kthreads);
+	assert_false(b.exited_rows);
 	assert_true(b.delay == 0.5);
 	assert_int_equal(b.color, VT_COLOR_NEVER);
 	assert_int_equal(b.sort_col[0], a.sort_col[0]);

@@ -488,6 +488,16 @@ static void test_exited_rows(void **state)
 	assert_int_equal(w.snap.events[0].pid, 102);
 	/* it is in the tree where it was, and its exit status is a column */
 	assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	/* hidden (X), flat and in the tree */
+	w.view.show_exited = false;
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 100 101 200");
+	w.view.tree = false;
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(w.view.lines_nr, 4);
+	w.view.tree = true;
+	w.view.show_exited = true;
+	vt_view_build(&w.view, &w.snap);
 	col = vt_column_find("exit_status");
 	assert_int_equal(vt_column_format(&vt_columns[col], gone, &w.snap, buf, sizeof(buf), false), 1);
 	assert_string_equal(buf, "3");
@@ -507,17 +517,145 @@ static void test_exited_rows(void **state)
 	assert_int_equal(vt_snapshot_find(&w.snap, 102, 0), -1);
 	assert_string_equal(line_pids(&w), "1 100 101 200");
 
-	/* a parent and child gone together: the child's ghost has no parent left, it goes to the top */
+	/*
+	 * A parent and child gone together: the child's exited row stays under
+	 * its parent's, also in the samples after (it was at the top, where
+	 * folding everything left it out in the open).
+	 */
 	fixture_remove(&w.fx, "100");
 	fixture_remove(&w.fx, "101");
 	tick(&w, 1);
 	sample(&w);
 	assert_true(row_of(&w, 101)->flags & VT_ROW_EXITED);
 	assert_int_equal(w.snap.exited_now, 2);
+	for (int age = 1; age < w.cfg.exited_keep; age++) {
+		tick(&w, 1);
+		sample(&w);
+		assert_int_equal(row_of(&w, 101)->exited_age, age);
+		assert_int_equal(row_of(&w, 101)->parent, vt_snapshot_find(&w.snap, 100, 0));
+		assert_int_equal(row_of(&w, 100)->parent, vt_snapshot_find(&w.snap, 1, 0));
+		assert_string_equal(line_pids(&w), "1 100 101 200");
+		vt_view_collapse_all(&w.view, &w.snap, true);
+		vt_view_build(&w.view, &w.snap);
+		assert_string_equal(line_pids(&w), "1");
+		vt_view_collapse_all(&w.view, &w.snap, false);
+		vt_view_build(&w.view, &w.snap);
+	}
+	world_close(&w);
+}
+
+/*
+ * The parent exits a sample before its child: the library moves the child
+ * to the top when the parent's node goes, and the child, dead before it is
+ * placed again, is stale there.  Its row goes under its parent's exited row,
+ * found by the parent its stat named and by start time: a later process
+ * with the parent's pid (a reuse) is not taken for it.
+ */
+static void test_exited_orphan(void **state)
+{
+	static const char *const argv[] = { "reused", NULL };
+	world_t w;
+	int parent;
+
+	world_open(&w);
+	w.cfg.exited_keep = 3;
+	/* 103's start a tick before its parent's, as a start taken from an event's time can be */
+	fixture_proc(&w.fx, 103, 100, NULL, 'S', 499, argv);
 	tick(&w, 1);
 	sample(&w);
-	assert_int_equal(row_of(&w, 101)->parent, -1);
-	assert_int_equal(row_of(&w, 100)->parent, vt_snapshot_find(&w.snap, 1, 0));
+	fixture_remove(&w.fx, "100");
+	tick(&w, 1);
+	sample(&w);
+	assert_true(row_of(&w, 100)->flags & VT_ROW_EXITED);
+	fixture_remove(&w.fx, "101");
+	fixture_remove(&w.fx, "102");
+	fixture_remove(&w.fx, "103");
+	tick(&w, 1);
+	sample(&w);
+	assert_true(row_of(&w, 103)->flags & VT_ROW_EXITED);
+	assert_int_equal(w.snap.rows[row_of(&w, 103)->parent].pid, 100);
+	assert_true(row_of(&w, 101)->flags & VT_ROW_EXITED);
+	parent = row_of(&w, 101)->parent;
+	assert_true(parent >= 0);
+	assert_int_equal(w.snap.rows[parent].pid, 100);
+	assert_true(w.snap.rows[parent].flags & VT_ROW_EXITED);
+	assert_int_equal(row_of(&w, 101)->ppid, 100);
+	vt_view_collapse_all(&w.view, &w.snap, true);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1");
+	vt_view_collapse_all(&w.view, &w.snap, false);
+
+	/* pid 100 again, a new process (started after 101 and 102): not their parent */
+	fixture_proc(&w.fx, 100, 1, NULL, 'S', 900, argv);
+	tick(&w, 1);
+	sample(&w);
+	parent = row_of(&w, 102)->parent;
+	assert_true(parent >= 0);
+	assert_int_equal(w.snap.rows[parent].pid, 100);
+	assert_int_equal(w.snap.rows[parent].start, 500);
+	/* the old 100's exited row gone before its children's: orphans, under pid 1 (not under the new 100) */
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(vt_snapshot_find(&w.snap, 100, 500), -1);
+	parent = row_of(&w, 102)->parent;
+	assert_true(parent >= 0);
+	assert_int_equal(w.snap.rows[parent].pid, 1);
+	vt_view_collapse_all(&w.view, &w.snap, true);
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1");
+	world_close(&w);
+}
+
+/* a tag is a process's (pid, start time) and goes with it: kill and renice never act on a tag of a gone process */
+static void test_tags(void **state)
+{
+	static const char *const argv[] = { "sleep", "30", NULL };
+	world_t w;
+
+	world_open(&w);
+	vt_view_set_tagged(&w.view, row_of(&w, 101), true);
+	vt_view_set_tagged(&w.view, row_of(&w, 102), true);
+	vt_view_set_tagged(&w.view, row_of(&w, 200), true);
+	vt_view_set_tagged(&w.view, row_of(&w, 200), false);
+	assert_int_equal(w.view.tagged_nr, 2);
+	/* hidden by a filter: still tagged */
+	assert_int_equal(vt_view_set_filter(&w.view, "bash", false), 0);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.view.tagged_nr, 2);
+	assert_int_equal(vt_view_set_filter(&w.view, "", false), 0);
+	/* a zombie is still the process: tagged; gone, its exited row is not */
+	proc_stat(&w.fx, 102, 100, "sleep", 'Z', 520, 7, 3, 0);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.view.tagged_nr, 2);
+	fixture_remove(&w.fx, "102");
+	tick(&w, 1);
+	sample(&w);
+	assert_true(row_of(&w, 102)->flags & VT_ROW_EXITED);
+	assert_false(vt_view_is_tagged(&w.view, row_of(&w, 102)));
+	assert_int_equal(w.view.tagged_nr, 1);
+	assert_true(vt_view_is_tagged(&w.view, row_of(&w, 101)));
+	/* an exited row cannot be tagged */
+	vt_view_set_tagged(&w.view, row_of(&w, 102), true);
+	assert_int_equal(w.view.tagged_nr, 1);
+	/* 101 goes and its pid comes back as another process: that one is not tagged */
+	fixture_remove(&w.fx, "101");
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.view.tagged_nr, 0);
+	fixture_proc(&w.fx, 101, 100, NULL, 'S', 990, argv);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.view.tagged_nr, 0);
+	for (int i = 0; i < w.snap.rows_nr; i++)
+		assert_false(vt_view_is_tagged(&w.view, &w.snap.rows[i]));
+	/* the pid typed selects the live process, listed after its exited namesake (by start) */
+	w.view.tree = false;
+	vt_view_set_sort(&w.view, vt_column_find("start"), false);
+	vt_view_build(&w.view, &w.snap);
+	assert_false(vt_view_row(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 101))->flags & VT_ROW_EXITED);
+	assert_int_equal(vt_view_row(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 101))->start, 990);
 	world_close(&w);
 }
 
@@ -705,7 +843,7 @@ static void test_columns(void **state)
 
 	world_open(&w);
 	/* every field of the per-process defs tables is a column */
-	for (int s = VMON_STORE_PROC_STAT; s <= VMON_STORE_PROC_ENV; s++) {
+	for (int s = VMON_STORE_PROC_STAT; s < VMON_STORE_PROC_NR; s++) {
 		const vmon_store_desc_t *desc = &vmon_proc_store_descs[s];
 
 		for (int i = 0; i < desc->fields_nr; i++)
@@ -745,6 +883,55 @@ static void test_columns(void **state)
 	assert_string_equal(buf, "1234");
 	vt_format_size(buf, sizeof(buf), 1536.0 * 1024);
 	assert_string_equal(buf, "1.50M");
+	world_close(&w);
+}
+
+/* PSS (smaps_rollup) is read for the pids the screen says are shown, never for all */
+static void test_rollup_visible(void **state)
+{
+	static const char rollup[] = "5600000-7ffd0000 ---p 00000000 00:00 0 [rollup]\nRss: 900 kB\nPss: %d kB\n"
+				     "Pss_Anon: 10 kB\nPss_File: 20 kB\nPss_Shmem: 0 kB\nShared_Clean: 1 kB\n"
+				     "Shared_Dirty: 0 kB\nPrivate_Clean: 2 kB\nPrivate_Dirty: 3 kB\nSwapPss: 0 kB\n";
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_ROLLUP];
+	int cols[VT_MAX_COLUMNS], n, one = 101, other = 102;
+	char err[128], buf[64];
+	world_t w;
+
+	(void)state;
+	world_open(&w);
+	fixture_printf(&w.fx, "101/smaps_rollup", rollup, 333);
+	fixture_printf(&w.fx, "102/smaps_rollup", rollup, 444);
+	n = vt_column_parse_list("pid,pss_kb,command", cols, VT_MAX_COLUMNS, err, sizeof(err));
+	assert_int_equal(n, 3);
+	assert_true(vt_columns_wants(cols, n) & VMON_WANT_PROC_ROLLUP);
+	/* the column's want is not the instance's: no process is read for it ... */
+	assert_int_equal(vt_source_set_wants(&w.src, vt_columns_wants(cols, n), false), 0);
+	sample(&w);
+	for (int i = 0; i < w.snap.rows_nr; i++)
+		assert_null(w.snap.rows[i].stores[VMON_STORE_PROC_ROLLUP]);
+	/* ... but those shown */
+	assert_int_equal(vt_source_set_rollup(&w.src, &one, 1), 0);
+	sample(&w);
+	assert_non_null(row_of(&w, 101)->stores[VMON_STORE_PROC_ROLLUP]);
+	assert_null(row_of(&w, 102)->stores[VMON_STORE_PROC_ROLLUP]);
+	assert_null(row_of(&w, 100)->stores[VMON_STORE_PROC_ROLLUP]);
+	assert_true(vmon_field_present(desc, &desc->fields[VMON_PROC_ROLLUP_PSS_KB],
+				       row_of(&w, 101)->stores[VMON_STORE_PROC_ROLLUP]));
+	vt_column_format(&vt_columns[vt_column_find("pss_kb")], row_of(&w, 101), &w.snap, buf, sizeof(buf), true);
+	assert_string_equal(buf, "333");
+	assert_int_equal(vt_column_format(&vt_columns[vt_column_find("pss_kb")], row_of(&w, 102), &w.snap, buf,
+					  sizeof(buf), true), -1);
+	/* scrolled: the one that left loses it, the one that came gets it */
+	assert_int_equal(vt_source_set_rollup(&w.src, &other, 1), 0);
+	sample(&w);
+	assert_null(row_of(&w, 101)->stores[VMON_STORE_PROC_ROLLUP]);
+	vt_column_format(&vt_columns[vt_column_find("pss_kb")], row_of(&w, 102), &w.snap, buf, sizeof(buf), true);
+	assert_string_equal(buf, "444");
+	/* the column hidden: none */
+	assert_int_equal(vt_source_set_rollup(&w.src, NULL, 0), 0);
+	sample(&w);
+	for (int i = 0; i < w.snap.rows_nr; i++)
+		assert_null(w.snap.rows[i].stores[VMON_STORE_PROC_ROLLUP]);
 	world_close(&w);
 }
 
@@ -1231,11 +1418,14 @@ int main(void)
 		cmocka_unit_test(test_selection_follow),
 		cmocka_unit_test(test_exited_rows),
 		cmocka_unit_test(test_short_life_exited_at_once),
+		cmocka_unit_test(test_exited_orphan),
+		cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_many_events),
 		cmocka_unit_test(test_new_rows_and_cpu),
 		cmocka_unit_test(test_escaped_command),
 		cmocka_unit_test(test_command_after_exec),
 		cmocka_unit_test(test_columns),
+		cmocka_unit_test(test_rollup_visible),
 		cmocka_unit_test(test_number_text),
 		cmocka_unit_test(test_feed_meter),
 		cmocka_unit_test(test_feed_events),

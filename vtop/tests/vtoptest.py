@@ -3,6 +3,7 @@ outlive the test, checks that are counted, and where vtop is."""
 
 import ctypes
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -48,6 +49,15 @@ def kill_all(children):
         c.wait()
 
 
+def list_lines(s):
+    """The process lines of a screen: after the column header line, before the bottom line."""
+    lines = s.split("\n")
+    for i, line in enumerate(lines):
+        if re.match(r"^\s+PID", line):
+            return lines[i + 1:-1]
+    return []
+
+
 def finish():
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
@@ -69,6 +79,20 @@ class Term:
         if must and r.returncode != 0:
             raise RuntimeError("tmux %s: %s" % (" ".join(args), r.stderr.decode(errors="replace")))
         return r.stdout.decode("utf-8", errors="replace")
+
+    def restart(self, cmd, width, height):
+        """A new session "vt" running cmd, in place of any before: the server of the last one may still be
+        going away when the next client comes ("server exited unexpectedly"), so that is tried again."""
+        self.tmux("kill-server", must=False)
+        for attempt in range(20):
+            try:
+                self.tmux("new-session", "-d", "-s", "vt", "-x", str(width), "-y", str(height), cmd)
+                break
+            except RuntimeError:
+                if attempt == 19:
+                    raise
+                time.sleep(0.2)
+        self.tmux("set-option", "-t", "vt", "remain-on-exit", "on")
 
     def screen(self):
         return self.tmux("capture-pane", "-p", "-t", "vt")
