@@ -109,6 +109,10 @@ static void test_instance_arguments(void **state)
 	errno = 0;
 	assert_null(vmon_feed_backend_name((vmon_feed_backend_t)-1));
 	assert_int_equal(errno, EINVAL);
+	/* a pidfd of no process */
+	expect_fail(vmon_pidfd_open(0, 0, 0), -1, EINVAL);
+	expect_fail(vmon_pidfd_open(-4, 0, 0), -1, EINVAL);
+	expect_fail(vmon_pidfd_open(0x7fffffff, 1, 0), -1, ESRCH);
 	/* not a replay */
 	expect_fail(vmon_log_replay(&vmon, &(vmon_log_sample_t){ .procs_nr = 0 }), -1, EINVAL);
 	/* it is still whole */
