@@ -635,6 +635,15 @@ int iter_probe(vmon_t *vmon, proc_node_t *node)
 		node->ran_answer = 0;
 	} else {
 		r = &it->slots[i];
+		/*
+		 * A task being reaped ('X') no longer has its parent (0), group or
+		 * session: it is gone, as procfs_probe() finds it, and a process
+		 * first seen so would be placed at the top of the tree.
+		 */
+		if (r->stat.state == 'X') {
+			errno = ESRCH;
+			return -1;
+		}
 		if (node->confirmed && !node_start_matches(node, r->stat.start)) {
 			errno = ESTALE;
 			return -1;

@@ -887,6 +887,18 @@ static void churn_walk(vmon_t *vmon, const pid_t *loops)
 	churn_walk_list(&vmon->processes, loops);
 }
 
+/* a life the tree never reported: what it did report for that pid, to tell a wrong start from a miss */
+static void churn_explain(const struct churn_slot *c)
+{
+	print_message("pid %d (start %llu): %d lives, stale %d times; the same pid:", c->pid, c->start, c->lives,
+		      c->stales);
+	for (size_t i = 0; i < CHURN_SLOTS; i++)
+		if (churn[i].pid == c->pid && &churn[i] != c)
+			print_message(" start %llu (%d lives, new %d, stale %d)", churn[i].start, churn[i].lives,
+				      churn[i].news, churn[i].stales);
+	print_message("\n");
+}
+
 static void test_churn(void **state)
 {
 	double secs = under_valgrind() ? 2.0 : 8.0, elapsed;
@@ -971,6 +983,8 @@ static void test_churn(void **state)
 		if (c->news != c->stales || c->stales > c->lives)
 			fail_msg("pid %d (start %llu): %d lives, new %d times, stale %d times (%llu events lost)",
 				 c->pid, c->start, c->lives, c->news, c->stales, st.lost);
+		if (c->lives > c->stales)
+			churn_explain(c);
 		short_of += c->lives - c->stales;
 	}
 	print_message("%s: %d short lives in %d samples, every one new once and stale once; %d unreported, "
