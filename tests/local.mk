@@ -224,3 +224,8 @@ endif
 tests/test_fdlimit.log tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log \
 tests/test_chart.log: \
 	$(VMON_HEAVY_AFTER)
+# The feed tests take CPU 1 offline and back (test_cpu_hotplug) and run
+# fork storms: one at a time, so that no test's CPU goes away under it and
+# no storm's loss or timing is another's.
+tests/test_feed_perf.log: tests/test_feed_ebpf.log
+tests/test_feed_netlink.log: tests/test_feed_perf.log
