@@ -227,5 +227,9 @@ tests/test_chart.log: \
 # The feed tests take CPU 1 offline and back (test_cpu_hotplug) and run
 # fork storms: one at a time, so that no test's CPU goes away under it and
 # no storm's loss or timing is another's.
-tests/test_feed_perf.log: tests/test_feed_ebpf.log
-tests/test_feed_netlink.log: tests/test_feed_perf.log
+# (through variables: automake takes a rule for the test's own .log as a
+# replacement of its recipe)
+VMON_FEED_PERF_LOG = tests/test_feed_perf.log
+VMON_FEED_NETLINK_LOG = tests/test_feed_netlink.log
+$(VMON_FEED_PERF_LOG): tests/test_feed_ebpf.log
+$(VMON_FEED_NETLINK_LOG): tests/test_feed_perf.log
