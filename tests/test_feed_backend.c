@@ -149,6 +149,15 @@ static void kid_dtor(vmon_t *vmon, vmon_proc_t *proc)
 	(void)vmon;
 	if (k)
 		k->dtors++;
+	/* a node let go in the pass that made it: its ctor counts now, before its memory is another node's */
+	for (size_t i = 0; i < ctored_nr; i++) {
+		if (ctored[i] != proc)
+			continue;
+		if (k)
+			k->ctors++;
+		ctored[i] = ctored[--ctored_nr];
+		break;
+	}
 }
 
 static void ctors_match(void)

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
@@ -160,8 +161,12 @@ try:
     else:
         elog = os.path.join(tmp, "events.vlog")
         rec = subprocess.Popen([VTOP, "-b", "--format", "csv", "-d", "0.2", "-n", "10", "-w", elog],
-                               stdout=subprocess.DEVNULL, env=ENV)
-        time.sleep(0.5)
+                               stdout=subprocess.PIPE, env=ENV)
+        # the children start once the first refresh is out (the feed is open by then, however slow the
+        # start on a busy machine); the rest of the output is read on, so that vtop never waits on the pipe
+        rec.stdout.readline()
+        drain = threading.Thread(target=rec.stdout.read, daemon=True)
+        drain.start()
         lives = {}
         for code in (5, 6, 7):
             c = subprocess.Popen(["/bin/sh", "-c", "exit %d" % code])
