@@ -107,6 +107,37 @@ static int spawn_idle(int nr)
 	return 0;
 }
 
+/*
+ * An empty $HOME of our own, removed at exit: htop and btop write their
+ * settings into it (a path that does not exist would be created, as root,
+ * and be there for everyone after us).
+ */
+static char home[] = "/tmp/vtop_bench.XXXXXX";
+
+static void remove_home(void)
+{
+	pid_t pid;
+
+	if (home[sizeof(home) - 2] == 'X')
+		return;	/* mkdtemp() did not make it */
+	/* rm -r without a shell: the path is ours, made by mkdtemp() */
+	pid = fork();
+	if (pid == 0) {
+		execlp("rm", "rm", "-rf", "--", home, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+}
+
+/* in a child about to exec a peer */
+static void empty_home(void)
+{
+	setenv("HOME", home, 1);
+	setenv("XDG_CONFIG_HOME", home, 1);
+}
+
 static double tv_ms(struct timeval tv)
 {
 	return (double)tv.tv_sec * 1e3 + (double)tv.tv_usec / 1e3;
@@ -127,8 +158,7 @@ static double run_cpu_ms(char *const *argv, long *rss_kb)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(null, STDIN_FILENO);
 		dup2(null, STDOUT_FILENO);
-		setenv("XDG_CONFIG_HOME", "/nonexistent", 1);	/* no one's vtoprc or toprc */
-		setenv("HOME", "/nonexistent", 1);
+		empty_home();	/* no one's vtoprc or toprc */
 		execvp(argv[0], argv);
 		_exit(127);
 	}
@@ -247,8 +277,7 @@ static double interactive_pct(char *const *argv, double secs, long *rss_kb)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		setenv("TERM", "xterm-256color", 1);
 		setenv("LANG", "C.UTF-8", 1);
-		setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
-		setenv("HOME", "/nonexistent", 1);
+		empty_home();
 		execvp(argv[0], argv);
 		_exit(127);
 	}
@@ -335,6 +364,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!mkdtemp(home)) {
+		perror("vtop_bench: mkdtemp");
+		return 1;
+	}
+	atexit(remove_home);
 	atexit(kill_everything);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
