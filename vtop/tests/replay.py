@@ -307,7 +307,12 @@ try:
         cmd = "env XDG_CONFIG_HOME=%s LANG=C.UTF-8 TERM=screen-256color %s -d 0.2 -w %s" % (tmp, VTOP, tui_log)
         TMUX_W.tmux("new-session", "-d", "-s", "vt", "-x", "120", "-y", "30", cmd)
         TMUX_W.wait_for(lambda s: "F10Quit" in s, "-w on the screen: vtop starts")
-        time.sleep(1.5)
+        # a few refreshes into the log, however slow they come on a busy machine: each grows the file
+        sizes, deadline = set(), time.time() + 60
+        while len(sizes) < 4 and time.time() < deadline:
+            if os.path.exists(tui_log):
+                sizes.add(os.path.getsize(tui_log))
+            time.sleep(0.05)
         TMUX_W.keys("q")
         deadline = time.time() + 5
         while TMUX_W.tmux("list-sessions", must=False) and time.time() < deadline:
