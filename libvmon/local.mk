@@ -15,6 +15,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/core/pidmap.c libvmon/core/pidmap.h \
 	libvmon/core/pidfd.c \
 	libvmon/core/dump.c \
+	libvmon/sources/source.c libvmon/sources/source.h \
 	libvmon/sources/procfs.c \
 	libvmon/sources/iter.c \
 	libvmon/stores/parse.c \

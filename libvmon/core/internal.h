@@ -182,11 +182,11 @@ struct _vmon_internal {
 	/*
 	 * Whose stat_line is, and whose record the iterator's probe took: a
 	 * probe's number, never reused, where a node's address would be once
-	 * the node is freed (iter_probed(), stat_line_probed()).
+	 * the node is freed (record_probed(), stat_line_probed()).
 	 */
 	unsigned long long	probes;		/* procfs_probe() and iter_probe() calls */
 	unsigned long long	stat_line_probe;	/* the probe that read stat_line */
-	unsigned long long	iter_probe;	/* the last iter_probe() */
+	unsigned long long	record_probe;	/* the last probe that took a source's record (iter_probe()) */
 	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
 	long		page_size;
 	int		in_sample;
@@ -204,9 +204,10 @@ struct _vmon_internal {
 	struct _vmon_log_writer *log_writer;	/* writes every event the feed delivers (log_write.c) */
 	struct feed	*feed;		/* the event feed (feed.c); NULL before vmon_init_attr() opens it */
 
-	/* the sampling source (iter.c, vmon_set_sampler()) */
+	/* the sampling source (sources/, vmon_set_sampler()) */
 	vmon_sampler_t	sampler_asked;	/* by the caller, or $VMON_SAMPLER */
-	struct iter	*iter;		/* the task iterator, loaded; NULL: /proc only */
+	const struct source_ops *source;	/* in use; NULL: /proc */
+	struct iter	*iter;		/* the task iterator's state while it is the source (iter.c) */
 	char		sampler_reason[320];	/* why the iterator is not in use; "" when it is */
 };
 
@@ -216,9 +217,9 @@ static inline bool stat_line_probed(const struct _vmon_internal *in, const proc_
 	return node->probe && node->probe == in->stat_line_probe;
 }
 
-static inline bool iter_probed(const struct _vmon_internal *in, const proc_node_t *node)
+static inline bool record_probed(const struct _vmon_internal *in, const proc_node_t *node)
 {
-	return node->probe && node->probe == in->iter_probe;
+	return node->probe && node->probe == in->record_probe;
 }
 
 /*
@@ -326,24 +327,8 @@ void feed_count_lost(vmon_t *vmon, unsigned long long n);
 const char *feed_root_reason(vmon_t *vmon);
 int feed_count_fds(vmon_t *vmon);	/* open in this process, or -1 (the feed's and the iterator's are counted so) */
 
-/* --- iter.c --- */
-typedef struct iter iter_t;
-#define ITER_THREADS_START	(-2)	/* iter_next_thread()'s first cursor */
-#define ITER_LISTING_SECS	10.0	/* how often /proc is listed for what the iterator does not show */
-int iter_open(vmon_t *vmon, char *why, size_t why_size);
-void iter_close(vmon_t *vmon);
-int iter_read(vmon_t *vmon);
-bool iter_active(const vmon_t *vmon);
-int iter_fds(const vmon_t *vmon);
-bool iter_covers(const vmon_t *vmon, const proc_node_t *node);
-bool iter_listing_due(vmon_t *vmon);
-int iter_list(vmon_t *vmon);
-int iter_probe(vmon_t *vmon, proc_node_t *node);
-int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor);
-int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first);
-int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first);
-int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first);
-int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first);
+/* --- sources/: the sampling sources (source.h) --- */
+#include "sources/source.h"
 
 /* --- procfs.c --- */
 int procfs_open_root(vmon_t *vmon, const char *root);
@@ -360,6 +345,7 @@ void procfs_close_warm(vmon_t *vmon, int *fd);
 void procfs_close_dir(vmon_t *vmon, proc_node_t *node);
 bool procfs_hold(vmon_t *vmon);
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
+int procfs_list(vmon_t *vmon, bool wanted);
 void procfs_stat_line_keep(proc_node_t *node, const buf_t *line);
 void procfs_stat_line_forget(proc_node_t *node);
 bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node);

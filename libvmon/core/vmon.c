@@ -116,13 +116,13 @@ static int sampler_apply(vmon_t *vmon, vmon_sampler_t asked)
 	char why[sizeof(in->sampler_reason)];
 
 	if (!want) {
-		iter_close(vmon);
+		source_choose(vmon, VMON_SAMPLER_PROC, why, sizeof(why));
 		snprintf(in->sampler_reason, sizeof(in->sampler_reason), "%s",
 			 asked == VMON_SAMPLER_PROC ? "/proc was asked for" :
 			 "explicit monitoring (no VMON_FLAG_PROC_ALL): /proc reads only the monitored processes");
 		return 0;
 	}
-	if (iter_open(vmon, why, sizeof(why)) < 0) {
+	if (source_choose(vmon, VMON_SAMPLER_ITER, why, sizeof(why)) < 0) {
 		int err = errno;
 
 		snprintf(in->sampler_reason, sizeof(in->sampler_reason), "%s", why);
@@ -186,7 +186,7 @@ vmon_sampler_t vmon_get_sampler(const vmon_t *vmon)
 		errno = EINVAL;
 		return VMON_SAMPLER_AUTO;
 	}
-	return vmon->internal->iter ? VMON_SAMPLER_ITER : VMON_SAMPLER_PROC;
+	return source_sampler(vmon);
 }
 
 const char *vmon_sampler_reason(const vmon_t *vmon)
@@ -370,7 +370,7 @@ void vmon_destroy(vmon_t *vmon)
 		feed_close(vmon);
 		if (in->log_writer)
 			log_unfollow(in->log_writer);
-		iter_close(vmon);
+		source_close(vmon);
 		/* those out of the index first (stale, ended, detached...), then the live */
 		node_free_all(vmon);
 		nr = collect_live(vmon, &all, &cap);
@@ -473,8 +473,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 	vmon_proc_t *proc = &node->pub;
 	bool retry;
 
-	/* a task the iterator's records do not show: through /proc, which finds it gone or reads it (iter.c) */
-	if ((iter_covers(vmon, node) ? iter_probe(vmon, node) : procfs_probe(vmon, node)) < 0) {
+	if (source_probe(vmon, node) < 0) {
 		int err = errno;
 
 		procfs_node_done(vmon, node);
@@ -652,42 +651,6 @@ static size_t snapshot_procs(vmon_t *vmon)
 }
 
 /*
- * PROC_ALL: merge the /proc listing into the pid index (a new pid is a new
- * node, a known pid is marked seen), then sample every process: those the
- * listing no longer shows are stale without a read.  With a healthy event
- * feed the births came as events and there is no listing: a process that
- * is gone is found so by its stat read.
- */
-static int list_proc(vmon_t *vmon)
-{
-	struct _vmon_internal *in = vmon->internal;
-	struct dirent *de;
-
-	rewinddir(vmon->proc_dir);
-	errno = 0;
-	while ((de = readdir(vmon->proc_dir))) {
-		const char *p = de->d_name;
-		unsigned long long v;
-		proc_node_t *node;
-
-		if (!parse_ull(&p, p + strlen(p), &v) || *p || v == 0 || v > 0x7fffffff)
-			continue;
-		node = pidmap_get(&in->procs, (int)v);
-		if (!node) {
-			node = node_new(vmon, (int)v, (int)v, false, vmon->proc_wants);
-			if (!node)
-				return -1;
-		}
-		node->seen = vmon->generation;
-		errno = 0;
-	}
-	if (errno)
-		return -1;
-	feed_listed(vmon);
-	return 0;
-}
-
-/*
  * PROC_ALL: the processes that came and went in this pass (a fork the feed
  * reported before the first listing, a life found and lost in one pass)
  * were placed when nothing of their parent was known, and the placement
@@ -734,29 +697,25 @@ static int sample_all(vmon_t *vmon)
 	struct _vmon_internal *in = vmon->internal;
 	bool listed = feed_wants_listing(vmon);
 	size_t nr;
-	int err = 0;
+	int err = 0, r;
 
 	/*
-	 * The task iterator's records list the processes at no extra cost;
-	 * now and then /proc is listed too, for those it does not show.  A
-	 * process neither listing showed is then probed, not taken for gone:
-	 * the probe through /proc says.  A listing cut short (no memory for a
-	 * node, a failed readdir) takes nobody for gone; the pass goes on with
-	 * the nodes it has, and fails when done.
+	 * The source lists the processes: /proc when the event feed wants a
+	 * listing, the task iterator at every pass (and /proc now and then,
+	 * for those it does not show).  A process not listed is taken for gone
+	 * only when the listing says so; else it is probed, and the probe
+	 * says.  A listing cut short (no memory for a node, a failed readdir)
+	 * takes nobody for gone; the pass goes on with the nodes it has, and
+	 * fails when done.
 	 */
-	if (iter_active(vmon)) {
-		if (iter_list(vmon) < 0) {
-			err = errno;
-		} else if (iter_listing_due(vmon)) {
-			if (list_proc(vmon) < 0)
-				err = errno;
-		} else if (listed) {
-			feed_listed(vmon);	/* the records were the listing the event feed wanted */
-		}
-		listed = false;
-	} else if (listed && list_proc(vmon) < 0) {
+	r = source_list(vmon, listed);
+	if (r < 0) {
 		err = errno;
 		listed = false;
+	} else {
+		if (r & SOURCE_LISTED_ALL)
+			feed_listed(vmon);
+		listed = r & SOURCE_LISTED_ENDS;
 	}
 	nr = snapshot_procs(vmon);
 	for (size_t i = 0; i < nr; i++) {
@@ -890,13 +849,9 @@ int vmon_sample(vmon_t *vmon)
 		user_leave(in, prev);
 	}
 
-	/* one read of the task iterator for every process; should it fail, this pass reads /proc */
-	if (in->iter) {
-		if (iter_read(vmon) < 0)
-			in->stats.errors++;
-		else
-			in->stats.iter_reads++;
-	}
+	/* one read of a source of records (the task iterator) for every process; should it fail, this pass reads /proc */
+	if (source_pass_begin(vmon) < 0)
+		in->stats.errors++;
 
 	if (vmon->flags & VMON_FLAG_PROC_ALL) {
 		if (sample_all(vmon) < 0) {
@@ -1238,6 +1193,6 @@ int vmon_get_stats(const vmon_t *vmon, vmon_stats_t *stats)
 	stats->threads = (int)in->threads.nr;
 	stats->fds_held = in->fds_held;
 	stats->fd_budget = in->fd_budget;
-	stats->sampler_fds = iter_fds(vmon);
+	stats->sampler_fds = source_fds(vmon);
 	return 0;
 }

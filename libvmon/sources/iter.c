@@ -51,6 +51,10 @@
 #include "bpf/iter.h"
 #include "bpf/iter.skel.h"
 
+typedef struct iter iter_t;
+
+#define ITER_LISTING_SECS	10.0	/* how often /proc is listed for what the iterator does not show */
+
 /* the group's sums, for a leader's record */
 typedef struct iter_group {
 	unsigned long long	utime_ns, stime_ns, run_ns, gtime_ns, minflt, majflt;
@@ -127,7 +131,7 @@ static const iter_copy_t sched_copy[] = {
 
 #define NELEM(_a) (sizeof(_a) / sizeof((_a)[0]))
 
-void iter_close(vmon_t *vmon)
+static void iter_close(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
 	iter_t *it = in ? in->iter : NULL;
@@ -175,7 +179,7 @@ static unsigned held_entries(void)
 	return n;
 }
 
-int iter_open(vmon_t *vmon, char *why, size_t why_size)
+static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 {
 	struct _vmon_internal *in = vmon->internal;
 	libbpf_print_fn_t old_print;
@@ -493,7 +497,7 @@ corrupt:
 	return -1;
 }
 
-int iter_read(vmon_t *vmon)
+static int iter_read(vmon_t *vmon)
 {
 	iter_t *it = vmon->internal->iter;
 	ssize_t len;
@@ -529,14 +533,14 @@ fail:
 	return -1;
 }
 
-int iter_fds(const vmon_t *vmon)
+static int iter_fds(const vmon_t *vmon)
 {
 	const iter_t *it = vmon->internal->iter;
 
 	return it ? it->fds : 0;
 }
 
-bool iter_active(const vmon_t *vmon)
+static bool iter_active(const vmon_t *vmon)
 {
 	const iter_t *it = vmon->internal->iter;
 
@@ -553,7 +557,7 @@ static int slot_of(const iter_t *it, int tid)
 	return i;
 }
 
-int iter_list(vmon_t *vmon)
+static int iter_list(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
 	iter_t *it = in->iter;
@@ -582,7 +586,7 @@ int iter_list(vmon_t *vmon)
  * tree needs, and whether the task ran since the last sample (its
  * schedstat figures come with the record).
  */
-bool iter_covers(const vmon_t *vmon, const proc_node_t *node)
+static bool iter_covers(const vmon_t *vmon, const proc_node_t *node)
 {
 	const iter_t *it = vmon->internal->iter;
 	int i;
@@ -592,7 +596,7 @@ bool iter_covers(const vmon_t *vmon, const proc_node_t *node)
 	return it->slot_tgid[i] == (node->pub.is_thread ? node->tgid : node->pub.pid);
 }
 
-bool iter_listing_due(vmon_t *vmon)
+static bool iter_listing_due(vmon_t *vmon)
 {
 	iter_t *it = vmon->internal->iter;
 
@@ -602,7 +606,7 @@ bool iter_listing_due(vmon_t *vmon)
 	return true;
 }
 
-int iter_probe(vmon_t *vmon, proc_node_t *node)
+static int iter_probe(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
 	iter_t *it = in->iter;
@@ -663,18 +667,18 @@ int iter_probe(vmon_t *vmon, proc_node_t *node)
 	node->ran_generation = vmon->generation;
 	node->probed = vmon->generation;
 	node->probe = ++in->probes;
-	in->iter_probe = node->probe;
+	in->record_probe = node->probe;
 	return 0;
 }
 
-/* the tids of the node's thread group, its leader first; *cursor starts at ITER_THREADS_START, 0 ends */
-int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor)
+/* the tids of the node's thread group, its leader first; *cursor starts at SOURCE_THREADS_START, 0 ends */
+static int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor)
 {
 	const iter_t *it = vmon->internal->iter;
 	int i;
 
 	/* START: the leader, then -3 - its index: its group's list, then the list's next */
-	if (*cursor == ITER_THREADS_START) {
+	if (*cursor == SOURCE_THREADS_START) {
 		if ((i = slot_of(it, node->pub.pid)) < 0)
 			return 0;
 		*cursor = -3 - i;
@@ -753,7 +757,7 @@ static int kthread_comm(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bo
 	return parse_set_string(f, s, buf->data, buf->len + 1, s->changed, first);
 }
 
-int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
 	iter_t *it = vmon->internal->iter;
@@ -826,7 +830,7 @@ int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool fi
 	return changes;
 }
 
-int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
+static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
 	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter_index];
@@ -854,7 +858,7 @@ int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
 	return changes;
 }
 
-int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
+static int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_IO];
 	const iter_t *it = vmon->internal->iter;
@@ -867,7 +871,7 @@ int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
 			 s, s->changed, s->present, first);
 }
 
-int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
+static int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_SCHED];
 	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter_index];
@@ -877,9 +881,80 @@ int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool 
 	return copy_part(desc, sched_copy, NELEM(sched_copy), &r->sched, s, s->changed, s->present, first);
 }
 
+
+/* the task iterator as a source (source.h); a task its records do not show is read through /proc */
+static int iter_source_list(vmon_t *vmon, bool wanted)
+{
+	if (!iter_active(vmon))
+		return procfs_list(vmon, wanted);	/* its read failed in this pass */
+	if (iter_list(vmon) < 0)
+		return -1;
+	/* now and then /proc too, for the processes the records do not show; not seen there is not gone */
+	if (iter_listing_due(vmon))
+		return procfs_list(vmon, true) < 0 ? -1 : SOURCE_LISTED_ALL;
+	return wanted ? SOURCE_LISTED_ALL : 0;	/* the records were the listing the event feed wanted */
+}
+
+static int iter_source_probe(vmon_t *vmon, proc_node_t *node)
+{
+	return iter_covers(vmon, node) ? iter_probe(vmon, node) : procfs_probe(vmon, node);
+}
+
+static int iter_source_pass_begin(vmon_t *vmon)
+{
+	if (iter_read(vmon) < 0)
+		return -1;
+	vmon->internal->stats.iter_reads++;
+	return 1;
+}
+
+/* did the node's probe in this pass take its record (not read /proc)? */
+static bool took_record(vmon_t *vmon, const proc_node_t *node)
+{
+	return record_probed(vmon->internal, node) && iter_active(vmon);
+}
+
+static int iter_source_fill(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store, void *s, bool first)
+{
+	if (!took_record(vmon, node))
+		return SOURCE_NO_RECORD;
+	switch (store) {
+	case VMON_STORE_PROC_STAT:
+		return iter_fill_stat(vmon, node, s, first);
+	case VMON_STORE_PROC_VM:
+		return iter_fill_vm(vmon, node, s, first);
+	case VMON_STORE_PROC_IO:
+		return iter_fill_io(vmon, node, s, first);
+	case VMON_STORE_PROC_SCHED:
+		return iter_fill_sched(vmon, node, s, first);
+	default:
+		return SOURCE_NO_RECORD;
+	}
+}
+
+static int iter_source_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor)
+{
+	if (!took_record(vmon, node))
+		return SOURCE_NO_RECORD;
+	return iter_next_thread(vmon, node, cursor);
+}
+
+const source_ops_t iter_source = {
+	.sampler	= VMON_SAMPLER_ITER,
+	.caps		= SOURCE_RECORDS,
+	.open		= iter_open,
+	.close		= iter_close,
+	.pass_begin	= iter_source_pass_begin,
+	.list		= iter_source_list,
+	.probe		= iter_source_probe,
+	.fill		= iter_source_fill,
+	.next_thread	= iter_source_next_thread,
+	.fds		= iter_fds,
+};
+
 #else	/* !HAVE_BPF */
 
-int iter_open(vmon_t *vmon, char *why, size_t why_size)
+static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 {
 	(void)vmon;
 	snprintf(why, why_size, "not built in (configured with --disable-bpf)");
@@ -887,54 +962,12 @@ int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	return -1;
 }
 
-void iter_close(vmon_t *vmon)
-{
-	(void)vmon;
-}
-
-int iter_read(vmon_t *vmon)
-{
-	(void)vmon;
-	errno = EOPNOTSUPP;
-	return -1;
-}
-
-bool iter_active(const vmon_t *vmon)
-{
-	(void)vmon;
-	return false;
-}
-
-int iter_fds(const vmon_t *vmon)
-{
-	(void)vmon;
-	return 0;
-}
-
-bool iter_covers(const vmon_t *vmon, const proc_node_t *node)
-{
-	(void)vmon;
-	(void)node;
-	return false;
-}
-
-bool iter_listing_due(vmon_t *vmon)
-{
-	(void)vmon;
-	return true;
-}
-
-/* never called: iter_active() is never true */
-int iter_list(vmon_t *vmon) { (void)vmon; errno = EOPNOTSUPP; return -1; }
-int iter_probe(vmon_t *vmon, proc_node_t *node) { (void)vmon; (void)node; errno = EOPNOTSUPP; return -1; }
-int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor) { (void)vmon; (void)node; (void)cursor; return 0; }
-int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
-{ (void)vmon; (void)node; (void)s; (void)first; errno = EOPNOTSUPP; return -1; }
-int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
-{ (void)vmon; (void)node; (void)s; (void)first; errno = EOPNOTSUPP; return -1; }
-int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
-{ (void)vmon; (void)node; (void)s; (void)first; errno = EOPNOTSUPP; return -1; }
-int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
-{ (void)vmon; (void)node; (void)s; (void)first; errno = EOPNOTSUPP; return -1; }
+/* never in use: it does not open */
+const source_ops_t iter_source = {
+	.sampler	= VMON_SAMPLER_ITER,
+	.open		= iter_open,
+	.list		= procfs_list,
+	.probe		= procfs_probe,
+};
 
 #endif

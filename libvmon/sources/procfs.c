@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -113,15 +114,15 @@ int procfs_open_root(vmon_t *vmon, const char *root)
 }
 
 /*
- * The hot fds a node holds when it holds them all.  With the task iterator
- * (iter.c) stat and schedstat are not read, nor the task directory, so its
- * nodes leave the budget to the warm fds (the directory first).
+ * The hot fds a node holds when it holds them all.  With a source of
+ * records (the task iterator, iter.c) stat and schedstat are not read, nor
+ * the task directory, so its nodes leave the budget to the warm fds (the directory first).
  */
-static int hot_fds(const struct _vmon_internal *in, vmon_proc_wants_t w)
+static int hot_fds(const vmon_t *vmon, vmon_proc_wants_t w)
 {
-	if (in->iter)
+	if (source_has(vmon, SOURCE_RECORDS))
 		return !!(w & VMON_WANT_PROC_FOLLOW_CHILDREN);
-	return 1 + in->have_schedstat + !!(w & VMON_WANT_PROC_FOLLOW_CHILDREN) + !!(w & VMON_WANT_PROC_FOLLOW_THREADS);
+	return 1 + vmon->internal->have_schedstat + !!(w & VMON_WANT_PROC_FOLLOW_CHILDREN) + !!(w & VMON_WANT_PROC_FOLLOW_THREADS);
 }
 
 /*
@@ -145,7 +146,7 @@ static void budget_regrow(vmon_t *vmon)
 static int warm_allowance(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
-	long left = (long)in->fd_budget - (long)hot_fds(in, vmon->proc_wants) * (long)(in->procs.nr + in->threads.nr);
+	long left = (long)in->fd_budget - (long)hot_fds(vmon, vmon->proc_wants) * (long)(in->procs.nr + in->threads.nr);
 
 	return left > 0 ? (int)left : 0;
 }
@@ -208,7 +209,7 @@ static bool hold_hot(vmon_t *vmon, proc_node_t *node, bool first)
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
 	if (first) {
-		int need = hot_fds(vmon->internal, node->pub.wants);
+		int need = hot_fds(vmon, node->pub.wants);
 
 		/* (a node the task iterator does not show, probed here, may have no hot fds to hold) */
 		if (need <= 0 || !room_for(vmon, need))
@@ -858,3 +859,46 @@ int procfs_ran(vmon_t *vmon, proc_node_t *node)
 	node->run_ns = run_ns;
 	return node->ran_answer;
 }
+
+/*
+ * PROC_ALL: merge the /proc listing into the pid index (a new pid is a new
+ * node, a known pid is marked seen).  With a healthy event feed the births
+ * came as events and there is no listing (`wanted` false): a process that
+ * is gone is found so by its stat read.
+ */
+int procfs_list(vmon_t *vmon, bool wanted)
+{
+	struct _vmon_internal *in = vmon->internal;
+	struct dirent *de;
+
+	if (!wanted)
+		return 0;
+	rewinddir(vmon->proc_dir);
+	errno = 0;
+	while ((de = readdir(vmon->proc_dir))) {
+		const char *p = de->d_name;
+		unsigned long long v;
+		proc_node_t *node;
+
+		if (!parse_ull(&p, p + strlen(p), &v) || *p || v == 0 || v > 0x7fffffff)
+			continue;
+		node = pidmap_get(&in->procs, (int)v);
+		if (!node) {
+			node = node_new(vmon, (int)v, (int)v, false, vmon->proc_wants);
+			if (!node)
+				return -1;
+		}
+		node->seen = vmon->generation;
+		errno = 0;
+	}
+	if (errno)
+		return -1;
+	return SOURCE_LISTED_ALL | SOURCE_LISTED_ENDS;
+}
+
+/* /proc as a source (source.h): the stat line read by the probe, and the stores read their own files */
+const source_ops_t procfs_source = {
+	.sampler	= VMON_SAMPLER_PROC,
+	.list		= procfs_list,
+	.probe		= procfs_probe,
+};

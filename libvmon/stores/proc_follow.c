@@ -97,7 +97,7 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	vmon_proc_t *thread, *tmp;
 	struct dirent *de;
 	bool transient, leader_seen = false;
-	int changes = 0;
+	int changes = 0, cursor, tid;
 	DIR *d;
 
 	if (proc->is_thread)
@@ -119,11 +119,10 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	s = node_store(vmon, node, VMON_STORE_PROC_FOLLOW_THREADS);
 	if (!s)
 		return -1;
-	if (iter_probed(vmon->internal, node) && iter_active(vmon)) {
-		/* the task iterator's records of the group (iter.c), the leader first */
-		int cursor = ITER_THREADS_START, tid;
-
-		while ((tid = iter_next_thread(vmon, node, &cursor)) > 0) {
+	/* a source's records of the group (the task iterator's), the leader first; else task/ */
+	cursor = SOURCE_THREADS_START;
+	if ((tid = source_next_thread(vmon, node, &cursor)) != SOURCE_NO_RECORD) {
+		for (; tid > 0; tid = source_next_thread(vmon, node, &cursor)) {
 			leader_seen |= tid == proc->pid;
 			if (!thread_listed(vmon, proc, tid, &changes))
 				return -1;
@@ -139,8 +138,7 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		return -1;
 	errno = 0;
 	while ((de = readdir(d))) {
-		int tid = dirent_pid(de);
-
+		tid = dirent_pid(de);
 		if (!tid)
 			continue;
 		leader_seen |= tid == proc->pid;

@@ -33,9 +33,9 @@ int proc_io_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	first = !BITTEST(s->present, VMON_PROC_IO_RCHAR);
 	memset(s->changed, 0, sizeof(s->changed));
 
-	/* the task iterator's record, summed over the group as io sums it (iter.c) */
-	if (iter_probed(vmon->internal, node) && iter_active(vmon)) {
-		r = iter_fill_io(vmon, node, s, first);
+	/* a source's record, summed over the group as io sums it (the task iterator's) */
+	r = source_fill(vmon, node, VMON_STORE_PROC_IO, s, first);
+	if (r != SOURCE_NO_RECORD) {
 		if (r < 0)
 			return -1;
 		return r ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;

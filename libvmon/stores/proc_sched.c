@@ -95,14 +95,15 @@ static int affinity_list(pid_t tid, buf_t *buf)
 	}
 }
 
-/* the context switches: status's lines, or the iterator's record */
+/* the context switches: status's lines, or the source's record */
 static int sample_switches(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_SCHED];
 	buf_t *buf = &vmon->internal->buf;
+	int r = source_fill(vmon, node, VMON_STORE_PROC_SCHED, s, first);
 
-	if (iter_probed(vmon->internal, node) && iter_active(vmon))
-		return iter_fill_sched(vmon, node, s, first);
+	if (r != SOURCE_NO_RECORD)
+		return r;
 	if (!first && procfs_ran(vmon, node) == 0) {
 		vmon->internal->stats.reads_skipped++;
 		return 0;

@@ -226,8 +226,8 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	bool first;
 	int changes = 0, ran, err = 0;
 
-	/* procfs_probe() read this node's line in this pass (or iter_probe() found its record) and allocated the store */
-	if (!s || node->probed != vmon->generation || (!stat_line_probed(in, node) && !iter_probed(in, node))) {
+	/* the source's probe read this node's line in this pass (or took its record) and allocated the store */
+	if (!s || node->probed != vmon->generation || (!stat_line_probed(in, node) && !record_probed(in, node))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -236,19 +236,21 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (node->fed != vmon->generation)
 		memset(s->changed, 0, sizeof(s->changed));	/* else the feed's changes of this pass stand */
 
-	if (iter_probed(in, node) && iter_active(vmon)) {
-		/* the task iterator's record in place of the line (iter.c) */
-		changes = iter_fill_stat(vmon, node, s, first);
-		if (changes < 0)
-			return -1;
-	} else if (!node->stat_same) {
+	/* the source's record in place of the line (the task iterator's), else the line its probe read */
+	changes = source_fill(vmon, node, VMON_STORE_PROC_STAT, s, first);
+	if (changes == SOURCE_NO_RECORD) {
+		changes = 0;
 		/* the same bytes as the last line parsed whole give the same values: nothing changed */
-		changes = parse_line(vmon, s, &in->stat_line, first);
-		if (changes < 0) {
-			procfs_stat_line_forget(node);
-			return -1;
+		if (!node->stat_same) {
+			changes = parse_line(vmon, s, &in->stat_line, first);
+			if (changes < 0) {
+				procfs_stat_line_forget(node);
+				return -1;
+			}
+			procfs_stat_line_keep(node, &in->stat_line);
 		}
-		procfs_stat_line_keep(node, &in->stat_line);
+	} else if (changes < 0) {
+		return -1;
 	}
 
 	if (!first && execed(s))

@@ -69,9 +69,9 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	first = !BITTEST(s->present, VMON_PROC_VM_SIZE_PAGES);
 	memset(s->changed, 0, sizeof(s->changed));
 
-	/* the task iterator's record has statm and the memory lines of status (iter.c) */
-	if (iter_probed(vmon->internal, node) && iter_active(vmon)) {
-		changes = iter_fill_vm(vmon, node, s, first);
+	/* a source's record may have statm and the memory lines of status (the task iterator's has) */
+	changes = source_fill(vmon, node, VMON_STORE_PROC_VM, s, first);
+	if (changes != SOURCE_NO_RECORD) {
 		if (changes < 0)
 			return -1;
 		return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
