@@ -201,7 +201,6 @@ struct _vmon_internal {
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */
 	struct replay	*replay;	/* fed by vmon_log_replay() (log_replay.c), not /proc */
-	struct _vmon_log_writer *log_writer;	/* writes every event the feed delivers (log_write.c) */
 	struct feed	*feed;		/* the event feed (feed.c); NULL before vmon_init_attr() opens it */
 
 	/* the sampling source (sources/, vmon_set_sampler()) */
@@ -259,10 +258,7 @@ static inline void user_leave(struct _vmon_internal *in, int prev)
 /* --- vmon.c --- */
 int instance_init(vmon_t *vmon, const vmon_attr_t *attr);
 
-/* --- log_write.c, log_replay.c --- */
-/* an event the feed delivered, for the writer that follows it; a writer the instance lets go */
-void log_follow_event(struct _vmon_log_writer *writer, const vmon_event_t *event, bool in_tree);
-void log_unfollow(struct _vmon_log_writer *writer);
+/* --- log_replay.c --- */
 void replay_free(struct replay *replay);
 
 /* --- tree.c --- */
@@ -318,8 +314,20 @@ void feed_apply(vmon_t *vmon);
 bool feed_wants_listing(vmon_t *vmon);
 void feed_listed(vmon_t *vmon);
 void feed_node_gone(vmon_t *vmon, proc_node_t *node);
-/* an event done with: counted, handed to the caller's callback and to a log that follows the feed */
+/* an event done with: counted, handed to every listener */
 void feed_deliver(vmon_t *vmon, const vmon_event_t *event, proc_node_t *node);
+/*
+ * A listener hears every event the feed delivers, at the end of the pass
+ * (node: the event's node in the tree, or NULL), in list order: `first`
+ * puts it before the others.  `gone`, if any, is called when the instance
+ * goes.  The caller's callback is one (vmon_feed_set_callback()), a log
+ * writer that follows the feed another.
+ */
+typedef void feed_listener_fn(vmon_t *vmon, const vmon_event_t *event, proc_node_t *node, void *ctx);
+int feed_listen(vmon_t *vmon, feed_listener_fn *fn, void (*gone)(void *ctx), void *ctx, bool first);
+void feed_unlisten(vmon_t *vmon, feed_listener_fn *fn, void *ctx);
+/* the context of fn's listener, or NULL: none */
+void *feed_listener_ctx(vmon_t *vmon, feed_listener_fn *fn);
 /* the events applied in this pass, to feed_deliver(), now that the tree is whole */
 void feed_flush(vmon_t *vmon);
 /* n events lost (0: some, how many unknown), as a replayed log's drop notice says */

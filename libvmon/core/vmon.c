@@ -368,8 +368,6 @@ void vmon_destroy(vmon_t *vmon)
 		if (in->in_sample || in->user != USER_NONE)
 			return;
 		feed_close(vmon);
-		if (in->log_writer)
-			log_unfollow(in->log_writer);
 		source_close(vmon);
 		/* those out of the index first (stale, ended, detached...), then the live */
 		node_free_all(vmon);

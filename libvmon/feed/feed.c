@@ -41,8 +41,9 @@
  *
  * Delivery.  An event applied (by feed_apply(), or by feed_node_gone() in
  * the middle of a pass) is copied, strings and all, to the outbox; the
- * caller's event callback and a log that follows the feed get the outbox
- * at one point, once the pass is done with the tree (feed_flush()).
+ * listeners (feed_listen(): the caller's event callback among them) get
+ * the outbox at one point, once the pass is done with the tree
+ * (feed_flush()).
  */
 #include "config.h"
 
@@ -91,8 +92,14 @@ struct feed {
 	double			last_drain;
 	double			rate;		/* events per second at the last drains */
 
-	vmon_event_cb_t		cb;
+	vmon_event_cb_t		cb;		/* the caller's (vmon_feed_set_callback()), a listener */
 	void			*cb_arg;
+	struct listener {
+		feed_listener_fn	*fn;
+		void			(*gone)(void *ctx);
+		void			*ctx;
+	}			*listeners;	/* in the order they hear an event */
+	size_t			listeners_nr, listeners_cap;
 	bool			applying;	/* in feed_apply() or feed_node_gone() */
 	bool			thread_exits;	/* the queue holds a thread's exit that may be a process's (netlink) */
 
@@ -377,6 +384,11 @@ void feed_close(vmon_t *vmon)
 	feed_t *f = vmon->internal->feed;
 	if (!f)
 		return;
+	/* the listeners that outlive the instance let go of it */
+	for (size_t i = 0; i < f->listeners_nr; i++)
+		if (f->listeners[i].gone)
+			f->listeners[i].gone(f->listeners[i].ctx);
+	free(f->listeners);
 	if (f->backend)
 		f->backend->close(f);
 	free(f->q);
@@ -892,10 +904,11 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 }
 
 /*
- * An event is done: counted, and passed to the caller's callback and to a
- * log writer that follows the feed (vmon_log_writer_follow_feed()), once
- * the tree is whole: feed_flush() for a live pass; a replay (log_replay.c)
- * delivers the events of its log here at the end of its own.
+ * An event is done: counted, and passed to every listener (the caller's
+ * callback among them), once the tree is whole: feed_flush() for a live
+ * pass; a pass that applies recorded events delivers them here at the end
+ * of its own.  A listener may subscribe
+ * or leave from its call: the list is read afresh at each step.
  */
 void feed_deliver(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node)
 {
@@ -906,14 +919,72 @@ void feed_deliver(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node)
 		f->stats.applied++;
 	else
 		f->stats.ignored++;
-	if (vmon->internal->log_writer)
-		log_follow_event(vmon->internal->log_writer, ev, node != NULL);
-	if (f->cb) {
-		int prev = user_enter(vmon->internal, USER_NOTIFY);
+	for (size_t i = 0; i < f->listeners_nr; i++)
+		f->listeners[i].fn(vmon, ev, node, f->listeners[i].ctx);
+}
 
-		f->cb(vmon, ev, node ? &node->pub : NULL, f->cb_arg);
-		user_leave(vmon->internal, prev);
+static struct listener *listener_find(feed_t *f, feed_listener_fn *fn, void *ctx)
+{
+	for (size_t i = 0; i < f->listeners_nr; i++)
+		if (f->listeners[i].fn == fn && (!ctx || f->listeners[i].ctx == ctx))
+			return &f->listeners[i];
+	return NULL;
+}
+
+int feed_listen(vmon_t *vmon, feed_listener_fn *fn, void (*gone)(void *ctx), void *ctx, bool first)
+{
+	feed_t *f = vmon->internal->feed;
+	size_t at;
+
+	if (!f) {
+		errno = EINVAL;
+		return -1;
 	}
+	if (listener_find(f, fn, ctx))
+		return 0;
+	if (f->listeners_nr == f->listeners_cap) {
+		size_t cap = f->listeners_cap ? f->listeners_cap * 2 : 4;
+		struct listener *v = realloc(f->listeners, sizeof(*v) * cap);
+
+		if (!v)
+			return -1;
+		f->listeners = v;
+		f->listeners_cap = cap;
+	}
+	at = first ? 0 : f->listeners_nr;
+	memmove(&f->listeners[at + 1], &f->listeners[at], (f->listeners_nr - at) * sizeof(f->listeners[0]));
+	f->listeners[at] = (struct listener){ .fn = fn, .gone = gone, .ctx = ctx };
+	f->listeners_nr++;
+	return 0;
+}
+
+void feed_unlisten(vmon_t *vmon, feed_listener_fn *fn, void *ctx)
+{
+	feed_t *f = vmon->internal->feed;
+	struct listener *l = f ? listener_find(f, fn, ctx) : NULL;
+
+	if (!l)
+		return;
+	memmove(l, l + 1, (size_t)(&f->listeners[f->listeners_nr] - (l + 1)) * sizeof(*l));
+	f->listeners_nr--;
+}
+
+void *feed_listener_ctx(vmon_t *vmon, feed_listener_fn *fn)
+{
+	feed_t *f = vmon->internal->feed;
+	struct listener *l = f ? listener_find(f, fn, NULL) : NULL;
+
+	return l ? l->ctx : NULL;
+}
+
+/* the caller's event callback, a listener like any other */
+static void call_user(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node, void *ctx)
+{
+	feed_t *f = ctx;
+	int prev = user_enter(vmon->internal, USER_NOTIFY);
+
+	f->cb(vmon, ev, node ? &node->pub : NULL, f->cb_arg);
+	user_leave(vmon->internal, prev);
 }
 
 /*
@@ -1233,6 +1304,10 @@ int vmon_feed_set_callback(vmon_t *vmon, vmon_event_cb_t cb, void *arg)
 		errno = EINVAL;
 		return -1;
 	}
+	if (cb && feed_listen(vmon, call_user, NULL, f, false) < 0)
+		return -1;
+	if (!cb)
+		feed_unlisten(vmon, call_user, f);
 	f->cb = cb;
 	f->cb_arg = arg;
 	return 0;

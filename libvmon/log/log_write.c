@@ -817,23 +817,29 @@ static int write_gone(vmon_log_writer_t *w, const vmon_proc_t *node)
 /* --- following a feed --- */
 
 /*
- * A writer that follows an instance's feed is handed every event the feed
- * delivers, inside vmon_sample() and beside the caller's own callback
- * (feed_deliver()), so that a program records events without giving up its
+ * A writer that follows an instance's feed listens to it (feed_listen()):
+ * it hears every event the feed delivers, inside vmon_sample() and before
+ * the caller's own callback, so that a program records events without giving up its
  * callback.  What was lost on the way is written as one drop notice before
  * the next sample: the feed's losses (its lost counter grew since the last
  * look) and the events this writer could not frame (out of memory).
  */
 static int write_event(vmon_log_writer_t *w, const vmon_event_t *ev, int node);
 
-void log_follow_event(vmon_log_writer_t *w, const vmon_event_t *ev, bool in_tree)
+static void follow_event(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node, void *ctx)
 {
-	if (write_event(w, ev, in_tree) < 0)
+	vmon_log_writer_t *w = ctx;
+
+	(void)vmon;
+	if (write_event(w, ev, node != NULL) < 0)
 		w->own_lost++;
 }
 
-void log_unfollow(vmon_log_writer_t *w)
+/* the followed instance goes */
+static void follow_gone(void *ctx)
 {
+	vmon_log_writer_t *w = ctx;
+
 	w->followed = NULL;
 }
 
@@ -863,16 +869,21 @@ int vmon_log_writer_follow_feed(vmon_log_writer_t *w, vmon_t *vmon)
 		errno = EINVAL;
 		return -1;
 	}
-	if (vmon && vmon->internal->log_writer && vmon->internal->log_writer != w) {
-		errno = EBUSY;
-		return -1;
+	if (vmon && w->followed != vmon) {
+		void *other = feed_listener_ctx(vmon, follow_event);
+
+		if (other && other != w) {
+			errno = EBUSY;
+			return -1;
+		}
+		/* first: the log has an event before anything a callback does about it */
+		if (feed_listen(vmon, follow_event, follow_gone, w, true) < 0)
+			return -1;
 	}
 	if (w->followed && w->followed != vmon)
-		w->followed->internal->log_writer = NULL;
+		feed_unlisten(w->followed, follow_event, w);
 	w->followed = vmon;
 	w->feed_lost = feed_lost_now(vmon);
-	if (vmon)
-		vmon->internal->log_writer = w;
 	return 0;
 }
 
