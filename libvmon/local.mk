@@ -41,7 +41,9 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/log/log_write.c \
 	libvmon/log/log_read.c \
 	libvmon/log/log_replay.c \
-	libvmon/util/escape.c
+	libvmon/util/buf.c \
+	libvmon/util/escape.c \
+	libvmon/util/host.c libvmon/util/host.h
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
 libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)
 

@@ -332,8 +332,6 @@ void *feed_listener_ctx(vmon_t *vmon, feed_listener_fn *fn);
 void feed_flush(vmon_t *vmon);
 /* n events lost (0: some, how many unknown), as a replayed log's drop notice says */
 void feed_count_lost(vmon_t *vmon, unsigned long long n);
-const char *feed_root_reason(vmon_t *vmon);
-int feed_count_fds(vmon_t *vmon);	/* open in this process, or -1 (the feed's and the iterator's are counted so) */
 
 /* --- sources/: the sampling sources (source.h) --- */
 #include "sources/source.h"
@@ -359,6 +357,11 @@ void procfs_stat_line_forget(proc_node_t *node);
 bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node);
 int procfs_ran(vmon_t *vmon, proc_node_t *node);
 void procfs_shrink_budget(vmon_t *vmon);
+
+/* --- util/host.c --- */
+/* why the kernel's pids (its events, the iterator's records) are not the proc root's, or NULL */
+const char *host_root_reason(vmon_t *vmon);
+int host_count_fds(vmon_t *vmon);	/* open in this process, or -1 (the feed's and the iterator's are counted so) */
 
 /* --- parse.c --- */
 size_t parse_complete_len(const char *text, size_t len);

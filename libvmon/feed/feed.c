@@ -214,26 +214,6 @@ static int parse_spec(const char *spec, vmon_feed_backend_t order[VMON_FEED_BACK
 	return nr;
 }
 
-/* the fds this process has open, the directory's own included (a difference cancels it) */
-int feed_count_fds(vmon_t *vmon)
-{
-	int fd = openat(vmon->internal->proc_fd, "self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
-	struct dirent *de;
-	DIR *d;
-
-	if (fd < 0)
-		return -1;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t buffer_bytes)
 {
 	const feed_backend_t *b = backend_of(id);
@@ -246,7 +226,7 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
 		reason_add(f, backend_names[VMON_FEED_EBPF], "not built in (configured with --disable-bpf)");
 		return false;
 	}
-	before = feed_count_fds(vmon);
+	before = host_count_fds(vmon);
 	if (b->open(vmon, f, buffer_bytes, &capacity, why, sizeof(why)) < 0) {
 		reason_add(f, b->name, why[0] ? why : strerror(errno));
 		f->priv = NULL;
@@ -255,79 +235,12 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
 	f->backend = b;
 	f->capacity = capacity ? capacity : 1;
 	/* held from now to vmon_destroy(), besides the /proc files of the fd budget */
-	f->fds = before >= 0 ? feed_count_fds(vmon) - before : 0;
+	f->fds = before >= 0 ? host_count_fds(vmon) - before : 0;
 	if (f->fds < 0)
 		f->fds = 0;
 	f->stats.backend = id;
 	f->stats.buffer_bytes = buffer_bytes;
 	return true;
-}
-
-/*
- * The kernel's events name processes by their pids in the first pid
- * namespace: they describe the proc root only if it is that namespace's
- * procfs, read from inside it.  NULL when they do, else why not.  (The
- * task iterator's records too: iter.c asks the same.)
- */
-/* the nsfs inode of the first pid namespace: fixed since Linux 3.8 (PROC_PID_INIT_INO) */
-#define PID_NS_FIRST_INO	0xeffffffcUL
-
-const char *feed_root_reason(vmon_t *vmon)
-{
-	static const char nested[] = "libvmon runs in a pid namespace of its own, and the kernel's events carry the first one's pids";
-	struct _vmon_internal *in = vmon->internal;
-	const char *reason = NULL;
-	char link[32], *nspid;
-	buf_t status = { 0 };
-	struct stat ns;
-	ssize_t n;
-	int fd;
-
-	if (!in->proc_is_live)
-		return "the proc root is not a procfs";
-	n = readlinkat(in->proc_fd, "self", link, sizeof(link) - 1);
-	if (n <= 0)
-		return "the proc root is another pid namespace's procfs";
-	link[n] = '\0';
-	if (atoi(link) != getpid())
-		return "the proc root is another pid namespace's procfs";
-	/*
-	 * A container's pid namespace with its own procfs: self is ours, and
-	 * NSpid shows one pid, the namespace's.  Its nsfs inode tells; where
-	 * it cannot be looked at, NSpid catches a procfs of an outer one.
-	 */
-	if (fstatat(in->proc_fd, "self/ns/pid", &ns, 0) == 0 && ns.st_ino != PID_NS_FIRST_INO)
-		return nested;
-	fd = openat(in->proc_fd, "self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	/* the whole file: NSpid comes after Groups, which a process in many groups makes long */
-	while (buf_reserve(&status, status.len + 4096) == 0 &&
-	       (n = read(fd, status.data + status.len, status.cap - 1 - status.len)) > 0)
-		status.len += (size_t)n;
-	close(fd);
-	if (!status.data)
-		return NULL;
-	status.data[status.len] = '\0';
-	/* "NSpid:\t1234" in the first namespace; one more pid per nested one */
-	nspid = strstr(status.data, "\nNSpid:");
-	if (nspid) {
-		const char *p = nspid + 7, *end = p + strcspn(p, "\n");
-		unsigned long long pid;
-		int pids = 0;
-
-		for (;;) {
-			while (p < end && (*p == ' ' || *p == '\t'))
-				p++;
-			if (!parse_ull(&p, end, &pid))
-				break;
-			pids++;
-		}
-		if (pids > 1)
-			reason = nested;
-	}
-	buf_free(&status);
-	return reason;
 }
 
 int feed_open(vmon_t *vmon, const vmon_attr_t *attr)
@@ -364,7 +277,7 @@ int feed_open(vmon_t *vmon, const vmon_attr_t *attr)
 		}
 	}
 
-	not_here = feed_root_reason(vmon);
+	not_here = host_root_reason(vmon);
 	for (int i = 0; i < nr; i++) {
 		if (order[i] == VMON_FEED_NONE)
 			break;

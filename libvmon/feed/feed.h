@@ -17,14 +17,6 @@
 
 typedef struct feed feed_t;
 
-#ifdef HAVE_BPF
-#include <stdarg.h>
-#include <bpf/libbpf.h>
-/* libbpf's last complaint while a program loads (feed_bpf.c, iter.c), for a reason line */
-extern char feed_libbpf_said[200];
-int feed_libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap);
-#endif
-
 /* a pending event: the public one, with its strings in feed->arena until it is applied */
 typedef struct feed_event {
 	vmon_event_t	ev;		/* filename and args are set when it is applied */

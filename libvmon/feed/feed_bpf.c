@@ -34,6 +34,7 @@
 #include <bpf/libbpf.h>
 
 #include "feed/feed.h"
+#include "util/host.h"
 #include "bpf/feed.h"
 #include "bpf/feed.skel.h"
 
@@ -48,25 +49,6 @@ typedef struct bpf_feed {
 	long			page_kb;
 	int			pushed;		/* during a drain */
 } bpf_feed_t;
-
-/* libbpf's last complaint, for the reason line; the library starts no threads (iter.c uses it too) */
-char feed_libbpf_said[200];
-
-int feed_libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[sizeof(feed_libbpf_said)];
-	size_t len;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	len = strlen(line);
-	while (len && (line[len - 1] == '\n' || line[len - 1] == ' '))
-		line[--len] = '\0';
-	if (len)
-		memcpy(feed_libbpf_said, line, len + 1);
-	return 0;
-}
 
 /* does sched_process_exit pass group_dead (its BTF prototype has three arguments)? */
 static bool exit_has_group_dead(void)
@@ -193,8 +175,8 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *cap
 	b->page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	size = ring_size(buffer_bytes ? buffer_bytes : BPF_DEFAULT_BUFFER);
 
-	feed_libbpf_said[0] = '\0';
-	old_print = libbpf_set_print(feed_libbpf_capture);
+	host_libbpf_said[0] = '\0';
+	old_print = libbpf_set_print(host_libbpf_capture);
 	b->skel = feed_bpf__open();
 	if (!b->skel) {
 		err = errno;
@@ -213,7 +195,7 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *cap
 				 strerror(err));
 		else
 			snprintf(why, why_size, "loading the BPF programs failed (%s)%s%s", strerror(err),
-				 feed_libbpf_said[0] ? ": " : "", feed_libbpf_said);
+				 host_libbpf_said[0] ? ": " : "", host_libbpf_said);
 		goto fail;
 	}
 	err = feed_bpf__attach(b->skel);

@@ -47,7 +47,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "feed/feed.h"
+#include "util/host.h"
 #include "bpf/iter.h"
 #include "bpf/iter.skel.h"
 
@@ -183,7 +183,7 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 {
 	struct _vmon_internal *in = vmon->internal;
 	libbpf_print_fn_t old_print;
-	const char *not_here = feed_root_reason(vmon);
+	const char *not_here = host_root_reason(vmon);
 	iter_t *it;
 	long page = sysconf(_SC_PAGESIZE);
 	int shift = 0, err, before, cpus;
@@ -204,9 +204,9 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	while (page > 1 && (1L << shift) < page)
 		shift++;
 
-	before = feed_count_fds(vmon);
-	feed_libbpf_said[0] = '\0';
-	old_print = libbpf_set_print(feed_libbpf_capture);
+	before = host_count_fds(vmon);
+	host_libbpf_said[0] = '\0';
+	old_print = libbpf_set_print(host_libbpf_capture);
 	it->skel = iter_bpf__open();
 	if (!it->skel) {
 		err = errno;
@@ -240,7 +240,7 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 		goto fail;
 	}
 	libbpf_set_print(old_print);
-	it->fds = before >= 0 ? feed_count_fds(vmon) - before : 0;
+	it->fds = before >= 0 ? host_count_fds(vmon) - before : 0;
 	if (it->fds < 0)
 		it->fds = 0;
 	in->iter = it;
@@ -250,7 +250,7 @@ fail:
 	libbpf_set_print(old_print);
 	snprintf(why, why_size, "loading the task iterator: %s%s%s%s", strerror(err),
 		 err == EPERM ? " (it needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" : "",
-		 feed_libbpf_said[0] ? ": " : "", feed_libbpf_said);
+		 host_libbpf_said[0] ? ": " : "", host_libbpf_said);
 	in->iter = it;
 	iter_close(vmon);
 	errno = err;

@@ -45,29 +45,6 @@
 #define PROC_SUPER_MAGIC 0x9fa0
 #endif
 
-int buf_reserve(buf_t *buf, size_t cap)
-{
-	char *data;
-
-	if (buf->cap >= cap + 1 && buf->data)
-		return 0;
-	if (cap < 4096)
-		cap = 4096;
-	data = realloc(buf->data, cap + 1);
-	if (!data)
-		return -1;
-	buf->data = data;
-	buf->cap = cap + 1;
-	return 0;
-}
-
-void buf_free(buf_t *buf)
-{
-	free(buf->data);
-	buf->data = NULL;
-	buf->len = buf->cap = 0;
-}
-
 /*
  * Does the kernel keep sched_info (the run counts of /proc/PID/schedstat)?
  * Without it every task reads all zeros, and so does a task that has not

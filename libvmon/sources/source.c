@@ -62,11 +62,6 @@ vmon_sampler_t source_sampler(const vmon_t *vmon)
 	return current(vmon)->sampler;
 }
 
-bool source_has(const vmon_t *vmon, unsigned caps)
-{
-	return (current(vmon)->caps & caps) == caps;
-}
-
 int source_pass_begin(vmon_t *vmon)
 {
 	const source_ops_t *src = current(vmon);

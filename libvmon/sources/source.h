@@ -58,12 +58,19 @@ extern const source_ops_t iter_source;
 int source_choose(vmon_t *vmon, vmon_sampler_t sampler, char *why, size_t why_size);
 void source_close(vmon_t *vmon);
 vmon_sampler_t source_sampler(const vmon_t *vmon);
-bool source_has(const vmon_t *vmon, unsigned caps);
 int source_pass_begin(vmon_t *vmon);
 int source_list(vmon_t *vmon, bool wanted);
 int source_probe(vmon_t *vmon, struct proc_node *node);
 int source_fill(vmon_t *vmon, struct proc_node *node, vmon_proc_store_t store, void *s, bool first);
 int source_next_thread(vmon_t *vmon, struct proc_node *node, int *cursor);
 int source_fds(const vmon_t *vmon);
+
+/* has the source in use these SOURCE_* caps?  (source.h is read after struct _vmon_internal) */
+static inline bool source_has(const vmon_t *vmon, unsigned caps)
+{
+	const source_ops_t *src = vmon->internal->source;
+
+	return src && (src->caps & caps) == caps;
+}
 
 #endif
