@@ -200,7 +200,7 @@ struct _vmon_internal {
 	unsigned	callback_run;		/* counts run_callbacks() calls */
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */
-	struct replay	*replay;	/* fed by vmon_log_replay() (log_replay.c), not /proc */
+	struct replay	*replay;	/* the replay's state while it is the source (log_replay.c) */
 	struct feed	*feed;		/* the event feed (feed.c); NULL before vmon_init_attr() opens it */
 
 	/* the sampling source (sources/, vmon_set_sampler()) */
@@ -258,8 +258,6 @@ static inline void user_leave(struct _vmon_internal *in, int prev)
 /* --- vmon.c --- */
 int instance_init(vmon_t *vmon, const vmon_attr_t *attr);
 
-/* --- log_replay.c --- */
-void replay_free(struct replay *replay);
 
 /* --- tree.c --- */
 proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc_wants_t wants);

@@ -166,7 +166,7 @@ int vmon_set_sampler(vmon_t *vmon, vmon_sampler_t sampler)
 		errno = EINVAL;
 		return -1;
 	}
-	if (vmon->internal->replay) {
+	if (source_has(vmon, SOURCE_NOT_LIVE)) {
 		errno = EINVAL;	/* a replay samples nothing */
 		return -1;
 	}
@@ -193,8 +193,8 @@ const char *vmon_sampler_reason(const vmon_t *vmon)
 {
 	if (!vmon || !vmon->internal)
 		return NULL;
-	if (vmon->internal->replay)
-		return "a replay of a log (vmon_log_replay_init()): nothing is sampled";
+	if (source_note(vmon))
+		return source_note(vmon);
 	/* empty when the iterator is in use, unless $VMON_SAMPLER was not understood */
 	return vmon->internal->sampler_reason[0] ? vmon->internal->sampler_reason : NULL;
 }
@@ -400,7 +400,6 @@ void vmon_destroy(vmon_t *vmon)
 		free(in->snapshot);
 		free(in->proc_root);
 		free(in->array_free);
-		replay_free(in->replay);
 		free(in);
 		vmon->internal = NULL;
 	}
@@ -807,7 +806,7 @@ int vmon_sample(vmon_t *vmon)
 	int ret = 1, err = 0;
 
 	/* a replay is fed by vmon_log_replay() */
-	if (!in || in->replay) {
+	if (!in || source_has(vmon, SOURCE_NOT_LIVE)) {
 		errno = EINVAL;
 		return 0;
 	}
@@ -945,7 +944,7 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 	proc_callback_t *cb = NULL;
 	proc_node_t *node, *busy;
 
-	if (!in || pid <= 0 || in->replay) {
+	if (!in || pid <= 0 || source_has(vmon, SOURCE_NOT_LIVE)) {
 		errno = EINVAL;
 		return NULL;
 	}

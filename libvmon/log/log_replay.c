@@ -55,7 +55,7 @@ static void events_clear(struct replay *r)
 	r->events_nr = 0;
 }
 
-void replay_free(struct replay *r)
+static void replay_free(struct replay *r)
 {
 	if (!r)
 		return;
@@ -128,6 +128,20 @@ static int reserve(struct replay *r, size_t n)
 	return 0;
 }
 
+static void replay_close(vmon_t *vmon)
+{
+	replay_free(vmon->internal->replay);
+	vmon->internal->replay = NULL;
+}
+
+/* a log's replay as the instance's source: it samples nothing, vmon_log_replay() feeds the tree */
+const source_ops_t replay_source = {
+	.sampler	= VMON_SAMPLER_PROC,	/* what vmon_get_sampler() said of a replay before there were sources */
+	.caps		= SOURCE_NOT_LIVE,
+	.note		= "a replay of a log (vmon_log_replay_init()): nothing is sampled",
+	.close		= replay_close,
+};
+
 int vmon_log_replay_init(vmon_t *vmon, const vmon_log_header_t *header, vmon_flags_t flags)
 {
 	vmon_attr_t attr;
@@ -152,6 +166,7 @@ int vmon_log_replay_init(vmon_t *vmon, const vmon_log_header_t *header, vmon_fla
 	vmon->internal->replay = calloc(1, sizeof(*vmon->internal->replay));
 	if (!vmon->internal->replay)
 		goto fail;
+	source_set(vmon, &replay_source);
 	return 0;
 fail:
 	err = errno ? errno : ENOMEM;

@@ -57,6 +57,17 @@ void source_close(vmon_t *vmon)
 	vmon->internal->source = &procfs_source;
 }
 
+void source_set(vmon_t *vmon, const source_ops_t *src)
+{
+	source_close(vmon);
+	vmon->internal->source = src;
+}
+
+const char *source_note(const vmon_t *vmon)
+{
+	return current(vmon)->note;
+}
+
 vmon_sampler_t source_sampler(const vmon_t *vmon)
 {
 	return current(vmon)->sampler;
@@ -71,12 +82,20 @@ int source_pass_begin(vmon_t *vmon)
 
 int source_list(vmon_t *vmon, bool wanted)
 {
-	return current(vmon)->list(vmon, wanted);
+	const source_ops_t *src = current(vmon);
+
+	return src->list ? src->list(vmon, wanted) : 0;
 }
 
 int source_probe(vmon_t *vmon, proc_node_t *node)
 {
-	return current(vmon)->probe(vmon, node);
+	const source_ops_t *src = current(vmon);
+
+	if (!src->probe) {
+		errno = EINVAL;	/* it samples nothing */
+		return -1;
+	}
+	return src->probe(vmon, node);
 }
 
 int source_fill(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store, void *s, bool first)

@@ -29,16 +29,19 @@ struct proc_node;
 
 /* what a source is */
 #define SOURCE_RECORDS		1	/* its records stand for stat, schedstat and task/: no fds held for them */
+#define SOURCE_NOT_LIVE		2	/* it samples nothing: vmon_sample(), monitoring and the sampler choice are EINVAL */
 
 typedef struct source_ops {
 	vmon_sampler_t	sampler;	/* the vmon_set_sampler() name of it */
 	unsigned	caps;		/* SOURCE_* */
+	const char	*note;		/* vmon_sampler_reason() while it is in use, or NULL */
 	/* set up (0), or -1 with errno and a line in why saying why it cannot; may be NULL */
 	int	(*open)(vmon_t *vmon, char *why, size_t why_size);
 	void	(*close)(vmon_t *vmon);
 	/* at the start of a pass: 1 read, 0 nothing to read, -1 failed (this pass falls back on /proc) */
 	int	(*pass_begin)(vmon_t *vmon);
-	/* list the processes (node->seen), `wanted` when the feed asks for a listing: SOURCE_LISTED_*, or -1 */
+	/* list the processes (node->seen), `wanted` when the feed asks for a listing: SOURCE_LISTED_*, or -1;
+	 * it and probe are NULL only in a source that samples nothing (SOURCE_NOT_LIVE) */
 	int	(*list)(vmon_t *vmon, bool wanted);
 	/* the node's stat line or record for this pass: 0, or -1 (ESRCH, ESTALE: gone) */
 	int	(*probe)(vmon_t *vmon, struct proc_node *node);
@@ -50,13 +53,17 @@ typedef struct source_ops {
 	int	(*fds)(const vmon_t *vmon);
 } source_ops_t;
 
-/* the sources (sources/procfs.c, sources/iter.c) */
+/* the sources (sources/procfs.c, sources/iter.c; a log's replay, log/log_replay.c, is set by vmon_log_replay_init()) */
 extern const source_ops_t procfs_source;
 extern const source_ops_t iter_source;
+extern const source_ops_t replay_source;
 
 /* take the source vmon_set_sampler() names (VMON_SAMPLER_PROC or _ITER): 0, or -1 with why (and /proc in use) */
 int source_choose(vmon_t *vmon, vmon_sampler_t sampler, char *why, size_t why_size);
 void source_close(vmon_t *vmon);
+/* a source no vmon_set_sampler() names, set once for the instance's life (the replay) */
+void source_set(vmon_t *vmon, const source_ops_t *src);
+const char *source_note(const vmon_t *vmon);
 vmon_sampler_t source_sampler(const vmon_t *vmon);
 int source_pass_begin(vmon_t *vmon);
 int source_list(vmon_t *vmon, bool wanted);
