@@ -50,5 +50,9 @@ CLEANFILES += bpf/vmlinux.h bpf/vmlinux.h.tmp bpf/feed.bpf.o bpf/feed.bpf.o.tmp 
 libvmon_libvmon_la_SOURCES += libvmon/feed/feed_bpf.c
 nodist_libvmon_libvmon_la_SOURCES = bpf/feed.skel.h bpf/iter.skel.h
 libvmon_libvmon_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
-libvmon_libvmon_la_LIBADD = $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
+libvmon_libvmon_la_LIBADD = $(VMON_UTIL_LIBS) $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
+else
+libvmon_libvmon_la_LIBADD = $(VMON_UTIL_LIBS)
+# (set in both branches: one set in a conditional alone is empty in the other, AM_CPPFLAGS left out)
+libvmon_libvmon_la_CPPFLAGS = $(AM_CPPFLAGS)
 endif
