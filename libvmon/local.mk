@@ -3,6 +3,10 @@
 
 lib_LTLIBRARIES += libvmon/libvmon.la
 
+# what libvmon shares with vtop (which links it too): util/clock.h
+noinst_LTLIBRARIES += libvmon/util/libvmonutil.la
+libvmon_util_libvmonutil_la_SOURCES = libvmon/util/clock.c libvmon/util/clock.h
+
 # One folder per concern: core/ (the instance, the pass, the tree), sources/
 # (where a pass reads tasks from), stores/ (one sampler per want, the parser
 # and field tables), feed/ (the event feed and its backends), log/ (record and
@@ -45,6 +49,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/util/escape.c \
 	libvmon/util/host.c libvmon/util/host.h
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
+VMON_UTIL_LIBS = libvmon/util/libvmonutil.la
 libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)
 
 # installed as <libvmon/vmon.h>, with the tables it includes beside it

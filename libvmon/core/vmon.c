@@ -46,14 +46,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
-
-static double monotonic_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "util/clock.h"
 
 void vmon_attr_default(vmon_attr_t *attr)
 {
@@ -817,7 +810,7 @@ int vmon_sample(vmon_t *vmon)
 	}
 	in->in_sample = 1;
 	vmon->generation++;
-	in->now = monotonic_now();
+	in->now = vclock_secs(CLOCK_MONOTONIC);
 	in->stats.samples++;
 
 	node_free_stale(vmon);

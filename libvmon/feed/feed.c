@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #include "feed/feed.h"
+#include "util/clock.h"
 
 /* PROC_ALL lists /proc this often even when no event was lost */
 #define VMON_FEED_RECONCILE_SECS	10.0
@@ -129,29 +130,11 @@ static const feed_backend_t *backend_of(vmon_feed_backend_t id)
 	}
 }
 
-static double monotonic_secs(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-unsigned long long feed_boottime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
-}
-
 unsigned long long feed_boottime_offset_ns(void)
 {
-	struct timespec mono;
-	unsigned long long boot = feed_boottime_ns();
+	unsigned long long boot = vclock_ns(CLOCK_BOOTTIME);
 
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	return boot - ((unsigned long long)mono.tv_sec * 1000000000ull + (unsigned long long)mono.tv_nsec);
+	return boot - vclock_ns(CLOCK_MONOTONIC);
 }
 
 unsigned long long feed_ns_to_ticks(const feed_t *feed, unsigned long long ns)
@@ -256,7 +239,7 @@ int feed_open(vmon_t *vmon, const vmon_attr_t *attr)
 	if (!f)
 		return -1;
 	f->tick_ns = vmon->ticks_per_sec > 0 ? 1000000000ull / (unsigned long long)vmon->ticks_per_sec : 10000000ull;
-	f->last_drain = monotonic_secs();
+	f->last_drain = vclock_secs(CLOCK_MONOTONIC);
 	in->feed = f;
 
 	if (spec) {
@@ -375,10 +358,7 @@ void feed_lost(feed_t *f, unsigned long long n)
  */
 static unsigned long long cpu_mark(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+	return vclock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void cpu_add(feed_t *f, unsigned long long since)
@@ -398,7 +378,7 @@ static int feed_drain(vmon_t *vmon, feed_t *f)
 	n = f->backend->drain(vmon, f);
 	cpu_add(f, cpu);
 	f->stats.drains++;
-	now = monotonic_secs();
+	now = vclock_secs(CLOCK_MONOTONIC);
 	dt = now - f->last_drain;
 	if (n >= 0 && dt > 0.001) {
 		/* the rate decays slowly and jumps up at once: timeouts err on the short side */
@@ -1190,7 +1170,7 @@ int vmon_feed_timeout(const vmon_t *vmon)
 
 	if (!f || !f->backend || f->rate < 1.0)
 		return -1;
-	left = 0.5 * (double)f->capacity / f->rate - (monotonic_secs() - f->last_drain);
+	left = 0.5 * (double)f->capacity / f->rate - (vclock_secs(CLOCK_MONOTONIC) - f->last_drain);
 	if (left <= 0)
 		return 0;
 	if (left > INT_MAX / 1000)

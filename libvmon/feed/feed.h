@@ -84,8 +84,6 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st);
  * filename (if not NULL) and the arguments found as its exec data.
  */
 void feed_read_exec(vmon_t *vmon, feed_t *feed, feed_event_t *e, const char *filename, size_t filename_len);
-/* CLOCK_BOOTTIME now, in nanoseconds */
-unsigned long long feed_boottime_ns(void);
 /* what to add to a CLOCK_MONOTONIC time to make it CLOCK_BOOTTIME (the time spent suspended) */
 unsigned long long feed_boottime_offset_ns(void);
 

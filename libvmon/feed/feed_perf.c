@@ -56,6 +56,7 @@
 #include <linux/perf_event.h>
 
 #include "feed/feed.h"
+#include "util/clock.h"
 
 #define PERF_DEFAULT_BUFFER	(8u << 20)	/* over all CPUs */
 #define PERF_BYTES_PER_EVENT	96
@@ -265,14 +266,6 @@ static int perf_open_event(int id, int cpu, bool lost_count)
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static double monotonic_secs(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* what read() of an event gives: its enabled time and lost samples (0 without PERF_FORMAT_LOST); -1 on failure */
 static int event_read(const perf_feed_t *p, int fd, unsigned long long *enabled_ns, unsigned long long *lost)
 {
@@ -392,7 +385,7 @@ static int cpu_watch(perf_feed_t *p, int cpu, char *why, size_t why_size)
 			goto fail;
 		}
 	}
-	cpu_alive(p, cpu, monotonic_secs());	/* where its enabled time starts */
+	cpu_alive(p, cpu, vclock_secs(CLOCK_MONOTONIC));	/* where its enabled time starts */
 	return 0;
 fail:
 	{
@@ -837,7 +830,7 @@ static void hotplug_check(feed_t *feed, perf_feed_t *p)
 			}
 		}
 	}
-	now = monotonic_secs();
+	now = vclock_secs(CLOCK_MONOTONIC);
 	if (now - p->alive_checked < 1.0)
 		return;
 	p->alive_checked = now;
