@@ -12,7 +12,8 @@ libvmon_util_libvmonutil_la_SOURCES = libvmon/util/clock.c libvmon/util/clock.h
 # and field tables), feed/ (the event feed and its backends), log/ (record and
 # replay), util/ (what several concerns use), tools/ (programs).
 libvmon_libvmon_la_SOURCES = \
-	libvmon/core/internal.h \
+	libvmon/core/internal.h libvmon/core/instance.h libvmon/core/node.h \
+	libvmon/core/tree.h libvmon/core/ended.h \
 	libvmon/core/vmon.c \
 	libvmon/core/tree.c \
 	libvmon/core/ended.c \
@@ -20,9 +21,10 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/core/pidfd.c \
 	libvmon/core/dump.c \
 	libvmon/sources/source.c libvmon/sources/source.h \
-	libvmon/sources/procfs.c \
+	libvmon/sources/procfs.c libvmon/sources/procfs.h \
 	libvmon/sources/iter.c \
-	libvmon/stores/parse.c \
+	libvmon/stores/parse.c libvmon/stores/parse.h \
+	libvmon/stores/stores.h \
 	libvmon/stores/fields.c \
 	libvmon/stores/sys_stat.c \
 	libvmon/stores/sys_vm.c \
@@ -37,7 +39,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/stores/proc_follow.c \
 	libvmon/stores/proc_files.c \
 	libvmon/stores/fobject.c libvmon/stores/fobject.h \
-	libvmon/feed/feed.c libvmon/feed/feed.h \
+	libvmon/feed/feed.c libvmon/feed/feed.h libvmon/feed/pass.h \
 	libvmon/feed/feed_perf.c \
 	libvmon/feed/feed_netlink.c \
 	libvmon/log/log.h \
@@ -45,9 +47,9 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/log/log_write.c \
 	libvmon/log/log_read.c \
 	libvmon/log/log_replay.c \
-	libvmon/util/buf.c \
+	libvmon/util/buf.c libvmon/util/buf.h \
 	libvmon/util/escape.c \
-	libvmon/util/host.c libvmon/util/host.h
+	libvmon/util/host.c libvmon/util/host.h libvmon/util/libbpf_said.h
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
 VMON_UTIL_LIBS = libvmon/util/libvmonutil.la
 libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)

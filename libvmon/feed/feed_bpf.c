@@ -34,7 +34,7 @@
 #include <bpf/libbpf.h>
 
 #include "feed/feed.h"
-#include "util/host.h"
+#include "util/libbpf_said.h"
 #include "bpf/feed.h"
 #include "bpf/feed.skel.h"
 

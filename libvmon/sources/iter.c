@@ -47,7 +47,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "util/host.h"
+#include "util/libbpf_said.h"
 #include "bpf/iter.h"
 #include "bpf/iter.skel.h"
 

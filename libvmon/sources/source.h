@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "vmon.h"
+#include "core/instance.h"
 
 struct proc_node;
 
@@ -72,7 +73,7 @@ int source_fill(vmon_t *vmon, struct proc_node *node, vmon_proc_store_t store, v
 int source_next_thread(vmon_t *vmon, struct proc_node *node, int *cursor);
 int source_fds(const vmon_t *vmon);
 
-/* has the source in use these SOURCE_* caps?  (source.h is read after struct _vmon_internal) */
+/* has the source in use these SOURCE_* caps? */
 static inline bool source_has(const vmon_t *vmon, unsigned caps)
 {
 	const source_ops_t *src = vmon->internal->source;

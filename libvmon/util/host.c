@@ -18,7 +18,7 @@
 
 #include "core/internal.h"
 #ifdef HAVE_BPF
-#include "util/host.h"
+#include "util/libbpf_said.h"
 #endif
 
 /* the fds this process has open, the directory's own included (a difference cancels it) */

@@ -1,15 +1,14 @@
 /*
- * host.h: libbpf's last complaint while a BPF program loads (host.c), for
- * the reason line of the event feed's backend and of the task iterator;
- * the library starts no threads, so one buffer serves.
+ * host.h: what the event feed and the task iterator ask of the system they
+ * run on (host.c); libbpf_said.h has libbpf's side.
  */
 #ifndef VMON_HOST_H
 #define VMON_HOST_H
 
-#include <stdarg.h>
-#include <bpf/libbpf.h>
+#include "vmon.h"
 
-extern char host_libbpf_said[200];
-int host_libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap);
+/* why the kernel's pids (its events, the iterator's records) are not the proc root's, or NULL */
+const char *host_root_reason(vmon_t *vmon);
+int host_count_fds(vmon_t *vmon);	/* open in this process, or -1 (the feed's and the iterator's are counted so) */
 
 #endif
