@@ -184,8 +184,10 @@ vmon_sampler_t vmon_get_sampler(const vmon_t *vmon)
 
 const char *vmon_sampler_reason(const vmon_t *vmon)
 {
-	if (!vmon || !vmon->internal)
+	if (!vmon || !vmon->internal) {
+		errno = EINVAL;
 		return NULL;
+	}
 	if (source_note(vmon))
 		return source_note(vmon);
 	/* empty when the iterator is in use, unless $VMON_SAMPLER was not understood */

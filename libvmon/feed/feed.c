@@ -1129,8 +1129,10 @@ int vmon_feed_get_stats(const vmon_t *vmon, vmon_feed_stats_t *stats)
 
 const char *vmon_feed_reason(const vmon_t *vmon)
 {
-	if (!vmon || !vmon->internal || !vmon->internal->feed)
+	if (!vmon || !vmon->internal || !vmon->internal->feed) {
+		errno = EINVAL;	/* "" as well: a caller may print it as it is */
 		return "";
+	}
 	return vmon->internal->feed->reason;
 }
 
