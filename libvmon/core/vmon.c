@@ -160,7 +160,7 @@ int vmon_set_sampler(vmon_t *vmon, vmon_sampler_t sampler)
 		return -1;
 	}
 	if (source_has(vmon, SOURCE_NOT_LIVE)) {
-		errno = EINVAL;	/* a replay samples nothing */
+		errno = EINVAL;	/* its source samples nothing */
 		return -1;
 	}
 	if (vmon->internal->in_sample || vmon->internal->user != USER_NONE) {
@@ -800,7 +800,7 @@ int vmon_sample(vmon_t *vmon)
 	vmon_proc_t *proc;
 	int ret = 1, err = 0;
 
-	/* a replay is fed by vmon_log_replay() */
+	/* a source that samples nothing feeds the tree through its own calls */
 	if (!in || source_has(vmon, SOURCE_NOT_LIVE)) {
 		errno = EINVAL;
 		return 0;

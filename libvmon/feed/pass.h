@@ -19,8 +19,8 @@ void feed_deliver(vmon_t *vmon, const vmon_event_t *event, proc_node_t *node);
  * A listener hears every event the feed delivers, at the end of the pass
  * (node: the event's node in the tree, or NULL), in list order: `first`
  * puts it before the others.  `gone`, if any, is called when the instance
- * goes.  The caller's callback is one (vmon_feed_set_callback()), a log
- * writer that follows the feed another.
+ * goes.  The caller's callback is one (vmon_feed_set_callback()); the
+ * others subscribe themselves.
  */
 typedef void feed_listener_fn(vmon_t *vmon, const vmon_event_t *event, proc_node_t *node, void *ctx);
 int feed_listen(vmon_t *vmon, feed_listener_fn *fn, void (*gone)(void *ctx), void *ctx, bool first);
@@ -29,7 +29,7 @@ void feed_unlisten(vmon_t *vmon, feed_listener_fn *fn, void *ctx);
 void *feed_listener_ctx(vmon_t *vmon, feed_listener_fn *fn);
 /* the events applied in this pass, to feed_deliver(), now that the tree is whole */
 void feed_flush(vmon_t *vmon);
-/* n events lost (0: some, how many unknown), as a replayed log's drop notice says */
+/* n events lost (0: some, how many unknown), as a source that replays events says */
 void feed_count_lost(vmon_t *vmon, unsigned long long n);
 
 #endif
