@@ -1,5 +1,5 @@
 /*
- * buf.c: the growable buffer (buf_t, internal.h) that file contents, lines
+ * buf.c: the growable buffer (buf_t, buf.h) that file contents, lines
  * and lists are read into: it grows, never shrinks, and always has room for
  * the NUL after what it holds.
  */
