@@ -12,9 +12,10 @@
  *   3. the system wants are sampled, then vmon->sample_cb runs (a client
  *      such as vwm computes its per-sample totals there, before any
  *      per-process callback uses them);
- *   4. processes: with VMON_FLAG_PROC_ALL, one pass over the /proc listing
- *      (each pid looked up in the pid index; skipped while a healthy event
- *      feed brings the births: see feed_wants_listing()), every process
+ *   4. processes: with VMON_FLAG_PROC_ALL, one pass over the source's
+ *      listing (each pid looked up in the pid index; /proc's is skipped
+ *      while a healthy event feed brings the births: see
+ *      feed_wants_listing()), every process
  *      sampled, then each one hung under its parent by ppid; otherwise a
  *      walk down from each
  *      monitored process, following children and threads as wanted;
@@ -22,18 +23,20 @@
  *      everything at and below it was sampled (all at the end with
  *      VMON_FLAG_2PASS, and in PROC_ALL mode, where the tree is known only
  *      once every process was read);
- *   6. the events applied in this pass go to the event callback and to a
- *      log that follows the feed (feed_flush()), the tree whole.
+ *   6. the events applied in this pass go to the feed's listeners (the
+ *      event callback among them: feed_flush()), the tree whole.
  * A node found gone leaves the pid index at once; whether it is stale in
  * this sample or the next is settled (node_settle(), tree.c) before any of
  * the caller's code sees the tree.  No caller's code runs while a node is
  * being made, moved or marked; a call from it that would change the tree
  * is refused with EBUSY (internal->user).
- * Sampling a node means reading its stat line first (procfs_probe(): is it
- * still the process we knew?), then its wants in the order of
- * defs/proc_wants.def.  With the task iterator (iter.c, vmon_set_sampler())
- * one read before step 4 gives every task's record: the listing, the probe
- * (iter_probe()) and the stat, statm, status and io numbers come from it.  Per-process failures are recorded in
+ * Sampling a node means probing it first through the instance's source
+ * (sources/source.h: its stat line, or a record; is it still the process
+ * we knew?), then its wants in the order of defs/proc_wants.def, which take
+ * the source's record where it has one and read /proc where not.  With the
+ * task iterator (vmon_set_sampler()) one read before step 4 gives every
+ * task's record: the listing, the probe and the stat, statm, status and io
+ * numbers come from it.  Per-process failures are recorded in
  * proc->errors[] and counted; they never abort the pass.
  */
 #include "config.h"
