@@ -9,7 +9,7 @@
  * child cannot run before the tracepoint that reports its birth returns.
  *
  * Kept small, as libbpf-tools do: read with CO-RE, fill, submit.  What the
- * records mean is decided in user space (libvmon/feed.c).  A record that
+ * records mean is decided in user space (libvmon/feed/feed.c).  A record that
  * cannot be reserved (the ring is full) is counted in lost[], which user
  * space reads through the skeleton's .bss.
  */

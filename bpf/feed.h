@@ -1,6 +1,6 @@
 /*
  * feed.h: the records the BPF program (feed.bpf.c) writes into its ring
- * buffer and libvmon/feed_bpf.c reads: the one definition both sides share.
+ * buffer and libvmon/feed/feed_bpf.c reads: the one definition both sides share.
  *
  * Built twice: by clang -target bpf after vmlinux.h (which defines the
  * kernel's __u32 and friends), and by the library's compiler after

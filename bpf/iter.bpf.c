@@ -4,7 +4,7 @@
  * included, and writes one struct iter_rec (iter.h) per task: what
  * /proc/PID/task/TID/stat, statm, status (its memory lines) and io would
  * show for it, with what the thread group keeps of its exited threads on
- * the leader's record, so that user space (libvmon/iter.c) adds up a
+ * the leader's record, so that user space (libvmon/sources/iter.c) adds up a
  * process as /proc/PID/stat and io do.
  *
  * Read as fs/proc/array.c and task_mmu.c compute the same values; where
@@ -88,7 +88,7 @@ static __always_inline char state_letter(unsigned int state, unsigned int exit_s
 
 static __always_inline __u64 pid_number(struct pid *pid)
 {
-	/* the first pid namespace's number: the iterator is used only there (libvmon/iter.c) */
+	/* the first pid namespace's number: the iterator is used only there (libvmon/sources/iter.c) */
 	return pid ? (__u64)pid->numbers[0].nr : 0;
 }
 
@@ -309,7 +309,7 @@ static __always_inline void fill_sigactions(struct iter_rec *r, struct sighand_s
 }
 
 /*
- * What user space holds (libvmon/iter.c writes it, mmapped, between reads):
+ * What user space holds (libvmon/sources/iter.c writes it, mmapped, between reads):
  * for each task it has a record of, that record's hash and the figures its
  * signal dispositions were read at, in the entry of index tid & mask.  Two
  * tasks of the same index share an entry: the one not in it gets whole

@@ -1,6 +1,6 @@
 /*
  * iter.h: the record the task iterator (iter.bpf.c) writes for every task
- * and libvmon/iter.c reads: the one definition both sides share.
+ * and libvmon/sources/iter.c reads: the one definition both sides share.
  *
  * The store parts are generated from the defs/ rows wrapped in vmon_task()
  * (defs/_begin.def, mode VMON_TASK_RECORD): one __u64 per datum, holding

@@ -5,9 +5,9 @@
 #   bpf/vmlinux.h	every kernel type, from $(VMLINUX_BTF) (bpftool btf dump);
 #			CO-RE relocates the program to whatever kernel loads it
 #   bpf/feed.bpf.o	the program, debug info stripped (BTF kept)
-#   bpf/feed.skel.h	the skeleton libvmon/feed_bpf.c includes
+#   bpf/feed.skel.h	the skeleton libvmon/feed/feed_bpf.c includes
 #   bpf/iter.bpf.o, bpf/iter.skel.h
-#			the task iterator (libvmon/iter.c), whose record
+#			the task iterator (libvmon/sources/iter.c), whose record
 #			(bpf/iter.h) is generated from the defs/ tables
 #
 # A build machine without /sys/kernel/btf/vmlinux (no CONFIG_DEBUG_INFO_BTF)
@@ -47,8 +47,12 @@ BUILT_SOURCES += bpf/feed.skel.h bpf/iter.skel.h
 CLEANFILES += bpf/vmlinux.h bpf/vmlinux.h.tmp bpf/feed.bpf.o bpf/feed.bpf.o.tmp bpf/feed.skel.h bpf/feed.skel.h.tmp \
 	bpf/iter.bpf.o bpf/iter.bpf.o.tmp bpf/iter.skel.h bpf/iter.skel.h.tmp
 
-libvmon_libvmon_la_SOURCES += libvmon/feed_bpf.c
+libvmon_libvmon_la_SOURCES += libvmon/feed/feed_bpf.c
 nodist_libvmon_libvmon_la_SOURCES = bpf/feed.skel.h bpf/iter.skel.h
 libvmon_libvmon_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
-libvmon_libvmon_la_LIBADD = $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
+libvmon_libvmon_la_LIBADD = $(VMON_UTIL_LIBS) $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
+else
+libvmon_libvmon_la_LIBADD = $(VMON_UTIL_LIBS)
+# (set in both branches: one set in a conditional alone is empty in the other, AM_CPPFLAGS left out)
+libvmon_libvmon_la_CPPFLAGS = $(AM_CPPFLAGS)
 endif

@@ -3,41 +3,55 @@
 
 lib_LTLIBRARIES += libvmon/libvmon.la
 
+# what libvmon shares with vtop (which links it too): util/clock.h
+noinst_LTLIBRARIES += libvmon/util/libvmonutil.la
+libvmon_util_libvmonutil_la_SOURCES = libvmon/util/clock.c libvmon/util/clock.h
+
+# One folder per concern: core/ (the instance, the pass, the tree), sources/
+# (where a pass reads tasks from), stores/ (one sampler per want, the parser
+# and field tables), feed/ (the event feed and its backends), log/ (record and
+# replay), util/ (what several concerns use), tools/ (programs).
 libvmon_libvmon_la_SOURCES = \
-	libvmon/internal.h \
-	libvmon/pidmap.c libvmon/pidmap.h \
-	libvmon/vmon.c \
-	libvmon/tree.c \
-	libvmon/ended.c \
-	libvmon/procfs.c \
-	libvmon/pidfd.c \
-	libvmon/parse.c \
-	libvmon/fields.c \
-	libvmon/escape.c \
-	libvmon/dump.c \
-	libvmon/sys_stat.c \
-	libvmon/sys_vm.c \
-	libvmon/sys_loadavg.c \
-	libvmon/proc_stat.c \
-	libvmon/proc_vm.c \
-	libvmon/proc_io.c \
-	libvmon/proc_env.c \
-	libvmon/proc_sched.c \
-	libvmon/proc_rollup.c \
-	libvmon/proc_follow.c \
-	libvmon/proc_files.c \
-	libvmon/fobject.c libvmon/fobject.h \
-	libvmon/sys_sockets.c \
-	libvmon/log.h \
-	libvmon/log_codec.c \
-	libvmon/log_write.c \
-	libvmon/log_read.c \
-	libvmon/log_replay.c \
-	libvmon/feed.c libvmon/feed.h \
-	libvmon/feed_perf.c \
-	libvmon/feed_netlink.c \
-	libvmon/iter.c
+	libvmon/core/internal.h libvmon/core/instance.h libvmon/core/node.h \
+	libvmon/core/tree.h libvmon/core/ended.h \
+	libvmon/core/vmon.c \
+	libvmon/core/tree.c \
+	libvmon/core/ended.c \
+	libvmon/core/pidmap.c libvmon/core/pidmap.h \
+	libvmon/core/pidfd.c \
+	libvmon/core/dump.c \
+	libvmon/sources/source.c libvmon/sources/source.h \
+	libvmon/sources/procfs.c libvmon/sources/procfs.h \
+	libvmon/sources/iter.c \
+	libvmon/stores/parse.c libvmon/stores/parse.h \
+	libvmon/stores/stores.h \
+	libvmon/stores/fields.c \
+	libvmon/stores/sys_stat.c \
+	libvmon/stores/sys_vm.c \
+	libvmon/stores/sys_loadavg.c \
+	libvmon/stores/sys_sockets.c \
+	libvmon/stores/proc_stat.c \
+	libvmon/stores/proc_vm.c \
+	libvmon/stores/proc_io.c \
+	libvmon/stores/proc_env.c \
+	libvmon/stores/proc_sched.c \
+	libvmon/stores/proc_rollup.c \
+	libvmon/stores/proc_follow.c \
+	libvmon/stores/proc_files.c \
+	libvmon/stores/fobject.c libvmon/stores/fobject.h \
+	libvmon/feed/feed.c libvmon/feed/feed.h libvmon/feed/pass.h \
+	libvmon/feed/feed_perf.c \
+	libvmon/feed/feed_netlink.c \
+	libvmon/log/log.h \
+	libvmon/log/log_codec.c \
+	libvmon/log/log_write.c \
+	libvmon/log/log_read.c \
+	libvmon/log/log_replay.c \
+	libvmon/util/buf.c libvmon/util/buf.h \
+	libvmon/util/escape.c \
+	libvmon/util/host.c libvmon/util/host.h libvmon/util/libbpf_said.h
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
+VMON_UTIL_LIBS = libvmon/util/libvmonutil.la
 libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)
 
 # installed as <libvmon/vmon.h>, with the tables it includes beside it
@@ -59,7 +73,7 @@ pkgconfig_DATA = libvmon/libvmon.pc
 
 
 noinst_PROGRAMS += libvmon/vmondump
-libvmon_vmondump_SOURCES = libvmon/vmondump.c
+libvmon_vmondump_SOURCES = libvmon/tools/vmondump.c
 libvmon_vmondump_LDADD = libvmon/libvmon.la
 libvmon_vmondump_LDFLAGS = $(VMON_LDFLAGS)
 

@@ -60,10 +60,14 @@ static void test_instance_not_set_up(void **state)
 		expect_fail(vmon_set_sys_wants(v, VMON_WANT_SYS_STAT), -1, EINVAL);
 		expect_fail(vmon_set_sampler(v, VMON_SAMPLER_PROC), -1, EINVAL);
 		expect_fail(vmon_get_sampler(v), VMON_SAMPLER_AUTO, EINVAL);
+		errno = 0;
 		assert_null(vmon_sampler_reason(v));
+		assert_int_equal(errno, EINVAL);
 
 		expect_fail(vmon_feed_get_stats(v, &fst), -1, EINVAL);
+		errno = 0;
 		assert_string_equal(vmon_feed_reason(v), "");
+		assert_int_equal(errno, EINVAL);
 		expect_fail(vmon_feed_fd(v), -1, EINVAL);
 		assert_int_equal(vmon_feed_timeout(v), -1);
 		expect_fail(vmon_feed_process(v), -1, EINVAL);

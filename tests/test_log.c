@@ -1630,7 +1630,7 @@ static void test_fuzz_corpus(void **state)
 
 
 struct seen {
-	int		kind, pid, exit_status, proc_pid;	/* proc_pid: the node handed with it, 0 none */
+	int		kind, pid, ppid, exit_status, proc_pid;	/* proc_pid: the node handed with it, 0 none */
 };
 
 /* every event a callback got: the whole machine's, which a busy one makes many */
@@ -1657,13 +1657,29 @@ static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, vo
 		l->e = realloc(l->e, sizeof(*l->e) * (size_t)l->cap);
 		assert_non_null(l->e);
 	}
-	l->e[l->nr++] = (struct seen){ ev->kind, ev->pid, (ev->has & VMON_EVENT_HAS_EXIT_STATUS) ? ev->exit_status : -1,
-				       proc ? proc->pid : 0 };
+	l->e[l->nr++] = (struct seen){ ev->kind, ev->pid, ev->ppid,
+				       (ev->has & VMON_EVENT_HAS_EXIT_STATUS) ? ev->exit_status : -1, proc ? proc->pid : 0 };
 }
 
+/*
+ * The event of our child's life with that pid: its fork (from this
+ * process), or the first exit after it.  A busy machine with a small
+ * pid_max reuses pids within the test: another life of the same pid, before
+ * or after ours, is not our child's.
+ */
 static const struct seen *find_seen(const struct seen_list *l, int kind, int pid)
 {
+	int from = 0;
+
 	for (int i = 0; i < l->nr; i++) {
+		if (l->e[i].kind == VMON_EVENT_FORK && l->e[i].pid == pid && l->e[i].ppid == getpid()) {
+			if (kind == VMON_EVENT_FORK)
+				return &l->e[i];
+			from = i;
+			break;
+		}
+	}
+	for (int i = from; i < l->nr; i++) {
 		if (l->e[i].kind == kind && l->e[i].pid == pid)
 			return &l->e[i];
 	}

@@ -16,8 +16,9 @@ FUZZ_SECONDS = 60
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 
-tests/fuzz/fuzz_log$(EXEEXT): $(libvmon_libvmon_la_SOURCES) $(VMON_DEFS) tests/fuzz/fuzz_log.c config.h
-	$(AM_V_GEN)srcs=; for f in $(libvmon_libvmon_la_SOURCES) tests/fuzz/fuzz_log.c; do \
+VMON_FUZZ_SRCS = $(libvmon_libvmon_la_SOURCES) $(libvmon_util_libvmonutil_la_SOURCES)
+tests/fuzz/fuzz_log$(EXEEXT): $(VMON_FUZZ_SRCS) $(VMON_DEFS) tests/fuzz/fuzz_log.c config.h
+	$(AM_V_GEN)srcs=; for f in $(VMON_FUZZ_SRCS) tests/fuzz/fuzz_log.c; do \
 		case $$f in *.c) srcs="$$srcs $(srcdir)/$$f" ;; esac; \
 	done; \
 	$(MKDIR_P) tests/fuzz && \

@@ -1,0 +1,120 @@
+/*
+ * instance.h: the library's own state behind vmon->internal, and who of the
+ * caller's code is running; vmon.c sets an instance up and runs its passes.
+ */
+#ifndef VMON_INSTANCE_H
+#define VMON_INSTANCE_H
+
+#include <stdbool.h>
+#include "vmon.h"
+#include "core/pidmap.h"
+#include "core/node.h"
+#include "util/buf.h"
+
+/* the library's own state, behind vmon->internal */
+struct _vmon_internal {
+	int		proc_fd;	/* dirfd(vmon->proc_dir) */
+	char		*proc_root;
+	bool		proc_is_live;	/* proc_root is the real /proc */
+	pidmap_t	procs;		/* pid -> live process node */
+	pidmap_t	threads;	/* tid -> live thread node */
+	list_head_t	leaving;	/* nodes out of the index in this pass, not yet settled (tree.c) */
+	list_head_t	ending;		/* new in the last pass and gone: stale in this one */
+	list_head_t	stale;		/* nodes stale in the last pass, freed at the start of the next */
+	list_head_t	exited;		/* monitored top-level processes that ended, kept (vmon_proc_monitor(3)) */
+	list_head_t	detached;	/* stale nodes still held by a monitor */
+	struct ended_table *ended;	/* the processes that ended lately (ended.c) */
+	int		*array_free;	/* free slots of vmon->array[], a stack (room for every slot) */
+	int		array_free_nr;
+
+	int		fd_budget;	/* files that may be held open between passes */
+	int		fd_budget_max;	/* ... as configured: what it grows back to after EMFILE cut it */
+	int		fd_budget_pass;	/* vmon->generation of the last cut or growth (procfs.c) */
+	int		fds_held;
+	int		warm_held;	/* of fds_held, the warm ones (procfs.c) */
+	int		dirs_held;	/* of warm_held, the directories */
+
+	vmon_stats_t	stats;		/* what the samplers count; vmon_get_stats() adds the gauges */
+	buf_t		buf;		/* file contents being parsed */
+	buf_t		stat_line;	/* the stat line of the node being sampled */
+	buf_t		list_buf;	/* children pids gathered from several files */
+	/*
+	 * Whose stat_line is, and whose record the iterator's probe took: a
+	 * probe's number, never reused, where a node's address would be once
+	 * the node is freed (record_probed(), stat_line_probed()).
+	 */
+	unsigned long long	probes;		/* procfs_probe() and iter_probe() calls */
+	unsigned long long	stat_line_probe;	/* the probe that read stat_line */
+	unsigned long long	record_probe;	/* the last probe that took a source's record (iter_probe()) */
+	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
+	long		page_size;
+	int		in_sample;
+	int		user;		/* the user code running: USER_* */
+	bool		unmonitor_pending;	/* some node's unmonitor_pending is set */
+	bool		monitors_changed;	/* the top of the tree changed between samples */
+	proc_node_t	**snapshot;	/* the processes to sample in this pass */
+	size_t		snapshot_cap;
+	bool		have_schedstat;	/* /proc/PID/schedstat gives run counts */
+	proc_node_t	*busy;		/* the node being sampled: its directories are in use */
+	unsigned	callback_run;		/* counts run_callbacks() calls */
+	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
+	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */
+	struct replay	*replay;	/* the replay's state while it is the source (log_replay.c) */
+	struct feed	*feed;		/* the event feed (feed.c); NULL before vmon_init_attr() opens it */
+
+	/* the sampling source (sources/, vmon_set_sampler()) */
+	vmon_sampler_t	sampler_asked;	/* by the caller, or $VMON_SAMPLER */
+	const struct source_ops *source;	/* in use; NULL: /proc */
+	struct iter	*iter;		/* the task iterator's state while it is the source (iter.c) */
+	char		sampler_reason[320];	/* why the iterator is not in use; "" when it is */
+};
+
+/* did the node's last probe read internal->stat_line, or take the iterator's record (of the pass node->probed says)? */
+static inline bool stat_line_probed(const struct _vmon_internal *in, const proc_node_t *node)
+{
+	return node->probe && node->probe == in->stat_line_probe;
+}
+
+static inline bool record_probed(const struct _vmon_internal *in, const proc_node_t *node)
+{
+	return node->probe && node->probe == in->record_probe;
+}
+
+/*
+ * The caller's code the library is running, in internal->user: a call back
+ * into the library that would change what the library is walking is
+ * refused (EBUSY).  From a sample callback (vmon->sample_cb, a per-process
+ * callback) vmon_proc_monitor() and vmon_proc_unmonitor() may be called;
+ * from a constructor, destructor or event callback the tree may only be
+ * read.  vmon_sample() may be called from none.
+ */
+enum {
+	USER_NONE,
+	USER_SAMPLE,
+	USER_NOTIFY,
+};
+
+static inline int user_enter(struct _vmon_internal *in, int kind)
+{
+	int prev = in->user;
+
+	in->user = kind;
+	return prev;
+}
+
+static inline void user_leave(struct _vmon_internal *in, int prev)
+{
+	in->user = prev;
+}
+
+/* how often a running process's cmdline is re-read without an exec (set-proc-title) */
+#define CMDLINE_REFRESH_SECS 5.0
+/* how late a statm change that the stat line cannot show may be seen (proc_vm.c) */
+#define STATM_REFRESH_SECS 5.0
+/* ... and an oom_score change that neither the task's memory nor its adjustment shows (proc_sched.c) */
+#define OOM_SCORE_REFRESH_SECS 5.0
+
+/* --- vmon.c --- */
+int instance_init(vmon_t *vmon, const vmon_attr_t *attr);
+
+#endif

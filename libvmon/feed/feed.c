@@ -1,0 +1,1209 @@
+/*
+ * feed.c: the event feed, the part that is the same for every backend.
+ *
+ * The feed is opened by vmon_init_attr(), before anything reads /proc, so
+ * that a process is either in the first listing or in the events (or both:
+ * identity, pid + start time, makes the second sighting a no-op).  Events
+ * wait in a queue; vmon_feed_process() (a caller's poll loop) and every
+ * vmon_sample() move what the kernel holds into it, and vmon_sample()
+ * applies it before it samples anything:
+ *
+ *   fork	a new node, is_new, hung under its parent, with what the event
+ *		carries (pid, ppid, comm, start, uid) in its stat store; its ctor
+ *		runs now, so a process that also exits before the pass ends is
+ *		still a whole node: new in this sample, stale in the next.  A
+ *		fork of a process that already ended (its node found and lost
+ *		before the event was read) goes to that node, never to a second
+ *		one (ended.c); so does an exec or exit of it.
+ *   exec	the node's comm, cmdline, argv and exe from the event; cmdline
+ *		and exe are read again from /proc if the process still lives.
+ *   exit	the node's final data: the exit status, state Z, and the times,
+ *		faults and peak RSS where the backend carries them.  It ends,
+ *		keeping them (state X then), in the sample whose read finds it
+ *		reaped, as it does without a feed: a zombie stays in the tree,
+ *		as /proc shows it, until its parent waits for it.
+ *
+ * Order.  A backend delivers events in the order they happened: the BPF
+ * ring buffer in reservation order, the netlink socket in send order, the
+ * perf backend sorts each read of its per-CPU rings by time.  What a merge
+ * can still get wrong is an event read before one that happened earlier on
+ * another CPU but was not yet in its ring.  So in PROC_ALL mode, where every
+ * live process is known once /proc was listed, an event about an unknown
+ * process (a fork whose parent is unknown, an exec or exit of an unknown
+ * pid) waits for the next pass, and the queue is then sorted by time: a
+ * child is never applied before its parent's fork.  Waiting once is enough;
+ * after that the event is applied as it is.
+ *
+ * Listing.  With a healthy feed, births come as events and a death the feed
+ * did not report is found by the stat read of the next sample, so PROC_ALL
+ * lists /proc only every VMON_FEED_RECONCILE_SECS, and on the next pass
+ * after any loss.
+ *
+ * Delivery.  An event applied (by feed_apply(), or by feed_node_gone() in
+ * the middle of a pass) is copied, strings and all, to the outbox; the
+ * listeners (feed_listen(): the caller's event callback among them) get
+ * the outbox at one point, once the pass is done with the tree
+ * (feed_flush()).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "feed/feed.h"
+#include "util/clock.h"
+
+/* PROC_ALL lists /proc this often even when no event was lost */
+#define VMON_FEED_RECONCILE_SECS	10.0
+/* events held at most between two samples; beyond, they are counted lost */
+#define VMON_FEED_QUEUE_MAX		(1u << 20)
+
+struct feed {
+	const feed_backend_t	*backend;	/* NULL: no feed */
+	void			*priv;		/* the backend's */
+	char			reason[512];	/* why the preferred backends were not used */
+	size_t			capacity;	/* events the kernel buffer holds, roughly */
+	int			fds;		/* the backend's: vmon_feed_stats_t.fds */
+
+	feed_event_t		*q;		/* pending, in the order they happened */
+	size_t			q_nr, q_cap;
+	buf_t		arena;		/* exec filenames and arguments of the pending events */
+	bool			q_deferred;	/* some pending events wait for a second try */
+
+	struct outgoing {
+		vmon_event_t	ev;		/* filename and args: offsets into out_arena until delivered */
+		size_t		filename_off, args_off;
+		proc_node_t	*node;
+	}			*out;		/* applied in this pass, for feed_flush() */
+	size_t			out_nr, out_cap;
+	buf_t			out_arena;
+
+	vmon_feed_stats_t	stats;
+	bool			loss;		/* events lost since the last listing */
+	bool			listed;		/* /proc was listed at least once */
+	double			last_listing;	/* CLOCK_MONOTONIC seconds */
+	double			last_drain;
+	double			rate;		/* events per second at the last drains */
+
+	vmon_event_cb_t		cb;		/* the caller's (vmon_feed_set_callback()), a listener */
+	void			*cb_arg;
+	struct listener {
+		feed_listener_fn	*fn;
+		void			(*gone)(void *ctx);
+		void			*ctx;
+	}			*listeners;	/* in the order they hear an event */
+	size_t			listeners_nr, listeners_cap;
+	bool			applying;	/* in feed_apply() or feed_node_gone() */
+	bool			thread_exits;	/* the queue holds a thread's exit that may be a process's (netlink) */
+
+	unsigned long long	tick_ns;	/* nanoseconds per clock tick */
+};
+
+static const char *const backend_names[VMON_FEED_BACKEND_NR] = {
+	[VMON_FEED_NONE]	= "none",
+	[VMON_FEED_EBPF]	= "ebpf",
+	[VMON_FEED_PERF]	= "perf",
+	[VMON_FEED_NETLINK]	= "netlink",
+};
+
+static const feed_backend_t *backend_of(vmon_feed_backend_t id)
+{
+	switch (id) {
+#ifdef HAVE_BPF
+	case VMON_FEED_EBPF:
+		return &feed_bpf_backend;
+#endif
+	case VMON_FEED_PERF:
+		return &feed_perf_backend;
+	case VMON_FEED_NETLINK:
+		return &feed_netlink_backend;
+	default:
+		return NULL;
+	}
+}
+
+unsigned long long feed_boottime_offset_ns(void)
+{
+	unsigned long long boot = vclock_ns(CLOCK_BOOTTIME);
+
+	return boot - vclock_ns(CLOCK_MONOTONIC);
+}
+
+unsigned long long feed_ns_to_ticks(const feed_t *feed, unsigned long long ns)
+{
+	return ns / feed->tick_ns;
+}
+
+void *feed_priv(const feed_t *feed)
+{
+	return feed->priv;
+}
+
+void feed_set_priv(feed_t *feed, void *priv)
+{
+	feed->priv = priv;
+}
+
+static void reason_add(feed_t *f, const char *name, const char *why)
+{
+	size_t len = strlen(f->reason);
+
+	snprintf(f->reason + len, sizeof(f->reason) - len, "%s%s: %s", len ? "; " : "", name, why);
+}
+
+/* --- choosing a backend --- */
+
+/*
+ * Parse "ebpf,perf,netlink" into order[] (ids, in order; "none" ends the
+ * list).  Returns the number of ids, or -1 for a name we do not know, whose
+ * text is put in bad.
+ */
+static int parse_spec(const char *spec, vmon_feed_backend_t order[VMON_FEED_BACKEND_NR], char *bad, size_t bad_size)
+{
+	int nr = 0;
+
+	for (const char *p = spec; *p; ) {
+		size_t len = strcspn(p, ", \t");
+		int id = -1;
+
+		for (int i = 0; i < VMON_FEED_BACKEND_NR && len; i++) {
+			if (strlen(backend_names[i]) == len && strncmp(p, backend_names[i], len) == 0)
+				id = i;
+		}
+		if (len && id < 0) {
+			snprintf(bad, bad_size, "%.*s", (int)(len > 32 ? 32 : len), p);
+			return -1;
+		}
+		if (len) {
+			bool dup = false;
+
+			for (int i = 0; i < nr; i++)
+				dup |= order[i] == (vmon_feed_backend_t)id;
+			if (!dup && nr < VMON_FEED_BACKEND_NR)
+				order[nr++] = (vmon_feed_backend_t)id;
+		}
+		p += len;
+		while (*p == ',' || *p == ' ' || *p == '\t')
+			p++;
+	}
+	return nr;
+}
+
+static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t buffer_bytes)
+{
+	const feed_backend_t *b = backend_of(id);
+	char why[256] = "";
+	size_t capacity = 0;
+	int before;
+
+	if (!b) {
+		/* the only backend a build can lack */
+		reason_add(f, backend_names[VMON_FEED_EBPF], "not built in (configured with --disable-bpf)");
+		return false;
+	}
+	before = host_count_fds(vmon);
+	if (b->open(vmon, f, buffer_bytes, &capacity, why, sizeof(why)) < 0) {
+		reason_add(f, b->name, why[0] ? why : strerror(errno));
+		f->priv = NULL;
+		return false;
+	}
+	f->backend = b;
+	f->capacity = capacity ? capacity : 1;
+	/* held from now to vmon_destroy(), besides the /proc files of the fd budget */
+	f->fds = before >= 0 ? host_count_fds(vmon) - before : 0;
+	if (f->fds < 0)
+		f->fds = 0;
+	f->stats.backend = id;
+	f->stats.buffer_bytes = buffer_bytes;
+	return true;
+}
+
+int feed_open(vmon_t *vmon, const vmon_attr_t *attr)
+{
+	struct _vmon_internal *in = vmon->internal;
+	vmon_feed_backend_t order[VMON_FEED_BACKEND_NR] = { VMON_FEED_EBPF, VMON_FEED_PERF, VMON_FEED_NETLINK };
+	int nr = 3;
+	const char *spec = attr->feed, *not_here;
+	char bad[40];
+	feed_t *f;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -1;
+	f->tick_ns = vmon->ticks_per_sec > 0 ? 1000000000ull / (unsigned long long)vmon->ticks_per_sec : 10000000ull;
+	f->last_drain = vclock_secs(CLOCK_MONOTONIC);
+	in->feed = f;
+
+	if (spec) {
+		nr = parse_spec(spec, order, bad, sizeof(bad));
+		if (nr < 0) {
+			errno = EINVAL;	/* the caller's mistake: vmon_init_attr() fails */
+			return -1;
+		}
+	} else if ((spec = secure_getenv("VMON_FEED")) && *spec) {
+		nr = parse_spec(spec, order, bad, sizeof(bad));
+		if (nr < 0) {
+			/* the user's: say so and carry on with the default */
+			snprintf(f->reason, sizeof(f->reason), "VMON_FEED: unknown backend \"%s\" (ebpf, perf, netlink, none)", bad);
+			order[0] = VMON_FEED_EBPF;
+			order[1] = VMON_FEED_PERF;
+			order[2] = VMON_FEED_NETLINK;
+			nr = 3;
+		}
+	}
+
+	not_here = host_root_reason(vmon);
+	for (int i = 0; i < nr; i++) {
+		if (order[i] == VMON_FEED_NONE)
+			break;
+		if (not_here) {
+			/* a fixture tree, a container's procfs: the kernel's events are not about it */
+			reason_add(f, backend_names[order[i]], not_here);
+			continue;
+		}
+		if (try_backend(vmon, f, order[i], attr->feed_buffer_bytes))
+			break;
+	}
+	return 0;
+}
+
+void feed_close(vmon_t *vmon)
+{
+	feed_t *f = vmon->internal->feed;
+	if (!f)
+		return;
+	/* the listeners that outlive the instance let go of it */
+	for (size_t i = 0; i < f->listeners_nr; i++)
+		if (f->listeners[i].gone)
+			f->listeners[i].gone(f->listeners[i].ctx);
+	free(f->listeners);
+	if (f->backend)
+		f->backend->close(f);
+	free(f->q);
+	buf_free(&f->arena);
+	free(f->out);
+	buf_free(&f->out_arena);
+	free(f);
+	vmon->internal->feed = NULL;
+}
+
+/* --- the queue --- */
+
+feed_event_t *feed_push(feed_t *f, vmon_event_kind_t kind)
+{
+	feed_event_t *e;
+
+	if (f->q_nr >= VMON_FEED_QUEUE_MAX) {
+		feed_lost(f, 1);
+		return NULL;
+	}
+	if (f->q_nr == f->q_cap) {
+		size_t cap = f->q_cap ? f->q_cap * 2 : 1024;
+		feed_event_t *q = realloc(f->q, sizeof(*q) * cap);
+
+		if (!q) {
+			feed_lost(f, 1);
+			return NULL;
+		}
+		f->q = q;
+		f->q_cap = cap;
+	}
+	e = &f->q[f->q_nr++];
+	memset(e, 0, sizeof(*e));
+	e->ev.kind = kind;
+	return e;
+}
+
+int feed_push_exec_data(feed_t *f, feed_event_t *e, const char *filename, size_t filename_len,
+			const char *args, size_t args_len)
+{
+	buf_t *a = &f->arena;
+	size_t need = a->len + filename_len + 1 + args_len;
+
+	if (need + 1 > a->cap && buf_reserve(a, need > a->cap * 2 ? need : a->cap * 2) < 0)
+		return -1;
+	e->has_data = true;
+	e->filename_off = a->len;
+	e->filename_len = filename_len;
+	memcpy(a->data + a->len, filename, filename_len);
+	a->len += filename_len;
+	a->data[a->len++] = '\0';
+	e->args_off = a->len;
+	e->ev.args_len = args_len;
+	memcpy(a->data + a->len, args, args_len);
+	a->len += args_len;
+	a->data[a->len] = '\0';
+	return 0;
+}
+
+void feed_lost(feed_t *f, unsigned long long n)
+{
+	f->stats.lost += n ? n : 1;
+	f->stats.overruns++;
+	f->loss = true;
+}
+
+/*
+ * The feed's own CPU time: what reading and applying events cost, apart
+ * from sampling /proc.  The thread's CPU clock is exact; a user/system
+ * split is not to be had for short spans on kernels that account by ticks.
+ */
+static unsigned long long cpu_mark(void)
+{
+	return vclock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static void cpu_add(feed_t *f, unsigned long long since)
+{
+	f->stats.cpu_ns += cpu_mark() - since;
+}
+
+static int feed_drain(vmon_t *vmon, feed_t *f)
+{
+	unsigned long long cpu;
+	double now, dt;
+	int n;
+
+	if (!f->backend)
+		return 0;
+	cpu = cpu_mark();
+	n = f->backend->drain(vmon, f);
+	cpu_add(f, cpu);
+	f->stats.drains++;
+	now = vclock_secs(CLOCK_MONOTONIC);
+	dt = now - f->last_drain;
+	if (n >= 0 && dt > 0.001) {
+		/* the rate decays slowly and jumps up at once: timeouts err on the short side */
+		double inst = (double)n / dt;
+
+		f->rate = inst > f->rate ? inst : 0.7 * f->rate + 0.3 * inst;
+		f->last_drain = now;
+	}
+	return n;
+}
+
+/* --- applying events to the tree --- */
+
+static const vmon_field_t *stat_field(int sym)
+{
+	return &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[sym];
+}
+
+static void set_stat_number(vmon_proc_stat_t *s, int sym, unsigned long long v, bool first)
+{
+	parse_set_ull(stat_field(sym), s, v, s->changed, first);
+	BITSET(s->present, sym);
+}
+
+static void set_stat_string(vmon_proc_stat_t *s, int sym, const char *text, size_t len, bool first)
+{
+	if (parse_set_string(stat_field(sym), s, text, len, s->changed, first) >= 0)
+		BITSET(s->present, sym);
+}
+
+/* what the event says about the process, into its stat store */
+static vmon_proc_stat_t *fill_identity(vmon_t *vmon, proc_node_t *node, const vmon_event_t *ev, bool first)
+{
+	vmon_proc_stat_t *s = node_store(vmon, node, VMON_STORE_PROC_STAT);
+
+	if (!s) {
+		vmon->internal->stats.errors++;
+		return NULL;
+	}
+	node->fed = vmon->generation;
+	/* the pid's present bit is the stat sampler's: its first read is a first read */
+	if (first)
+		parse_set_ull(stat_field(VMON_PROC_STAT_PID), s, (unsigned long long)ev->pid, s->changed, first);
+	if (ev->has & VMON_EVENT_HAS_PPID)
+		set_stat_number(s, VMON_PROC_STAT_PPID, (unsigned long long)ev->ppid, first);
+	if (ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX))
+		set_stat_number(s, VMON_PROC_STAT_START, ev->start, first);
+	if (ev->has & VMON_EVENT_HAS_UID)
+		set_stat_number(s, VMON_PROC_STAT_UID, ev->uid, first);
+	if (ev->has & VMON_EVENT_HAS_COMM)
+		set_stat_string(s, VMON_PROC_STAT_COMM, ev->comm, strnlen(ev->comm, sizeof(ev->comm)) + 1, first);
+	return s;
+}
+
+/* what the backend did not carry but the node knows: for the event callback */
+static void complete_event(vmon_event_t *ev, vmon_proc_t *proc)
+{
+	const vmon_proc_stat_t *s = proc ? proc->stores[VMON_STORE_PROC_STAT] : NULL;
+
+	if (!s)
+		return;
+	if (!(ev->has & VMON_EVENT_HAS_COMM) && s->comm.len > 1) {
+		snprintf(ev->comm, sizeof(ev->comm), "%s", s->comm.array);
+		ev->has |= VMON_EVENT_HAS_COMM;
+	}
+	if (!(ev->has & VMON_EVENT_HAS_PPID) && BITTEST(s->present, VMON_PROC_STAT_PPID)) {
+		ev->ppid = (int)s->ppid;
+		ev->has |= VMON_EVENT_HAS_PPID;
+	}
+	if (!(ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX))) {
+		ev->start = node_of(proc)->start;
+		ev->has |= node_of(proc)->start_approx ? VMON_EVENT_HAS_START_APPROX : VMON_EVENT_HAS_START;
+	}
+	if (!(ev->has & VMON_EVENT_HAS_UID) && BITTEST(s->present, VMON_PROC_STAT_UID)) {
+		ev->uid = s->uid;
+		ev->has |= VMON_EVENT_HAS_UID;
+	}
+}
+
+/* is the event about the process this node stands for, and not an earlier one with its pid? */
+static bool event_matches(const feed_t *f, const proc_node_t *node, const vmon_event_t *ev)
+{
+	if (!node->identified)
+		return true;	/* no start time to compare with yet */
+	if (ev->has & VMON_EVENT_HAS_START)
+		return node_start_matches(node, ev->start);
+	if (ev->has & VMON_EVENT_HAS_START_APPROX)
+		return ev->start + 1 >= node->start && ev->start <= node->start + 1;
+	/* no start time: it cannot have happened before the process started */
+	return feed_ns_to_ticks(f, ev->time_ns) + 1 >= node->start;
+}
+
+int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
+{
+	char path[32], line[1024];
+	const char *p, *end, *comm;
+	unsigned long long v[21];
+	size_t comm_len;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "%d/stat", pid);
+	fd = openat(vmon->internal->proc_fd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	line[len] = '\0';
+	end = line + len;
+	p = parse_stat_fields(line, (size_t)len, &comm, &comm_len);
+	if (!p || p >= end)
+		return -1;
+	st->state = *p;
+	/* being reaped ('X'): the kernel no longer says its parent (0), group or session: as good as gone */
+	if (st->state == 'X')
+		return -1;
+	for (int field = 4; field <= 22; field++) {
+		while (p < end && *p != ' ')
+			p++;
+		while (p < end && *p == ' ')
+			p++;
+		if (p < end && *p == '-')
+			p++;
+		if (!parse_ull(&p, end, &v[field - 3]))
+			return -1;
+	}
+	if (comm_len >= sizeof(st->comm))
+		comm_len = sizeof(st->comm) - 1;
+	memcpy(st->comm, comm, comm_len);
+	st->comm[comm_len] = '\0';
+	st->ppid = (int)v[4 - 3];
+	st->num_threads = (int)v[20 - 3];
+	st->start = v[22 - 3];
+	return 0;
+}
+
+/* what an exec event does not say, from /proc while the process is (most likely) still there */
+void feed_read_exec(vmon_t *vmon, feed_t *feed, feed_event_t *e, const char *filename, size_t filename_len)
+{
+	char path[32], args[VMON_EVENT_ARGS_MAX + 1];
+	ssize_t len = 0;
+	feed_stat_t st;
+	int fd;
+
+	if (feed_read_stat(vmon, e->ev.pid, &st) == 0) {
+		memcpy(e->ev.comm, st.comm, sizeof(e->ev.comm));
+		e->ev.start = st.start;
+		e->ev.ppid = st.ppid;
+		e->ev.has |= VMON_EVENT_HAS_COMM | VMON_EVENT_HAS_START | VMON_EVENT_HAS_PPID;
+		snprintf(path, sizeof(path), "%d/cmdline", e->ev.pid);
+		fd = openat(vmon->internal->proc_fd, path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			len = read(fd, args, sizeof(args));
+			close(fd);
+		}
+		if (len > VMON_EVENT_ARGS_MAX) {
+			len = VMON_EVENT_ARGS_MAX;
+			e->ev.args_truncated = 1;
+		}
+	}
+	if ((len > 0 || filename_len) &&
+	    feed_push_exec_data(feed, e, filename ? filename : "", filename_len, args, len > 0 ? (size_t)len : 0) == 0)
+		e->ev.has |= (len > 0 ? VMON_EVENT_HAS_ARGS : 0) | (filename_len ? VMON_EVENT_HAS_FILENAME : 0);
+}
+
+/*
+ * Has the process really ended?  The proc connector reports every thread's
+ * exit, and the leader's is not the process's when other threads run on.
+ * The process is gone when its stat is gone (or is another process's), or
+ * shows a zombie with no thread left but the leader.
+ */
+static bool process_gone(vmon_t *vmon, proc_node_t *node)
+{
+	feed_stat_t st;
+
+	if (feed_read_stat(vmon, node->pub.pid, &st) < 0 || !node_start_matches(node, st.start))
+		return true;
+	return (st.state == 'Z' || st.state == 'X') && st.num_threads <= 1;
+}
+
+/*
+ * The node of an ended process the event is about, while it is in the tree;
+ * NULL with *ended set when it is no longer (the event is old news).
+ */
+static proc_node_t *ended_node(vmon_t *vmon, feed_t *f, const vmon_event_t *ev, bool *ended)
+{
+	ended_t *e = ended_find(vmon, ev, f->tick_ns);
+
+	*ended = e != NULL;
+	return e ? e->node : NULL;
+}
+
+static proc_node_t *apply_fork(vmon_t *vmon, feed_t *f, feed_event_t *e)
+{
+	struct _vmon_internal *in = vmon->internal;
+	vmon_event_t *ev = &e->ev;
+	proc_node_t *node = pidmap_get(&in->procs, ev->pid), *parent = NULL;
+	vmon_proc_wants_t wants;
+	bool ended;
+
+	if (node) {
+		/* a listing found it first; but after its exit, the same pid and tick is another process */
+		if (event_matches(f, node, ev) && !(node->exit_seen && ev->time_ns > node->exit_ns))
+			return node;
+		node_end(vmon, node);	/* the pid was reused: the process we knew is gone */
+	} else {
+		node = ended_node(vmon, f, ev, &ended);
+		if (ended)
+			return node;	/* found and lost before its fork was read */
+	}
+	if ((ev->has & VMON_EVENT_HAS_PPID) && ev->ppid > 0)
+		parent = pidmap_get(&in->procs, ev->ppid);
+	if (vmon->flags & VMON_FLAG_PROC_ALL)
+		wants = vmon->proc_wants;
+	else if (parent && (parent->pub.wants & VMON_WANT_PROC_FOLLOW_CHILDREN))
+		wants = parent->pub.wants;	/* as proc_follow_children_sample() gives it */
+	else
+		return NULL;
+
+	/* a child has its parent's name and owner until it execs */
+	if (parent)
+		complete_event(ev, &parent->pub);
+	node = node_new(vmon, ev->pid, ev->pid, false, wants);
+	if (!node) {
+		in->stats.errors++;
+		return NULL;
+	}
+	node->start = ev->start;
+	node->start_approx = !(ev->has & VMON_EVENT_HAS_START);
+	/* the fork's start time is its identity (node_start_matches() allows an approximate one a tick) */
+	node->identified = (ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX)) != 0;
+	node->ppid = ev->ppid;
+	node->seen = vmon->generation;
+	node->pub.generation = vmon->generation;
+	fill_identity(vmon, node, ev, true);
+	node_attach(vmon, node, parent);	/* and its refcnt */
+	node_confirm(vmon, node);
+	return node;
+}
+
+static void apply_exec(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t *ev)
+{
+	vmon_proc_stat_t *s;
+
+	node->exec_pending = true;	/* cmdline and exe are read again if it lives */
+	node->leader_gone = false;	/* an exec from another thread made it the leader */
+	s = fill_identity(vmon, node, ev, false);
+	if (!s)
+		return;
+	/* the old program's arguments and path are not the new one's: better none than wrong */
+	if (ev->has & VMON_EVENT_HAS_ARGS)
+		proc_stat_set_cmdline(s, ev->args, ev->args_len, false);
+	else
+		proc_stat_set_cmdline(s, "", 0, false);
+	if (ev->has & VMON_EVENT_HAS_FILENAME)
+		set_stat_string(s, VMON_PROC_STAT_EXE, ev->filename, strlen(ev->filename), false);
+	else
+		set_stat_string(s, VMON_PROC_STAT_EXE, "", 0, false);
+}
+
+static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t *ev)
+{
+	vmon_proc_t *proc = &node->pub;
+	vmon_proc_stat_t *s = node_store(vmon, node, VMON_STORE_PROC_STAT);
+
+	node->fed = vmon->generation;
+	node->exit_seen = true;
+	node->exit_ns = ev->time_ns;
+	if (node->ended_seq)
+		ended_exit(vmon, node);
+	if (s) {
+		if (ev->has & VMON_EVENT_HAS_TIMES) {
+			set_stat_number(s, VMON_PROC_STAT_UTIME, ev->utime, false);
+			set_stat_number(s, VMON_PROC_STAT_STIME, ev->stime, false);
+		}
+		if (ev->has & VMON_EVENT_HAS_FAULTS) {
+			set_stat_number(s, VMON_PROC_STAT_MINFLT, ev->minflt, false);
+			set_stat_number(s, VMON_PROC_STAT_MAJFLT, ev->majflt, false);
+		}
+		/* a status the event does not carry is unknown: not the 0 a running process's line says */
+		if (ev->has & VMON_EVENT_HAS_EXIT_STATUS)
+			set_stat_number(s, VMON_PROC_STAT_EXIT_CODE, (unsigned long long)ev->exit_status, false);
+		else if (!proc->has_exit_status)
+			parse_clear(stat_field(VMON_PROC_STAT_EXIT_CODE), s, s->changed, s->present);
+		/* dead, not yet reaped; one found gone already is X (tree.c) */
+		if (!node->left)
+			set_stat_number(s, VMON_PROC_STAT_STATE, 'Z', false);
+	}
+	if ((ev->has & VMON_EVENT_HAS_MAXRSS) && (proc->wants & VMON_WANT_PROC_VM)) {
+		vmon_proc_vm_t *vm = node_store(vmon, node, VMON_STORE_PROC_VM);
+		const vmon_field_t *hwm = &vmon_proc_store_descs[VMON_STORE_PROC_VM].fields[VMON_PROC_VM_HWM_KB];
+
+		if (vm) {
+			parse_set_ull(hwm, vm, ev->maxrss_kb, vm->changed, false);
+			BITSET(vm->present, VMON_PROC_VM_HWM_KB);
+		}
+	}
+	if (ev->has & VMON_EVENT_HAS_EXIT_STATUS) {
+		proc->exit_status = ev->exit_status;
+		proc->has_exit_status = 1;
+	}
+}
+
+/*
+ * A leader's exit, from a backend that reports every thread's, found the
+ * process gone: its other threads ended before it was applied, and the
+ * last one's exit, queued after it, has the process's status (the group
+ * exit's code, or the signal that killed them); the leader's own is its
+ * pthread_exit()'s.  Take it, as a pass between the two exits would have
+ * (the leader's ignored, the last thread's applied), and drop those thread
+ * exits, which are not the process's.
+ */
+static void last_thread_status(feed_t *f, feed_event_t *e, proc_node_t *node)
+{
+	if (!f->thread_exits)
+		return;
+	for (size_t i = (size_t)(e - f->q) + 1; i < f->q_nr; i++) {
+		feed_event_t *t = &f->q[i];
+
+		if (t->applied || t->ev.pid != e->ev.pid)
+			continue;
+		if (t->ev.kind == VMON_EVENT_FORK)
+			break;	/* the pid's next process: what follows is its */
+		if (t->ev.kind != VMON_EVENT_EXIT || !t->check_alive || t->ev.tid == t->ev.pid ||
+		    !event_matches(f, node, &t->ev))
+			continue;
+		if (t->ev.has & VMON_EVENT_HAS_EXIT_STATUS) {
+			e->ev.exit_status = t->ev.exit_status;
+			e->ev.has |= VMON_EVENT_HAS_EXIT_STATUS;
+		}
+		t->applied = true;
+	}
+}
+
+/* does the queue hold a thread's exit that last_thread_status() may want? */
+static void note_thread_exits(feed_t *f)
+{
+	f->thread_exits = false;
+	for (size_t i = 0; i < f->q_nr && !f->thread_exits; i++) {
+		const feed_event_t *e = &f->q[i];
+
+		f->thread_exits = e->ev.kind == VMON_EVENT_EXIT && e->check_alive && e->ev.tid != e->ev.pid;
+	}
+}
+
+/*
+ * One event.  Returns the node it applied to, NULL if none; *defer is set
+ * when it should wait for the next pass instead (see the top of this file).
+ */
+static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may_defer, bool *defer, bool *counts)
+{
+	struct _vmon_internal *in = vmon->internal;
+	vmon_event_t *ev = &e->ev;
+	bool all = vmon->flags & VMON_FLAG_PROC_ALL;
+	proc_node_t *node;
+
+	*defer = false;
+	*counts = true;
+	if (ev->kind == VMON_EVENT_FORK) {
+		if (may_defer && all && (ev->has & VMON_EVENT_HAS_PPID) && ev->ppid > 0 &&
+		    !pidmap_get(&in->procs, ev->ppid)) {
+			*defer = true;
+			return NULL;
+		}
+		return apply_fork(vmon, f, e);
+	}
+
+	node = pidmap_get(&in->procs, ev->pid);
+	if (node && !event_matches(f, node, ev))
+		node = NULL;
+	if (!node) {
+		bool ended;
+
+		/* a process that already ended: its node while it is in the tree */
+		node = ended_node(vmon, f, ev, &ended);
+		if (ended && !node)
+			return NULL;
+	}
+	if (!node) {
+		if (may_defer && all) {
+			*defer = true;
+			return NULL;
+		}
+		*counts = !e->check_alive || ev->tid == ev->pid;
+		return NULL;
+	}
+
+	if (ev->kind == VMON_EVENT_EXEC) {
+		ev->filename = ev->has & VMON_EVENT_HAS_FILENAME ? f->arena.data + e->filename_off : NULL;
+		ev->args = ev->has & VMON_EVENT_HAS_ARGS ? f->arena.data + e->args_off : NULL;
+		apply_exec(vmon, f, node, ev);
+		complete_event(ev, &node->pub);
+		return node;
+	}
+
+	if (e->check_alive) {
+		/* a thread's exit: the process's only if its leader is gone too, and /proc agrees */
+		if (ev->tid != ev->pid && !node->leader_gone) {
+			*counts = false;
+			return NULL;
+		}
+		if (!process_gone(vmon, node)) {
+			if (ev->tid == ev->pid)
+				node->leader_gone = true;
+			*counts = false;
+			return NULL;
+		}
+		if (ev->tid == ev->pid)
+			last_thread_status(f, e, node);
+	}
+	complete_event(ev, &node->pub);
+	apply_exit(vmon, f, node, ev);
+	return node;
+}
+
+/*
+ * An event is done: counted, and passed to every listener (the caller's
+ * callback among them), once the tree is whole: feed_flush() for a live
+ * pass; a pass that applies recorded events delivers them here at the end
+ * of its own.  A listener may subscribe
+ * or leave from its call: the list is read afresh at each step.
+ */
+void feed_deliver(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node)
+{
+	feed_t *f = vmon->internal->feed;
+
+	f->stats.events[ev->kind]++;
+	if (node)
+		f->stats.applied++;
+	else
+		f->stats.ignored++;
+	for (size_t i = 0; i < f->listeners_nr; i++)
+		f->listeners[i].fn(vmon, ev, node, f->listeners[i].ctx);
+}
+
+static struct listener *listener_find(feed_t *f, feed_listener_fn *fn, void *ctx)
+{
+	for (size_t i = 0; i < f->listeners_nr; i++)
+		if (f->listeners[i].fn == fn && (!ctx || f->listeners[i].ctx == ctx))
+			return &f->listeners[i];
+	return NULL;
+}
+
+int feed_listen(vmon_t *vmon, feed_listener_fn *fn, void (*gone)(void *ctx), void *ctx, bool first)
+{
+	feed_t *f = vmon->internal->feed;
+	size_t at;
+
+	if (!f) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (listener_find(f, fn, ctx))
+		return 0;
+	if (f->listeners_nr == f->listeners_cap) {
+		size_t cap = f->listeners_cap ? f->listeners_cap * 2 : 4;
+		struct listener *v = realloc(f->listeners, sizeof(*v) * cap);
+
+		if (!v)
+			return -1;
+		f->listeners = v;
+		f->listeners_cap = cap;
+	}
+	at = first ? 0 : f->listeners_nr;
+	memmove(&f->listeners[at + 1], &f->listeners[at], (f->listeners_nr - at) * sizeof(f->listeners[0]));
+	f->listeners[at] = (struct listener){ .fn = fn, .gone = gone, .ctx = ctx };
+	f->listeners_nr++;
+	return 0;
+}
+
+void feed_unlisten(vmon_t *vmon, feed_listener_fn *fn, void *ctx)
+{
+	feed_t *f = vmon->internal->feed;
+	struct listener *l = f ? listener_find(f, fn, ctx) : NULL;
+
+	if (!l)
+		return;
+	memmove(l, l + 1, (size_t)(&f->listeners[f->listeners_nr] - (l + 1)) * sizeof(*l));
+	f->listeners_nr--;
+}
+
+void *feed_listener_ctx(vmon_t *vmon, feed_listener_fn *fn)
+{
+	feed_t *f = vmon->internal->feed;
+	struct listener *l = f ? listener_find(f, fn, NULL) : NULL;
+
+	return l ? l->ctx : NULL;
+}
+
+/* the caller's event callback, a listener like any other */
+static void call_user(vmon_t *vmon, const vmon_event_t *ev, proc_node_t *node, void *ctx)
+{
+	feed_t *f = ctx;
+	int prev = user_enter(vmon->internal, USER_NOTIFY);
+
+	f->cb(vmon, ev, node ? &node->pub : NULL, f->cb_arg);
+	user_leave(vmon->internal, prev);
+}
+
+/*
+ * An event applied in this pass, into the outbox for feed_flush(): its
+ * strings copied, for the queue's arena is reused by the next drain (the
+ * pass's own, or a callback's vmon_feed_process()).  Without memory for
+ * the copy, the event is counted lost: it did its work on the tree, but no
+ * listener hears of it.
+ */
+static void feed_hold(vmon_t *vmon, feed_t *f, const vmon_event_t *ev, proc_node_t *node)
+{
+	size_t flen = ev->filename ? strlen(ev->filename) + 1 : 0, alen = ev->args ? ev->args_len + 1 : 0;
+	struct outgoing *o;
+
+	if (f->out_nr == f->out_cap) {
+		size_t cap = f->out_cap ? f->out_cap * 2 : 64;
+		struct outgoing *v = realloc(f->out, sizeof(*v) * cap);
+
+		if (!v) {
+			feed_lost(f, 1);
+			return;
+		}
+		f->out = v;
+		f->out_cap = cap;
+	}
+	if (f->out_arena.len + flen + alen + 1 > f->out_arena.cap &&
+	    buf_reserve(&f->out_arena, 2 * (f->out_arena.len + flen + alen)) < 0) {
+		feed_lost(f, 1);
+		return;
+	}
+	o = &f->out[f->out_nr++];
+	o->ev = *ev;
+	o->node = node;
+	o->filename_off = f->out_arena.len;
+	if (flen) {
+		memcpy(f->out_arena.data + f->out_arena.len, ev->filename, flen);
+		f->out_arena.len += flen;
+	}
+	o->args_off = f->out_arena.len;
+	if (alen) {
+		memcpy(f->out_arena.data + f->out_arena.len, ev->args, alen - 1);
+		f->out_arena.data[f->out_arena.len + alen - 1] = '\0';
+		f->out_arena.len += alen;
+	}
+}
+
+/*
+ * The events applied in this pass, in the order they were applied, to the
+ * listeners: the end of vmon_sample(), when no node is being made, moved or
+ * marked, and every node an event names is still in the tree.
+ */
+void feed_flush(vmon_t *vmon)
+{
+	feed_t *f = vmon->internal->feed;
+
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->out_nr; i++) {
+		struct outgoing *o = &f->out[i];
+
+		if (o->ev.filename)
+			o->ev.filename = f->out_arena.data + o->filename_off;
+		if (o->ev.args)
+			o->ev.args = f->out_arena.data + o->args_off;
+		feed_deliver(vmon, &o->ev, o->node);
+	}
+	f->out_nr = 0;
+	f->out_arena.len = 0;
+}
+
+void feed_count_lost(vmon_t *vmon, unsigned long long n)
+{
+	if (vmon->internal->feed)
+		feed_lost(vmon->internal->feed, n);
+}
+
+static int event_time_cmp(const void *a, const void *b)
+{
+	const feed_event_t *ea = a, *eb = b;
+
+	if (ea->ev.time_ns != eb->ev.time_ns)
+		return ea->ev.time_ns < eb->ev.time_ns ? -1 : 1;
+	return (ea->seq > eb->seq) - (ea->seq < eb->seq);	/* stable */
+}
+
+/* the events that wait for the next pass go to the head of the queue, strings and all */
+static void keep_deferred(feed_t *f)
+{
+	buf_t arena = { 0 };
+	size_t kept = 0;
+
+	for (size_t i = 0; i < f->q_nr; i++) {
+		feed_event_t e = f->q[i];
+
+		if (e.applied)
+			continue;
+		if (e.has_data) {
+			size_t len = e.filename_len + 1 + e.ev.args_len;
+
+			if (buf_reserve(&arena, arena.len + len) < 0) {
+				feed_lost(f, 1);
+				continue;
+			}
+			memcpy(arena.data + arena.len, f->arena.data + e.filename_off, len);
+			arena.data[arena.len + len] = '\0';
+			e.args_off = arena.len + (e.args_off - e.filename_off);
+			e.filename_off = arena.len;
+			arena.len += len;
+		}
+		f->q[kept++] = e;
+	}
+	buf_free(&f->arena);
+	f->arena = arena;
+	f->q_nr = kept;
+	f->q_deferred = kept > 0;
+}
+
+void feed_apply(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	feed_t *f = in->feed;
+	bool deferred = false;
+	unsigned long long cpu;
+
+	if (!f || !f->backend)
+		return;
+	feed_drain(vmon, f);
+	cpu = cpu_mark();
+	f->applying = true;
+	if (f->q_deferred) {
+		/* events held from the last pass go back among the new ones, in time order */
+		for (size_t i = 0; i < f->q_nr; i++)
+			f->q[i].seq = i;
+		qsort(f->q, f->q_nr, sizeof(*f->q), event_time_cmp);
+	}
+	note_thread_exits(f);
+	for (size_t i = 0; i < f->q_nr; i++) {
+		feed_event_t *e = &f->q[i];
+		bool defer, counts;
+		proc_node_t *node;
+
+		if (e->applied)
+			continue;	/* by feed_node_gone() */
+		/* before the first listing nothing is known yet, so nothing waits */
+		node = apply_one(vmon, f, e, f->listed && !e->waited, &defer, &counts);
+		if (defer) {
+			e->waited = true;
+			deferred = true;
+			continue;
+		}
+		e->applied = true;
+		if (counts)
+			feed_hold(vmon, f, &e->ev, node);
+	}
+	if (deferred) {
+		keep_deferred(f);
+	} else {
+		f->q_nr = 0;
+		f->arena.len = 0;
+		f->q_deferred = false;
+	}
+	f->applying = false;
+	cpu_add(f, cpu);
+}
+
+/*
+ * The sample found a process gone (or about to make it stale for another
+ * reason) that has no exit data yet: it may have execed and exited since
+ * the pass began, after the drain.  Read the kernel again and give it its
+ * own exec and exit now, before it turns stale; the other events wait for
+ * the next pass as usual (they are skipped there, being applied).
+ */
+void feed_node_gone(vmon_t *vmon, proc_node_t *node)
+{
+	feed_t *f = vmon->internal->feed;
+	vmon_proc_stat_t *s = node->pub.stores[VMON_STORE_PROC_STAT];
+	unsigned long long cpu;
+
+	/*
+	 * A life the feed alone saw: no stat read completed, and none will.
+	 * The pid's present bit was left to that first read (fill_identity());
+	 * the pid is the events' all the same, and its last data says so.
+	 */
+	if (node->fed && s && !BITTEST(s->present, VMON_PROC_STAT_PID))
+		BITSET(s->present, VMON_PROC_STAT_PID);
+	if (!f || !f->backend || f->applying || node->pub.has_exit_status || !node->confirmed)
+		return;
+	feed_drain(vmon, f);
+	cpu = cpu_mark();
+	f->applying = true;
+	note_thread_exits(f);
+	for (size_t i = 0; i < f->q_nr; i++) {
+		feed_event_t *e = &f->q[i];
+		bool defer, counts;
+		proc_node_t *n;
+
+		if (e->applied || e->ev.pid != node->pub.pid)
+			continue;
+		if (e->ev.kind == VMON_EVENT_FORK)
+			break;	/* the pid's next process: what follows is its */
+		if (!event_matches(f, node, &e->ev))
+			continue;
+		n = apply_one(vmon, f, e, false, &defer, &counts);
+		e->applied = true;
+		if (counts)
+			feed_hold(vmon, f, &e->ev, n);
+	}
+	f->applying = false;
+	cpu_add(f, cpu);
+}
+
+bool feed_wants_listing(vmon_t *vmon)
+{
+	feed_t *f = vmon->internal->feed;
+
+	return !f || !f->backend || !f->listed || f->loss ||
+	       vmon->internal->now - f->last_listing >= VMON_FEED_RECONCILE_SECS;
+}
+
+void feed_listed(vmon_t *vmon)
+{
+	feed_t *f = vmon->internal->feed;
+
+	if (!f)
+		return;
+	if (f->backend && f->listed)
+		f->stats.reconciles++;
+	f->listed = true;
+	f->loss = false;
+	f->last_listing = vmon->internal->now;
+}
+
+/* --- the public API --- */
+
+int vmon_feed_get_stats(const vmon_t *vmon, vmon_feed_stats_t *stats)
+{
+	const feed_t *f;
+
+	if (!vmon || !vmon->internal || !vmon->internal->feed || !stats) {
+		errno = EINVAL;
+		return -1;
+	}
+	f = vmon->internal->feed;
+	*stats = f->stats;
+	stats->pending = f->q_nr;
+	stats->fds = f->fds;
+	return 0;
+}
+
+const char *vmon_feed_reason(const vmon_t *vmon)
+{
+	if (!vmon || !vmon->internal || !vmon->internal->feed) {
+		errno = EINVAL;	/* "" as well: a caller may print it as it is */
+		return "";
+	}
+	return vmon->internal->feed->reason;
+}
+
+const char *vmon_feed_backend_name(vmon_feed_backend_t backend)
+{
+	if ((unsigned)backend >= VMON_FEED_BACKEND_NR) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return backend_names[backend];
+}
+
+int vmon_feed_fd(const vmon_t *vmon)
+{
+	const feed_t *f = vmon && vmon->internal ? vmon->internal->feed : NULL;
+
+	if (!vmon || !vmon->internal) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!f || !f->backend) {
+		errno = ENOENT;
+		return -1;
+	}
+	return f->backend->fd(f);
+}
+
+/*
+ * How long the caller may leave the feed unread: half the time the kernel
+ * buffer takes to fill at the rate events came in lately.  -1: no limit (no
+ * feed, or nothing is happening).
+ */
+int vmon_feed_timeout(const vmon_t *vmon)
+{
+	const feed_t *f = vmon && vmon->internal ? vmon->internal->feed : NULL;
+	double left;
+
+	if (!f || !f->backend || f->rate < 1.0)
+		return -1;
+	left = 0.5 * (double)f->capacity / f->rate - (vclock_secs(CLOCK_MONOTONIC) - f->last_drain);
+	if (left <= 0)
+		return 0;
+	if (left > INT_MAX / 1000)
+		return INT_MAX;
+	return (int)(left * 1000.0) + 1;
+}
+
+int vmon_feed_process(vmon_t *vmon)
+{
+	feed_t *f = vmon && vmon->internal ? vmon->internal->feed : NULL;
+
+	if (!f) {
+		errno = EINVAL;
+		return -1;
+	}
+	return feed_drain(vmon, f);
+}
+
+int vmon_feed_set_callback(vmon_t *vmon, vmon_event_cb_t cb, void *arg)
+{
+	feed_t *f = vmon && vmon->internal ? vmon->internal->feed : NULL;
+
+	if (!f) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (cb && feed_listen(vmon, call_user, NULL, f, false) < 0)
+		return -1;
+	if (!cb)
+		feed_unlisten(vmon, call_user, f);
+	f->cb = cb;
+	f->cb_arg = arg;
+	return 0;
+}

@@ -1,0 +1,257 @@
+/*
+ * feed_bpf.c: the ebpf backend: bpf/feed.bpf.c, embedded as a skeleton,
+ * on the sched_process_fork, _exec and _exit tracepoints, one BPF ring
+ * buffer read with libbpf.
+ *
+ * Reach: every process of the system.  It needs the kernel's BTF
+ * (/sys/kernel/btf/vmlinux: CO-RE relocates the program to the running
+ * kernel), BTF tracepoints (Linux 5.5) and the BPF ring buffer (5.8), and
+ * CAP_BPF with CAP_PERFMON (or CAP_SYS_ADMIN) to load.  No kprobes and no
+ * fentry: locked-down kernels refuse those.
+ *
+ * What it fills: everything vmon_event_t has.  The start time is the
+ * kernel's own (task->start_boottime, the value /proc shows, so identity is
+ * exact); an exec carries the path given to execve(2) (up to
+ * FEED_FILENAME_MAX - 2 bytes) and the arguments (up to VMON_EVENT_ARGS_MAX
+ * bytes, then args_truncated); an exit carries the status, the CPU times
+ * (not scaled as /proc scales them: they can differ by a tick or so), the
+ * faults and the peak RSS.  A time namespace's offset is not applied.
+ *
+ * The reader is woken only when an eighth of the ring is used: the records
+ * carry the names and arguments, and they are applied at vmon_sample() in
+ * any case, so the fd is there to drain the ring before it fills (and
+ * vmon_feed_timeout() says when to at the latest).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "feed/feed.h"
+#include "util/libbpf_said.h"
+#include "bpf/feed.h"
+#include "bpf/feed.skel.h"
+
+#define BPF_DEFAULT_BUFFER	(8u << 20)
+#define BPF_BYTES_PER_EVENT	160	/* a fork or an exit takes 128 bytes in the ring, an exec more */
+
+typedef struct bpf_feed {
+	struct feed_bpf		*skel;
+	struct ring_buffer	*rb;
+	feed_t			*feed;
+	unsigned long long	lost_seen;	/* the sum of skel->bss->lost[] at the last drain */
+	long			page_kb;
+	int			pushed;		/* during a drain */
+} bpf_feed_t;
+
+/* does sched_process_exit pass group_dead (its BTF prototype has three arguments)? */
+static bool exit_has_group_dead(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	bool has = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(btf, (unsigned)id) : NULL;
+	if (t)
+		t = btf__type_by_id(btf, t->type);	/* the pointer */
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);	/* the prototype: ctx, task[, group_dead] */
+	if (t && btf_is_func_proto(t))
+		has = btf_vlen(t) >= 3;
+	btf__free(btf);
+	return has;
+}
+
+static size_t ring_size(size_t want)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = page;
+
+	/* a power of two, at least a page */
+	while (size < want && size < ((size_t)1 << 30))
+		size <<= 1;
+	return size;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	bpf_feed_t *b = ctx;
+	const struct feed_rec *r = data;
+	feed_event_t *e;
+	vmon_event_kind_t kind;
+
+	if (size < sizeof(*r))
+		return 0;
+	switch (r->kind) {
+	case FEED_REC_FORK:
+		kind = VMON_EVENT_FORK;
+		break;
+	case FEED_REC_EXEC:
+		kind = VMON_EVENT_EXEC;
+		break;
+	case FEED_REC_EXIT:
+		kind = VMON_EVENT_EXIT;
+		break;
+	default:
+		return 0;
+	}
+	e = feed_push(b->feed, kind);
+	if (!e)
+		return 0;
+	e->ev.time_ns = r->time_ns;
+	e->ev.pid = (int)r->pid;
+	e->ev.tid = (int)r->tid;
+	e->ev.ppid = (int)r->ppid;
+	e->ev.uid = r->uid;
+	e->ev.start = feed_ns_to_ticks(b->feed, r->start_ns);
+	memcpy(e->ev.comm, r->comm, sizeof(e->ev.comm));
+	e->ev.comm[sizeof(e->ev.comm) - 1] = '\0';
+	e->ev.has = VMON_EVENT_HAS_PPID | VMON_EVENT_HAS_START | VMON_EVENT_HAS_UID | VMON_EVENT_HAS_COMM;
+
+	if (kind == VMON_EVENT_EXEC) {
+		const char *path = (const char *)data + sizeof(*r);
+		size_t flen = r->exec.filename_len, alen = r->exec.args_len;
+
+		if (sizeof(*r) + flen + 1 + alen > size || flen >= FEED_FILENAME_MAX || alen >= FEED_ARGS_MAX)
+			return 0;	/* malformed: keep what the header says */
+		e->ev.args_truncated = r->exec.truncated != 0;
+		if (feed_push_exec_data(b->feed, e, path, strnlen(path, flen), path + flen + 1, alen) == 0)
+			e->ev.has |= VMON_EVENT_HAS_FILENAME | VMON_EVENT_HAS_ARGS;
+	} else if (kind == VMON_EVENT_EXIT) {
+		e->ev.exit_status = r->exit.status;
+		e->ev.utime = feed_ns_to_ticks(b->feed, r->exit.utime_ns);
+		e->ev.stime = feed_ns_to_ticks(b->feed, r->exit.stime_ns);
+		e->ev.maxrss_kb = r->exit.maxrss_pages * (unsigned long long)b->page_kb;
+		e->ev.minflt = r->exit.minflt;
+		e->ev.majflt = r->exit.majflt;
+		e->ev.has |= VMON_EVENT_HAS_EXIT_STATUS | VMON_EVENT_HAS_TIMES | VMON_EVENT_HAS_MAXRSS |
+			     VMON_EVENT_HAS_FAULTS;
+	}
+	b->pushed++;
+	return 0;
+}
+
+static void bpf_close(feed_t *feed)
+{
+	bpf_feed_t *b = feed_priv(feed);
+
+	if (!b)
+		return;
+	ring_buffer__free(b->rb);
+	feed_bpf__destroy(b->skel);
+	free(b);
+	feed_set_priv(feed, NULL);
+}
+
+static int bpf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *capacity, char *why, size_t why_size)
+{
+	libbpf_print_fn_t old_print;
+	bpf_feed_t *b;
+	size_t size;
+	int err;
+
+	(void)vmon;
+	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0) {
+		snprintf(why, why_size, "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s), which CO-RE needs",
+			 strerror(errno));
+		return -1;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		snprintf(why, why_size, "%s", strerror(errno));
+		return -1;
+	}
+	feed_set_priv(feed, b);
+	b->feed = feed;
+	b->page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	size = ring_size(buffer_bytes ? buffer_bytes : BPF_DEFAULT_BUFFER);
+
+	host_libbpf_said[0] = '\0';
+	old_print = libbpf_set_print(host_libbpf_capture);
+	b->skel = feed_bpf__open();
+	if (!b->skel) {
+		err = errno;
+		snprintf(why, why_size, "cannot open the BPF object: %s", strerror(err));
+		goto fail;
+	}
+	b->skel->rodata->has_group_dead = exit_has_group_dead();
+	b->skel->rodata->wakeup_bytes = size / 8;
+	err = bpf_map__set_max_entries(b->skel->maps.events, (__u32)size);
+	if (!err)
+		err = feed_bpf__load(b->skel);
+	if (err) {
+		err = -err;
+		if (err == EPERM || err == EACCES)
+			snprintf(why, why_size, "loading the BPF programs was refused (%s): it needs CAP_BPF and CAP_PERFMON, or root",
+				 strerror(err));
+		else
+			snprintf(why, why_size, "loading the BPF programs failed (%s)%s%s", strerror(err),
+				 host_libbpf_said[0] ? ": " : "", host_libbpf_said);
+		goto fail;
+	}
+	err = feed_bpf__attach(b->skel);
+	if (err) {
+		snprintf(why, why_size, "attaching to the sched_process tracepoints failed: %s", strerror(-err));
+		goto fail;
+	}
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), on_record, b, NULL);
+	if (!b->rb) {
+		snprintf(why, why_size, "cannot map the BPF ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	libbpf_set_print(old_print);
+	*capacity = size / BPF_BYTES_PER_EVENT;
+	return 0;
+
+fail:
+	libbpf_set_print(old_print);
+	bpf_close(feed);
+	return -1;
+}
+
+static int bpf_drain(vmon_t *vmon, feed_t *feed)
+{
+	bpf_feed_t *b = feed_priv(feed);
+	unsigned long long lost = 0;
+	int r;
+
+	(void)vmon;
+	b->pushed = 0;
+	r = ring_buffer__consume(b->rb);
+	for (size_t i = 0; i < sizeof(b->skel->bss->lost) / sizeof(b->skel->bss->lost[0]); i++)
+		lost += b->skel->bss->lost[i];
+	if (lost > b->lost_seen) {
+		feed_lost(feed, lost - b->lost_seen);
+		b->lost_seen = lost;
+	}
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return b->pushed;
+}
+
+static int bpf_fd(const feed_t *feed)
+{
+	const bpf_feed_t *b = feed_priv(feed);
+
+	return ring_buffer__epoll_fd(b->rb);
+}
+
+const feed_backend_t feed_bpf_backend = {
+	.name	= "ebpf",
+	.id	= VMON_FEED_EBPF,
+	.open	= bpf_open,
+	.drain	= bpf_drain,
+	.fd	= bpf_fd,
+	.close	= bpf_close,
+};

@@ -1,0 +1,973 @@
+/*
+ * iter.c: the task iterator, libvmon's second sampling source (iter_*).
+ *
+ * One read of a BPF task iterator (bpf/iter.bpf.c, embedded as a skeleton)
+ * at the start of a pass gives a record per task of the system; the pass
+ * then takes what /proc's stat, statm, status (its memory lines and context
+ * switches) and io would give from those records instead of reading files:
+ * iter_probe() in place of procfs_probe(), and the PROC_STAT, PROC_VM,
+ * PROC_IO and PROC_SCHED (its context switches) samplers
+ * fill their stores from the node's record (iter_fill_*()), through the
+ * defs/ rows wrapped in vmon_task() (the VMON_TASK_COPY tables below).
+ * Threads are found from the records of their group, and in PROC_ALL mode
+ * the processes too (iter_list()).  What the records cannot give (cmdline,
+ * exe, wchan, the owner's uid, a kernel thread's full name) is still read
+ * from /proc, under the same rules as without the iterator: only when it
+ * can have changed, as the records' run counts tell.
+ *
+ * A process is summed over its threads as /proc/PID/stat and io sum it: the
+ * group's counters of its exited threads (on the leader's record) plus each
+ * live thread's.  Its CPU times are scaled as the kernel scales them for
+ * /proc (cputime_adjust(): the tick-sampled user/system split applied to
+ * the precise run time, never going back), here from the node's own last
+ * values; vmon(3) gives the bounds where this cannot equal /proc.
+ *
+ * A task the records do not show is sampled through /proc, so a gone one
+ * is found gone there, and one the iterator does not visit still has its
+ * data: on this machine's kernel (6.18) iter/task never shows the thread
+ * group of pid 1.  Such a process is found by a /proc listing, made at the
+ * first pass with the iterator and every ITER_LISTING_SECS after.
+ *
+ * Used only on the live /proc of the first pid namespace (the records carry
+ * that namespace's ids), and only where the program loads: CAP_BPF and
+ * CAP_PERFMON (or CAP_SYS_ADMIN), BTF, iter/task (Linux 5.8).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+
+#ifdef HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "util/libbpf_said.h"
+#include "bpf/iter.h"
+#include "bpf/iter.skel.h"
+
+typedef struct iter iter_t;
+
+#define ITER_LISTING_SECS	10.0	/* how often /proc is listed for what the iterator does not show */
+
+/* the group's sums, for a leader's record */
+typedef struct iter_group {
+	unsigned long long	utime_ns, stime_ns, run_ns, gtime_ns, minflt, majflt;
+	struct iter_io		io;
+	int			first_thread;	/* slot of a thread of the group, -1: none but the leader */
+} iter_group_t;
+
+/*
+ * A read gives a stream of records, one per task: a whole struct iter_rec,
+ * or its header alone (ITER_SAME) for a task whose record is the one the
+ * held table says we hold.  So the records are kept by task, each in a slot of
+ * a pool that lives from read to read: a whole record replaces its task's
+ * slot, a header keeps it.  After a good read, the slots it did not show
+ * are freed.
+ */
+struct iter {
+	struct iter_bpf		*skel;
+	struct bpf_link		*link;
+	char			*stream;	/* a read's bytes */
+	size_t			stream_cap;
+	struct iter_rec		*slots;		/* per slot: its task's last whole record */
+	/* per slot, apart from the records so that a pass over the nodes reads them without touching the records: */
+	unsigned long long	*slot_read;	/* the read that last showed it, 0: free */
+	int			*slot_tgid;	/* its task's thread group */
+	unsigned char		*slot_state;	/* SLOT_* */
+	size_t			slots_cap;
+	int			*free_slots;	/* a stack of the free ones */
+	size_t			free_nr;
+	int			*shown;		/* the slots the last read showed, in its order */
+	size_t			nr;
+	iter_group_t		*groups;	/* per slot: a leader's group sums */
+	int			*next_thread;	/* per slot: the next thread slot of its group, or -1 */
+	int			*by_tid;	/* tid -> slot, -1 */
+	size_t			by_tid_cap;
+	unsigned long long	read_nr;	/* this read's number (1, 2, ...) */
+	struct iter_held	*held;		/* the program's held map, mmapped: what the slots hold */
+	size_t			held_size;	/* bytes mapped */
+	unsigned		held_mask;	/* entries - 1 */
+	int			generation;	/* vmon->generation of the last good read */
+#define SLOT_SAME	0x1	/* the last read sent the header alone */
+#define SLOT_ONE_THREAD	0x2	/* a group leader, without other threads */
+	unsigned long long	tick_ns;
+	unsigned long long	reads, read_errors;
+	double			next_listing;	/* when iter_listing_due() says yes next */
+	int			fds;		/* held: the program, its link and maps */
+};
+
+/* the copy tables: { symbol, offset in the record part } per vmon_task() row */
+typedef struct iter_copy {
+	int	sym;
+	size_t	offset;
+} iter_copy_t;
+
+static const iter_copy_t stat_copy[] = {
+#define VMON_TASK_COPY
+#define VMON_TASK_STRUCT struct iter_stat
+#include "defs/proc_stat.def"
+};
+static const iter_copy_t vm_copy[] = {
+#define VMON_TASK_COPY
+#define VMON_TASK_STRUCT struct iter_vm
+#include "defs/proc_vm.def"
+};
+static const iter_copy_t io_copy[] = {
+#define VMON_TASK_COPY
+#define VMON_TASK_STRUCT struct iter_io
+#include "defs/proc_io.def"
+};
+static const iter_copy_t sched_copy[] = {
+#define VMON_TASK_COPY
+#define VMON_TASK_STRUCT struct iter_sched
+#include "defs/proc_sched.def"
+};
+
+#define NELEM(_a) (sizeof(_a) / sizeof((_a)[0]))
+
+static void iter_close(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	iter_t *it = in ? in->iter : NULL;
+
+	if (!it)
+		return;
+	bpf_link__destroy(it->link);
+	if (it->held)
+		munmap(it->held, it->held_size);
+	iter_bpf__destroy(it->skel);
+	free(it->stream);
+	free(it->slots);
+	free(it->slot_read);
+	free(it->slot_tgid);
+	free(it->slot_state);
+	free(it->free_slots);
+	free(it->shown);
+	free(it->groups);
+	free(it->next_thread);
+	free(it->by_tid);
+	free(it);
+	in->iter = NULL;
+}
+
+/*
+ * The held table's entries: one per possible tid up to pid_max (none then
+ * share an entry), at most HELD_MAX: 56 bytes each, 1.8 MB at 32,768, 7.3 MB at the most.
+ */
+#define HELD_MIN	1024u
+#define HELD_MAX	(1u << 17)
+
+static unsigned held_entries(void)
+{
+	unsigned long pid_max = 32768;
+	unsigned n = HELD_MIN;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &pid_max) != 1)
+			pid_max = 32768;
+		fclose(f);
+	}
+	while (n < HELD_MAX && n < pid_max)
+		n *= 2;
+	return n;
+}
+
+static int iter_open(vmon_t *vmon, char *why, size_t why_size)
+{
+	struct _vmon_internal *in = vmon->internal;
+	libbpf_print_fn_t old_print;
+	const char *not_here = host_root_reason(vmon);
+	iter_t *it;
+	long page = sysconf(_SC_PAGESIZE);
+	int shift = 0, err, before, cpus;
+
+	if (in->iter)
+		return 0;
+	if (not_here) {
+		snprintf(why, why_size, "%s", not_here);
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	it = calloc(1, sizeof(*it));
+	if (!it) {
+		snprintf(why, why_size, "%s", strerror(errno));
+		return -1;
+	}
+	it->tick_ns = vmon->ticks_per_sec > 0 ? 1000000000ull / (unsigned long long)vmon->ticks_per_sec : 10000000ull;
+	while (page > 1 && (1L << shift) < page)
+		shift++;
+
+	before = host_count_fds(vmon);
+	host_libbpf_said[0] = '\0';
+	old_print = libbpf_set_print(host_libbpf_capture);
+	it->skel = iter_bpf__open();
+	if (!it->skel) {
+		err = errno;
+		goto fail;
+	}
+	it->skel->rodata->tick_ns = it->tick_ns;
+	it->skel->rodata->page_shift = (__u32)shift;
+	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
+	cpus = libbpf_num_possible_cpus();
+	it->skel->rodata->nr_cpus = cpus > 0 ? (__u32)cpus : 1;
+	it->held_mask = held_entries() - 1;
+	it->skel->rodata->held_mask = it->held_mask;
+	if (bpf_map__set_max_entries(it->skel->maps.held, it->held_mask + 1) < 0) {
+		err = errno;
+		goto fail;
+	}
+	if (iter_bpf__load(it->skel) < 0) {
+		err = errno;
+		goto fail;
+	}
+	it->held_size = ((it->held_mask + 1) * sizeof(struct iter_held) + (size_t)page - 1) & ~((size_t)page - 1);
+	it->held = mmap(NULL, it->held_size, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(it->skel->maps.held), 0);
+	if (it->held == MAP_FAILED) {
+		err = errno;
+		it->held = NULL;
+		goto fail;
+	}
+	it->link = bpf_program__attach_iter(it->skel->progs.vmon_tasks, NULL);
+	if (!it->link) {
+		err = errno;
+		goto fail;
+	}
+	libbpf_set_print(old_print);
+	it->fds = before >= 0 ? host_count_fds(vmon) - before : 0;
+	if (it->fds < 0)
+		it->fds = 0;
+	in->iter = it;
+	return 0;
+
+fail:
+	libbpf_set_print(old_print);
+	snprintf(why, why_size, "loading the task iterator: %s%s%s%s", strerror(err),
+		 err == EPERM ? " (it needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" : "",
+		 host_libbpf_said[0] ? ": " : "", host_libbpf_said);
+	in->iter = it;
+	iter_close(vmon);
+	errno = err;
+	return -1;
+}
+
+/* the pool grows by half: the new slots go on the free stack, the arrays per slot follow */
+static int slots_grow(iter_t *it)
+{
+	size_t cap = it->slots_cap ? it->slots_cap + it->slots_cap / 2 : 1024;
+	void *p;
+
+	if (!(p = realloc(it->slots, cap * sizeof(*it->slots))))
+		return -1;
+	it->slots = p;
+	if (!(p = realloc(it->groups, cap * sizeof(*it->groups))))
+		return -1;
+	it->groups = p;
+	if (!(p = realloc(it->next_thread, cap * sizeof(*it->next_thread))))
+		return -1;
+	it->next_thread = p;
+	if (!(p = realloc(it->free_slots, cap * sizeof(*it->free_slots))))
+		return -1;
+	it->free_slots = p;
+	if (!(p = realloc(it->shown, cap * sizeof(*it->shown))))
+		return -1;
+	it->shown = p;
+	if (!(p = realloc(it->slot_tgid, cap * sizeof(*it->slot_tgid))))
+		return -1;
+	it->slot_tgid = p;
+	if (!(p = realloc(it->slot_state, cap * sizeof(*it->slot_state))))
+		return -1;
+	it->slot_state = p;
+	if (!(p = realloc(it->slot_read, cap * sizeof(*it->slot_read))))
+		return -1;
+	it->slot_read = p;
+	/* pushed highest first: the low slots are used first */
+	for (size_t i = cap; i > it->slots_cap; i--) {
+		it->slot_read[i - 1] = 0;
+		it->free_slots[it->free_nr++] = (int)(i - 1);
+	}
+	it->slots_cap = cap;
+	return 0;
+}
+
+/* the held entry of a slot's record: the program sends a header alone while the task's record has its hash */
+static void held_set(iter_t *it, const struct iter_rec *r)
+{
+	struct iter_held *e = &it->held[r->h.tid & it->held_mask];
+
+	e->tid = r->h.tid;
+	e->hash = r->h.hash;
+	e->volatile_hash = r->h.volatile_hash;
+	e->run_ns = r->run_ns;
+	e->run_count = r->run_count;
+	e->sigignore = r->stat.sigignore;
+	e->sigcatch = r->stat.sigcatch;
+	e->flags = (r->h.flags & ITER_SIGS_OWN) ? ITER_HELD_SIGS : 0;
+}
+
+static void slot_free(iter_t *it, int slot)
+{
+	unsigned tid = it->slots[slot].h.tid;
+	struct iter_held *e = &it->held[tid & it->held_mask];
+
+	if (e->tid == tid && e->hash == it->slots[slot].h.hash)
+		e->tid = 0;
+	if (tid < it->by_tid_cap && it->by_tid[tid] == slot)
+		it->by_tid[tid] = -1;
+	it->slot_read[slot] = 0;
+	it->free_slots[it->free_nr++] = slot;
+}
+
+/* by_tid[] reaches tid */
+static int index_reach(iter_t *it, unsigned tid)
+{
+	size_t cap = it->by_tid_cap ? it->by_tid_cap : 32768;
+	int *v;
+
+	if (tid < it->by_tid_cap)
+		return 0;
+	while (cap <= tid)
+		cap *= 2;
+	v = realloc(it->by_tid, cap * sizeof(*v));
+	if (!v)
+		return -1;
+	memset(v + it->by_tid_cap, 0xff, (cap - it->by_tid_cap) * sizeof(*v));
+	it->by_tid = v;
+	it->by_tid_cap = cap;
+	return 0;
+}
+
+static void io_add(struct iter_io *sum, const struct iter_io *add)
+{
+	__u64 *s = (__u64 *)sum;
+	const __u64 *a = (const __u64 *)add;
+
+	for (size_t i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
+		s[i] += a[i];
+}
+
+/* add the records up by thread group: a leader's groups[] entry sums its group */
+static void iter_group(iter_t *it)
+{
+	for (size_t k = 0; k < it->nr; k++) {
+		int i = it->shown[k];
+		const struct iter_rec *r = &it->slots[i];
+		iter_group_t *g = &it->groups[i];
+
+		it->next_thread[i] = -1;
+		if (r->h.tid != r->h.tgid)
+			continue;
+		g->utime_ns = r->dead_utime_ns + r->stat.utime;
+		g->stime_ns = r->dead_stime_ns + r->stat.stime;
+		g->run_ns = r->dead_run_ns + r->run_ns;
+		g->gtime_ns = r->dead_gtime_ns + r->stat.guest_time;
+		g->minflt = r->dead_minflt + r->stat.minflt;
+		g->majflt = r->dead_majflt + r->stat.majflt;
+		g->io = r->dead_io;
+		io_add(&g->io, &r->io);
+		g->first_thread = -1;
+	}
+	for (size_t k = 0; k < it->nr; k++) {
+		int i = it->shown[k];
+		const struct iter_rec *r = &it->slots[i];
+		iter_group_t *g;
+		int leader;
+
+		if (r->h.tid == r->h.tgid || r->h.tgid >= it->by_tid_cap || (leader = it->by_tid[r->h.tgid]) < 0 ||
+		    it->slot_read[leader] != it->read_nr)
+			continue;
+		g = &it->groups[leader];
+		g->utime_ns += r->stat.utime;
+		g->stime_ns += r->stat.stime;
+		g->run_ns += r->run_ns;
+		g->gtime_ns += r->stat.guest_time;
+		g->minflt += r->stat.minflt;
+		g->majflt += r->stat.majflt;
+		io_add(&g->io, &r->io);
+		it->next_thread[i] = g->first_thread;
+		g->first_thread = i;
+	}
+}
+
+/* the whole of one read of the iterator into it->stream: its length, or -1 */
+static ssize_t read_stream(iter_t *it)
+{
+	size_t len = 0;
+	int fd, err;
+
+	fd = bpf_iter_create(bpf_link__fd(it->link));
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t r;
+
+		if (it->stream_cap - len < 64 * sizeof(struct iter_rec)) {
+			size_t cap = it->stream_cap ? it->stream_cap * 2 : 256 * sizeof(struct iter_rec);
+			char *p = realloc(it->stream, cap);
+
+			if (!p)
+				goto fail;
+			it->stream = p;
+			it->stream_cap = cap;
+		}
+		r = read(fd, it->stream + len, it->stream_cap - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			/* EAGAIN: the task list changed under the iterator: the pass uses /proc */
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	return (ssize_t)len;
+
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+/*
+ * The stream into the slots.  A header alone must find its task's slot
+ * and the held entry that named it; anything else (a stream cut inside a
+ * record, a header for a task we hold nothing of) fails the read: the pass
+ * then reads /proc, and the next read, the held table cleared, sends every
+ * record whole.
+ */
+static int take_stream(iter_t *it, size_t len)
+{
+	size_t off = 0;
+
+	it->nr = 0;
+	while (off < len) {
+		const struct iter_hdr *h = (const struct iter_hdr *)(it->stream + off);
+		size_t size = sizeof(struct iter_rec);
+		int slot;
+
+		if (len - off < sizeof(*h))
+			goto corrupt;
+		if (h->flags & ITER_SAME)
+			size = sizeof(*h);
+		if (len - off < size)
+			goto corrupt;
+		if (index_reach(it, h->tid) < 0)
+			return -1;
+		slot = it->by_tid[h->tid];
+		if (h->flags & ITER_SAME) {
+			struct iter_held *e = &it->held[h->tid & it->held_mask];
+
+			if (slot < 0 || it->slot_tgid[slot] != (int)h->tgid || e->tid != h->tid || e->hash != h->hash)
+				goto corrupt;
+			/* the same record, its memory or handlers perhaps no longer shared (iter.bpf.c) */
+			e->volatile_hash = h->volatile_hash;
+			it->slot_state[slot] |= SLOT_SAME;
+		} else {
+			if (slot < 0 || it->slot_read[slot] == it->read_nr) {
+				/* a new task (or one shown twice: the second gets its own slot) */
+				if (it->free_nr == 0 && slots_grow(it) < 0)
+					return -1;
+				slot = it->free_slots[--it->free_nr];
+				it->by_tid[h->tid] = slot;
+			}
+			memcpy(&it->slots[slot], h, sizeof(struct iter_rec));
+			held_set(it, &it->slots[slot]);
+			it->slot_tgid[slot] = (int)h->tgid;
+			it->slot_state[slot] = h->tid == h->tgid && it->slots[slot].stat.num_threads == 1 ? SLOT_ONE_THREAD : 0;
+		}
+		it->slot_read[slot] = it->read_nr;
+		if (it->nr == it->slots_cap)
+			goto corrupt;
+		it->shown[it->nr++] = slot;
+		off += size;
+	}
+	return 0;
+
+corrupt:
+	errno = EPROTO;
+	return -1;
+}
+
+static int iter_read(vmon_t *vmon)
+{
+	iter_t *it = vmon->internal->iter;
+	ssize_t len;
+
+	if (!it) {
+		errno = EINVAL;
+		return -1;
+	}
+	it->reads++;
+	it->read_nr++;
+	len = read_stream(it);
+	if (len < 0 || take_stream(it, (size_t)len) < 0)
+		goto fail;
+	/* the slots of tasks gone (a compact array: the scan is cheap next to the read) */
+	for (size_t slot = 0; slot < it->slots_cap; slot++) {
+		if (it->slot_read[slot] != it->read_nr && it->slot_read[slot] != 0)
+			slot_free(it, (int)slot);
+	}
+	iter_group(it);
+	it->generation = vmon->generation;
+	return 0;
+
+fail:
+	/*
+	 * What this read put in the slots stays (whole records, and the held
+	 * entries saying so); but a stream that did not agree with the held
+	 * table could do so again: the next read is told nothing is held.
+	 */
+	if (errno == EPROTO)
+		memset(it->held, 0, it->held_size);
+	it->read_errors++;
+	it->generation = 0;
+	return -1;
+}
+
+static int iter_fds(const vmon_t *vmon)
+{
+	const iter_t *it = vmon->internal->iter;
+
+	return it ? it->fds : 0;
+}
+
+static bool iter_active(const vmon_t *vmon)
+{
+	const iter_t *it = vmon->internal->iter;
+
+	return it && it->generation == vmon->generation;
+}
+
+/* the slot of tid's record in the last read, or -1 */
+static int slot_of(const iter_t *it, int tid)
+{
+	int i;
+
+	if (tid <= 0 || (size_t)tid >= it->by_tid_cap || (i = it->by_tid[tid]) < 0 || it->slot_read[i] != it->read_nr)
+		return -1;
+	return i;
+}
+
+static int iter_list(vmon_t *vmon)
+{
+	struct _vmon_internal *in = vmon->internal;
+	iter_t *it = in->iter;
+
+	for (size_t k = 0; k < it->nr; k++) {
+		const struct iter_rec *r = &it->slots[it->shown[k]];
+		proc_node_t *node;
+
+		if (r->h.tid != r->h.tgid)
+			continue;
+		node = pidmap_get(&in->procs, (int)r->h.tid);
+		if (!node) {
+			node = node_new(vmon, (int)r->h.tid, (int)r->h.tid, false, vmon->proc_wants);
+			if (!node)
+				return -1;
+		}
+		node->seen = vmon->generation;
+	}
+	return 0;
+}
+
+/*
+ * In place of procfs_probe(): the node's record, which must be the same
+ * task (a process: a group's leader; a thread: of the same group), with
+ * the start time we know (else ESTALE: the id was reused).  Sets what the
+ * tree needs, and whether the task ran since the last sample (its
+ * schedstat figures come with the record).
+ */
+static bool iter_covers(const vmon_t *vmon, const proc_node_t *node)
+{
+	const iter_t *it = vmon->internal->iter;
+	int i;
+
+	if (!iter_active(vmon) || (i = slot_of(it, node->pub.pid)) < 0)
+		return false;
+	return it->slot_tgid[i] == (node->pub.is_thread ? node->tgid : node->pub.pid);
+}
+
+static bool iter_listing_due(vmon_t *vmon)
+{
+	iter_t *it = vmon->internal->iter;
+
+	if (vmon->internal->now < it->next_listing)
+		return false;
+	it->next_listing = vmon->internal->now + ITER_LISTING_SECS;
+	return true;
+}
+
+static int iter_probe(vmon_t *vmon, proc_node_t *node)
+{
+	struct _vmon_internal *in = vmon->internal;
+	iter_t *it = in->iter;
+	const struct iter_rec *r;
+	int i;
+
+	if (!node_store(vmon, node, VMON_STORE_PROC_STAT))
+		return -1;
+	if (!iter_covers(vmon, node)) {
+		errno = ESRCH;
+		return -1;
+	}
+	i = slot_of(it, node->pub.pid);
+	node->iter_index = i;
+	/*
+	 * A record the same as the last read's (the program sent its header
+	 * alone), which this node took in the last pass, gives the same values:
+	 * nothing to copy, and the start time, parent, thread count, state and
+	 * run figures the node has are the record's.  For a thread, and a
+	 * process of one thread (its sums are its leader's record, which holds
+	 * its thread count), the record is all its values depend on.  Neither
+	 * the record nor the stores are touched: at 10,000 processes, every
+	 * cache line read per node shows.
+	 */
+	node->iter_same = !node->retry && (it->slot_state[i] & SLOT_SAME) && node->iter_gen == vmon->generation - 1 &&
+			  (node->pub.is_thread || (it->slot_state[i] & SLOT_ONE_THREAD));
+	node->iter_gen = vmon->generation;
+	node->num_threads_before = node->num_threads;
+	if (node->iter_same) {
+		node->ran_answer = 0;
+	} else {
+		r = &it->slots[i];
+		/*
+		 * A task being reaped ('X') no longer has its parent (0), group or
+		 * session: it is gone, as procfs_probe() finds it, and a process
+		 * first seen so would be placed at the top of the tree.
+		 */
+		if (r->stat.state == 'X') {
+			errno = ESRCH;
+			return -1;
+		}
+		if (node->confirmed && !node_start_matches(node, r->stat.start)) {
+			errno = ESTALE;
+			return -1;
+		}
+		node->start = r->stat.start;
+		node->start_approx = false;
+		node->identified = true;	/* its identity, for the events that name it (ended.c) */
+		node->ppid = (int)r->stat.ppid;
+		node->num_threads = (int)r->stat.num_threads;
+		node->state = (char)r->stat.state;
+		node->ran_answer = !node->run_known || r->run_count != node->run_count || r->run_ns != node->run_ns;
+		node->run_known = true;
+		node->run_count = r->run_count;
+		node->run_ns = r->run_ns;
+	}
+	node->stat_same = false;
+	node->ran_generation = vmon->generation;
+	node->probed = vmon->generation;
+	node->probe = ++in->probes;
+	in->record_probe = node->probe;
+	return 0;
+}
+
+/* the tids of the node's thread group, its leader first; *cursor starts at SOURCE_THREADS_START, 0 ends */
+static int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor)
+{
+	const iter_t *it = vmon->internal->iter;
+	int i;
+
+	/* START: the leader, then -3 - its index: its group's list, then the list's next */
+	if (*cursor == SOURCE_THREADS_START) {
+		if ((i = slot_of(it, node->pub.pid)) < 0)
+			return 0;
+		*cursor = -3 - i;
+		return node->pub.pid;
+	}
+	if (*cursor <= -3)
+		*cursor = it->groups[-3 - *cursor].first_thread;
+	else if (*cursor >= 0)
+		*cursor = it->next_thread[*cursor];
+	if (*cursor < 0)
+		return 0;
+	return (int)it->slots[*cursor].h.tid;
+}
+
+/*
+ * cputime_adjust() of kernel/sched/cputime.c: rtime (the precise run time)
+ * split between user and system in the ratio of the tick-sampled utime and
+ * stime, neither going below the last split (*prev_u, *prev_s, updated).
+ */
+static void cputime_adjust(unsigned long long rtime, unsigned long long utime, unsigned long long stime,
+			   unsigned long long *prev_u, unsigned long long *prev_s)
+{
+	if (*prev_u + *prev_s >= rtime)
+		return;
+	if (stime == 0) {
+		utime = rtime;
+		stime = 0;
+	} else if (utime == 0) {
+		stime = rtime;
+	} else {
+		stime = (unsigned long long)((unsigned __int128)stime * rtime / (stime + utime));
+		if (stime > rtime)
+			stime = rtime;
+	}
+	if (stime < *prev_s)
+		stime = *prev_s;
+	utime = rtime - stime;
+	if (utime < *prev_u) {
+		utime = *prev_u;
+		stime = rtime - utime;
+	}
+	*prev_u = utime;
+	*prev_s = stime;
+}
+
+/* copy a record part into a store through its table: the number of fields that changed */
+static int copy_part(const vmon_store_desc_t *desc, const iter_copy_t *table, size_t nr, const void *part,
+		     void *store, char *changed, char *present, bool first)
+{
+	int changes = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		__u64 v;
+		int r;
+
+		memcpy(&v, (const char *)part + table[i].offset, sizeof(v));
+		r = parse_set_ull(&desc->fields[table[i].sym], store, v, changed, first);
+		if (r < 0)
+			return -1;
+		changes += r;
+		BITSET(present, table[i].sym);
+	}
+	return changes;
+}
+
+/* a kernel thread's name as /proc shows it (a worker's current work added) */
+static int kthread_comm(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	const vmon_field_t *f = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_COMM];
+	buf_t *buf = &vmon->internal->buf;
+
+	if (procfs_read(vmon, node, "comm", NULL, buf) < 0)
+		return -1;
+	if (buf->len && buf->data[buf->len - 1] == '\n')
+		buf->data[--buf->len] = '\0';
+	return parse_set_string(f, s, buf->data, buf->len + 1, s->changed, first);
+}
+
+static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	iter_t *it = vmon->internal->iter;
+	struct iter_stat v;
+	const struct iter_rec *r;
+	unsigned long long rtime, utime, stime, gtime;
+	int i, changes, c;
+
+	if (node->iter_same && !first)
+		return 0;
+	i = node->iter_index;
+	r = &it->slots[i];
+	v = r->stat;
+	if (!node->pub.is_thread) {
+		const iter_group_t *g = &it->groups[i];
+
+		rtime = g->run_ns;
+		utime = g->utime_ns;
+		stime = g->stime_ns;
+		gtime = g->gtime_ns;
+		v.minflt = g->minflt;
+		v.majflt = g->majflt;
+		if (r->h.flags & ITER_GROUP_EXIT)
+			v.exit_code = r->group_exit_code;
+		if (!node->cpu_prev_known) {
+			node->cpu_prev_u = r->group_prev_utime_ns;
+			node->cpu_prev_s = r->group_prev_stime_ns;
+		}
+	} else {
+		rtime = r->run_ns;
+		utime = r->stat.utime;
+		stime = r->stat.stime;
+		gtime = r->stat.guest_time;
+		if (!node->cpu_prev_known) {
+			node->cpu_prev_u = r->prev_utime_ns;
+			node->cpu_prev_s = r->prev_stime_ns;
+		}
+	}
+	node->cpu_prev_known = true;
+	cputime_adjust(rtime, utime, stime, &node->cpu_prev_u, &node->cpu_prev_s);
+	v.utime = node->cpu_prev_u / it->tick_ns;
+	v.stime = node->cpu_prev_s / it->tick_ns;
+	v.guest_time = gtime / it->tick_ns;
+
+	changes = copy_part(desc, stat_copy, NELEM(stat_copy), &v, s, s->changed, s->present, first);
+	if (changes < 0)
+		return -1;
+
+	/*
+	 * comm: the task's own, but for kernel threads, whose /proc name can
+	 * be longer (a worker adds its current work): read from /proc when
+	 * new, and for a worker whenever it ran (it can have taken other work).
+	 */
+	if (r->h.flags & ITER_KTHREAD) {
+		if (first || ((r->h.flags & ITER_WQ_WORKER) && node->ran_answer != 0)) {
+			c = kthread_comm(vmon, node, s, first);
+			if (c < 0)
+				return -1;
+			changes += c;
+			BITSET(s->present, VMON_PROC_STAT_COMM);
+		}
+	} else {
+		c = parse_set_string(&desc->fields[VMON_PROC_STAT_COMM], s, r->comm, strnlen(r->comm, sizeof(r->comm)) + 1,
+				     s->changed, first);
+		if (c < 0)
+			return -1;
+		changes += c;
+		BITSET(s->present, VMON_PROC_STAT_COMM);
+	}
+	return changes;
+}
+
+static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
+	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter_index];
+	int changes = 0;
+
+	if (node->iter_same && !first)
+		return 0;
+	if (r->h.flags & ITER_HAS_MM)
+		return copy_part(desc, vm_copy, NELEM(vm_copy), &r->vm, s, s->changed, s->present, first);
+	/* no address space: statm reads all zeros, status has no memory lines */
+	for (size_t i = 0; i < NELEM(vm_copy); i++) {
+		const vmon_field_t *f = &desc->fields[vm_copy[i].sym];
+		int c;
+
+		if (f->source == VMON_SOURCE_KEY) {
+			c = parse_clear(f, s, s->changed, s->present);
+		} else {
+			c = parse_set_ull(f, s, 0, s->changed, first);
+			BITSET(s->present, vm_copy[i].sym);
+		}
+		if (c < 0)
+			return -1;
+		changes += c;
+	}
+	return changes;
+}
+
+static int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_IO];
+	const iter_t *it = vmon->internal->iter;
+	int i = node->iter_index;
+	const struct iter_rec *r = &it->slots[i];
+
+	if (node->iter_same && !first)
+		return 0;
+	return copy_part(desc, io_copy, NELEM(io_copy), node->pub.is_thread ? &r->io : &it->groups[i].io,
+			 s, s->changed, s->present, first);
+}
+
+static int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_SCHED];
+	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter_index];
+
+	if (node->iter_same && !first)
+		return 0;
+	return copy_part(desc, sched_copy, NELEM(sched_copy), &r->sched, s, s->changed, s->present, first);
+}
+
+
+/* the task iterator as a source (source.h); a task its records do not show is read through /proc */
+static int iter_source_list(vmon_t *vmon, bool wanted)
+{
+	if (!iter_active(vmon))
+		return procfs_list(vmon, wanted);	/* its read failed in this pass */
+	if (iter_list(vmon) < 0)
+		return -1;
+	/* now and then /proc too, for the processes the records do not show; not seen there is not gone */
+	if (iter_listing_due(vmon))
+		return procfs_list(vmon, true) < 0 ? -1 : SOURCE_LISTED_ALL;
+	return wanted ? SOURCE_LISTED_ALL : 0;	/* the records were the listing the event feed wanted */
+}
+
+static int iter_source_probe(vmon_t *vmon, proc_node_t *node)
+{
+	return iter_covers(vmon, node) ? iter_probe(vmon, node) : procfs_probe(vmon, node);
+}
+
+static int iter_source_pass_begin(vmon_t *vmon)
+{
+	if (iter_read(vmon) < 0)
+		return -1;
+	vmon->internal->stats.iter_reads++;
+	return 1;
+}
+
+/* did the node's probe in this pass take its record (not read /proc)? */
+static bool took_record(vmon_t *vmon, const proc_node_t *node)
+{
+	return record_probed(vmon->internal, node) && iter_active(vmon);
+}
+
+static int iter_source_fill(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store, void *s, bool first)
+{
+	if (!took_record(vmon, node))
+		return SOURCE_NO_RECORD;
+	switch (store) {
+	case VMON_STORE_PROC_STAT:
+		return iter_fill_stat(vmon, node, s, first);
+	case VMON_STORE_PROC_VM:
+		return iter_fill_vm(vmon, node, s, first);
+	case VMON_STORE_PROC_IO:
+		return iter_fill_io(vmon, node, s, first);
+	case VMON_STORE_PROC_SCHED:
+		return iter_fill_sched(vmon, node, s, first);
+	default:
+		return SOURCE_NO_RECORD;
+	}
+}
+
+static int iter_source_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor)
+{
+	if (!took_record(vmon, node))
+		return SOURCE_NO_RECORD;
+	return iter_next_thread(vmon, node, cursor);
+}
+
+const source_ops_t iter_source = {
+	.sampler	= VMON_SAMPLER_ITER,
+	.caps		= SOURCE_RECORDS,
+	.open		= iter_open,
+	.close		= iter_close,
+	.pass_begin	= iter_source_pass_begin,
+	.list		= iter_source_list,
+	.probe		= iter_source_probe,
+	.fill		= iter_source_fill,
+	.next_thread	= iter_source_next_thread,
+	.fds		= iter_fds,
+};
+
+#else	/* !HAVE_BPF */
+
+static int iter_open(vmon_t *vmon, char *why, size_t why_size)
+{
+	(void)vmon;
+	snprintf(why, why_size, "not built in (configured with --disable-bpf)");
+	errno = EOPNOTSUPP;
+	return -1;
+}
+
+/* never in use: it does not open */
+const source_ops_t iter_source = {
+	.sampler	= VMON_SAMPLER_ITER,
+	.open		= iter_open,
+	.list		= procfs_list,
+	.probe		= procfs_probe,
+};
+
+#endif

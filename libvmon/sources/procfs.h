@@ -1,0 +1,31 @@
+/*
+ * procfs.h: reading /proc (procfs.c): files under the fd budget, the
+ * node's directory, its stat line and schedstat; /proc as a source.
+ */
+#ifndef VMON_PROCFS_H
+#define VMON_PROCFS_H
+
+#include "core/instance.h"
+
+int procfs_open_root(vmon_t *vmon, const char *root);
+int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify);
+void procfs_node_done(vmon_t *vmon, proc_node_t *node);
+int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd, buf_t *buf);
+int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, buf_t *buf);
+ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, buf_t *buf);
+ssize_t procfs_readlinkat(vmon_t *vmon, int dir_fd, const char *name, buf_t *buf);
+int procfs_openat(vmon_t *vmon, int dir_fd, const char *name, int flags);
+unsigned long long procfs_stat_start(const char *line, size_t len);
+void procfs_close_held(vmon_t *vmon, int *fd);
+void procfs_close_warm(vmon_t *vmon, int *fd);
+void procfs_close_dir(vmon_t *vmon, proc_node_t *node);
+bool procfs_hold(vmon_t *vmon);
+int procfs_probe(vmon_t *vmon, proc_node_t *node);
+int procfs_list(vmon_t *vmon, bool wanted);
+void procfs_stat_line_keep(proc_node_t *node, const buf_t *line);
+void procfs_stat_line_forget(proc_node_t *node);
+bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node);
+int procfs_ran(vmon_t *vmon, proc_node_t *node);
+void procfs_shrink_budget(vmon_t *vmon);
+
+#endif

@@ -1,0 +1,504 @@
+/*
+ * parse.c: the parsers, driven by the field tables generated from defs/.
+ *
+ * A store's rows say where each value is: field n of a one-line file
+ * (VMON_SOURCE_POS) or value n of a keyed line (VMON_SOURCE_KEY).  So one
+ * positional parser and one key parser serve every store, and adding a
+ * field the kernel prints is one row in a .def file.
+ *
+ * Nothing here trusts the input: numbers are checked digit by digit (an
+ * overflowing or missing number is an error, not a zero), keys are matched
+ * whole, and a line that is cut short leaves the fields it lacks absent.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+bool parse_ull(const char **p, const char *end, unsigned long long *value)
+{
+	const char *s = *p;
+	unsigned long long v = 0;
+
+	if (s >= end || *s < '0' || *s > '9')
+		return false;
+	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+		/* the overflow checks cost a flag test, where a division per digit showed in profiles */
+		if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, (unsigned)(*s - '0'), &v))
+			return false;
+	}
+	*p = s;
+	*value = v;
+	return true;
+}
+
+bool parse_ll(const char **p, const char *end, long long *value)
+{
+	const char *s = *p;
+	unsigned long long v;
+	bool neg = false;
+
+	if (s < end && *s == '-') {
+		neg = true;
+		s++;
+	}
+	if (!parse_ull(&s, end, &v))
+		return false;
+	if (neg ? v > (unsigned long long)LLONG_MAX + 1 : v > (unsigned long long)LLONG_MAX)
+		return false;
+	*value = neg ? (long long)(0 - v) : (long long)v;
+	*p = s;
+	return true;
+}
+
+/*
+ * /proc/PID/stat: "pid (comm) state ppid ...".  comm is whatever the task
+ * named itself, parentheses and spaces included, so it ends at the last ')'.
+ * Returns where field 3 starts, or NULL for a line without "(...) ".
+ */
+const char *parse_stat_fields(const char *line, size_t len, const char **comm, size_t *comm_len)
+{
+	const char *open = memchr(line, '(', len), *close = NULL;
+
+	if (!open)
+		return NULL;
+	for (const char *p = line + len; p > open; p--) {
+		if (p[-1] == ')') {
+			close = p - 1;
+			break;
+		}
+	}
+	if (!close || close + 2 > line + len || close[1] != ' ')
+		return NULL;
+	if (comm) {
+		*comm = open + 1;
+		*comm_len = (size_t)(close - open - 1);
+	}
+	return close + 2;
+}
+
+static void mark_changed(const vmon_field_t *f, char *changed)
+{
+	if (changed)
+		BITSET(changed, f->sym);
+}
+
+/* copy size bytes of value into the member; did it differ? */
+static int set_bytes(char *member, const void *value, size_t size)
+{
+	int diff = memcmp(member, value, size) != 0;
+
+	memcpy(member, value, size);
+	return diff;
+}
+
+/* store a number held in an unsigned long long, typed as the field says */
+int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, char *changed, bool first)
+{
+	char *m = (char *)store + f->offset;
+	int diff;
+
+	switch (f->type) {
+	case VMON_TYPE_char:		{ char v = (char)value; diff = set_bytes(m, &v, sizeof(v)); break; }
+	case VMON_TYPE_int:		{ int v = (int)value; diff = set_bytes(m, &v, sizeof(v)); break; }
+	case VMON_TYPE_uint:		{ unsigned int v = (unsigned int)value; diff = set_bytes(m, &v, sizeof(v)); break; }
+	case VMON_TYPE_long:		{ long v = (long)value; diff = set_bytes(m, &v, sizeof(v)); break; }
+	case VMON_TYPE_ulong:		{ unsigned long v = (unsigned long)value; diff = set_bytes(m, &v, sizeof(v)); break; }
+	case VMON_TYPE_longlong:	{ long long v = (long long)value; diff = set_bytes(m, &v, sizeof(v)); break; }
+	case VMON_TYPE_ulonglong:	diff = set_bytes(m, &value, sizeof(value)); break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	if (diff || first)
+		mark_changed(f, changed);
+	return diff;
+}
+
+/* parse the number [text, end) as the field's type and store it */
+static int set_number(const vmon_field_t *f, void *store, const char *text, const char *end, char *changed,
+		      bool first)
+{
+	const char *p = text;
+	unsigned long long u;
+	long long s;
+
+	/*
+	 * text is one whole word: a value with anything after its digits
+	 * ("12x", "0x10") is malformed, not the number its prefix spells.
+	 */
+	switch (f->type) {
+	case VMON_TYPE_char:
+		if (end - p != 1 || !*p || *p == ' ' || *p == '\n')
+			break;
+		return parse_set_ull(f, store, (unsigned char)*p, changed, first);
+	case VMON_TYPE_int:
+	case VMON_TYPE_long:
+	case VMON_TYPE_longlong:
+		if (!parse_ll(&p, end, &s) || p != end)
+			break;
+		if ((f->type == VMON_TYPE_int && (s < INT_MIN || s > INT_MAX)) ||
+		    (f->type == VMON_TYPE_long && (s < LONG_MIN || s > LONG_MAX)))
+			break;
+		return parse_set_ull(f, store, (unsigned long long)s, changed, first);
+	case VMON_TYPE_uint:
+	case VMON_TYPE_ulong:
+	case VMON_TYPE_ulonglong:
+		if (!parse_ull(&p, end, &u) || p != end)
+			break;
+		if (f->type == VMON_TYPE_uint && u > UINT_MAX)
+			break;
+		return parse_set_ull(f, store, u, changed, first);
+	default:
+		break;
+	}
+	errno = EPROTO;
+	return -1;
+}
+
+/* store len bytes of text in a vmon_char_array_t field, always NUL-terminated */
+int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_t len, char *changed, bool first)
+{
+	vmon_char_array_t *a = (vmon_char_array_t *)((char *)store + f->offset);
+
+	if (f->type != VMON_TYPE_char_array) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (a->array && a->len == len && memcmp(a->array, text, len) == 0) {
+		if (first)
+			mark_changed(f, changed);
+		return 0;
+	}
+	if (a->alloc_len < len + 1 || !a->array) {
+		size_t alloc = len + 1 < 16 ? 16 : len + 1;
+		char *array = realloc(a->array, alloc);
+
+		if (!array)
+			return -1;
+		a->array = array;
+		a->alloc_len = alloc;
+	}
+	memcpy(a->array, text, len);
+	a->array[len] = '\0';
+	a->len = len;
+	mark_changed(f, changed);
+	return 1;
+}
+
+/* the kernel no longer prints this field: zero it and clear its present bit */
+int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present)
+{
+	int diff = 0;
+
+	if (present && BITTEST(present, f->sym)) {
+		BITCLEAR(present, f->sym);
+		diff = 1;
+	}
+	if (f->type == VMON_TYPE_char_array) {
+		vmon_char_array_t *a = (vmon_char_array_t *)((char *)store + f->offset);
+
+		/* an absent string is still "", never NULL: clients print array as it is */
+		if (!a->array) {
+			parse_set_string(f, store, "", 0, NULL, false);
+			return diff;
+		}
+		if (a->len) {
+			a->len = 0;
+			a->array[0] = '\0';
+			diff = 1;
+		}
+	} else if (f->type != VMON_TYPE_str_array) {
+		diff |= parse_set_ull(f, store, 0, NULL, false) > 0;
+	}
+	if (diff)
+		mark_changed(f, changed);
+	return diff;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/*
+ * How much of text can be trusted.  The kernel ends every line of the files
+ * we parse with a newline, so text that does not end with one was cut short
+ * (a fixture, a short read): its last word may be a prefix of the real one
+ * ("12" of "1234"), so it is trusted only up to that word.
+ */
+size_t parse_complete_len(const char *text, size_t len)
+{
+	if (len == 0 || text[len - 1] == '\n')
+		return len;
+	while (len > 0 && !is_space(text[len - 1]))
+		len--;
+	return len;
+}
+
+/* the n-th (1-based) whitespace-separated word of [p, end), or NULL */
+static const char *nth_word(const char *p, const char *end, int n)
+{
+	while (p < end && is_space(*p))
+		p++;
+	for (int i = 1; i < n && p < end; i++) {
+		while (p < end && !is_space(*p))
+			p++;
+		while (p < end && is_space(*p))
+			p++;
+	}
+	return p < end ? p : NULL;
+}
+
+/*
+ * Parse the word at p as the field's number, in place (a copy and a strlen()
+ * per value showed in profiles).  A word too long for any number we store
+ * (the longest, 2^64 - 1, has 20 digits; 32 bytes leave room for leading
+ * zeros) is malformed, rather than parsed.
+ */
+static int set_word(const vmon_field_t *f, void *store, const char *p, const char *end, char *changed, bool first)
+{
+	const char *e = p;
+
+	while (e < end && !is_space(*e))
+		e++;
+	if (e - p >= 32) {
+		errno = EPROTO;
+		return -1;
+	}
+	return set_number(f, store, p, e, changed, first);
+}
+
+/* is a row's file the one being parsed?  (the first byte settles most: stat, statm, status, io...) */
+static bool same_file(const char *a, const char *b)
+{
+	return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
+}
+
+/* is a row's key the klen bytes at line? */
+static bool same_key(const char *key, const char *line, size_t klen)
+{
+	return key[0] == line[0] && strncmp(key, line, klen) == 0 && key[klen] == '\0';
+}
+
+/*
+ * Fill a store's POS rows for `file` from text, whose first word is field
+ * number first_n.  Rows of a file are listed in increasing field order, so
+ * the text is walked once.  A field the line lacks (an older kernel, a
+ * truncated read) is cleared, not left stale.
+ */
+static int parse_pos(const vmon_field_t *fields, int fields_nr, const char *file, int first_n,
+		     const char *text, size_t len, void *store, char *changed, char *present, bool first)
+{
+	size_t whole = parse_complete_len(text, len);
+	const char *p = text, *end = text + whole;
+	int n = first_n, changes = 0, rows = 0, found = 0;
+	/* a line cut short is an error, though the fields before the cut are kept */
+	int errors = whole < len;
+
+	while (p < end && is_space(*p))
+		p++;
+	for (int i = 0; i < fields_nr; i++) {
+		const vmon_field_t *f = &fields[i];
+		int r;
+
+		if (f->source != VMON_SOURCE_POS || !same_file(f->file, file) || f->n < first_n)
+			continue;
+		rows++;
+		if (p) {
+			p = nth_word(p, end, f->n - n + 1);
+			n = f->n;
+		}
+		if (!p) {
+			changes += parse_clear(f, store, changed, present);
+			continue;
+		}
+		r = set_word(f, store, p, end, changed, first);
+		if (r < 0) {
+			errors++;
+			changes += parse_clear(f, store, changed, present);
+			continue;
+		}
+		if (present)
+			BITSET(present, f->sym);
+		changes += r;
+		found++;
+	}
+	/* fewer fields is an older kernel; none at all is no such line */
+	if (errors || (rows && !found)) {
+		errno = EPROTO;
+		return -1;
+	}
+	return changes;
+}
+
+/*
+ * Fill a store's KEY rows for `file` from "Key: v1 v2...\n" lines.  The
+ * kernel prints keys in the order our tables list them, so the next row is
+ * tried first and a search happens only for the lines we do not want.  A
+ * row whose key never shows up is cleared (vmon_sys_vm_t on an older kernel,
+ * the memory lines of a kernel thread's status).
+ */
+static int parse_keys(const vmon_field_t *fields, int fields_nr, const char *file,
+		      const char *text, size_t len, void *store, char *changed, char *present, bool first)
+{
+	size_t whole = parse_complete_len(text, len);
+	const char *line = text, *end = text + whole;
+	/* a file cut short, or empty, is an error (its whole lines are still read) */
+	int changes = 0, errors = whole < len || len == 0, cursor = 0;
+	unsigned char found[(256 + 7) / 8] = { 0 };
+
+	if (fields_nr > 256) {
+		errno = E2BIG;
+		return -1;
+	}
+	while (line < end) {
+		const char *eol = memchr(line, '\n', (size_t)(end - line)), *k = line, *v;
+		size_t klen;
+		int i, tries;
+
+		if (!eol)
+			eol = end;
+		while (k < eol && *k != ':' && !is_space(*k))
+			k++;
+		klen = (size_t)(k - line);
+		v = k < eol && *k == ':' ? k + 1 : k;
+
+		/* from the cursor round to it again: usually the first try hits */
+		for (i = cursor, tries = 0; tries < fields_nr; tries++, i = (i + 1) % fields_nr) {
+			const vmon_field_t *f = &fields[i];
+
+			if (f->source == VMON_SOURCE_KEY && same_key(f->key, line, klen) && same_file(f->file, file))
+				break;
+		}
+		if (tries < fields_nr && klen) {
+			/* every row for this key: a line can give several values */
+			for (; i < fields_nr && fields[i].source == VMON_SOURCE_KEY &&
+			       same_key(fields[i].key, line, klen); i++) {
+				const vmon_field_t *f = &fields[i];
+				const char *w = nth_word(v, eol, f->n);
+				int r;
+
+				if (!w) {
+					/* the key without its value: malformed, not absent */
+					errors++;
+					changes += parse_clear(f, store, changed, present);
+					continue;
+				}
+				r = set_word(f, store, w, eol, changed, first);
+				if (r < 0) {
+					errors++;
+					changes += parse_clear(f, store, changed, present);
+					continue;
+				}
+				found[i / 8] |= (unsigned char)(1u << (i % 8));
+				if (present)
+					BITSET(present, f->sym);
+				changes += r;
+			}
+			cursor = i % fields_nr;
+		}
+		line = eol + 1;
+	}
+	for (int i = 0; i < fields_nr; i++) {
+		const vmon_field_t *f = &fields[i];
+
+		if (f->source == VMON_SOURCE_KEY && !(found[i / 8] & (1u << (i % 8))) && same_file(f->file, file))
+			changes += parse_clear(f, store, changed, present);
+	}
+	if (errors) {
+		errno = EPROTO;
+		return -1;
+	}
+	return changes;
+}
+
+/*
+ * Fill the rows of `fields` that come from `file` by `source` (POS: text
+ * starts at field 1; use parse_stat_fields() and parse the rest yourself for
+ * stat lines).  Returns the number of fields that changed, or -1 with errno
+ * EPROTO when some value was malformed (the others are still stored).
+ */
+int parse_store(const vmon_field_t *fields, int fields_nr, vmon_source_t source, const char *file,
+		const char *text, size_t len, void *store, char *changed, char *present, bool first)
+{
+	switch (source) {
+	case VMON_SOURCE_POS:
+		return parse_pos(fields, fields_nr, file, 1, text, len, store, changed, present, first);
+	case VMON_SOURCE_KEY:
+		return parse_keys(fields, fields_nr, file, text, len, store, changed, present, first);
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+}
+
+/* the POS rows of a stat line from field 3 on, where parse_stat_fields() left it (proc_stat.c) */
+int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest, size_t len,
+		    void *store, char *changed, char *present, bool first)
+{
+	return parse_pos(fields, fields_nr, "stat", 3, rest, len, store, changed, present, first);
+}
+
+/*
+ * Split a char_array field of NUL-terminated strings (cmdline, environ) into
+ * a str_array field of pointers into it, NULL-terminated, and store their
+ * number in the count field.  The last string may lack its NUL (a process
+ * that rewrote its arguments): it still counts.  Call it whenever the text
+ * changed; the pointers are only valid until the text changes again.
+ */
+int parse_split_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
+			void *store, char *changed, char *present, bool first)
+{
+	const vmon_char_array_t *a = (const vmon_char_array_t *)((const char *)store + text->offset);
+	char ***vp = (char ***)((char *)store + vec->offset);
+	const char *p = a->array, *end = p ? p + a->len : p;
+	int n = 0, i = 0;
+	char **v;
+
+	for (const char *q = p; q < end; q++) {
+		if (*q == '\0' || q + 1 == end)
+			n++;
+	}
+	v = realloc(*vp, sizeof(*v) * (size_t)(n + 1));
+	if (!v)
+		return -1;
+	*vp = v;
+	for (const char *q = p; q < end && i < n; i++) {
+		v[i] = (char *)q;
+		q += strnlen(q, (size_t)(end - q)) + 1;
+	}
+	v[n] = NULL;
+	mark_changed(vec, changed);
+	if (present) {
+		BITSET(present, vec->sym);
+		BITSET(present, count->sym);
+	}
+	return parse_set_ull(count, store, (unsigned long long)n, changed, first);
+}
+
+/*
+ * The text of a split field (cmdline, environ) could not be read: it is
+ * absent, and so are its count and vector, which hold no string rather
+ * than pointers into what the text was.  Their changed bits are set only
+ * when that is a change.  Returns whether anything changed, or -1.
+ */
+int parse_clear_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
+			void *store, char *changed, char *present)
+{
+	char **v = *(char ***)((char *)store + vec->offset);
+	int changes = parse_clear(text, store, changed, present);
+
+	if (changes || !v || v[0]) {
+		if (parse_split_strings(text, count, vec, store, changed, NULL, false) < 0)
+			return -1;
+		changes = 1;
+	}
+	BITCLEAR(present, count->sym);
+	BITCLEAR(present, vec->sym);
+	return changes;
+}

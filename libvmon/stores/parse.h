@@ -1,0 +1,25 @@
+/*
+ * parse.h: the table-driven parsers generated from defs/ (parse.c).
+ */
+#ifndef VMON_PARSE_H
+#define VMON_PARSE_H
+
+#include "core/instance.h"
+
+size_t parse_complete_len(const char *text, size_t len);
+const char *parse_stat_fields(const char *line, size_t len, const char **comm, size_t *comm_len);
+int parse_store(const vmon_field_t *fields, int fields_nr, vmon_source_t source, const char *file,
+		const char *text, size_t len, void *store, char *changed, char *present, bool first);
+int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest, size_t len,
+		    void *store, char *changed, char *present, bool first);
+int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_t len, char *changed, bool first);
+int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, char *changed, bool first);
+int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present);
+int parse_clear_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
+			void *store, char *changed, char *present);
+int parse_split_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
+			void *store, char *changed, char *present, bool first);
+bool parse_ull(const char **p, const char *end, unsigned long long *value);
+bool parse_ll(const char **p, const char *end, long long *value);
+
+#endif

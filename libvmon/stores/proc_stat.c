@@ -1,0 +1,295 @@
+/*
+ * proc_stat.c: the PROC_STAT want (defs/proc_stat.def), sampled for every
+ * node.  The stat line itself was read by procfs_probe() at the start of
+ * the node's pass; what else is read depends on what can have changed:
+ *
+ *   cmdline, argv, exe	when the node is new and after an exec, which the
+ *			stat line betrays by a new comm or new code, stack,
+ *			argument or environment addresses (or the event feed
+ *			says so); and every CMDLINE_REFRESH_SECS for a
+ *			process that ran, so that titles set by
+ *			setproctitle() show.  Threads leave them empty:
+ *			they are their process's.  A zombie's cmdline reads
+ *			empty: a node the event feed wrote keeps its last
+ *			(also once the feed saw it exit).
+ *   wchan, uid		when the task ran since the last sample or changed
+ *			state (schedstat's run count, see procfs_ran()): a
+ *			task that was not on a CPU cannot have moved to
+ *			another wait channel or changed its credentials.
+ *
+ * With the task iterator (iter.c) the numbers and comm come from the
+ * node's record instead of the stat line; these rules stay, the record's
+ * run count answering "did it run?".
+ *
+ * One of these that the kernel refuses to show us (EACCES, EPERM: exe of
+ * another user's process, for one) is an expected limit of an unprivileged
+ * caller, not a failure of the store: that field is absent and nothing is
+ * recorded in errors[].  Any other failure is.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/internal.h"
+
+#define FIELD(_sym) (&vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[_sym])
+
+/* the kernel will not show us this field (see the top): not an error */
+static bool refused(int err)
+{
+	return err == EACCES || err == EPERM;
+}
+
+/*
+ * A field that could not be read: absent (present bit clear, empty), not its
+ * old value looking current; an error unless the kernel refused it to us or
+ * err_absent says the kernel has no such field for this task.  A task that
+ * is gone (ESRCH) keeps what was read, as its last data.  Returns whether
+ * the field changed, or -1.
+ */
+static int unreadable(vmon_proc_stat_t *s, int sym, int err, int err_absent)
+{
+	int r = 0;
+
+	if (err != ESRCH)
+		r = parse_clear(FIELD(sym), s, s->changed, s->present);
+	if (refused(err) || err == err_absent)
+		return r;
+	errno = err;
+	return -1;
+}
+
+/* cmdline (the arguments, each NUL-terminated) and the argc/argv built on it; also the event feed's */
+int proc_stat_set_cmdline(vmon_proc_stat_t *s, const char *text, size_t len, bool first)
+{
+	int r = parse_set_string(FIELD(VMON_PROC_STAT_CMDLINE), s, text, len, s->changed, first);
+
+	if (r < 0)
+		return -1;
+	BITSET(s->present, VMON_PROC_STAT_CMDLINE);
+	if (r > 0 || first || !s->argv)
+		/* argv: argc pointers into cmdline, rebuilt whenever it changes */
+		return parse_split_strings(FIELD(VMON_PROC_STAT_CMDLINE), FIELD(VMON_PROC_STAT_ARGC),
+					   FIELD(VMON_PROC_STAT_ARGV), s, s->changed, s->present, first) < 0 ? -1 : 1;
+	return 0;
+}
+
+static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	buf_t *buf = &vmon->internal->buf;
+	int r;
+
+	if (procfs_read(vmon, node, "cmdline", NULL, buf) < 0) {
+		int err = errno;
+
+		if (err == ESRCH)
+			return -1;
+		/* argv points into cmdline: empty with it, and absent with it */
+		r = parse_clear_strings(FIELD(VMON_PROC_STAT_CMDLINE), FIELD(VMON_PROC_STAT_ARGC),
+					FIELD(VMON_PROC_STAT_ARGV), s, s->changed, s->present);
+		if (r < 0 || refused(err))
+			return r;
+		errno = err;
+		return -1;
+	}
+	node->cmdline_read_at = vmon->internal->now;
+	/*
+	 * Empty from a process the event feed gave arguments: it is inside its
+	 * exit (its memory is gone), caught after its state was read (with the
+	 * task iterator, read at the start of the pass, the window is wider).
+	 * It keeps the arguments, as a zombie does (see the caller).
+	 */
+	if (buf->len == 0 && node->fed && s->cmdline.len > 0 && BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
+		return 0;
+	return proc_stat_set_cmdline(s, buf->data, buf->len, first);
+}
+
+static int sample_exe(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	buf_t *buf = &vmon->internal->buf;
+
+	/*
+	 * Kernel threads have no executable and a zombie has lost its mm
+	 * (ENOENT): exe is then absent, as a key the kernel does not print,
+	 * not an empty path that is present.  Another user's process gives
+	 * EACCES (the ptrace access check).
+	 */
+	if (procfs_readlink(vmon, node, "exe", buf) < 0)
+		return unreadable(s, VMON_PROC_STAT_EXE, errno, ENOENT);
+	BITSET(s->present, VMON_PROC_STAT_EXE);
+	return parse_set_string(FIELD(VMON_PROC_STAT_EXE), s, buf->data, buf->len, s->changed, first);
+}
+
+static int sample_wchan(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	buf_t *buf = &vmon->internal->buf;
+
+	if (procfs_read(vmon, node, "wchan", &s->wchan_fd, buf) < 0)
+		return unreadable(s, VMON_PROC_STAT_WCHAN, errno, 0);
+	BITSET(s->present, VMON_PROC_STAT_WCHAN);
+	return parse_set_string(FIELD(VMON_PROC_STAT_WCHAN), s, buf->data, buf->len, s->changed, first);
+}
+
+/* the owner of the node's /proc directory; an fd on a file under it keeps the owner of its open */
+static int sample_uid(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
+{
+	struct stat st;
+	int dir = procfs_node_dir(vmon, node, true);
+
+	if (dir < 0 || fstat(dir, &st) < 0)
+		return unreadable(s, VMON_PROC_STAT_UID, errno, 0);
+	BITSET(s->present, VMON_PROC_STAT_UID);
+	return parse_set_ull(FIELD(VMON_PROC_STAT_UID), s, st.st_uid, s->changed, first);
+}
+
+/* these move only when a new program is loaded (and are 0 when ptrace access is denied) */
+static bool execed(const vmon_proc_stat_t *s)
+{
+	static const int syms[] = {
+		VMON_PROC_STAT_COMM, VMON_PROC_STAT_STARTCODE, VMON_PROC_STAT_ENDCODE,
+		VMON_PROC_STAT_STARTSTACK, VMON_PROC_STAT_ARG_START, VMON_PROC_STAT_ENV_START,
+	};
+
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		if (BITTEST(s->changed, syms[i]))
+			return true;
+	}
+	return false;
+}
+
+/* the stat line's fields into the store; the number that changed, or -1 */
+static int parse_line(vmon_t *vmon, vmon_proc_stat_t *s, const buf_t *line, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	buf_t *buf = &vmon->internal->buf;
+	const char *rest, *comm, *p;
+	unsigned long long pid;
+	size_t comm_len;
+	int changes = 0, r;
+
+	rest = parse_stat_fields(line->data, line->len, &comm, &comm_len);
+	if (!rest) {
+		errno = EPROTO;
+		return -1;
+	}
+	/* field 1: the word before " (comm)", a whole number */
+	p = line->data;
+	if (!parse_ull(&p, comm, &pid) || *p != ' ' || pid == 0 || pid > INT_MAX) {
+		errno = EPROTO;
+		return -1;
+	}
+	r = parse_set_ull(FIELD(VMON_PROC_STAT_PID), s, pid, s->changed, first);
+	changes += r;
+	BITSET(s->present, VMON_PROC_STAT_PID);
+
+	/* comm.len counts a NUL in place of the newline of /proc/PID/comm, as libvmon clients expect */
+	if (buf_reserve(buf, comm_len + 1) < 0)
+		return -1;
+	memcpy(buf->data, comm, comm_len);
+	buf->data[comm_len] = '\0';
+	r = parse_set_string(FIELD(VMON_PROC_STAT_COMM), s, buf->data, comm_len + 1, s->changed, first);
+	if (r < 0)
+		return -1;
+	changes += r;
+	BITSET(s->present, VMON_PROC_STAT_COMM);
+
+	r = parse_stat_rest(desc->fields, desc->fields_nr, rest, (size_t)(line->data + line->len - rest),
+			    s, s->changed, s->present, first);
+	if (r < 0)
+		return -1;
+	return changes + r;
+}
+
+/*
+ * Add what one of the store's reads returned: the fields it changed, or its
+ * errno.  The store reports one error; a task found gone wins, as it makes
+ * the node stale rather than in error.
+ */
+static void tally(int r, int *changes, int *err)
+{
+	if (r >= 0)
+		*changes += r;
+	else if (*err != ESRCH)
+		*err = errno;
+}
+
+int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
+{
+	struct _vmon_internal *in = vmon->internal;
+	proc_node_t *node = node_of(proc);
+	vmon_proc_stat_t *s = *store;
+	char prev_state;
+	bool first;
+	int changes = 0, ran, err = 0;
+
+	/* the source's probe read this node's line in this pass (or took its record) and allocated the store */
+	if (!s || node->probed != vmon->generation || (!stat_line_probed(in, node) && !record_probed(in, node))) {
+		errno = EINVAL;
+		return -1;
+	}
+	first = !BITTEST(s->present, VMON_PROC_STAT_PID);
+	prev_state = s->state;
+	if (node->fed != vmon->generation)
+		memset(s->changed, 0, sizeof(s->changed));	/* else the feed's changes of this pass stand */
+
+	/* the source's record in place of the line (the task iterator's), else the line its probe read */
+	changes = source_fill(vmon, node, VMON_STORE_PROC_STAT, s, first);
+	if (changes == SOURCE_NO_RECORD) {
+		changes = 0;
+		/* the same bytes as the last line parsed whole give the same values: nothing changed */
+		if (!node->stat_same) {
+			changes = parse_line(vmon, s, &in->stat_line, first);
+			if (changes < 0) {
+				procfs_stat_line_forget(node);
+				return -1;
+			}
+			procfs_stat_line_keep(node, &in->stat_line);
+		}
+	} else if (changes < 0) {
+		return -1;
+	}
+
+	if (!first && execed(s))
+		node->exec_pending = true;
+	/* read schedstat on the first pass too: the next pass needs its run count to skip anything */
+	ran = procfs_ran(vmon, node);
+	if (first)
+		ran = 1;
+
+	if (!proc->is_thread) {
+		/*
+		 * A zombie has no memory left, nor has a task caught inside its
+		 * exit: its cmdline reads empty.  A node the event feed wrote
+		 * keeps the arguments its exec event (or the last read) gave,
+		 * the one thing the feed has on a short life, once it is a
+		 * zombie or the feed saw it exit.
+		 */
+		if (node->fed && (s->state == 'Z' || proc->has_exit_status) &&
+		    BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
+			in->stats.reads_skipped++;
+		else if (node->exec_pending || node->retry ||
+		    (ran != 0 && in->now - node->cmdline_read_at >= CMDLINE_REFRESH_SECS))
+			tally(sample_cmdline(vmon, node, s, first), &changes, &err);
+		else
+			in->stats.reads_skipped++;
+		if (node->exec_pending || node->retry)
+			tally(sample_exe(vmon, node, s, first), &changes, &err);
+	}
+
+	if (first || ran != 0 || s->state != prev_state) {
+		tally(sample_wchan(vmon, node, s, first), &changes, &err);
+		tally(sample_uid(vmon, node, s, first), &changes, &err);
+	} else {
+		in->stats.reads_skipped += 2;
+	}
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
+}

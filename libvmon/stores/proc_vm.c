@@ -1,0 +1,109 @@
+/*
+ * proc_vm.c: the PROC_VM want (defs/proc_vm.def).
+ *
+ * statm is read unless the stat line read in the same pass shows that it
+ * cannot have moved (statm_may_skip() says how far that holds).  status
+ * costs more than stat, statm and io put together (it formats ~55 lines and
+ * walks the task's credentials and namespaces), so its memory lines are
+ * re-read only when statm shows the address space or the resident set
+ * moved, or after an exec.  The bound: a status-only value (VmLck, VmPin,
+ * VmSwap, the RssAnon/RssFile split, VmHWM) that changes while every statm
+ * value stays put is seen at the next sample where statm moves; mlock() of
+ * already resident pages is the common case.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+/*
+ * May statm be left unread in this pass?  Of its values, size and resident
+ * are the stat line's vsize and rss (the same kernel counters), and text
+ * follows from the stat line's start and end of code: when those did not
+ * move, what is left is shared (resident file and shmem pages) and data
+ * (data and stack mappings).  data moves only when a task using the address
+ * space maps, unmaps or re-protects memory.  shared moves without such a
+ * task running only when reclaim takes pages, which shows in rss, or when
+ * another process faults pages in (ptrace, process_vm_writev(),
+ * /proc/PID/mem), which shows in rss too unless reclaim took exactly as
+ * many at the same time.
+ *
+ * So for a process single-threaded now and at the last sample (a thread
+ * that re-protected memory and exited while the main one slept would leave
+ * no trace in schedstat) whose only task did not run since the last sample
+ * and whose stat line kept its vsize, rss and code bounds, statm can differ
+ * from the last read only after that coincidence,
+ * or after a vfork() or CLONE_VM child re-protected its memory without
+ * changing its size.  The bound: such a change shows when the process next
+ * runs or its size or resident set moves, and at the latest
+ * STATM_REFRESH_SECS after the last read, when statm is read anyway
+ * (the due times are spread over nodes so that they do not all come due in
+ * the same pass).
+ */
+static bool statm_may_skip(vmon_t *vmon, proc_node_t *node)
+{
+	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
+
+	if (node->exec_pending || node->num_threads > 1 || node->num_threads_before > 1 || !stat ||
+	    node->pub.errors[VMON_STORE_PROC_STAT] || vmon->internal->now >= node->statm_due)
+		return false;
+	if (BITTEST(stat->changed, VMON_PROC_STAT_VSIZE) || BITTEST(stat->changed, VMON_PROC_STAT_RSS) ||
+	    BITTEST(stat->changed, VMON_PROC_STAT_STARTCODE) || BITTEST(stat->changed, VMON_PROC_STAT_ENDCODE))
+		return false;
+	return procfs_ran(vmon, node) == 0;
+}
+
+int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
+	proc_node_t *node = node_of(proc);
+	buf_t *buf = &vmon->internal->buf;
+	vmon_proc_vm_t *s = node_store(vmon, node, VMON_STORE_PROC_VM);
+	bool first;
+	int r, changes;
+
+	if (!s)
+		return -1;
+	first = !BITTEST(s->present, VMON_PROC_VM_SIZE_PAGES);
+	memset(s->changed, 0, sizeof(s->changed));
+
+	/* a source's record may have statm and the memory lines of status (the task iterator's has) */
+	changes = source_fill(vmon, node, VMON_STORE_PROC_VM, s, first);
+	if (changes != SOURCE_NO_RECORD) {
+		if (changes < 0)
+			return -1;
+		return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
+	}
+
+	if (!first && statm_may_skip(vmon, node)) {
+		vmon->internal->stats.reads_skipped++;
+		return SAMPLE_UNCHANGED;
+	}
+	/* until this read succeeds, the next pass reads statm whatever the stat line says */
+	node->statm_due = 0;
+	if (procfs_read(vmon, node, "statm", &s->statm_fd, buf) < 0)
+		return -1;
+	changes = parse_store(desc->fields, desc->fields_nr, VMON_SOURCE_POS, "statm", buf->data, buf->len,
+			      s, s->changed, s->present, first);
+	if (changes < 0)
+		return -1;
+	/* the next forced read: a full period from now, the first one sooner by up to half, by pid */
+	node->statm_due = vmon->internal->now + STATM_REFRESH_SECS *
+			  (first ? 0.5 + (double)(node->pub.pid % 16) / 32.0 : 1.0);
+
+	/* a kernel thread has no address space and no memory lines to read */
+	if (first || node->exec_pending || (changes > 0 && s->size_pages)) {
+		if (procfs_read(vmon, node, "status", &node->status_fd, buf) < 0)
+			return -1;
+		r = parse_store(desc->fields, desc->fields_nr, VMON_SOURCE_KEY, "status", buf->data, buf->len,
+				s, s->changed, s->present, first);
+		if (r < 0)
+			return -1;
+		changes += r;
+	} else {
+		vmon->internal->stats.reads_skipped++;
+	}
+	return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
+}
