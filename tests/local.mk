@@ -227,5 +227,7 @@ tests/test_chart.log: \
 # The feed tests take CPU 1 offline and back (test_cpu_hotplug) and run
 # fork storms: one at a time, so that no test's CPU goes away under it and
 # no storm's loss or timing is another's.
-tests/test_feed_perf.log: tests/test_feed_ebpf.log
-tests/test_feed_netlink.log: tests/test_feed_perf.log
+# (two targets a rule: automake takes a rule of one .log target for an
+# override of its own and stops)
+tests/test_feed_perf.log tests/test_feed_netlink.log: tests/test_feed_ebpf.log
+tests/test_feed_netlink.log tests/test_chart.log: tests/test_feed_perf.log
