@@ -2,21 +2,21 @@
  * vtop.h: what the parts of vtop share.
  *
  * Who does what:
- *   arena.c	a chunked allocator: a snapshot's copies live in one (vt_arena_*)
- *   snapshot.c	the library's tree copied out after each sample: rows, system
+ *   data/arena.c	a chunked allocator: a snapshot's copies live in one (vt_arena_*)
+ *   data/snapshot.c	the library's tree copied out after each sample: rows, system
  *		figures, CPU%, exited rows (vt_builder_*, vt_snapshot_*)
- *   columns.c	every column: the defs tables' fields plus vtop's own few
+ *   data/columns.c	every column: the defs tables' fields plus vtop's own few
  *		derived ones, formatted and compared once for all (vt_column_*)
- *   model.c	the view of a snapshot: filter, sort, tree flattening,
+ *   data/model.c	the view of a snapshot: filter, sort, tree flattening,
  *		collapse, search, selection (vt_view_*)
- *   sampler.c	the sampling thread and the buffers it hands over (vt_sampler_*)
- *   files.c	the open files of the process the files view shows, copied out (vt_files_*)
- *   feed.c	the event feed as vtop sees it (vt_feed_*)
- *   replay.c	-r: a log read back into the vmon_t the builder reads (vt_replay_*)
- *   batch.c	-b: text, json, csv, prometheus and openmetrics output (vt_batch_*)
+ *   data/sampler.c	the sampling thread and the buffers it hands over (vt_sampler_*)
+ *   data/files.c	the open files of the process the files view shows, copied out (vt_files_*)
+ *   data/event_feed.c	the event feed as vtop sees it (vt_feed_*)
+ *   data/replay.c	-r: a log read back into the vmon_t the builder reads (vt_replay_*)
+ *   batch/batch.c	-b: text, json, csv, prometheus and openmetrics output (vt_batch_*)
  *   config.c	the command line and $XDG_CONFIG_HOME/vtop/vtoprc (vt_config_*)
- *   tui.c	the curses screen: meters, list, dialogs, key table (vt_tui_*)
- *   setup.c	the F2 setup screen (vt_setup_*)
+ *   screen/tui.c	the curses screen: meters, list, dialogs, key table (vt_tui_*)
+ *   screen/setup.c	the F2 setup screen (vt_setup_*)
  *   main.c	picks batch or interactive
  *
  * The sampling thread owns the vmon_t; nothing else touches it.  What the
@@ -34,7 +34,7 @@
 #include "vmon.h"
 #include "vmon_log.h"
 
-/* --- arena.c --- */
+/* --- data/arena.c --- */
 typedef struct vt_arena_chunk vt_arena_chunk_t;
 typedef struct vt_arena {
 	vt_arena_chunk_t	*first;
@@ -47,7 +47,7 @@ char *vt_arena_strndup(vt_arena_t *arena, const char *s, size_t len);
 void vt_arena_reset(vt_arena_t *arena);
 void vt_arena_free(vt_arena_t *arena);
 
-/* --- snapshot.c --- */
+/* --- data/snapshot.c --- */
 enum {
 	VT_ROW_THREAD	= 1 << 0,	/* a thread of the row `parent` */
 	VT_ROW_KTHREAD	= 1 << 1,	/* a kernel thread (or a thread of one) */
@@ -205,7 +205,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 /* the node's process ended, or left the watched tree (stale, or found gone: state X) */
 bool vt_proc_gone(const vmon_proc_t *proc);
 
-/* --- columns.c --- */
+/* --- data/columns.c --- */
 typedef enum {
 	VT_VALUE_NUMBER,	/* json number, a metric's sample */
 	VT_VALUE_STRING,	/* json string, a label of vtop_process_info */
@@ -265,7 +265,7 @@ void vt_format_size(char *buf, size_t size, double bytes);
 void vt_format_number(char *buf, size_t size, const char *digits, int width);
 extern const char *const vt_default_columns;
 
-/* --- model.c --- */
+/* --- data/model.c --- */
 enum {
 	VT_LINE_LAST		= 1 << 0,	/* the last of its siblings shown */
 	VT_LINE_CHILDREN	= 1 << 1,	/* has children that could be shown */
@@ -352,7 +352,7 @@ size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, int max_c
 bool vt_key_in(const vt_key_t *set, int nr, vt_key_t key);
 int vt_key_set(vt_key_t **set, int *nr, int *cap, vt_key_t key, bool on);
 
-/* --- feed.c --- */
+/* --- data/event_feed.c --- */
 typedef struct vt_feed vt_feed_t;
 extern const char *const vt_feed_backends[];
 int vt_feed_check_backend(const char *backend, char *err, size_t err_size);
@@ -422,7 +422,7 @@ int vt_config_save(const vt_config_t *cfg, const char *path, char *err, size_t e
 int vt_config_args(vt_config_t *cfg, int argc, char **argv);
 void vt_usage(FILE *out);
 
-/* --- files.c --- */
+/* --- data/files.c --- */
 /* another process's fd on the same pipe or socket */
 typedef struct vt_file_holder {
 	int		pid;
@@ -462,7 +462,7 @@ typedef struct vt_files {
 /* copy the open files of pid into the snapshot's arena (snap->files) */
 int vt_files_build(vmon_t *vmon, int pid, unsigned escape_flags, vt_snapshot_t *snap);
 
-/* --- sampler.c --- */
+/* --- data/sampler.c --- */
 typedef struct vt_sampler vt_sampler_t;
 
 int vt_sampler_start(vt_sampler_t **sampler, const vt_config_t *cfg, vmon_proc_wants_t wants,
@@ -518,7 +518,7 @@ int vt_source_set_files(vt_source_t *src, int pid);
 int vt_source_set_rollup(vt_source_t *src, const int *pids, int nr);
 bool vt_source_wait(vt_source_t *src, double secs, int wake_fd);
 
-/* --- replay.c --- */
+/* --- data/replay.c --- */
 /* the log of -r opened, its header read, src->vmon made a replay of it */
 int vt_replay_open(vt_source_t *src, const vt_config_t *cfg, char *err, size_t err_size);
 void vt_replay_close(vt_source_t *src);
@@ -532,7 +532,7 @@ const char *vt_replay_error(const vt_source_t *src);
 /* what is written before each sample of a log vtop records: the feed meter's text */
 #define VT_LOG_NOTE_FEED	"vtop.feed="
 
-/* --- batch.c --- */
+/* --- batch/batch.c --- */
 int vt_batch_run(const vt_config_t *cfg);
 void vt_view_configure(vt_view_t *view, const vt_config_t *cfg);
 void vt_batch_write(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap,
@@ -547,7 +547,7 @@ void vt_text_fit(char *dst, size_t size, const char *escaped, size_t len);
 const char *vt_signal_name(int sig);
 const char *vt_io_class_name(int io_class);
 
-/* --- tui.c --- */
+/* --- screen/tui.c --- */
 int vt_tui_run(vt_config_t *cfg);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * feed.c: the kernel event feed (vmon_feed(7)), as vtop uses it.
+ * event_feed.c: the kernel event feed (vmon_feed(7)), as vtop uses it.
  *
  * The library opens the feed inside vmon_init_attr(), before its first /proc
  * scan, from the list in vmon_attr_t.feed: vt_feed_attr() turns --backend
