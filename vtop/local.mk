@@ -9,6 +9,11 @@ VTOP_CPP = $(AM_CPPFLAGS) -I$(top_srcdir)/vtop
 noinst_LTLIBRARIES += vtop/libvtop.la
 vtop_libvtop_la_SOURCES = \
 	vtop/vtop.h \
+	vtop/data/snapshot.h \
+	vtop/data/columns.h \
+	vtop/data/model.h \
+	vtop/data/sampler.h \
+	vtop/batch/batch.h \
 	vtop/data/arena.c \
 	vtop/data/snapshot.c \
 	vtop/data/columns.c \

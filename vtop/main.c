@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "vtop.h"
+#include "data/columns.h"
 
 int main(int argc, char **argv)
 {

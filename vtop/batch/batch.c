@@ -36,6 +36,10 @@
 #include <unistd.h>
 
 #include "vtop.h"
+#include "batch/batch.h"
+#include "data/columns.h"
+#include "data/model.h"
+#include "data/sampler.h"
 
 /* a row's identity comes first in json and csv, by these names: the columns of the same name are not repeated */
 static bool is_identity(int col)
@@ -914,21 +918,6 @@ void vt_event_write(FILE *out, const vt_event_t *e)
 static void print_event(const vt_event_t *e, void *arg)
 {
 	vt_event_write(arg, e);
-}
-
-void vt_view_configure(vt_view_t *view, const vt_config_t *cfg)
-{
-	view->tree = cfg->tree;
-	view->sort_col[0] = cfg->sort_col[0];
-	view->sort_col[1] = cfg->sort_col[1];
-	view->sort_desc[0] = cfg->sort_desc[0];
-	view->sort_desc[1] = cfg->sort_desc[1];
-	view->show_threads = cfg->threads;
-	view->show_kthreads = cfg->kthreads;
-	view->show_exited = cfg->exited_rows;
-	view->show_path = cfg->show_path;
-	view->user_set = cfg->user_set;
-	view->user_uid = cfg->user_uid;
 }
 
 int vt_batch_run(const vt_config_t *cfg)

@@ -32,7 +32,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "vtop.h"
+#include "data/columns.h"
+#include "data/sampler.h"
 
 /* events held between two takes; beyond, the oldest are dropped and counted */
 #define VT_FEED_RING	8192

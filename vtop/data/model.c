@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vtop.h"
+#include "data/columns.h"
+#include "data/model.h"
 
 void vt_view_init(vt_view_t *view)
 {
@@ -720,4 +721,20 @@ size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, int max_c
 	if (flags & VT_LINE_COLLAPSED)
 		len = prefix_append(buf, size, len, "+");
 	return len;
+}
+
+/* the settings of the command line and vtoprc */
+void vt_view_configure(vt_view_t *view, const vt_config_t *cfg)
+{
+	view->tree = cfg->tree;
+	view->sort_col[0] = cfg->sort_col[0];
+	view->sort_col[1] = cfg->sort_col[1];
+	view->sort_desc[0] = cfg->sort_desc[0];
+	view->sort_desc[1] = cfg->sort_desc[1];
+	view->show_threads = cfg->threads;
+	view->show_kthreads = cfg->kthreads;
+	view->show_exited = cfg->exited_rows;
+	view->show_path = cfg->show_path;
+	view->user_set = cfg->user_set;
+	view->user_uid = cfg->user_uid;
 }

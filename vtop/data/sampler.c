@@ -39,7 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vtop.h"
+#include "data/columns.h"
+#include "data/sampler.h"
 
 #define VT_SYS_WANTS	(VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM | VMON_WANT_SYS_LOADAVG)
 

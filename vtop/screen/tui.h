@@ -9,6 +9,10 @@
 #include <curses.h>
 
 #include "vtop.h"
+#include "data/columns.h"
+#include "data/model.h"
+#include "data/sampler.h"
+#include "data/snapshot.h"
 
 typedef enum {
 	MODE_LIST,
