@@ -31,6 +31,7 @@ dist_man_MANS += man/vtop.1
 
 bin_PROGRAMS += vtop/vtop
 vtop_vtop_SOURCES = vtop/main.c \
+	vtop/screen/panel.h \
 	vtop/screen/tui.h \
 	vtop/screen/tui.c \
 	vtop/screen/screens.c \

@@ -19,6 +19,8 @@
 
 #include "tui.h"
 
+static int files_scroll;
+
 void files_view_open(tui_t *t)
 {
 	const vt_row_t *row = tui_selected(t);
@@ -36,14 +38,13 @@ void files_view_open(tui_t *t)
 	t->files.pid = row->pid;
 	t->files.start = row->start;
 	t->files_first_seq = 0;
-	t->mode = MODE_FILES;
-	t->scroll = 0;
+	files_scroll = 0;
 	vt_sampler_set_files(t->sampler, row->pid);
+	tui_open(t, &files_panel);
 }
 
 static void files_view_close(tui_t *t)
 {
-	t->mode = MODE_LIST;
 	vt_sampler_set_files(t->sampler, 0);
 }
 
@@ -88,26 +89,34 @@ static void files_page(tui_t *t, page_t *p, const vt_files_t *f)
 		page_add(p, "(not all could be read: %s)", strerror(f->error));
 }
 
-void files_view_draw(tui_t *t)
+static void files_title(tui_t *t, char *buf, size_t size)
 {
 	const vt_files_t *f = t->snap->files;
 	int index = vt_snapshot_find(t->snap, t->files.pid, t->files.start);
-	page_t p = { 0 };
-	char title[256];
 
-	files_page(t, &p, f);
 	if (f && f->pid == t->files.pid && !f->pending && !f->gone)
-		snprintf(title, sizeof(title), " Open files of %d (%s): %d", t->files.pid,
+		snprintf(buf, size, " Open files of %d (%s): %d", t->files.pid,
 			 index >= 0 ? t->snap->rows[index].command : "?", f->open_nr);
 	else
-		snprintf(title, sizeof(title), " Open files of %d", t->files.pid);
-	page_draw(t, title, &p, " Esc q l: back   Up Down PgUp PgDn: scroll   +: opened  -: closed since the last refresh");
+		snprintf(buf, size, " Open files of %d", t->files.pid);
+}
+
+static void files_draw(tui_t *t)
+{
+	page_t p = { 0 };
+
+	files_page(t, &p, t->snap->files);
+	page_draw(t, &files_scroll, &p, " Esc q l: back   Up Down PgUp PgDn: scroll   +: opened  -: closed since the last refresh");
 	page_free(&p);
 }
 
-bool files_view_key(tui_t *t, int ch)
+static panel_next_t files_key(tui_t *t, int ch)
 {
-	if (page_key(t, ch) || ch == 'l')
+	if (page_key(&files_scroll, ch) || ch == 'l') {
 		files_view_close(t);
-	return true;
+		return PANEL_CLOSE;
+	}
+	return PANEL_STAY;
 }
+
+const panel_t files_panel = { "files", false, files_title, files_draw, files_key };

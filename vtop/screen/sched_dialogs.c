@@ -140,6 +140,7 @@ void sched_open_ioprio(tui_t *t)
 		t->io_level = nice < -20 || nice > 19 ? 4 : (int)(nice + 20) / 5;
 	}
 	t->menu = MENU_IOPRIO;
+	tui_open(t, &sched_panel);
 }
 
 static int call_ioprio_set(pid_t pid, const void *arg)
@@ -208,6 +209,7 @@ void sched_open_affinity(tui_t *t)
 	t->menu = MENU_AFFINITY;
 	t->menu_sel = 0;
 	t->menu_top = 0;
+	tui_open(t, &sched_panel);
 }
 
 /* the menu's entries: the online CPUs' numbers (malloc'd, *n of them), or NULL */
@@ -348,7 +350,7 @@ static void draw_affinity(tui_t *t, const char *what)
 	free(lines);
 }
 
-void sched_draw_dialog(tui_t *t)
+static void sched_draw(tui_t *t)
 {
 	char what[80];
 
@@ -429,11 +431,13 @@ static void affinity_key(tui_t *t, int ch)
 	t->sched_error[0] = '\0';
 }
 
-bool sched_key_dialog(tui_t *t, int ch)
+static panel_next_t sched_key(tui_t *t, int ch)
 {
 	if (t->menu == MENU_IOPRIO)
 		ioprio_key(t, ch);
 	else
 		affinity_key(t, ch);
-	return true;
+	return t->menu == MENU_NONE ? PANEL_CLOSE : PANEL_STAY;
 }
+
+const panel_t sched_panel = { "sched", true, NULL, sched_draw, sched_key };

@@ -69,22 +69,18 @@ void page_free(page_t *p)
 	free(p->lines);
 }
 
-void page_draw(tui_t *t, const char *title, const page_t *p, const char *hint)
+void page_draw(tui_t *t, int *scroll, const page_t *p, const char *hint)
 {
 	int h = LINES, w = COLS, body = h - 2;
 
 	if (body < 1)
 		body = h > 0 ? h : 0;
-	if (t->scroll > p->nr - body)
-		t->scroll = p->nr - body;
-	if (t->scroll < 0)
-		t->scroll = 0;
-	tui_fill(0, 0, w, t->attrs[C_HEADER]);
-	attron(t->attrs[C_HEADER]);
-	tui_text(0, 0, w, title, 0);
-	attroff(t->attrs[C_HEADER]);
-	for (int i = 0; i < body - (h > 2 ? 0 : 1) && t->scroll + i < p->nr; i++)
-		tui_text(1 + i, 0, w, p->lines[t->scroll + i], 0);
+	if (*scroll > p->nr - body)
+		*scroll = p->nr - body;
+	if (*scroll < 0)
+		*scroll = 0;
+	for (int i = 0; i < body - (h > 2 ? 0 : 1) && *scroll + i < p->nr; i++)
+		tui_text(1 + i, 0, w, p->lines[*scroll + i], 0);
 	if (h >= 3) {
 		tui_fill(h - 1, 0, w, t->attrs[C_FKEY_LABEL]);
 		attron(t->attrs[C_FKEY_LABEL]);
@@ -93,29 +89,29 @@ void page_draw(tui_t *t, const char *title, const page_t *p, const char *hint)
 	}
 }
 
-bool page_key(tui_t *t, int ch)
+bool page_key(int *scroll, int ch)
 {
 	int body = LINES - 2 > 1 ? LINES - 2 : 1;
 
 	switch (ch) {
 	case KEY_UP:
-		t->scroll--;
+		(*scroll)--;
 		break;
 	case KEY_DOWN:
-		t->scroll++;
+		(*scroll)++;
 		break;
 	case KEY_PPAGE:
-		t->scroll -= body;
+		*scroll -= body;
 		break;
 	case KEY_NPAGE:
 	case ' ':
-		t->scroll += body;
+		*scroll += body;
 		break;
 	case KEY_HOME:
-		t->scroll = 0;
+		*scroll = 0;
 		break;
 	case KEY_END:
-		t->scroll = 1 << 30;
+		*scroll = 1 << 30;
 		break;
 	case 27:
 	case 'q':
@@ -149,23 +145,42 @@ static void help_page(page_t *p)
 	page_add(p, "Text from processes (names, arguments, paths, environment) is shown escaped: \\xNN.");
 }
 
-void screens_draw_help(tui_t *t)
+static int help_scroll;
+
+void screens_open_help(tui_t *t)
+{
+	help_scroll = 0;
+	tui_open(t, &help_panel);
+}
+
+static void help_title(tui_t *t, char *buf, size_t size)
+{
+	(void)t;
+	snprintf(buf, size, " vtop help");
+}
+
+static void help_draw(tui_t *t)
 {
 	page_t p = { 0 };
 
 	help_page(&p);
-	page_draw(t, " vtop help", &p, " Esc q h: back   Up Down PgUp PgDn: scroll");
+	page_draw(t, &help_scroll, &p, " Esc q h: back   Up Down PgUp PgDn: scroll");
 	page_free(&p);
 }
 
-bool screens_key_help(tui_t *t, int ch)
+static panel_next_t help_key(tui_t *t, int ch)
 {
-	if (page_key(t, ch) || ch == 'h' || ch == KEY_F(1) || ch == '?')
-		t->mode = MODE_LIST;
-	return true;
+	(void)t;
+	if (page_key(&help_scroll, ch) || ch == 'h' || ch == KEY_F(1) || ch == '?')
+		return PANEL_CLOSE;
+	return PANEL_STAY;
 }
 
+const panel_t help_panel = { "help", false, help_title, help_draw, help_key };
+
 /* --- details --- */
+
+static int details_scroll;
 
 void screens_open_details(tui_t *t)
 {
@@ -175,8 +190,8 @@ void screens_open_details(tui_t *t)
 		return;
 	t->detail.pid = row->pid;
 	t->detail.start = row->start;
-	t->mode = MODE_DETAILS;
-	t->scroll = 0;
+	details_scroll = 0;
+	tui_open(t, &details_panel);
 	/* the environment is read for this process only, from the next sample: asked for now */
 	vt_sampler_set_detail(t->sampler, row->pid);
 	t->detail_asked = true;
@@ -184,7 +199,6 @@ void screens_open_details(tui_t *t)
 
 static void close_details(tui_t *t)
 {
-	t->mode = MODE_LIST;
 	vt_sampler_set_detail(t->sampler, 0);
 	t->detail_asked = false;
 }
@@ -400,22 +414,25 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 	}
 }
 
-void screens_draw_details(tui_t *t)
+static void details_title(tui_t *t, char *buf, size_t size)
+{
+	snprintf(buf, size, " Process %d", t->detail.pid);
+}
+
+static void details_draw(tui_t *t)
 {
 	int index = vt_snapshot_find(t->snap, t->detail.pid, t->detail.start);
 	page_t p = { 0 };
-	char title[128];
 
-	snprintf(title, sizeof(title), " Process %d", t->detail.pid);
 	if (index < 0)
 		page_add(&p, "Process %d is no longer there (it exited, and its exited row has gone).", t->detail.pid);
 	else
 		details_page(t, &p, &t->snap->rows[index], index);
-	page_draw(t, title, &p, " Esc q Enter: back   k: kill   Up Down PgUp PgDn: scroll");
+	page_draw(t, &details_scroll, &p, " Esc q Enter: back   k: kill   Up Down PgUp PgDn: scroll");
 	page_free(&p);
 }
 
-bool screens_key_details(tui_t *t, int ch)
+static panel_next_t details_key(tui_t *t, int ch)
 {
 	if (ch == 'k' || ch == KEY_F(9)) {
 		int line = vt_view_find_line(&t->view, t->snap, t->detail.pid);
@@ -425,12 +442,16 @@ bool screens_key_details(tui_t *t, int ch)
 			vt_view_pick(&t->view, t->snap, line);
 			screens_open_kill(t);
 		}
-		return true;
+		return PANEL_CLOSE;
 	}
-	if (page_key(t, ch) || ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+	if (page_key(&details_scroll, ch) || ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
 		close_details(t);
-	return true;
+		return PANEL_CLOSE;
+	}
+	return PANEL_STAY;
 }
+
+const panel_t details_panel = { "details", false, details_title, details_draw, details_key };
 
 /* --- the event log --- */
 
@@ -636,15 +657,28 @@ static int newer_first(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
-void screens_draw_events(tui_t *t)
+static int events_scroll;
+
+void screens_open_events(tui_t *t)
+{
+	events_scroll = 0;
+	tui_open(t, &events_panel);
+}
+
+static void events_title(tui_t *t, char *buf, size_t size)
+{
+	bool filtered = matches_sync(t);
+
+	snprintf(buf, size, " Event log (feed: %s): newest first%s%s%s", t->snap->feed[0] ? t->snap->feed : "none",
+		 filtered ? "; filter: " : "", filtered ? t->view.filter : "", t->paused ? "; PAUSED" : "");
+}
+
+static void events_draw(tui_t *t)
 {
 	bool filtered = matches_sync(t);
 	page_t p = { 0 };
-	char title[512];
 	int *order = NULL;
 
-	snprintf(title, sizeof(title), " Event log (feed: %s): newest first%s%s%s", t->snap->feed[0] ? t->snap->feed : "none",
-		 filtered ? "; filter: " : "", filtered ? t->view.filter : "", t->paused ? "; PAUSED" : "");
 	if (!t->snap->feed_active) {
 		if (t->snap->feed_why[0])
 			page_add(&p, "No event feed: %s.", t->snap->feed_why);
@@ -671,21 +705,22 @@ void screens_draw_events(tui_t *t)
 	}
 	if (filtered ? !t->matches_nr : !t->events_nr)
 		page_add(&p, filtered ? "nothing that matches the filter yet" : "nothing yet");
-	page_draw(t, title, &p, " Esc q e: back   c: clear   Z: pause   Up Down PgUp PgDn: scroll");
+	page_draw(t, &events_scroll, &p, " Esc q e: back   c: clear   Z: pause   Up Down PgUp PgDn: scroll");
 	page_free(&p);
 }
 
-bool screens_key_events(tui_t *t, int ch)
+static panel_next_t events_key(tui_t *t, int ch)
 {
-	if (ch == 'Z' || ch == 'z') {
+	if (ch == 'Z' || ch == 'z')
 		tui_toggle_pause(t);
-	} else if (ch == 'c') {
+	else if (ch == 'c')
 		screens_clear_events(t);
-	} else if (page_key(t, ch) || ch == 'e') {
-		t->mode = MODE_LIST;
-	}
-	return true;
+	else if (page_key(&events_scroll, ch) || ch == 'e')
+		return PANEL_CLOSE;
+	return PANEL_STAY;
 }
+
+const panel_t events_panel = { "events", false, events_title, events_draw, events_key };
 
 /* --- dialogs --- */
 
@@ -771,6 +806,7 @@ void screens_open_kill(tui_t *t)
 	t->menu_sel = SIGTERM - 1;
 	t->menu_top = 0;
 	t->menu_typed = 0;
+	tui_open(t, &menu_panel);
 }
 
 void screens_open_renice(tui_t *t, int delta)
@@ -788,6 +824,7 @@ void screens_open_renice(tui_t *t, int delta)
 	if (t->nice_value > 19)
 		t->nice_value = 19;
 	t->menu = MENU_RENICE;
+	tui_open(t, &menu_panel);
 }
 
 void screens_open_sort(tui_t *t)
@@ -795,6 +832,7 @@ void screens_open_sort(tui_t *t)
 	t->menu = MENU_SORT;
 	t->menu_sel = vt_view_sort_col(&t->view);
 	t->menu_top = 0;
+	tui_open(t, &menu_panel);
 }
 
 static int uid_cmp(const void *a, const void *b)
@@ -824,6 +862,7 @@ void screens_open_user(tui_t *t)
 	t->menu = MENU_USER;
 	t->menu_sel = 0;
 	t->menu_top = 0;
+	tui_open(t, &menu_panel);
 }
 
 /* the entries of a list dialog */
@@ -865,7 +904,7 @@ static void menu_entry(const tui_t *t, int i, char *buf, size_t size)
 	}
 }
 
-void screens_draw_menu(tui_t *t)
+static void menu_draw(tui_t *t)
 {
 	int h = LINES, w = COLS, bw, bh, by, bx, n = menu_count(t);
 	char title[160], what[80], line[256];
@@ -1033,7 +1072,7 @@ static void menu_choose(tui_t *t)
 	t->menu = MENU_NONE;
 }
 
-bool screens_key_menu(tui_t *t, int ch)
+static void menu_key_typed(tui_t *t, int ch)
 {
 	int n = menu_count(t);
 
@@ -1043,7 +1082,7 @@ bool screens_key_menu(tui_t *t, int ch)
 		else
 			tui_message(t, false, "no signal sent");
 		t->menu = MENU_NONE;
-		return true;
+		return;
 	}
 	if (t->menu == MENU_RENICE) {
 		switch (ch) {
@@ -1063,7 +1102,7 @@ bool screens_key_menu(tui_t *t, int ch)
 			t->menu = MENU_NONE;
 			break;
 		}
-		return true;
+		return;
 	}
 	switch (ch) {
 	case KEY_UP:
@@ -1088,12 +1127,12 @@ bool screens_key_menu(tui_t *t, int ch)
 	case '\r':
 	case KEY_ENTER:
 		menu_choose(t);
-		return true;
+		return;
 	case 27:
 	case 'q':
 	case KEY_F(10):
 		t->menu = MENU_NONE;
-		return true;
+		return;
 	default:
 		/* the signal menu takes a number typed: 9 for KILL, 1 then 5 for TERM */
 		if (t->menu == MENU_KILL && ch >= '0' && ch <= '9') {
@@ -1102,7 +1141,7 @@ bool screens_key_menu(tui_t *t, int ch)
 			t->menu_typed = v <= SIGNALS_NR ? v : ch - '0';
 			if (t->menu_typed >= 1)
 				t->menu_sel = t->menu_typed - 1;
-			return true;
+			return;
 		}
 		break;
 	}
@@ -1111,5 +1150,12 @@ bool screens_key_menu(tui_t *t, int ch)
 		t->menu_sel = 0;
 	if (t->menu_sel >= n)
 		t->menu_sel = n - 1;
-	return true;
 }
+
+static panel_next_t menu_key(tui_t *t, int ch)
+{
+	menu_key_typed(t, ch);
+	return t->menu == MENU_NONE ? PANEL_CLOSE : PANEL_STAY;
+}
+
+const panel_t menu_panel = { "menu", true, NULL, menu_draw, menu_key };

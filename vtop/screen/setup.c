@@ -93,10 +93,10 @@ static int pane_count(const tui_t *t, int pane)
 
 void setup_open(tui_t *t)
 {
-	t->mode = MODE_SETUP;
 	t->setup_pane = PANE_ACTIVE;
 	memset(t->setup_sel, 0, sizeof(t->setup_sel));
 	memset(t->setup_top, 0, sizeof(t->setup_top));
+	tui_open(t, &setup_panel);
 }
 
 static void draw_pane(tui_t *t, int pane, int y, int x, int h, int w)
@@ -144,7 +144,7 @@ static void draw_pane(tui_t *t, int pane, int y, int x, int h, int w)
 	free(avail);
 }
 
-void setup_draw(tui_t *t)
+static void setup_draw(tui_t *t)
 {
 	int h = LINES, w = COLS, body = h - 2;
 	const char *hint = " Tab: next pane  Enter Space: add/remove/change  F7 F8: move column  "
@@ -285,7 +285,6 @@ static void leave(tui_t *t)
 {
 	char err[512];
 
-	t->mode = MODE_LIST;
 	tui_rebuild(t);
 	if (vt_config_save(t->cfg, t->cfg->config_path, err, sizeof(err)) < 0)
 		tui_message(t, true, "settings not saved: %s", err);
@@ -293,7 +292,7 @@ static void leave(tui_t *t)
 		tui_message(t, false, "settings saved to %s", t->cfg->config_path);
 }
 
-bool setup_key(tui_t *t, int ch)
+static panel_next_t setup_key(tui_t *t, int ch)
 {
 	int pane = t->setup_pane, *sel = &t->setup_sel[pane];
 
@@ -356,9 +355,11 @@ bool setup_key(tui_t *t, int ch)
 	case KEY_F(10):
 	case KEY_F(2):
 		leave(t);
-		return true;
+		return PANEL_CLOSE;
 	}
 	if (*sel < 0)
 		*sel = 0;
-	return true;
+	return PANEL_STAY;
 }
+
+const panel_t setup_panel = { "setup", false, NULL, setup_draw, setup_key };

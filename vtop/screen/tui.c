@@ -758,43 +758,57 @@ static void draw_list(tui_t *t)
 		draw_bottom(t, h - 1, w);
 }
 
+/* --- the panel stack --- */
+
+bool tui_open(tui_t *t, const panel_t *panel)
+{
+	if (t->panels_nr == TUI_PANELS_MAX)
+		return false;
+	t->panels[t->panels_nr++] = panel;
+	return true;
+}
+
+/* the panel at `at` leaves the stack (the list, at 0, never does) */
+static void close_panel(tui_t *t, int at)
+{
+	if (at <= 0)
+		return;
+	memmove(&t->panels[at], &t->panels[at + 1], sizeof(t->panels[0]) * (size_t)(t->panels_nr - at - 1));
+	t->panels_nr--;
+}
+
+/* from the topmost full-screen panel up: each dialog over what is below it */
 static void draw(tui_t *t)
 {
+	int from = t->panels_nr - 1;
+
 	erase();
-	switch (t->mode) {
-	case MODE_LIST:
-		draw_list(t);
-		if (t->menu == MENU_IOPRIO || t->menu == MENU_AFFINITY)
-			sched_draw_dialog(t);
-		else if (t->menu != MENU_NONE)
-			screens_draw_menu(t);
-		break;
-	case MODE_HELP:
-		screens_draw_help(t);
-		break;
-	case MODE_DETAILS:
-		screens_draw_details(t);
-		break;
-	case MODE_EVENTS:
-		screens_draw_events(t);
-		break;
-	case MODE_SETUP:
-		setup_draw(t);
-		break;
-	case MODE_FILES:
-		files_view_draw(t);
-		break;
+	while (from > 0 && t->panels[from]->dialog)
+		from--;
+	for (int i = from; i < t->panels_nr; i++) {
+		const panel_t *p = t->panels[i];
+
+		if (p->title && !p->dialog && LINES >= 1) {
+			char title[512];
+
+			p->title(t, title, sizeof(title));
+			tui_fill(0, 0, COLS, t->attrs[C_HEADER]);
+			attron(t->attrs[C_HEADER]);
+			tui_text(0, 0, COLS, title, 0);
+			attroff(t->attrs[C_HEADER]);
+		}
+		p->draw(t);
 	}
-	curs_set(t->prompt != PROMPT_NONE && t->mode == MODE_LIST && t->menu == MENU_NONE ? 1 : 0);
+	curs_set(t->prompt != PROMPT_NONE && t->panels_nr == 1 ? 1 : 0);
 	refresh();
 }
 
 /* --- keys --- */
 
 static void act_quit(tui_t *t) { t->quit = true; }
-static void act_help(tui_t *t) { t->mode = MODE_HELP; t->scroll = 0; }
+static void act_help(tui_t *t) { screens_open_help(t); }
 static void act_setup(tui_t *t) { setup_open(t); }
-static void act_events(tui_t *t) { t->mode = MODE_EVENTS; t->scroll = 0; }
+static void act_events(tui_t *t) { screens_open_events(t); }
 static void act_details(tui_t *t) { screens_open_details(t); }
 /*
  * A replay's pids are a log's: another process may have any of them now, so
@@ -1389,36 +1403,33 @@ static void list_key(tui_t *t, int ch)
 	}
 }
 
+static panel_next_t list_panel_key(tui_t *t, int ch)
+{
+	list_key(t, ch);
+	return t->quit ? PANEL_QUIT : PANEL_STAY;
+}
+
+const panel_t list_panel = { "list", false, NULL, draw_list, list_panel_key };
+
+/* a key for the top panel */
 static void handle_key(tui_t *t, int ch)
 {
+	int top = t->panels_nr - 1;
+
 	if (ch == KEY_RESIZE)
 		return;
 	/* an error stays until the next key, which also does its own work */
 	if (t->msg[0] && t->msg_until == 0)
 		t->msg[0] = '\0';
-	switch (t->mode) {
-	case MODE_LIST:
-		if (t->menu == MENU_IOPRIO || t->menu == MENU_AFFINITY)
-			sched_key_dialog(t, ch);
-		else if (t->menu != MENU_NONE)
-			screens_key_menu(t, ch);
-		else
-			list_key(t, ch);
+	switch (t->panels[top]->key(t, ch)) {
+	case PANEL_STAY:
 		break;
-	case MODE_HELP:
-		screens_key_help(t, ch);
+	case PANEL_CLOSE:
+		/* the panel may have opened another above itself, which stays */
+		close_panel(t, top);
 		break;
-	case MODE_DETAILS:
-		screens_key_details(t, ch);
-		break;
-	case MODE_EVENTS:
-		screens_key_events(t, ch);
-		break;
-	case MODE_SETUP:
-		setup_key(t, ch);
-		break;
-	case MODE_FILES:
-		files_view_key(t, ch);
+	case PANEL_QUIT:
+		t->quit = true;
 		break;
 	}
 }
@@ -1480,6 +1491,7 @@ int vt_tui_run(vt_config_t *cfg)
 		return 1;
 	}
 	t->cfg = cfg;
+	t->panels[t->panels_nr++] = &list_panel;
 	t->replay = cfg->replay_path[0] != '\0';
 	t->speed = 1;
 	t->wants = vt_columns_wants(cfg->columns, cfg->columns_nr);

@@ -13,15 +13,7 @@
 #include "data/model.h"
 #include "data/sampler.h"
 #include "data/snapshot.h"
-
-typedef enum {
-	MODE_LIST,
-	MODE_HELP,
-	MODE_DETAILS,
-	MODE_EVENTS,
-	MODE_SETUP,
-	MODE_FILES,
-} tui_mode_t;
+#include "screen/panel.h"
 
 typedef enum {
 	PROMPT_NONE,
@@ -83,7 +75,8 @@ typedef struct tui {
 	vt_view_t		view;
 	vmon_proc_wants_t	wants;
 
-	tui_mode_t		mode;
+	const panel_t		*panels[TUI_PANELS_MAX];	/* the stack: [0] the list, the top gets the keys */
+	int			panels_nr;
 	tui_prompt_t		prompt;
 	tui_menu_t		menu;
 	tui_menu_t		confirm_for;	/* what MENU_CONFIRM confirms */
@@ -127,7 +120,6 @@ typedef struct tui {
 	char			sched_error[200];
 
 	/* full-screen views */
-	int			scroll;
 	vt_key_t		detail;
 	bool			detail_asked;	/* the environment was asked of the sampler */
 
@@ -200,23 +192,17 @@ typedef struct page {
 
 void page_add(page_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void page_free(page_t *p);
-/* a title line, the lines from t->scroll, and a key hint at the bottom */
-void page_draw(tui_t *t, const char *title, const page_t *p, const char *hint);
+/* the lines from *scroll below the title line, and a key hint at the bottom */
+void page_draw(tui_t *t, int *scroll, const page_t *p, const char *hint);
 /* the keys every page shares; true if the page should close */
-bool page_key(tui_t *t, int ch);
+bool page_key(int *scroll, int ch);
 
 /* screens.c: full-screen views and dialogs */
-void screens_draw_help(tui_t *t);
-bool screens_key_help(tui_t *t, int ch);
-void screens_draw_details(tui_t *t);
-bool screens_key_details(tui_t *t, int ch);
+void screens_open_help(tui_t *t);
 void screens_open_details(tui_t *t);
-void screens_draw_events(tui_t *t);
-bool screens_key_events(tui_t *t, int ch);
+void screens_open_events(tui_t *t);
 void screens_add_events(tui_t *t, const vt_snapshot_t *snap);
 void screens_clear_events(tui_t *t);
-void screens_draw_menu(tui_t *t);
-bool screens_key_menu(tui_t *t, int ch);
 void screens_open_kill(tui_t *t);
 void screens_open_renice(tui_t *t, int delta);
 void screens_open_sort(tui_t *t);
@@ -225,17 +211,11 @@ void screens_open_user(tui_t *t);
 /* sched_dialogs.c: i (I/O priority) and a (CPU affinity) */
 void sched_open_ioprio(tui_t *t);
 void sched_open_affinity(tui_t *t);
-void sched_draw_dialog(tui_t *t);
-bool sched_key_dialog(tui_t *t, int ch);
 
 /* files_view.c: the open files of the selected process, and who else holds its pipes and sockets */
 void files_view_open(tui_t *t);
-void files_view_draw(tui_t *t);
-bool files_view_key(tui_t *t, int ch);
 
 /* setup.c */
-void setup_draw(tui_t *t);
-bool setup_key(tui_t *t, int ch);
 void setup_open(tui_t *t);
 
 /* the key table, for the help screen: entries without keys continue the one before */
