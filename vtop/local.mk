@@ -34,7 +34,11 @@ vtop_vtop_SOURCES = vtop/main.c \
 	vtop/screen/panel.h \
 	vtop/screen/tui.h \
 	vtop/screen/tui.c \
-	vtop/screen/screens.c \
+	vtop/screen/page.c \
+	vtop/screen/help.c \
+	vtop/screen/details.c \
+	vtop/screen/event_log.c \
+	vtop/screen/dialogs.c \
 	vtop/screen/sched_dialogs.c \
 	vtop/screen/setup.c \
 	vtop/screen/files_view.c

@@ -19,7 +19,12 @@
 
 #include "tui.h"
 
-static int files_scroll;
+/* the process shown, the first sample that read its fds, how far down its page is */
+static struct {
+	vt_key_t		key;
+	unsigned long long	first_seq;
+	int			scroll;
+} fv;
 
 void files_view_open(tui_t *t)
 {
@@ -35,10 +40,10 @@ void files_view_open(tui_t *t)
 			return;
 		row = &t->snap->rows[index];
 	}
-	t->files.pid = row->pid;
-	t->files.start = row->start;
-	t->files_first_seq = 0;
-	files_scroll = 0;
+	fv.key.pid = row->pid;
+	fv.key.start = row->start;
+	fv.first_seq = 0;
+	fv.scroll = 0;
 	vt_sampler_set_files(t->sampler, row->pid);
 	tui_open(t, &files_panel);
 }
@@ -65,26 +70,26 @@ static void add_file(page_t *p, const vt_file_t *f, bool marks)
 
 static void files_page(tui_t *t, page_t *p, const vt_files_t *f)
 {
-	if (!f || f->pid != t->files.pid || f->pending) {
-		page_add(p, "Reading the open files of %d...", t->files.pid);
+	if (!f || f->pid != fv.key.pid || f->pending) {
+		page_add(p, "Reading the open files of %d...", fv.key.pid);
 		return;
 	}
 	if (f->gone) {
-		page_add(p, "Process %d is no longer there.", t->files.pid);
+		page_add(p, "Process %d is no longer there.", fv.key.pid);
 		return;
 	}
 	if (f->error && !f->nr) {
-		page_add(p, "Cannot read the open files of %d: %s", t->files.pid, strerror(f->error));
+		page_add(p, "Cannot read the open files of %d: %s", fv.key.pid, strerror(f->error));
 		if (f->error == EACCES)
 			page_add(p, "(it is another user's process, and vtop runs as uid %d)", (int)geteuid());
 		return;
 	}
 	/* the first listing is all new: marks start with the sample after it */
-	if (!t->files_first_seq)
-		t->files_first_seq = t->snap->seq;
+	if (!fv.first_seq)
+		fv.first_seq = t->snap->seq;
 	page_add(p, "  %5s %-8s %-4s %12s  %s", "FD", "TYPE", "RW", "OFFSET", "NAME");
 	for (int i = 0; i < f->nr; i++)
-		add_file(p, &f->files[i], t->snap->seq > t->files_first_seq);
+		add_file(p, &f->files[i], t->snap->seq > fv.first_seq);
 	if (f->error)
 		page_add(p, "(not all could be read: %s)", strerror(f->error));
 }
@@ -92,13 +97,13 @@ static void files_page(tui_t *t, page_t *p, const vt_files_t *f)
 static void files_title(tui_t *t, char *buf, size_t size)
 {
 	const vt_files_t *f = t->snap->files;
-	int index = vt_snapshot_find(t->snap, t->files.pid, t->files.start);
+	int index = vt_snapshot_find(t->snap, fv.key.pid, fv.key.start);
 
-	if (f && f->pid == t->files.pid && !f->pending && !f->gone)
-		snprintf(buf, size, " Open files of %d (%s): %d", t->files.pid,
+	if (f && f->pid == fv.key.pid && !f->pending && !f->gone)
+		snprintf(buf, size, " Open files of %d (%s): %d", fv.key.pid,
 			 index >= 0 ? t->snap->rows[index].command : "?", f->open_nr);
 	else
-		snprintf(buf, size, " Open files of %d", t->files.pid);
+		snprintf(buf, size, " Open files of %d", fv.key.pid);
 }
 
 static void files_draw(tui_t *t)
@@ -106,13 +111,13 @@ static void files_draw(tui_t *t)
 	page_t p = { 0 };
 
 	files_page(t, &p, t->snap->files);
-	page_draw(t, &files_scroll, &p, " Esc q l: back   Up Down PgUp PgDn: scroll   +: opened  -: closed since the last refresh");
+	page_draw(t, &fv.scroll, &p, " Esc q l: back   Up Down PgUp PgDn: scroll   +: opened  -: closed since the last refresh");
 	page_free(&p);
 }
 
 static panel_next_t files_key(tui_t *t, int ch)
 {
-	if (page_key(&files_scroll, ch) || ch == 'l') {
+	if (page_key(&fv.scroll, ch) || ch == 'l') {
 		files_view_close(t);
 		return PANEL_CLOSE;
 	}

@@ -806,10 +806,10 @@ static void draw(tui_t *t)
 /* --- keys --- */
 
 static void act_quit(tui_t *t) { t->quit = true; }
-static void act_help(tui_t *t) { screens_open_help(t); }
+static void act_help(tui_t *t) { help_open(t); }
 static void act_setup(tui_t *t) { setup_open(t); }
-static void act_events(tui_t *t) { screens_open_events(t); }
-static void act_details(tui_t *t) { screens_open_details(t); }
+static void act_events(tui_t *t) { event_log_open(t); }
+static void act_details(tui_t *t) { details_open(t); }
 /*
  * A replay's pids are a log's: another process may have any of them now, so
  * it is neither signalled nor reniced, and its open files, which a log does
@@ -823,13 +823,13 @@ static bool not_in_replay(tui_t *t, const char *what)
 }
 
 static void act_files(tui_t *t) { if (not_in_replay(t, "a log does not record open files")) files_view_open(t); }
-static void act_kill(tui_t *t) { if (not_in_replay(t, "its processes are not to be signalled")) screens_open_kill(t); }
-static void act_nice_down(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) screens_open_renice(t, -1); }
-static void act_nice_up(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) screens_open_renice(t, 1); }
+static void act_kill(tui_t *t) { if (not_in_replay(t, "its processes are not to be signalled")) dialog_open_kill(t); }
+static void act_nice_down(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) dialog_open_renice(t, -1); }
+static void act_nice_up(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) dialog_open_renice(t, 1); }
 static void act_ioprio(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_ioprio(t); }
 static void act_affinity(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_affinity(t); }
-static void act_sort_menu(tui_t *t) { screens_open_sort(t); }
-static void act_user_menu(tui_t *t) { screens_open_user(t); }
+static void act_sort_menu(tui_t *t) { dialog_open_sort(t); }
+static void act_user_menu(tui_t *t) { dialog_open_user(t); }
 
 static void start_prompt(tui_t *t, tui_prompt_t p)
 {
@@ -1441,9 +1441,9 @@ static void new_snapshot(tui_t *t)
 	vt_view_build(&t->view, t->snap);
 	/* a replay that jumped: the event log is what happened up to the sample it jumped to */
 	if (t->replay && t->snap->seq != t->last_seq + 1)
-		screens_clear_events(t);
+		event_log_clear(t);
 	t->last_seq = t->snap->seq;
-	screens_add_events(t, t->snap);
+	event_log_add(t, t->snap);
 	/* a search typed that found nothing yet: the process it is for may have come */
 	if (t->prompt == PROMPT_SEARCH && t->search_failed) {
 		int line = vt_view_search(&t->view, t->snap, t->input, t->search_origin, 1);
@@ -1484,8 +1484,7 @@ int vt_tui_run(vt_config_t *cfg)
 		fprintf(stderr, "vtop: out of memory\n");
 		return 1;
 	}
-	t->events = calloc(TUI_EVENTS_MAX, sizeof(*t->events));
-	if (!t->events) {
+	if (event_log_init() < 0) {
 		free(t);
 		fprintf(stderr, "vtop: out of memory\n");
 		return 1;
@@ -1497,7 +1496,7 @@ int vt_tui_run(vt_config_t *cfg)
 	t->wants = vt_columns_wants(cfg->columns, cfg->columns_nr);
 	if (vt_sampler_start(&t->sampler, cfg, t->wants, err, sizeof(err)) < 0) {
 		fprintf(stderr, "vtop: %s\n", err);
-		free(t->events);
+		event_log_free();
 		free(t);
 		return 1;
 	}
@@ -1568,12 +1567,9 @@ int vt_tui_run(vt_config_t *cfg)
 out:
 	vt_sampler_stop(t->sampler);
 	vt_view_free(&t->view);
-	free(t->targets);
-	free(t->cpus_on);
-	free(t->users);
-	free(t->events);
-	free(t->matches);
-	free(t->matched_pids);
+	dialogs_free();
+	sched_free();
+	event_log_free();
 	free(t);
 	return status;
 }

@@ -1,7 +1,8 @@
 /*
- * tui.h: what the parts of the screen share (tui.c, screens.c, setup.c).
- * tui.c owns curses: the main list, its header and the key table; the
- * full-screen views and the dialogs draw through the helpers below.
+ * tui.h: what the screen's files share.  tui.c owns curses: the loop that
+ * runs the panel stack (panel.h), the list panel, its header and the key
+ * table; every other panel is a file of its own, with its own state, and
+ * draws through the helpers below.
  */
 #ifndef VTOP_TUI_H
 #define VTOP_TUI_H
@@ -21,17 +22,6 @@ typedef enum {
 	PROMPT_FILTER,
 	PROMPT_TIME,	/* -r: the time to go to */
 } tui_prompt_t;
-
-typedef enum {
-	MENU_NONE,
-	MENU_KILL,	/* choose a signal */
-	MENU_SORT,	/* choose a sort column */
-	MENU_USER,	/* choose a user */
-	MENU_RENICE,	/* choose a nice value */
-	MENU_CONFIRM,	/* yes or no, then act */
-	MENU_IOPRIO,	/* choose an I/O class and level (sched_dialogs.c) */
-	MENU_AFFINITY,	/* choose CPUs (sched_dialogs.c) */
-} tui_menu_t;
 
 /* the colour pairs (or, without colour, attributes) of each kind of text */
 enum {
@@ -59,15 +49,6 @@ enum {
 	C_NR
 };
 
-#define TUI_EVENTS_MAX	10000
-
-/* what a kill or renice is for: a process (or a thread) by identity, taken when the dialog opened */
-typedef struct tui_target {
-	int			pid;
-	unsigned long long	start;
-	bool			thread;		/* a thread row: its own tid and start time */
-} tui_target_t;
-
 typedef struct tui {
 	vt_config_t		*cfg;
 	vt_sampler_t		*sampler;
@@ -78,8 +59,6 @@ typedef struct tui {
 	const panel_t		*panels[TUI_PANELS_MAX];	/* the stack: [0] the list, the top gets the keys */
 	int			panels_nr;
 	tui_prompt_t		prompt;
-	tui_menu_t		menu;
-	tui_menu_t		confirm_for;	/* what MENU_CONFIRM confirms */
 	bool			quit;
 	bool			paused;
 	bool			replay;		/* -r: a log, not this machine now */
@@ -100,51 +79,6 @@ typedef struct tui {
 	bool			source_told;	/* the message on why the task iterator asked for is not used was shown */
 	double			msg_until;	/* CLOCK_MONOTONIC seconds; 0: until a key */
 
-	/* dialogs */
-	int			menu_sel;
-	int			menu_top;
-	int			menu_typed;	/* the signal number typed so far */
-	tui_target_t		*targets;	/* the processes a kill or renice is for, taken when it opened */
-	int			targets_nr;
-	int			signal;
-	int			nice_value;
-	uid_t			*users;		/* the user menu's entries */
-	int			users_nr;
-	/* the I/O priority and affinity dialogs: the row's task, what is chosen, why it failed */
-	vt_key_t		sched_target;
-	bool			sched_target_thread;
-	int			io_class;
-	int			io_level;
-	unsigned char		*cpus_on;	/* per CPU, 1 if chosen */
-	int			cpus_nr;
-	char			sched_error[200];
-
-	/* full-screen views */
-	vt_key_t		detail;
-	bool			detail_asked;	/* the environment was asked of the sampler */
-
-	/* the files view (files_view.c): the process, and the first sample that read its fds */
-	vt_key_t		files;
-	unsigned long long	files_first_seq;
-
-	vt_event_t		*events;	/* a ring of the last TUI_EVENTS_MAX */
-	int			events_nr;
-	int			events_head;
-	unsigned long long	events_dropped;	/* the feed's that the sampler's ring could not hold */
-	/*
-	 * What the list's filter matches, kept as it arrives (screens.c): a
-	 * storm of other events pushes it out of the ring above, not out of
-	 * this one.  For the filter matches_filter (and _regex); rebuilt from
-	 * the ring above when the filter changes.
-	 */
-	vt_event_t		*matches;	/* a ring of TUI_EVENTS_MAX, allocated with the first filter */
-	int			matches_nr;
-	int			matches_head;
-	unsigned long long	matches_dropped;	/* matches the ring could not hold */
-	char			matches_filter[256];
-	bool			matches_regex;
-	unsigned char		*matched_pids;	/* a bit per pid: this life of it has matched */
-
 	/* typing a pid jumps to it */
 	char			pid_typed[12];
 	double			pid_typed_at;
@@ -164,11 +98,6 @@ typedef struct tui {
 	bool			color;
 	bool			mouse;
 	int			attrs[C_NR];
-
-	/* the setup screen */
-	int			setup_pane;
-	int			setup_sel[3];
-	int			setup_top[3];
 } tui_t;
 
 /* tui.c */
@@ -183,7 +112,7 @@ const vt_row_t *tui_selected(const tui_t *t);
 const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size);
 void tui_box(int y, int x, int h, int w, const char *title, int attr);
 
-/* screens.c: a scrollable page of lines, the base of the full-screen views */
+/* page.c: a scrollable page of lines, the base of the full-screen panels */
 typedef struct page {
 	char	**lines;
 	int	nr;
@@ -197,26 +126,28 @@ void page_draw(tui_t *t, int *scroll, const page_t *p, const char *hint);
 /* the keys every page shares; true if the page should close */
 bool page_key(int *scroll, int ch);
 
-/* screens.c: full-screen views and dialogs */
-void screens_open_help(tui_t *t);
-void screens_open_details(tui_t *t);
-void screens_open_events(tui_t *t);
-void screens_add_events(tui_t *t, const vt_snapshot_t *snap);
-void screens_clear_events(tui_t *t);
-void screens_open_kill(tui_t *t);
-void screens_open_renice(tui_t *t, int delta);
-void screens_open_sort(tui_t *t);
-void screens_open_user(tui_t *t);
-
-/* sched_dialogs.c: i (I/O priority) and a (CPU affinity) */
+/* the panels' openers: each takes what it shows from the list's selection */
+void help_open(tui_t *t);
+void details_open(tui_t *t);
+void event_log_open(tui_t *t);
+void files_view_open(tui_t *t);
+void setup_open(tui_t *t);
+void dialog_open_kill(tui_t *t);
+void dialog_open_renice(tui_t *t, int delta);
+void dialog_open_sort(tui_t *t);
+void dialog_open_user(tui_t *t);
 void sched_open_ioprio(tui_t *t);
 void sched_open_affinity(tui_t *t);
 
-/* files_view.c: the open files of the selected process, and who else holds its pipes and sockets */
-void files_view_open(tui_t *t);
-
-/* setup.c */
-void setup_open(tui_t *t);
+/* event_log.c: the log is kept from the start, shown or not */
+#define TUI_EVENTS_MAX	10000
+int event_log_init(void);
+void event_log_add(tui_t *t, const vt_snapshot_t *snap);
+void event_log_clear(tui_t *t);
+void event_log_free(void);
+/* what the dialogs hold when vtop ends */
+void dialogs_free(void);
+void sched_free(void);
 
 /* the key table, for the help screen: entries without keys continue the one before */
 int tui_key_help_nr(void);
