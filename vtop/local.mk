@@ -34,6 +34,9 @@ vtop_vtop_SOURCES = vtop/main.c \
 	vtop/screen/panel.h \
 	vtop/screen/tui.h \
 	vtop/screen/tui.c \
+	vtop/screen/draw.c \
+	vtop/screen/meters.c \
+	vtop/screen/process_list.c \
 	vtop/screen/page.c \
 	vtop/screen/help.c \
 	vtop/screen/details.c \

@@ -12,9 +12,9 @@ static void help_page(page_t *p)
 {
 	page_add(p, "vtop %s: the process tree, sampled by libvmon. Keys (htop's, and a few more):", PACKAGE_VERSION);
 	page_add(p, "%s", "");
-	for (int i = 0; i < tui_key_help_nr(); i++) {
-		if (tui_key_help_keys(i))
-			page_add(p, "  %-12s %s", tui_key_help_keys(i), tui_key_help_text(i));
+	for (int i = 0; i < list_keys_nr(); i++) {
+		if (list_keys_names(i))
+			page_add(p, "  %-12s %s", list_keys_names(i), list_keys_help(i));
 	}
 	page_add(p, "%s", "");
 	page_add(p, "Marks in the first column (and their colours):");

@@ -251,7 +251,7 @@ static void move_column(tui_t *t, int dir)
 	t->cfg->columns[i] = t->cfg->columns[j];
 	t->cfg->columns[j] = tmp;
 	setup.sel[PANE_ACTIVE] = j;
-	memset(t->widths_for, 0, sizeof(t->widths_for));
+	list_columns_changed();
 }
 
 static void remove_column(tui_t *t)

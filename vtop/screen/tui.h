@@ -16,13 +16,6 @@
 #include "data/snapshot.h"
 #include "screen/panel.h"
 
-typedef enum {
-	PROMPT_NONE,
-	PROMPT_SEARCH,
-	PROMPT_FILTER,
-	PROMPT_TIME,	/* -r: the time to go to */
-} tui_prompt_t;
-
 /* the colour pairs (or, without colour, attributes) of each kind of text */
 enum {
 	C_NORMAL = 1,
@@ -49,68 +42,63 @@ enum {
 	C_NR
 };
 
+/*
+ * The context: what the panels share, and nothing that is one panel's (a
+ * panel's own state is static in its file).  The loop owns it; a panel
+ * reads it, and changes the view, the settings and the message line
+ * through it.
+ */
 typedef struct tui {
-	vt_config_t		*cfg;
-	vt_sampler_t		*sampler;
-	vt_snapshot_t		*snap;
-	vt_view_t		view;
-	vmon_proc_wants_t	wants;
+	vt_config_t		*cfg;		/* the settings: setup changes them, saved to vtoprc */
+	vt_sampler_t		*sampler;	/* asked for samples, detail, files, pace: never read directly */
+	vt_snapshot_t		*snap;		/* the newest sample taken: read only, valid until the next take */
+	vt_view_t		view;		/* the model of snap: filter, sort, tree, selection, tags */
+	vmon_proc_wants_t	wants;		/* what the shown columns need sampled */
 
 	const panel_t		*panels[TUI_PANELS_MAX];	/* the stack: [0] the list, the top gets the keys */
 	int			panels_nr;
-	tui_prompt_t		prompt;
 	bool			quit;
-	bool			paused;
+	bool			paused;		/* Z: no new samples (in -r: no playing) */
 	bool			replay;		/* -r: a log, not this machine now */
 	double			speed;		/* -r: 1 at the pace recorded */
 	unsigned long long	last_seq;	/* -r: the sample shown before */
 
-	/* the prompt's text as typed */
-	char			input[256];
-	size_t			input_len;
-	bool			input_regex;
-	char			search[256];	/* the last search, for n and N */
-	int			search_origin;	/* the line the search started from */
-	bool			search_failed;	/* the search as typed finds nothing: the prompt says so, in red */
-
-	/* the message line */
+	/* the message line, at the bottom of the list */
 	char			msg[512];
 	bool			msg_error;
 	bool			source_told;	/* the message on why the task iterator asked for is not used was shown */
 	double			msg_until;	/* CLOCK_MONOTONIC seconds; 0: until a key */
 
-	/* typing a pid jumps to it */
-	char			pid_typed[12];
-	double			pid_typed_at;
-
-	/* the layout of the last frame, for the mouse */
-	int			list_y;
-	int			list_h;
-	int			header_y;
-	int			col_x[VT_MAX_COLUMNS];	/* where each column's header starts, -1 if not shown */
-	int			col_x_end[VT_MAX_COLUMNS];
-	int			widths[VT_MAX_COLUMNS];
-	int			widths_for[VT_MAX_COLUMNS];	/* the column each width is for */
-	bool			shown[VT_MAX_COLUMNS];	/* it fits on this terminal */
-	int			hscroll;
-
+	/* how to draw: UTF-8 line drawing, colour, mouse, and each kind of text's attributes */
 	bool			utf8;
 	bool			color;
 	bool			mouse;
 	int			attrs[C_NR];
 } tui_t;
 
-/* tui.c */
+
+/* tui.c: what the panels share */
+double tui_now(void);	/* CLOCK_MONOTONIC seconds */
 void tui_message(tui_t *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void tui_apply_columns(tui_t *t);
 void tui_rebuild(tui_t *t);
 void tui_toggle_pause(tui_t *t);
+const vt_row_t *tui_selected(const tui_t *t);
+const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size);
+
+/* draw.c */
 int tui_text(int y, int x, int width, const char *s, int skip);
 void tui_fill(int y, int x, int width, int attr);
 int tui_text_width(const char *s);
-const vt_row_t *tui_selected(const tui_t *t);
-const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size);
 void tui_box(int y, int x, int h, int w, const char *title, int attr);
+
+/* meters.c: the header over the list; returns the lines it took */
+int meters_draw(tui_t *t, int h, int w);
+
+/* process_list.c: the list panel, what the loop asks of it */
+bool list_prompting(void);
+void list_columns_changed(void);
+void list_new_snapshot(tui_t *t);
 
 /* page.c: a scrollable page of lines, the base of the full-screen panels */
 typedef struct page {
@@ -149,9 +137,9 @@ void event_log_free(void);
 void dialogs_free(void);
 void sched_free(void);
 
-/* the key table, for the help screen: entries without keys continue the one before */
-int tui_key_help_nr(void);
-const char *tui_key_help_keys(int i);
-const char *tui_key_help_text(int i);
+/* process_list.c's key table, for the help panel: entries without names continue the one before */
+int list_keys_nr(void);
+const char *list_keys_names(int i);
+const char *list_keys_help(int i);
 
 #endif
