@@ -14,6 +14,7 @@ vtop_libvtop_la_SOURCES = \
 	vtop/data/model.h \
 	vtop/data/sampler.h \
 	vtop/batch/batch.h \
+	vtop/batch/formats.h \
 	vtop/data/arena.c \
 	vtop/data/snapshot.c \
 	vtop/data/columns.c \
@@ -23,6 +24,9 @@ vtop_libvtop_la_SOURCES = \
 	vtop/data/event_feed.c \
 	vtop/data/replay.c \
 	vtop/batch/batch.c \
+	vtop/batch/text.c \
+	vtop/batch/json_csv.c \
+	vtop/batch/metrics.c \
 	vtop/config.c
 vtop_libvtop_la_CPPFLAGS = $(VTOP_CPP)
 vtop_libvtop_la_LIBADD = libvmon/libvmon.la -lpthread -lm
