@@ -24,6 +24,7 @@ vtop_libvtop_la_SOURCES = \
 	vtop/data/event_feed.c \
 	vtop/data/replay.c \
 	vtop/batch/batch.c \
+	vtop/batch/plan.c \
 	vtop/batch/text.c \
 	vtop/batch/json_csv.c \
 	vtop/batch/metrics.c \
@@ -38,6 +39,7 @@ vtop_vtop_SOURCES = vtop/main.c \
 	vtop/screen/panel.h \
 	vtop/screen/tui.h \
 	vtop/screen/tui.c \
+	vtop/screen/context.c \
 	vtop/screen/draw.c \
 	vtop/screen/meters.c \
 	vtop/screen/process_list.c \

@@ -25,6 +25,7 @@ struct batch_plan {
 	const vt_column_t	*command;	/* COMMAND shows argv[0] whole or not (vt_view_command()) */
 };
 
+/* plan.c */
 void batch_plan_make(struct batch_plan *p, const vt_config_t *cfg);
 const char *batch_machine_text(const struct batch_plan *p, const vt_column_t *col, const vt_view_t *view,
 			       const vt_row_t *row, const vt_snapshot_t *snap, char *buf, size_t size, char **big);

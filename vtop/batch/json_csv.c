@@ -117,7 +117,7 @@ void batch_write_json(FILE *out, const struct batch_plan *p, const vt_view_t *vi
 		fputc('}', out);
 	}
 	fputs("},\"processes\":[", out);
-	for (int l = 0; l < view->lines_nr; l++) {
+	for (int l = 0; l < vt_view_lines(view); l++) {
 		const vt_row_t *row = vt_view_row(view, snap, l);
 
 		fprintf(out, "%s{\"pid\":%d,\"ppid\":%d,\"start\":%llu,\"status\":\"%s\",\"thread\":%s,\"context\":%s",
@@ -167,7 +167,7 @@ void batch_write_csv(FILE *out, const struct batch_plan *p, const vt_view_t *vie
 			fprintf(out, ",%s", vt_columns[p->cols[i]].name);
 		fputs("\r\n", out);
 	}
-	for (int l = 0; l < view->lines_nr; l++) {
+	for (int l = 0; l < vt_view_lines(view); l++) {
 		const vt_row_t *row = vt_view_row(view, snap, l);
 
 		fprintf(out, "%llu,%.3f,%d,%d,%llu,%s,%s,%s", snap->seq, snap->when, row->pid, row->ppid, row->start,

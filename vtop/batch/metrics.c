@@ -354,7 +354,7 @@ void batch_write_exposition(FILE *out, bool om, const struct batch_plan *p, cons
 		}
 		family_name(name, sizeof(name), "process", col->name, col->label, col->unit, col->rate, names, units,
 			    vt_columns_nr);
-		for (int l = 0; l < view->lines_nr; l++) {
+		for (int l = 0; l < vt_view_lines(view); l++) {
 			const vt_row_t *row = vt_view_row(view, snap, l);
 			const char *text;
 			char *big;
@@ -378,7 +378,7 @@ void batch_write_exposition(FILE *out, bool om, const struct batch_plan *p, cons
 		fprintf(out, "# TYPE %s %s\n# HELP %s the text columns, ids and addresses of each process\n",
 			om ? "vtop_process" : "vtop_process_info", om ? "info" : "gauge",
 			om ? "vtop_process" : "vtop_process_info");
-	for (int l = 0; any_info && l < view->lines_nr; l++) {
+	for (int l = 0; any_info && l < vt_view_lines(view); l++) {
 		const vt_row_t *row = vt_view_row(view, snap, l);
 
 		if (batch_line_is_context(view, l))

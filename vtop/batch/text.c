@@ -113,7 +113,7 @@ void batch_write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view, 
 	fputc('\n', out);
 	line.out = out;
 	line.len = 0;
-	for (int l = 0; l < view->lines_nr; l++) {
+	for (int l = 0; l < vt_view_lines(view); l++) {
 		const vt_row_t *row = vt_view_row(view, snap, l);
 		char mark[2] = {
 			(row->flags & VT_ROW_EXITED) ? 'X' : (row->flags & VT_ROW_NEW) ? 'N' : ' ',

@@ -738,3 +738,53 @@ void vt_view_configure(vt_view_t *view, const vt_config_t *cfg)
 	view->user_set = cfg->user_set;
 	view->user_uid = cfg->user_uid;
 }
+
+int vt_view_lines(const vt_view_t *view)
+{
+	return view->lines_nr;
+}
+
+int vt_view_top(const vt_view_t *view)
+{
+	return view->top;
+}
+
+int vt_view_cursor(const vt_view_t *view)
+{
+	return view->cursor;
+}
+
+unsigned char vt_view_line_flags(const vt_view_t *view, int line)
+{
+	return view->line_flags[line];
+}
+
+int vt_view_line_depth(const vt_view_t *view, int line)
+{
+	return view->line_depth[line];
+}
+
+int vt_view_matches(const vt_view_t *view)
+{
+	return view->matches;
+}
+
+vt_key_t vt_view_selected(const vt_view_t *view)
+{
+	return view->sel;
+}
+
+int vt_view_tagged_nr(const vt_view_t *view)
+{
+	return view->tagged_nr;
+}
+
+vt_key_t vt_view_tagged_at(const vt_view_t *view, int k)
+{
+	return view->tagged[k];
+}
+
+int vt_view_collapsed_nr(const vt_view_t *view)
+{
+	return view->collapsed_nr;
+}

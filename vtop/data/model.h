@@ -24,6 +24,11 @@ typedef struct vt_key {
 	unsigned long long	start;
 } vt_key_t;
 
+/*
+ * The settings are the caller's to set (the screen's keys, setup, -o and
+ * vtoprc), then vt_view_build(); what it made and the selection are
+ * model.c's, read through the functions below, changed through vt_view_*().
+ */
 typedef struct vt_view {
 	/* settings */
 	bool		tree;
@@ -44,7 +49,7 @@ typedef struct vt_view {
 	int		collapsed_nr;
 	int		collapsed_cap;
 
-	/* what vt_view_build() made of the snapshot */
+	/* what vt_view_build() made of the snapshot (model.c's) */
 	int		*lines;		/* row index of each line */
 	unsigned char	*line_flags;
 	int		*line_depth;
@@ -56,7 +61,7 @@ typedef struct vt_view {
 	int		lines_cap;
 	int		matches;	/* lines that match (not context) */
 
-	/* selection */
+	/* selection (model.c's) */
 	int		cursor;		/* selected line */
 	int		top;		/* first line on screen */
 	bool		follow;		/* the selection stays on sel (F) */
@@ -72,6 +77,17 @@ typedef struct vt_view {
 } vt_view_t;
 
 void vt_view_init(vt_view_t *view);
+/* what vt_view_build() made: the lines, the selection, the tags, for the screen and the batch formats */
+int vt_view_lines(const vt_view_t *view);
+int vt_view_top(const vt_view_t *view);
+int vt_view_cursor(const vt_view_t *view);
+unsigned char vt_view_line_flags(const vt_view_t *view, int line);	/* VT_LINE_* */
+int vt_view_line_depth(const vt_view_t *view, int line);
+int vt_view_matches(const vt_view_t *view);
+vt_key_t vt_view_selected(const vt_view_t *view);
+int vt_view_tagged_nr(const vt_view_t *view);
+vt_key_t vt_view_tagged_at(const vt_view_t *view, int k);
+int vt_view_collapsed_nr(const vt_view_t *view);
 void vt_view_free(vt_view_t *view);
 int vt_view_set_filter(vt_view_t *view, const char *text, bool regex);
 void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap);

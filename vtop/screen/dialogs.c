@@ -78,14 +78,14 @@ void dialogs_free(void)
 static bool take_targets(tui_t *t)
 {
 	const vt_row_t *sel = tui_selected(t);
-	int nr = t->view.tagged_nr ? t->view.tagged_nr : sel ? 1 : 0;
+	int nr = vt_view_tagged_nr(&t->view) ? vt_view_tagged_nr(&t->view) : sel ? 1 : 0;
 
 	free(dlg.targets);
 	dlg.targets = NULL;
 	dlg.targets_nr = 0;
 	if (!nr)
 		return false;
-	if (!t->view.tagged_nr && (sel->flags & VT_ROW_EXITED)) {
+	if (!vt_view_tagged_nr(&t->view) && (sel->flags & VT_ROW_EXITED)) {
 		tui_message(t, true, "%d has exited: there is nothing to signal or renice", sel->pid);
 		return false;
 	}
@@ -93,7 +93,7 @@ static bool take_targets(tui_t *t)
 	if (!dlg.targets)
 		return false;
 	for (int k = 0; k < nr; k++) {
-		vt_key_t key = t->view.tagged_nr ? t->view.tagged[k] : (vt_key_t){ sel->pid, sel->start };
+		vt_key_t key = vt_view_tagged_nr(&t->view) ? vt_view_tagged_at(&t->view, k) : (vt_key_t){ sel->pid, sel->start };
 		int i = vt_snapshot_find(t->snap, key.pid, key.start);
 
 		dlg.targets[k].pid = key.pid;

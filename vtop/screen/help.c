@@ -1,6 +1,6 @@
 /*
- * help.c: the help panel (F1), made from the key table, so that it cannot
- * leave a key out.
+ * help.c: the help panel (F1), made from the key table it is given (the
+ * list's, process_list.c), so that it cannot leave a key out.
  */
 #include "config.h"
 
@@ -8,13 +8,17 @@
 
 #include "tui.h"
 
+/* the key table shown, and how far down the page is */
+static const help_keys_t *help_keys;
+static int help_scroll;
+
 static void help_page(page_t *p)
 {
 	page_add(p, "vtop %s: the process tree, sampled by libvmon. Keys (htop's, and a few more):", PACKAGE_VERSION);
 	page_add(p, "%s", "");
-	for (int i = 0; i < list_keys_nr(); i++) {
-		if (list_keys_names(i))
-			page_add(p, "  %-12s %s", list_keys_names(i), list_keys_help(i));
+	for (int i = 0; i < help_keys->nr; i++) {
+		if (help_keys->names(i))
+			page_add(p, "  %-12s %s", help_keys->names(i), help_keys->text(i));
 	}
 	page_add(p, "%s", "");
 	page_add(p, "Marks in the first column (and their colours):");
@@ -30,10 +34,9 @@ static void help_page(page_t *p)
 	page_add(p, "Text from processes (names, arguments, paths, environment) is shown escaped: \\xNN.");
 }
 
-static int help_scroll;
-
-void help_open(tui_t *t)
+void help_open(tui_t *t, const help_keys_t *keys)
 {
+	help_keys = keys;
 	help_scroll = 0;
 	tui_open(t, &help_panel);
 }

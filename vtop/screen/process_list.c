@@ -49,17 +49,12 @@ static struct {
 	int		widths_for[VT_MAX_COLUMNS];	/* the column each width is for */
 	bool		shown[VT_MAX_COLUMNS];	/* it fits on this terminal */
 	int		hscroll;
+	unsigned	columns_gen;	/* the context's columns_gen the widths are for */
 } ls;
 
 bool list_prompting(void)
 {
 	return ls.prompt != PROMPT_NONE;
-}
-
-/* the columns changed: their widths are found again */
-void list_columns_changed(void)
-{
-	memset(ls.widths_for, 0, sizeof(ls.widths_for));
 }
 
 /* a search typed that found nothing yet: the process it is for may have come */
@@ -107,6 +102,10 @@ static void column_widths(tui_t *t, int first, int last)
 	const vt_config_t *cfg = t->cfg;
 	char buf[512];
 
+	if (ls.columns_gen != t->columns_gen) {
+		memset(ls.widths_for, 0, sizeof(ls.widths_for));
+		ls.columns_gen = t->columns_gen;
+	}
 	for (int i = 0; i < cfg->columns_nr; i++) {
 		const vt_column_t *col = &vt_columns[cfg->columns[i]];
 		int w = (int)strlen(col->label) + (cfg->columns[i] == vt_view_sort_col(&t->view));
@@ -188,9 +187,9 @@ static void draw_column_header(tui_t *t, int y, int w)
 		ls.col_x_end[i] = x;
 	}
 	/* how many are tagged, whatever is shown: kill and renice act on them all, hidden or not */
-	if (t->view.tagged_nr) {
+	if (vt_view_tagged_nr(&t->view)) {
 		char tags[32];
-		int n = snprintf(tags, sizeof(tags), " %d tagged ", t->view.tagged_nr);
+		int n = snprintf(tags, sizeof(tags), " %d tagged ", vt_view_tagged_nr(&t->view));
 
 		attron(A_BOLD);
 		tui_text(y, w > n ? w - n : 0, w, tags, 0);
@@ -203,8 +202,8 @@ static void draw_row(tui_t *t, int y, int w, int line)
 {
 	const vt_config_t *cfg = t->cfg;
 	const vt_row_t *row = vt_view_row(&t->view, t->snap, line);
-	unsigned char flags = t->view.line_flags[line];
-	bool selected = line == t->view.cursor;
+	unsigned char flags = vt_view_line_flags(&t->view, line);
+	bool selected = line == vt_view_cursor(&t->view);
 	int attr = row_attr(t, row, flags, selected), x = 2;
 	char buf[512], prefix[1024];
 	char mark = (row->flags & VT_ROW_EXITED) ? 'X' : vt_view_is_tagged(&t->view, row) ? '*' :
@@ -278,7 +277,7 @@ static void draw_bottom(tui_t *t, int y, int w)
 	clrtoeol();
 	if (ls.prompt != PROMPT_NONE) {
 		char line[400];
-		int matches = t->view.matches;
+		int matches = vt_view_matches(&t->view);
 		/* a search or a filter that finds nothing, or a bad regex: the whole line red, as htop's prompt */
 		bool failed = (ls.prompt == PROMPT_SEARCH && ls.search_failed) ||
 			      (ls.prompt == PROMPT_FILTER && (!t->view.filter_ok || (ls.input[0] && !matches)));
@@ -358,9 +357,9 @@ static void visible_rows(tui_t *t)
 		for (int y = 0; y < ls.list_h && nr < (int)(sizeof(pids) / sizeof(pids[0])); y++) {
 			const vt_row_t *row;
 
-			if (t->view.top + y >= t->view.lines_nr)
+			if (vt_view_top(&t->view) + y >= vt_view_lines(&t->view))
 				break;
-			row = vt_view_row(&t->view, t->snap, t->view.top + y);
+			row = vt_view_row(&t->view, t->snap, vt_view_top(&t->view) + y);
 			if (!(row->flags & (VT_ROW_THREAD | VT_ROW_EXITED)))
 				pids[nr++] = row->pid;
 		}
@@ -385,21 +384,21 @@ static void draw_list(tui_t *t)
 		ls.list_h = h - 2 > 0 ? h - 2 : 0;
 	}
 	vt_view_scroll_to_cursor(&t->view, ls.list_h);
-	column_widths(t, t->view.top, t->view.top + ls.list_h < t->view.lines_nr ? t->view.top + ls.list_h :
-		      t->view.lines_nr);
+	column_widths(t, vt_view_top(&t->view), vt_view_top(&t->view) + ls.list_h < vt_view_lines(&t->view) ? vt_view_top(&t->view) + ls.list_h :
+		      vt_view_lines(&t->view));
 	if (h >= 2)
 		draw_column_header(t, ls.header_y, w);
 	for (y = 0; y < ls.list_h; y++) {
-		int line = t->view.top + y;
+		int line = vt_view_top(&t->view) + y;
 
-		if (line >= t->view.lines_nr)
+		if (line >= vt_view_lines(&t->view))
 			break;
 		draw_row(t, ls.list_y + y, w, line);
 	}
 	visible_rows(t);
 	if (t->snap->seq == 0 && ls.list_h > 0)
 		tui_text(ls.list_y, 1, w - 1, "sampling...", 0);
-	else if (t->view.lines_nr == 0 && ls.list_h > 0)
+	else if (vt_view_lines(&t->view) == 0 && ls.list_h > 0)
 		tui_text(ls.list_y, 1, w - 1, "no process matches", 0);
 	if (h >= 1)
 		draw_bottom(t, h - 1, w);
@@ -408,7 +407,7 @@ static void draw_list(tui_t *t)
 /* --- keys --- */
 
 static void act_quit(tui_t *t) { t->quit = true; }
-static void act_help(tui_t *t) { help_open(t); }
+static void act_help(tui_t *t);
 static void act_setup(tui_t *t) { setup_open(t); }
 static void act_events(tui_t *t) { event_log_open(t); }
 static void act_details(tui_t *t) { details_open(t); }
@@ -442,7 +441,7 @@ static void start_prompt(tui_t *t, prompt_t p)
 		ls.input_regex = t->view.filter_regex;
 	} else {
 		ls.input[0] = '\0';
-		ls.search_origin = t->view.cursor;
+		ls.search_origin = vt_view_cursor(&t->view);
 	}
 	ls.input_len = strlen(ls.input);
 }
@@ -512,7 +511,7 @@ static void act_down(tui_t *t) { vt_view_move(&t->view, t->snap, 1); }
 static void act_pgup(tui_t *t) { vt_view_move(&t->view, t->snap, -(ls.list_h > 1 ? ls.list_h - 1 : 1)); }
 static void act_pgdn(tui_t *t) { vt_view_move(&t->view, t->snap, ls.list_h > 1 ? ls.list_h - 1 : 1); }
 static void act_home(tui_t *t) { vt_view_select(&t->view, t->snap, 0); }
-static void act_end(tui_t *t) { vt_view_select(&t->view, t->snap, t->view.lines_nr - 1); }
+static void act_end(tui_t *t) { vt_view_select(&t->view, t->snap, vt_view_lines(&t->view) - 1); }
 static void act_left(tui_t *t) { ls.hscroll = ls.hscroll > 4 ? ls.hscroll - 4 : 0; }
 static void act_right(tui_t *t) { ls.hscroll += 4; }
 
@@ -531,7 +530,7 @@ static void act_collapse(tui_t *t) { set_collapsed(t, true); }
 
 static void act_toggle_all(tui_t *t)
 {
-	vt_view_collapse_all(&t->view, t->snap, t->view.collapsed_nr == 0);
+	vt_view_collapse_all(&t->view, t->snap, vt_view_collapsed_nr(&t->view) == 0);
 	tui_rebuild(t);
 }
 
@@ -552,15 +551,15 @@ static void act_tag(tui_t *t)
 /* c: tag the process and everything below it */
 static void act_tag_tree(tui_t *t)
 {
-	int line = t->view.cursor, depth;
+	int line = vt_view_cursor(&t->view), depth;
 
 	if (!tui_selected(t))
 		return;
-	depth = t->view.line_depth[line];
+	depth = vt_view_line_depth(&t->view, line);
 	do {
 		vt_view_set_tagged(&t->view, vt_view_row(&t->view, t->snap, line), true);
 		line++;
-	} while (t->view.tree && line < t->view.lines_nr && t->view.line_depth[line] > depth);
+	} while (t->view.tree && line < vt_view_lines(&t->view) && vt_view_line_depth(&t->view, line) > depth);
 }
 
 static void act_untag(tui_t *t) { vt_view_clear_tags(&t->view); }
@@ -568,7 +567,7 @@ static void act_untag(tui_t *t) { vt_view_clear_tags(&t->view); }
 static void act_follow(tui_t *t)
 {
 	t->view.follow = !t->view.follow && tui_selected(t);
-	tui_message(t, false, t->view.follow ? "following %d" : "not following", t->view.sel.pid);
+	tui_message(t, false, t->view.follow ? "following %d" : "not following", vt_view_selected(&t->view).pid);
 }
 
 static void act_threads(tui_t *t)
@@ -599,17 +598,6 @@ static void act_path(tui_t *t)
 {
 	t->view.show_path = !t->view.show_path;
 	tui_rebuild(t);
-}
-
-/* Z, in the list and in the event log (which then stands still to be read) */
-void tui_toggle_pause(tui_t *t)
-{
-	t->paused = !t->paused;
-	vt_sampler_set_paused(t->sampler, t->paused);
-	if (t->replay)
-		tui_message(t, false, t->paused ? "paused: Z to play, [ and ] to step" : "playing at %gx", t->speed);
-	else
-		tui_message(t, false, t->paused ? "paused: Z to go on" : "sampling again");
 }
 
 /* --- replay (-r) --- */
@@ -727,7 +715,7 @@ static void act_redraw(tui_t *t)
 /* n, N, and F3, ^N, ^P in the search prompt: the next match of the last search either way */
 static void search_step(tui_t *t, int dir)
 {
-	int line = vt_view_search(&t->view, t->snap, ls.search, t->view.cursor + dir, dir);
+	int line = vt_view_search(&t->view, t->snap, ls.search, vt_view_cursor(&t->view) + dir, dir);
 
 	ls.search_failed = line < 0 && ls.search[0];
 	if (line >= 0)
@@ -808,21 +796,20 @@ static const struct action replay_actions[] = {
 #define ACTIONS_NR ((int)(sizeof(actions) / sizeof(actions[0])))
 #define REPLAY_ACTIONS_NR ((int)(sizeof(replay_actions) / sizeof(replay_actions[0])))
 
-/* the help panel lists the table above */
-int list_keys_nr(void)
-{
-	return ACTIONS_NR + REPLAY_ACTIONS_NR;
-}
-
-const char *list_keys_names(int i)
+/* the help panel lists the table above, which it is given when it opens */
+static const char *key_names(int i)
 {
 	return i < ACTIONS_NR ? actions[i].names : replay_actions[i - ACTIONS_NR].names;
 }
 
-const char *list_keys_help(int i)
+static const char *key_help(int i)
 {
 	return i < ACTIONS_NR ? actions[i].help : replay_actions[i - ACTIONS_NR].help;
 }
+
+static const help_keys_t list_help = { ACTIONS_NR + REPLAY_ACTIONS_NR, key_names, key_help };
+
+static void act_help(tui_t *t) { help_open(t, &list_help); }
 
 /* digits: jump to the pid typed so far */
 static bool pid_key(tui_t *t, int ch)
@@ -957,9 +944,9 @@ static void mouse_key(tui_t *t)
 			}
 		}
 	} else if (ev.y >= ls.list_y && ev.y < ls.list_y + ls.list_h) {
-		int line = t->view.top + ev.y - ls.list_y;
+		int line = vt_view_top(&t->view) + ev.y - ls.list_y;
 
-		if (line < t->view.lines_nr)
+		if (line < vt_view_lines(&t->view))
 			vt_view_pick(&t->view, t->snap, line);
 	} else if (ev.y == LINES - 1 && ls.prompt == PROMPT_NONE && !t->msg[0]) {
 		for (size_t i = 0; i < sizeof(fkeys) / sizeof(fkeys[0]); i++) {

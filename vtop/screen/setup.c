@@ -251,7 +251,7 @@ static void move_column(tui_t *t, int dir)
 	t->cfg->columns[i] = t->cfg->columns[j];
 	t->cfg->columns[j] = tmp;
 	setup.sel[PANE_ACTIVE] = j;
-	list_columns_changed();
+	tui_columns_moved(t);
 }
 
 static void remove_column(tui_t *t)

@@ -54,6 +54,7 @@ typedef struct tui {
 	vt_snapshot_t		*snap;		/* the newest sample taken: read only, valid until the next take */
 	vt_view_t		view;		/* the model of snap: filter, sort, tree, selection, tags */
 	vmon_proc_wants_t	wants;		/* what the shown columns need sampled */
+	unsigned		columns_gen;	/* +1 when the columns change: their widths are found again */
 
 	const panel_t		*panels[TUI_PANELS_MAX];	/* the stack: [0] the list, the top gets the keys */
 	int			panels_nr;
@@ -77,10 +78,11 @@ typedef struct tui {
 } tui_t;
 
 
-/* tui.c: what the panels share */
+/* context.c: what the panels share */
 double tui_now(void);	/* CLOCK_MONOTONIC seconds */
 void tui_message(tui_t *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void tui_apply_columns(tui_t *t);
+void tui_columns_moved(tui_t *t);
 void tui_rebuild(tui_t *t);
 void tui_toggle_pause(tui_t *t);
 const vt_row_t *tui_selected(const tui_t *t);
@@ -97,7 +99,6 @@ int meters_draw(tui_t *t, int h, int w);
 
 /* process_list.c: the list panel, what the loop asks of it */
 bool list_prompting(void);
-void list_columns_changed(void);
 void list_new_snapshot(tui_t *t);
 
 /* page.c: a scrollable page of lines, the base of the full-screen panels */
@@ -115,7 +116,13 @@ void page_draw(tui_t *t, int *scroll, const page_t *p, const char *hint);
 bool page_key(int *scroll, int ch);
 
 /* the panels' openers: each takes what it shows from the list's selection */
-void help_open(tui_t *t);
+/* help.c: the help panel lists a key table given by the panel that opens it */
+typedef struct help_keys {
+	int		nr;
+	const char	*(*names)(int i);	/* NULL: the entry goes on with the one before */
+	const char	*(*text)(int i);
+} help_keys_t;
+void help_open(tui_t *t, const help_keys_t *keys);
 void details_open(tui_t *t);
 void event_log_open(tui_t *t);
 void files_view_open(tui_t *t);
@@ -137,9 +144,5 @@ void event_log_free(void);
 void dialogs_free(void);
 void sched_free(void);
 
-/* process_list.c's key table, for the help panel: entries without names continue the one before */
-int list_keys_nr(void);
-const char *list_keys_names(int i);
-const char *list_keys_help(int i);
 
 #endif
