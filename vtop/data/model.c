@@ -386,7 +386,9 @@ static void build_flat(vt_view_t *view, const vt_snapshot_t *snap, const unsigne
 		if (keep[i] == 2)
 			view->lines[nr++] = i;
 	}
-	qsort_r(view->lines, (size_t)nr, sizeof(int), row_order, ctx);
+	/* none before the first sample: no lines[] to give qsort_r() */
+	if (nr > 1)
+		qsort_r(view->lines, (size_t)nr, sizeof(int), row_order, ctx);
 	for (int i = 0; i < nr; i++) {
 		view->line_flags[i] = 0;
 		view->line_depth[i] = 0;
