@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "vtop.h"
+#include "data/columns.h"
+#include "data/sampler.h"
 
 void vt_config_defaults(vt_config_t *cfg)
 {

@@ -3,26 +3,55 @@
 
 if BUILD_VTOP
 
-# everything but the screen, shared by vtop and its tests
+# vtop/data: sampling, snapshots, columns and the model; vtop/batch: -b and
+# --events; both shared by vtop and its tests.  vtop/screen: curses.
+VTOP_CPP = $(AM_CPPFLAGS) -I$(top_srcdir)/vtop
 noinst_LTLIBRARIES += vtop/libvtop.la
 vtop_libvtop_la_SOURCES = \
 	vtop/vtop.h \
-	vtop/arena.c \
-	vtop/snapshot.c \
-	vtop/columns.c \
-	vtop/model.c \
-	vtop/sampler.c \
-	vtop/files.c \
-	vtop/feed.c \
-	vtop/replay.c \
-	vtop/batch.c \
+	vtop/data/snapshot.h \
+	vtop/data/columns.h \
+	vtop/data/model.h \
+	vtop/data/sampler.h \
+	vtop/batch/batch.h \
+	vtop/batch/formats.h \
+	vtop/data/arena.c \
+	vtop/data/snapshot.c \
+	vtop/data/columns.c \
+	vtop/data/model.c \
+	vtop/data/sampler.c \
+	vtop/data/files.c \
+	vtop/data/event_feed.c \
+	vtop/data/replay.c \
+	vtop/batch/batch.c \
+	vtop/batch/plan.c \
+	vtop/batch/text.c \
+	vtop/batch/json_csv.c \
+	vtop/batch/metrics.c \
 	vtop/config.c
+vtop_libvtop_la_CPPFLAGS = $(VTOP_CPP)
 vtop_libvtop_la_LIBADD = libvmon/libvmon.la -lpthread -lm
 
 dist_man_MANS += man/vtop.1
 
 bin_PROGRAMS += vtop/vtop
-vtop_vtop_SOURCES = vtop/main.c vtop/tui.h vtop/tui.c vtop/screens.c vtop/sched_dialogs.c vtop/setup.c vtop/files_view.c
+vtop_vtop_SOURCES = vtop/main.c \
+	vtop/screen/panel.h \
+	vtop/screen/tui.h \
+	vtop/screen/tui.c \
+	vtop/screen/context.c \
+	vtop/screen/draw.c \
+	vtop/screen/meters.c \
+	vtop/screen/process_list.c \
+	vtop/screen/page.c \
+	vtop/screen/help.c \
+	vtop/screen/details.c \
+	vtop/screen/event_log.c \
+	vtop/screen/dialogs.c \
+	vtop/screen/sched_dialogs.c \
+	vtop/screen/setup.c \
+	vtop/screen/files_view.c
+vtop_vtop_CPPFLAGS = $(VTOP_CPP)
 vtop_vtop_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
 vtop_vtop_LDADD = vtop/libvtop.la $(NCURSES_LIBS)
 vtop_vtop_LDFLAGS = $(VMON_LDFLAGS)

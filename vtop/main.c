@@ -1,7 +1,7 @@
 /*
  * main.c: vtop, a top/htop-class viewer of the process tree, built on
- * libvmon alone.  The settings decide between the screen (tui.c) and batch
- * output (batch.c).
+ * libvmon alone.  The settings decide between the screen (screen/tui.c)
+ * and batch output (batch/batch.c).
  */
 #include "config.h"
 
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "vtop.h"
+#include "data/columns.h"
 
 int main(int argc, char **argv)
 {

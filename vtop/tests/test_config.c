@@ -13,6 +13,7 @@
 
 #include "testlib.h"
 #include "vtop.h"
+#include "data/columns.h"
 
 static char dir[256];
 

@@ -12,6 +12,8 @@
 
 #include "testlib.h"
 #include "vtop.h"
+#include "data/columns.h"
+#include "data/sampler.h"
 
 typedef struct world {
 	fixture_t	fx;

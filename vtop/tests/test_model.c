@@ -17,6 +17,10 @@
 
 #include "testlib.h"
 #include "vtop.h"
+#include "batch/batch.h"
+#include "data/columns.h"
+#include "data/model.h"
+#include "data/sampler.h"
 
 typedef struct world {
 	fixture_t	fx;

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "vtop.h"
+#include "data/snapshot.h"
 
 /* text made for the snapshot: escaped (flags) into the arena */
 static const char *arena_escaped(vt_arena_t *arena, const char *s, size_t len, unsigned flags)

@@ -1,5 +1,5 @@
 /*
- * feed.c: the kernel event feed (vmon_feed(7)), as vtop uses it.
+ * event_feed.c: the kernel event feed (vmon_feed(7)), as vtop uses it.
  *
  * The library opens the feed inside vmon_init_attr(), before its first /proc
  * scan, from the list in vmon_attr_t.feed: vt_feed_attr() turns --backend
@@ -32,7 +32,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "vtop.h"
+#include "data/columns.h"
+#include "data/sampler.h"
 
 /* events held between two takes; beyond, the oldest are dropped and counted */
 #define VT_FEED_RING	8192

@@ -26,6 +26,13 @@ enum {
 	OPTS
 };
 
+/* the pane with the keys, and each pane's selection and first line shown */
+static struct {
+	int	pane;
+	int	sel[3];
+	int	top[3];
+} setup;
+
 static void option_text(const tui_t *t, int i, char *buf, size_t size)
 {
 	static const char *const colors[] = { "auto", "never", "always" };
@@ -93,16 +100,16 @@ static int pane_count(const tui_t *t, int pane)
 
 void setup_open(tui_t *t)
 {
-	t->mode = MODE_SETUP;
-	t->setup_pane = PANE_ACTIVE;
-	memset(t->setup_sel, 0, sizeof(t->setup_sel));
-	memset(t->setup_top, 0, sizeof(t->setup_top));
+	setup.pane = PANE_ACTIVE;
+	memset(setup.sel, 0, sizeof(setup.sel));
+	memset(setup.top, 0, sizeof(setup.top));
+	tui_open(t, &setup_panel);
 }
 
 static void draw_pane(tui_t *t, int pane, int y, int x, int h, int w)
 {
 	int n = pane_count(t, pane), *avail = NULL, nr_avail = 0;
-	int *sel = &t->setup_sel[pane], *top = &t->setup_top[pane];
+	int *sel = &setup.sel[pane], *top = &setup.top[pane];
 	char line[512];
 
 	if (w < 4 || h < 2)
@@ -122,12 +129,12 @@ static void draw_pane(tui_t *t, int pane, int y, int x, int h, int w)
 		*top = *sel;
 	if (*sel >= *top + h - 1)
 		*top = *sel - (h - 1) + 1;
-	tui_fill(y, x, w, pane == t->setup_pane ? t->attrs[C_FKEY_LABEL] : t->attrs[C_HEADER]);
-	attron(pane == t->setup_pane ? t->attrs[C_FKEY_LABEL] : t->attrs[C_HEADER]);
+	tui_fill(y, x, w, pane == setup.pane ? t->attrs[C_FKEY_LABEL] : t->attrs[C_HEADER]);
+	attron(pane == setup.pane ? t->attrs[C_FKEY_LABEL] : t->attrs[C_HEADER]);
 	tui_text(y, x, w, pane_titles[pane], 0);
-	attroff(pane == t->setup_pane ? t->attrs[C_FKEY_LABEL] : t->attrs[C_HEADER]);
+	attroff(pane == setup.pane ? t->attrs[C_FKEY_LABEL] : t->attrs[C_HEADER]);
 	for (int i = 0; i < h - 1 && *top + i < n; i++) {
-		int e = *top + i, attr = e == *sel && pane == t->setup_pane ? t->attrs[C_SELECTED] : t->attrs[C_NORMAL];
+		int e = *top + i, attr = e == *sel && pane == setup.pane ? t->attrs[C_SELECTED] : t->attrs[C_NORMAL];
 
 		if (pane == PANE_OPTIONS)
 			option_text(t, e, line, sizeof(line));
@@ -144,7 +151,7 @@ static void draw_pane(tui_t *t, int pane, int y, int x, int h, int w)
 	free(avail);
 }
 
-void setup_draw(tui_t *t)
+static void setup_draw(tui_t *t)
 {
 	int h = LINES, w = COLS, body = h - 2;
 	const char *hint = " Tab: next pane  Enter Space: add/remove/change  F7 F8: move column  "
@@ -160,16 +167,16 @@ void setup_draw(tui_t *t)
 		draw_pane(t, PANE_AVAILABLE, 0, w0 + w1, body, w - w0 - w1);
 	} else {
 		/* narrow: one pane at a time, Tab to the next */
-		draw_pane(t, t->setup_pane, 0, 0, body, w);
+		draw_pane(t, setup.pane, 0, 0, body, w);
 	}
 	if (h >= 3) {
 		char desc[256] = "";
 
-		if (t->setup_pane == PANE_OPTIONS)
+		if (setup.pane == PANE_OPTIONS)
 			snprintf(desc, sizeof(desc), " * from the next start of vtop");
-		else if (t->setup_pane == PANE_ACTIVE && t->cfg->columns_nr)
-			snprintf(desc, sizeof(desc), " %s: %s", vt_columns[t->cfg->columns[t->setup_sel[1]]].label,
-				 vt_columns[t->cfg->columns[t->setup_sel[1]]].desc);
+		else if (setup.pane == PANE_ACTIVE && t->cfg->columns_nr)
+			snprintf(desc, sizeof(desc), " %s: %s", vt_columns[t->cfg->columns[setup.sel[1]]].label,
+				 vt_columns[t->cfg->columns[setup.sel[1]]].desc);
 		tui_text(h - 2, 0, w, desc, 0);
 	}
 	tui_fill(h - 1, 0, w, t->attrs[C_FKEY_LABEL]);
@@ -236,20 +243,20 @@ static void change_option(tui_t *t, int i, int dir)
 
 static void move_column(tui_t *t, int dir)
 {
-	int i = t->setup_sel[PANE_ACTIVE], j = i + dir, tmp;
+	int i = setup.sel[PANE_ACTIVE], j = i + dir, tmp;
 
 	if (j < 0 || j >= t->cfg->columns_nr)
 		return;
 	tmp = t->cfg->columns[i];
 	t->cfg->columns[i] = t->cfg->columns[j];
 	t->cfg->columns[j] = tmp;
-	t->setup_sel[PANE_ACTIVE] = j;
-	memset(t->widths_for, 0, sizeof(t->widths_for));
+	setup.sel[PANE_ACTIVE] = j;
+	tui_columns_moved(t);
 }
 
 static void remove_column(tui_t *t)
 {
-	int i = t->setup_sel[PANE_ACTIVE];
+	int i = setup.sel[PANE_ACTIVE];
 
 	if (t->cfg->columns_nr <= 1) {
 		tui_message(t, true, "the last column stays");
@@ -269,13 +276,13 @@ static void add_column(tui_t *t)
 	n = available(t, avail);
 	if (n && t->cfg->columns_nr < VT_MAX_COLUMNS) {
 		/* after the selected shown column, or before COMMAND if that is last */
-		at = t->cfg->columns_nr ? t->setup_sel[PANE_ACTIVE] + 1 : 0;
+		at = t->cfg->columns_nr ? setup.sel[PANE_ACTIVE] + 1 : 0;
 		if (at > t->cfg->columns_nr)
 			at = t->cfg->columns_nr;
 		memmove(t->cfg->columns + at + 1, t->cfg->columns + at, sizeof(int) * (size_t)(t->cfg->columns_nr - at));
-		t->cfg->columns[at] = avail[t->setup_sel[PANE_AVAILABLE]];
+		t->cfg->columns[at] = avail[setup.sel[PANE_AVAILABLE]];
 		t->cfg->columns_nr++;
-		tui_message(t, false, "%s shown", vt_columns[avail[t->setup_sel[PANE_AVAILABLE]]].label);
+		tui_message(t, false, "%s shown", vt_columns[avail[setup.sel[PANE_AVAILABLE]]].label);
 		tui_apply_columns(t);
 	}
 	free(avail);
@@ -285,7 +292,6 @@ static void leave(tui_t *t)
 {
 	char err[512];
 
-	t->mode = MODE_LIST;
 	tui_rebuild(t);
 	if (vt_config_save(t->cfg, t->cfg->config_path, err, sizeof(err)) < 0)
 		tui_message(t, true, "settings not saved: %s", err);
@@ -293,18 +299,18 @@ static void leave(tui_t *t)
 		tui_message(t, false, "settings saved to %s", t->cfg->config_path);
 }
 
-bool setup_key(tui_t *t, int ch)
+static panel_next_t setup_key(tui_t *t, int ch)
 {
-	int pane = t->setup_pane, *sel = &t->setup_sel[pane];
+	int pane = setup.pane, *sel = &setup.sel[pane];
 
 	switch (ch) {
 	case '\t':
 	case KEY_RIGHT:
-		t->setup_pane = (pane + 1) % PANES;
+		setup.pane = (pane + 1) % PANES;
 		break;
 	case KEY_BTAB:
 	case KEY_LEFT:
-		t->setup_pane = (pane + PANES - 1) % PANES;
+		setup.pane = (pane + PANES - 1) % PANES;
 		break;
 	case KEY_UP:
 		(*sel)--;
@@ -356,9 +362,11 @@ bool setup_key(tui_t *t, int ch)
 	case KEY_F(10):
 	case KEY_F(2):
 		leave(t);
-		return true;
+		return PANEL_CLOSE;
 	}
 	if (*sel < 0)
 		*sel = 0;
-	return true;
+	return PANEL_STAY;
 }
+
+const panel_t setup_panel = { "setup", false, NULL, setup_draw, setup_key };

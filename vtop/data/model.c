@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vtop.h"
+#include "data/columns.h"
+#include "data/model.h"
 
 void vt_view_init(vt_view_t *view)
 {
@@ -385,7 +386,9 @@ static void build_flat(vt_view_t *view, const vt_snapshot_t *snap, const unsigne
 		if (keep[i] == 2)
 			view->lines[nr++] = i;
 	}
-	qsort_r(view->lines, (size_t)nr, sizeof(int), row_order, ctx);
+	/* none before the first sample: no lines[] to give qsort_r() */
+	if (nr > 1)
+		qsort_r(view->lines, (size_t)nr, sizeof(int), row_order, ctx);
 	for (int i = 0; i < nr; i++) {
 		view->line_flags[i] = 0;
 		view->line_depth[i] = 0;
@@ -720,4 +723,70 @@ size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, int max_c
 	if (flags & VT_LINE_COLLAPSED)
 		len = prefix_append(buf, size, len, "+");
 	return len;
+}
+
+/* the settings of the command line and vtoprc */
+void vt_view_configure(vt_view_t *view, const vt_config_t *cfg)
+{
+	view->tree = cfg->tree;
+	view->sort_col[0] = cfg->sort_col[0];
+	view->sort_col[1] = cfg->sort_col[1];
+	view->sort_desc[0] = cfg->sort_desc[0];
+	view->sort_desc[1] = cfg->sort_desc[1];
+	view->show_threads = cfg->threads;
+	view->show_kthreads = cfg->kthreads;
+	view->show_exited = cfg->exited_rows;
+	view->show_path = cfg->show_path;
+	view->user_set = cfg->user_set;
+	view->user_uid = cfg->user_uid;
+}
+
+int vt_view_lines(const vt_view_t *view)
+{
+	return view->lines_nr;
+}
+
+int vt_view_top(const vt_view_t *view)
+{
+	return view->top;
+}
+
+int vt_view_cursor(const vt_view_t *view)
+{
+	return view->cursor;
+}
+
+unsigned char vt_view_line_flags(const vt_view_t *view, int line)
+{
+	return view->line_flags[line];
+}
+
+int vt_view_line_depth(const vt_view_t *view, int line)
+{
+	return view->line_depth[line];
+}
+
+int vt_view_matches(const vt_view_t *view)
+{
+	return view->matches;
+}
+
+vt_key_t vt_view_selected(const vt_view_t *view)
+{
+	return view->sel;
+}
+
+int vt_view_tagged_nr(const vt_view_t *view)
+{
+	return view->tagged_nr;
+}
+
+vt_key_t vt_view_tagged_at(const vt_view_t *view, int k)
+{
+	return view->tagged[k];
+}
+
+int vt_view_collapsed_nr(const vt_view_t *view)
+{
+	return view->collapsed_nr;
 }

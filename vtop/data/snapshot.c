@@ -30,7 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vtop.h"
+#include "data/columns.h"
+#include "data/snapshot.h"
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h: "I am a kernel thread" */
 

@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vtop.h"
+#include "data/sampler.h"
 
 struct mark {
 	vmon_log_record_t	rec;		/* where the sample is: for vmon_log_seek() */

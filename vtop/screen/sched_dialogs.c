@@ -39,40 +39,60 @@ static const char *const io_class_long[] = { "none (by nice)", "realtime", "best
 
 #define IO_CLASSES_NR	((int)(sizeof(io_classes) / sizeof(io_classes[0])))
 
+/* the dialog open, the task it is for, what is chosen, why it failed */
+static struct {
+	enum { SCHED_NONE, SCHED_IOPRIO, SCHED_AFFINITY } menu;
+	vt_key_t	sched_target;
+	bool		sched_target_thread;
+	int		io_class;
+	int		io_level;
+	unsigned char	*cpus_on;	/* per CPU, 1 if chosen */
+	int		cpus_nr;
+	int		menu_sel;	/* the affinity menu's */
+	int		menu_top;
+	char		sched_error[200];
+} sd;
+
+void sched_free(void)
+{
+	free(sd.cpus_on);
+	memset(&sd, 0, sizeof(sd));
+}
+
 /* the selected row as the dialog's target; false if there is none */
 static bool take_target(tui_t *t)
 {
 	const vt_row_t *row = tui_selected(t);
 
-	t->sched_error[0] = '\0';
+	sd.sched_error[0] = '\0';
 	if (!row || (row->flags & VT_ROW_EXITED)) {
 		tui_message(t, true, "%s", row ? "that process has exited" : "no process selected");
 		return false;
 	}
-	t->sched_target.pid = row->pid;
-	t->sched_target.start = row->start;
-	t->sched_target_thread = (row->flags & VT_ROW_THREAD) != 0;
+	sd.sched_target.pid = row->pid;
+	sd.sched_target.start = row->start;
+	sd.sched_target_thread = (row->flags & VT_ROW_THREAD) != 0;
 	return true;
 }
 
-static int target_pidfd(const tui_t *t)
+static int target_pidfd(void)
 {
-	return vmon_pidfd_open(t->sched_target.pid, t->sched_target.start, t->sched_target_thread ? PIDFD_THREAD : 0);
+	return vmon_pidfd_open(sd.sched_target.pid, sd.sched_target.start, sd.sched_target_thread ? PIDFD_THREAD : 0);
 }
 
 /*
  * call(pid, arg) on the target, its identity checked before and its life
- * after (see the top): 0, or -1 with the reason in t->sched_error.
+ * after (see the top): 0, or -1 with the reason in sd.sched_error.
  */
 static int act_on_target(tui_t *t, int (*call)(pid_t, const void *), const void *arg, const char *what)
 {
-	int fd = target_pidfd(t), err = 0;
+	int fd = target_pidfd(), err = 0;
 	bool raced = false;
 
 	if (fd < 0) {
 		err = errno;
 	} else {
-		if (call(t->sched_target.pid, arg) < 0)
+		if (call(sd.sched_target.pid, arg) < 0)
 			err = errno;
 		if (syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) < 0 && errno == ESRCH)
 			raced = err != ESRCH;
@@ -81,25 +101,25 @@ static int act_on_target(tui_t *t, int (*call)(pid_t, const void *), const void 
 	/* show the result at the next sample, not a refresh later */
 	vt_sampler_sample_now(t->sampler);
 	if (raced)
-		snprintf(t->sched_error, sizeof(t->sched_error), "%s: it exited meanwhile (the pid may have been "
+		snprintf(sd.sched_error, sizeof(sd.sched_error), "%s: it exited meanwhile (the pid may have been "
 			 "another process's by then)", what);
 	else if (err == ESRCH)
-		snprintf(t->sched_error, sizeof(t->sched_error), "%s: it has exited", what);
+		snprintf(sd.sched_error, sizeof(sd.sched_error), "%s: it has exited", what);
 	else if (err == EPERM)
-		snprintf(t->sched_error, sizeof(t->sched_error), "%s: %s (%s)", what, strerror(err),
-			 t->menu == MENU_IOPRIO ? "realtime needs root; another user's process too" :
+		snprintf(sd.sched_error, sizeof(sd.sched_error), "%s: %s (%s)", what, strerror(err),
+			 sd.menu == SCHED_IOPRIO ? "realtime needs root; another user's process too" :
 			 "another user's process needs root");
 	else if (err)
-		snprintf(t->sched_error, sizeof(t->sched_error), "%s: %s", what, strerror(err));
+		snprintf(sd.sched_error, sizeof(sd.sched_error), "%s: %s", what, strerror(err));
 	return err || raced ? -1 : 0;
 }
 
 /* "1234 (sleep)" */
 static void target_text(const tui_t *t, char *buf, size_t size)
 {
-	int i = vt_snapshot_find(t->snap, t->sched_target.pid, t->sched_target.start);
+	int i = vt_snapshot_find(t->snap, sd.sched_target.pid, sd.sched_target.start);
 
-	snprintf(buf, size, "%d (%.40s)%s", t->sched_target.pid, i >= 0 ? t->snap->rows[i].command : "?",
+	snprintf(buf, size, "%d (%.40s)%s", sd.sched_target.pid, i >= 0 ? t->snap->rows[i].command : "?",
 		 i < 0 || (t->snap->rows[i].flags & VT_ROW_EXITED) ? ", which has exited" : "");
 }
 
@@ -115,31 +135,32 @@ void sched_open_ioprio(tui_t *t)
 	if (!take_target(t))
 		return;
 	/* the class and level it has now: asked of the task itself, its identity checked */
-	t->io_class = 2;
-	t->io_level = 4;
+	sd.io_class = 2;
+	sd.io_level = 4;
 	row = tui_selected(t);
 	s = row->stores[VMON_STORE_PROC_SCHED];
-	fd = target_pidfd(t);
+	fd = target_pidfd();
 	if (fd >= 0) {
-		prio = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS_, t->sched_target.pid);
+		prio = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS_, sd.sched_target.pid);
 		if (prio >= 0) {
-			t->io_class = (int)(prio >> IOPRIO_CLASS_SHIFT_);
-			t->io_level = (int)(prio & 7);
+			sd.io_class = (int)(prio >> IOPRIO_CLASS_SHIFT_);
+			sd.io_level = (int)(prio & 7);
 		}
 		close(fd);
 	} else if (s) {
-		t->io_class = s->io_class;
-		t->io_level = s->io_level;
+		sd.io_class = s->io_class;
+		sd.io_level = s->io_level;
 	}
-	if (t->io_class < 0 || t->io_class > 3)
-		t->io_class = 2;
+	if (sd.io_class < 0 || sd.io_class > 3)
+		sd.io_class = 2;
 	/* class none is best-effort at the level nice gives: where the level starts if one is chosen */
-	if (t->io_class == 0 && row->stores[VMON_STORE_PROC_STAT]) {
+	if (sd.io_class == 0 && row->stores[VMON_STORE_PROC_STAT]) {
 		long long nice = ((const vmon_proc_stat_t *)row->stores[VMON_STORE_PROC_STAT])->nice;
 
-		t->io_level = nice < -20 || nice > 19 ? 4 : (int)(nice + 20) / 5;
+		sd.io_level = nice < -20 || nice > 19 ? 4 : (int)(nice + 20) / 5;
 	}
-	t->menu = MENU_IOPRIO;
+	sd.menu = SCHED_IOPRIO;
+	tui_open(t, &sched_panel);
 }
 
 static int call_ioprio_set(pid_t pid, const void *arg)
@@ -149,16 +170,16 @@ static int call_ioprio_set(pid_t pid, const void *arg)
 
 static void set_ioprio(tui_t *t)
 {
-	int value = t->io_class << IOPRIO_CLASS_SHIFT_ | ((t->io_class == 1 || t->io_class == 2) ? t->io_level : 0);
+	int value = sd.io_class << IOPRIO_CLASS_SHIFT_ | ((sd.io_class == 1 || sd.io_class == 2) ? sd.io_level : 0);
 	char what[64];
 
-	if (t->io_class == 1 || t->io_class == 2)
-		snprintf(what, sizeof(what), "I/O priority %s/%d", vt_io_class_name(t->io_class), t->io_level);
+	if (sd.io_class == 1 || sd.io_class == 2)
+		snprintf(what, sizeof(what), "I/O priority %s/%d", vt_io_class_name(sd.io_class), sd.io_level);
 	else
-		snprintf(what, sizeof(what), "I/O priority %s", vt_io_class_name(t->io_class));
+		snprintf(what, sizeof(what), "I/O priority %s", vt_io_class_name(sd.io_class));
 	if (act_on_target(t, call_ioprio_set, &value, what) == 0) {
-		tui_message(t, false, "%d: %s", t->sched_target.pid, what);
-		t->menu = MENU_NONE;
+		tui_message(t, false, "%d: %s", sd.sched_target.pid, what);
+		sd.menu = SCHED_NONE;
 	}
 }
 
@@ -166,10 +187,10 @@ static void step_class(tui_t *t, int dir)
 {
 	int k = 0;
 
-	while (k < IO_CLASSES_NR && io_classes[k] != t->io_class)
+	while (k < IO_CLASSES_NR && io_classes[k] != sd.io_class)
 		k++;
 	k = (k + dir + IO_CLASSES_NR) % IO_CLASSES_NR;
-	t->io_class = io_classes[k];
+	sd.io_class = io_classes[k];
 }
 
 /* --- CPU affinity --- */
@@ -182,43 +203,44 @@ void sched_open_affinity(tui_t *t)
 
 	if (!take_target(t))
 		return;
-	free(t->cpus_on);
-	t->cpus_on = calloc((size_t)n, sizeof(*t->cpus_on));
-	if (!t->cpus_on) {
+	free(sd.cpus_on);
+	sd.cpus_on = calloc((size_t)n, sizeof(*sd.cpus_on));
+	if (!sd.cpus_on) {
 		tui_message(t, true, "out of memory");
 		return;
 	}
-	t->cpus_nr = n;
+	sd.cpus_nr = n;
 	/* the CPUs it may use now, asked of the task itself, its identity checked */
 	set = CPU_ALLOC((size_t)n);
 	size = CPU_ALLOC_SIZE((size_t)n);
-	fd = target_pidfd(t);
-	if (set && fd >= 0 && sched_getaffinity(t->sched_target.pid, size, set) == 0) {
+	fd = target_pidfd();
+	if (set && fd >= 0 && sched_getaffinity(sd.sched_target.pid, size, set) == 0) {
 		for (int c = 0; c < n; c++)
-			t->cpus_on[c] = CPU_ISSET_S((size_t)c, size, set) != 0;
+			sd.cpus_on[c] = CPU_ISSET_S((size_t)c, size, set) != 0;
 	} else {
 		for (int c = 0; c < n; c++)
-			t->cpus_on[c] = 1;
-		snprintf(t->sched_error, sizeof(t->sched_error), "its CPUs now: %s",
+			sd.cpus_on[c] = 1;
+		snprintf(sd.sched_error, sizeof(sd.sched_error), "its CPUs now: %s",
 			 fd < 0 && errno == ESRCH ? "it has exited" : strerror(errno));
 	}
 	if (fd >= 0)
 		close(fd);
 	CPU_FREE(set);
-	t->menu = MENU_AFFINITY;
-	t->menu_sel = 0;
-	t->menu_top = 0;
+	sd.menu = SCHED_AFFINITY;
+	sd.menu_sel = 0;
+	sd.menu_top = 0;
+	tui_open(t, &sched_panel);
 }
 
 /* the menu's entries: the online CPUs' numbers (malloc'd, *n of them), or NULL */
 static int *online_cpus(const tui_t *t, int *n)
 {
-	int *cpus = malloc((size_t)t->cpus_nr * sizeof(*cpus));
+	int *cpus = malloc((size_t)sd.cpus_nr * sizeof(*cpus));
 
 	*n = 0;
 	if (!cpus)
 		return NULL;
-	for (int c = 0; c < t->cpus_nr; c++) {
+	for (int c = 0; c < sd.cpus_nr; c++) {
 		if (c < t->snap->cpus_nr && !t->snap->cpus[c].online)
 			continue;
 		cpus[(*n)++] = c;
@@ -226,18 +248,19 @@ static int *online_cpus(const tui_t *t, int *n)
 	return cpus;
 }
 
+/* arg: the CPUs chosen, one byte each (sd.cpus_on) */
 static int call_setaffinity(pid_t pid, const void *arg)
 {
-	const tui_t *t = arg;
-	cpu_set_t *set = CPU_ALLOC((size_t)t->cpus_nr);
-	size_t size = CPU_ALLOC_SIZE((size_t)t->cpus_nr);
+	const unsigned char *on = arg;
+	cpu_set_t *set = CPU_ALLOC((size_t)sd.cpus_nr);
+	size_t size = CPU_ALLOC_SIZE((size_t)sd.cpus_nr);
 	int r, err;
 
 	if (!set)
 		return -1;
 	CPU_ZERO_S(size, set);
-	for (int c = 0; c < t->cpus_nr; c++) {
-		if (t->cpus_on[c])
+	for (int c = 0; c < sd.cpus_nr; c++) {
+		if (on[c])
 			CPU_SET_S((size_t)c, size, set);
 	}
 	r = sched_setaffinity(pid, size, set);
@@ -253,17 +276,17 @@ static void set_affinity(tui_t *t)
 	size_t len = 0;
 
 	list[0] = '\0';
-	for (int c = 0; c < t->cpus_nr && len < sizeof(list) - 16; c++) {
-		if (t->cpus_on[c])
+	for (int c = 0; c < sd.cpus_nr && len < sizeof(list) - 16; c++) {
+		if (sd.cpus_on[c])
 			len += (size_t)snprintf(list + len, sizeof(list) - len, len ? ",%d" : "%d", c);
 	}
 	if (!len) {
-		snprintf(t->sched_error, sizeof(t->sched_error), "choose at least one CPU (Space)");
+		snprintf(sd.sched_error, sizeof(sd.sched_error), "choose at least one CPU (Space)");
 		return;
 	}
-	if (act_on_target(t, call_setaffinity, t, "CPU affinity") == 0) {
-		tui_message(t, false, "%d: CPUs %s", t->sched_target.pid, list);
-		t->menu = MENU_NONE;
+	if (act_on_target(t, call_setaffinity, sd.cpus_on, "CPU affinity") == 0) {
+		tui_message(t, false, "%d: CPUs %s", sd.sched_target.pid, list);
+		sd.menu = SCHED_NONE;
 	}
 }
 
@@ -285,7 +308,7 @@ static void draw_box(tui_t *t, const char *title, const char *const *lines, int 
 	bx = (w - bw) / 2;
 	tui_box(by, bx, bh, bw, title, attr);
 	for (int i = 0; i < bh - 2 && i < nr; i++) {
-		int a = i == sel ? t->attrs[C_SELECTED] : i == nr - 1 && t->sched_error[0] ? t->attrs[C_ERROR] : attr;
+		int a = i == sel ? t->attrs[C_SELECTED] : i == nr - 1 && sd.sched_error[0] ? t->attrs[C_ERROR] : attr;
 
 		tui_fill(by + 1 + i, bx + 1, bw - 2, a);
 		attron(a);
@@ -301,16 +324,16 @@ static void draw_ioprio(tui_t *t, const char *what)
 	int nr = 0;
 
 	snprintf(title, sizeof(title), " I/O priority of %s ", what);
-	snprintf(line[0], sizeof(line[0]), "class  < %s >   Left Right", io_class_long[t->io_class]);
-	if (t->io_class == 1 || t->io_class == 2)
-		snprintf(line[1], sizeof(line[1]), "level  %d (0 first, 7 last)   Up Down - + 0-7", t->io_level);
+	snprintf(line[0], sizeof(line[0]), "class  < %s >   Left Right", io_class_long[sd.io_class]);
+	if (sd.io_class == 1 || sd.io_class == 2)
+		snprintf(line[1], sizeof(line[1]), "level  %d (0 first, 7 last)   Up Down - + 0-7", sd.io_level);
 	else
 		snprintf(line[1], sizeof(line[1]), "level  none in this class");
 	lines[nr++] = line[0];
 	lines[nr++] = line[1];
 	lines[nr++] = "Enter: set   Esc: cancel";
-	if (t->sched_error[0])
-		lines[nr++] = t->sched_error;
+	if (sd.sched_error[0])
+		lines[nr++] = sd.sched_error;
 	draw_box(t, title, lines, nr, -1);
 }
 
@@ -319,41 +342,41 @@ static void draw_affinity(tui_t *t, const char *what)
 {
 	char title[128], (*entries)[32] = NULL;
 	const char **lines = NULL;
-	int n, room = LINES - 4 - (t->sched_error[0] != '\0'), nr = 0;
+	int n, room = LINES - 4 - (sd.sched_error[0] != '\0'), nr = 0;
 	int *cpus = online_cpus(t, &n);
 
 	if (room < 1)
 		room = 1;
-	if (t->menu_sel >= n)
-		t->menu_sel = n ? n - 1 : 0;
-	if (t->menu_sel < t->menu_top)
-		t->menu_top = t->menu_sel;
-	if (t->menu_sel >= t->menu_top + room)
-		t->menu_top = t->menu_sel - room + 1;
+	if (sd.menu_sel >= n)
+		sd.menu_sel = n ? n - 1 : 0;
+	if (sd.menu_sel < sd.menu_top)
+		sd.menu_top = sd.menu_sel;
+	if (sd.menu_sel >= sd.menu_top + room)
+		sd.menu_top = sd.menu_sel - room + 1;
 	entries = malloc((size_t)room * sizeof(*entries));
 	lines = malloc((size_t)(room + 2) * sizeof(*lines));
 	if (cpus && entries && lines) {
 		snprintf(title, sizeof(title), " CPUs for %s ", what);
-		for (int i = t->menu_top; i < n && nr < room; i++, nr++) {
-			snprintf(entries[nr], sizeof(entries[nr]), "[%c] CPU %d", t->cpus_on[cpus[i]] ? 'x' : ' ', cpus[i]);
+		for (int i = sd.menu_top; i < n && nr < room; i++, nr++) {
+			snprintf(entries[nr], sizeof(entries[nr]), "[%c] CPU %d", sd.cpus_on[cpus[i]] ? 'x' : ' ', cpus[i]);
 			lines[nr] = entries[nr];
 		}
 		lines[nr++] = "Space: toggle  Enter: set  Esc: cancel";
-		if (t->sched_error[0])
-			lines[nr++] = t->sched_error;
-		draw_box(t, title, lines, nr, t->menu_sel - t->menu_top);
+		if (sd.sched_error[0])
+			lines[nr++] = sd.sched_error;
+		draw_box(t, title, lines, nr, sd.menu_sel - sd.menu_top);
 	}
 	free(cpus);
 	free(entries);
 	free(lines);
 }
 
-void sched_draw_dialog(tui_t *t)
+static void sched_draw(tui_t *t)
 {
 	char what[80];
 
 	target_text(t, what, sizeof(what));
-	if (t->menu == MENU_IOPRIO)
+	if (sd.menu == SCHED_IOPRIO)
 		draw_ioprio(t, what);
 	else
 		draw_affinity(t, what);
@@ -369,25 +392,25 @@ static void ioprio_key(tui_t *t, int ch)
 		step_class(t, 1);
 		break;
 	case KEY_UP: case '-':
-		if (t->io_level > 0)
-			t->io_level--;
+		if (sd.io_level > 0)
+			sd.io_level--;
 		break;
 	case KEY_DOWN: case '+':
-		if (t->io_level < 7)
-			t->io_level++;
+		if (sd.io_level < 7)
+			sd.io_level++;
 		break;
 	case '\n': case '\r': case KEY_ENTER:
 		set_ioprio(t);
 		return;
 	case 27: case 'q':
-		t->menu = MENU_NONE;
+		sd.menu = SCHED_NONE;
 		return;
 	default:
 		if (ch >= '0' && ch <= '7')
-			t->io_level = ch - '0';
+			sd.io_level = ch - '0';
 		break;
 	}
-	t->sched_error[0] = '\0';
+	sd.sched_error[0] = '\0';
 }
 
 static void affinity_key(tui_t *t, int ch)
@@ -399,7 +422,7 @@ static void affinity_key(tui_t *t, int ch)
 		set_affinity(t);
 		return;
 	case 27: case 'q':
-		t->menu = MENU_NONE;
+		sd.menu = SCHED_NONE;
 		return;
 	}
 	cpus = online_cpus(t, &n);
@@ -407,33 +430,35 @@ static void affinity_key(tui_t *t, int ch)
 		return;
 	switch (ch) {
 	case KEY_UP:
-		if (t->menu_sel > 0)
-			t->menu_sel--;
+		if (sd.menu_sel > 0)
+			sd.menu_sel--;
 		break;
 	case KEY_DOWN:
-		if (t->menu_sel + 1 < n)
-			t->menu_sel++;
+		if (sd.menu_sel + 1 < n)
+			sd.menu_sel++;
 		break;
 	case KEY_HOME:
-		t->menu_sel = 0;
+		sd.menu_sel = 0;
 		break;
 	case KEY_END:
-		t->menu_sel = n ? n - 1 : 0;
+		sd.menu_sel = n ? n - 1 : 0;
 		break;
 	case ' ':
-		if (t->menu_sel < n)
-			t->cpus_on[cpus[t->menu_sel]] ^= 1;
+		if (sd.menu_sel < n)
+			sd.cpus_on[cpus[sd.menu_sel]] ^= 1;
 		break;
 	}
 	free(cpus);
-	t->sched_error[0] = '\0';
+	sd.sched_error[0] = '\0';
 }
 
-bool sched_key_dialog(tui_t *t, int ch)
+static panel_next_t sched_key(tui_t *t, int ch)
 {
-	if (t->menu == MENU_IOPRIO)
+	if (sd.menu == SCHED_IOPRIO)
 		ioprio_key(t, ch);
 	else
 		affinity_key(t, ch);
-	return true;
+	return sd.menu == SCHED_NONE ? PANEL_CLOSE : PANEL_STAY;
 }
+
+const panel_t sched_panel = { "sched", true, NULL, sched_draw, sched_key };

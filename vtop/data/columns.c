@@ -21,7 +21,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "vtop.h"
+#include "data/columns.h"
 
 const char *const vt_default_columns = "pid,user,priority,nice,virt,res,state,cpu_percent,mem_percent,time,command";
 

@@ -19,6 +19,13 @@
 
 #include "tui.h"
 
+/* the process shown, the first sample that read its fds, how far down its page is */
+static struct {
+	vt_key_t		key;
+	unsigned long long	first_seq;
+	int			scroll;
+} fv;
+
 void files_view_open(tui_t *t)
 {
 	const vt_row_t *row = tui_selected(t);
@@ -33,17 +40,16 @@ void files_view_open(tui_t *t)
 			return;
 		row = &t->snap->rows[index];
 	}
-	t->files.pid = row->pid;
-	t->files.start = row->start;
-	t->files_first_seq = 0;
-	t->mode = MODE_FILES;
-	t->scroll = 0;
+	fv.key.pid = row->pid;
+	fv.key.start = row->start;
+	fv.first_seq = 0;
+	fv.scroll = 0;
 	vt_sampler_set_files(t->sampler, row->pid);
+	tui_open(t, &files_panel);
 }
 
 static void files_view_close(tui_t *t)
 {
-	t->mode = MODE_LIST;
 	vt_sampler_set_files(t->sampler, 0);
 }
 
@@ -64,50 +70,58 @@ static void add_file(page_t *p, const vt_file_t *f, bool marks)
 
 static void files_page(tui_t *t, page_t *p, const vt_files_t *f)
 {
-	if (!f || f->pid != t->files.pid || f->pending) {
-		page_add(p, "Reading the open files of %d...", t->files.pid);
+	if (!f || f->pid != fv.key.pid || f->pending) {
+		page_add(p, "Reading the open files of %d...", fv.key.pid);
 		return;
 	}
 	if (f->gone) {
-		page_add(p, "Process %d is no longer there.", t->files.pid);
+		page_add(p, "Process %d is no longer there.", fv.key.pid);
 		return;
 	}
 	if (f->error && !f->nr) {
-		page_add(p, "Cannot read the open files of %d: %s", t->files.pid, strerror(f->error));
+		page_add(p, "Cannot read the open files of %d: %s", fv.key.pid, strerror(f->error));
 		if (f->error == EACCES)
 			page_add(p, "(it is another user's process, and vtop runs as uid %d)", (int)geteuid());
 		return;
 	}
 	/* the first listing is all new: marks start with the sample after it */
-	if (!t->files_first_seq)
-		t->files_first_seq = t->snap->seq;
+	if (!fv.first_seq)
+		fv.first_seq = t->snap->seq;
 	page_add(p, "  %5s %-8s %-4s %12s  %s", "FD", "TYPE", "RW", "OFFSET", "NAME");
 	for (int i = 0; i < f->nr; i++)
-		add_file(p, &f->files[i], t->snap->seq > t->files_first_seq);
+		add_file(p, &f->files[i], t->snap->seq > fv.first_seq);
 	if (f->error)
 		page_add(p, "(not all could be read: %s)", strerror(f->error));
 }
 
-void files_view_draw(tui_t *t)
+static void files_title(tui_t *t, char *buf, size_t size)
 {
 	const vt_files_t *f = t->snap->files;
-	int index = vt_snapshot_find(t->snap, t->files.pid, t->files.start);
-	page_t p = { 0 };
-	char title[256];
+	int index = vt_snapshot_find(t->snap, fv.key.pid, fv.key.start);
 
-	files_page(t, &p, f);
-	if (f && f->pid == t->files.pid && !f->pending && !f->gone)
-		snprintf(title, sizeof(title), " Open files of %d (%s): %d", t->files.pid,
+	if (f && f->pid == fv.key.pid && !f->pending && !f->gone)
+		snprintf(buf, size, " Open files of %d (%s): %d", fv.key.pid,
 			 index >= 0 ? t->snap->rows[index].command : "?", f->open_nr);
 	else
-		snprintf(title, sizeof(title), " Open files of %d", t->files.pid);
-	page_draw(t, title, &p, " Esc q l: back   Up Down PgUp PgDn: scroll   +: opened  -: closed since the last refresh");
+		snprintf(buf, size, " Open files of %d", fv.key.pid);
+}
+
+static void files_draw(tui_t *t)
+{
+	page_t p = { 0 };
+
+	files_page(t, &p, t->snap->files);
+	page_draw(t, &fv.scroll, &p, " Esc q l: back   Up Down PgUp PgDn: scroll   +: opened  -: closed since the last refresh");
 	page_free(&p);
 }
 
-bool files_view_key(tui_t *t, int ch)
+static panel_next_t files_key(tui_t *t, int ch)
 {
-	if (page_key(t, ch) || ch == 'l')
+	if (page_key(&fv.scroll, ch) || ch == 'l') {
 		files_view_close(t);
-	return true;
+		return PANEL_CLOSE;
+	}
+	return PANEL_STAY;
 }
+
+const panel_t files_panel = { "files", false, files_title, files_draw, files_key };

@@ -20,7 +20,7 @@
  * the library allows changing wants.  Between samples it waits in poll(2)
  * on that eventfd and on the event feed's fd, reading the kernel's buffer
  * as it fills (vt_source_wait()); the feed's events reach the screen through
- * a ring of their own (feed.c).
+ * a ring of their own (event_feed.c).
  *
  * vt_source_* is the sampling itself, without a thread: batch mode and the
  * tests use it directly.
@@ -39,7 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vtop.h"
+#include "data/columns.h"
+#include "data/sampler.h"
 
 #define VT_SYS_WANTS	(VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM | VMON_WANT_SYS_LOADAVG)
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vtop.h"
+#include "data/snapshot.h"
 
 #define ARENA_CHUNK	(256 * 1024)
 #define ARENA_ALIGN	16

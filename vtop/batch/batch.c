@@ -1,0 +1,210 @@
+/*
+ * batch.c: vtop -b, refreshes written to stdout for a log, a script or a
+ * fleet collector: the loop and --events; what the formats share is plan.c.
+ * Each format is a file of its own (text.c, json_csv.c, metrics.c), written
+ * over the column table, so every column is in every format, and each is
+ * read back by its real parser in the tests (json, csv, promtool,
+ * prometheus_client):
+ *
+ *   text         top -b's layout: a summary, then one line per process,
+ *                text escaped for a terminal (vmon_escape())
+ *   json         one object per refresh, on one line; numbers are numbers,
+ *                a missing value null, strings the process's real text
+ *   csv          RFC 4180: one header, then a row per process per refresh
+ *   prometheus   the Prometheus text format 0.0.4, one exposition per
+ *                refresh (a blank line after each)
+ *   openmetrics  OpenMetrics 1.0, one exposition per refresh, each ending
+ *                with "# EOF"
+ *
+ * The machine formats (all but text) carry text as it is: what
+ * vmon_escape() made of it is turned back into the bytes, and a byte that
+ * is not UTF-8 becomes U+FFFD (vt_text_real()).  The metrics are in base
+ * units, converted with the unit each defs/ row declares.
+ *
+ * The first refresh is printed after two samples, so its CPU% is real.
+ * --events prints one line per process event instead (vt_event_write()).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vtop.h"
+#include "batch/formats.h"
+#include "data/columns.h"
+#include "data/model.h"
+#include "batch/batch.h"
+#include "data/sampler.h"
+
+void vt_batch_write(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap,
+		    vt_format_t format, bool first)
+{
+	struct batch_plan *p = malloc(sizeof(*p));
+
+	if (!p)
+		return;
+	batch_plan_make(p, cfg);
+	switch (format) {
+	case VT_FORMAT_TEXT:
+		batch_write_text(out, cfg, view, snap, !cfg->ascii && !strcmp(nl_langinfo(CODESET), "UTF-8"));
+		break;
+	case VT_FORMAT_JSON:
+		batch_write_json(out, p, view, snap);
+		break;
+	case VT_FORMAT_CSV:
+		batch_write_csv(out, p, view, snap, first);
+		break;
+	case VT_FORMAT_PROMETHEUS:
+	case VT_FORMAT_OPENMETRICS:
+		batch_write_exposition(out, format == VT_FORMAT_OPENMETRICS, p, view, snap);
+		break;
+	}
+	free(p);
+}
+
+/*
+ * --events: one line per event, oldest first:
+ *   TIME fork pid=P ppid=Q comm=NAME
+ *   TIME exec pid=P ppid=Q comm=NAME file=PATH args=ARG0 ARG1...
+ *   TIME exit pid=P ppid=Q code=N comm=NAME	(or signal=SIGNAME)
+ * and without the feed "new" and "exit", found by comparing samples, with
+ * the command line as comm.  Every text is vmon_escape()d; args is the last
+ * field and runs to the end of the line.
+ */
+void vt_event_write(FILE *out, const vt_event_t *e)
+{
+	time_t t = (time_t)e->when;
+	char when[32];
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(out, "%s.%03d %s pid=%d ppid=%d", when, (int)((e->when - (double)t) * 1000),
+		e->kind == 'E' ? "exec" : e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid);
+	if (e->kind == 'X' && e->exit_code >= 0) {
+		if (WIFSIGNALED(e->exit_code))
+			fprintf(out, " signal=SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
+		else
+			fprintf(out, " code=%d", WEXITSTATUS(e->exit_code));
+	}
+	fprintf(out, " comm=%s", e->comm);
+	if (e->kind == 'E')
+		fprintf(out, " file=%s args=%s", e->file, e->args);
+	fputc('\n', out);
+}
+
+/* --events with the feed (or a replay of its log): each event printed as the library applies it (no ring, nothing dropped) */
+static void print_event(const vt_event_t *e, void *arg)
+{
+	vt_event_write(arg, e);
+}
+
+int vt_batch_run(const vt_config_t *cfg)
+{
+	vmon_proc_wants_t wants = vt_columns_wants(cfg->columns, cfg->columns_nr);
+	vt_snapshot_t snap;
+	vt_source_t src;
+	vt_view_t view;
+	char err[256];
+	long n = 0;
+	bool replay = cfg->replay_path[0] != '\0', printed = false;
+	int status = 0;
+
+	/* what the screen shows on its bottom line, once, goes to stderr here */
+	if (cfg->warnings[0])
+		fprintf(stderr, "vtop: settings: %s\n", cfg->warnings);
+	if (vt_source_init(&src, cfg, wants, NULL, err, sizeof(err)) < 0) {
+		fprintf(stderr, "vtop: %s\n", err);
+		return 1;
+	}
+	/* each snapshot is printed before the next sample (or the next record of a replay): it may point into the tree */
+	src.builder.borrow = true;
+	if (src.source_why[0])
+		fprintf(stderr, "vtop: the task iterator was asked for but cannot be used (%s): processes are sampled "
+			"from /proc\n", src.source_why);
+	vt_snapshot_init(&snap);
+	vt_view_init(&view);
+	vt_view_configure(&view, cfg);
+	if (cfg->events && vt_feed_delivers(src.feed)) {
+		vt_feed_set_sink(src.feed, print_event, stdout);
+	} else if (cfg->events && !replay) {
+		const char *why = vt_feed_fallback(src.feed);
+
+		fprintf(stderr, "vtop: no event feed%s%s%s: events are found by comparing samples %g s apart; "
+			"processes that live shorter are missed\n", why ? " (" : "", why ? why : "", why ? ")" : "",
+			cfg->delay);
+	} else if (!replay && vt_feed_fallback(src.feed)) {
+		fprintf(stderr, "vtop: no event feed (%s): processes that live shorter than a refresh (%g s) are not "
+			"listed\n", vt_feed_fallback(src.feed), cfg->delay);
+	}
+
+	/* two samples before the first output: CPU% needs an interval (a replay reads them as they were) */
+	if (vt_source_sample(&src, &snap) < 0)
+		goto fail;
+	if (!replay)
+		vt_source_wait(&src, cfg->delay < 0.5 ? cfg->delay : 0.5, -1);
+	for (;;) {
+		if (vt_source_sample(&src, &snap) < 0)
+			goto fail;
+		if (src.log_error[0])
+			goto fail;
+		if (cfg->events) {
+			for (int i = 0; i < snap.events_nr; i++)
+				vt_event_write(stdout, &snap.events[i]);
+		} else {
+			vt_view_build(&view, &snap);
+			vt_batch_write(stdout, cfg, &view, &snap, cfg->format, n == 0);
+		}
+		printed = true;
+		/* vtop(1) promises 1 when the output cannot be written (a full disk, a closed pipe) */
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "vtop: cannot write the output: %s\n", strerror(errno));
+			status = 1;
+			break;
+		}
+		if (cfg->iterations && ++n >= cfg->iterations)
+			break;
+		if (!cfg->iterations)
+			n++;
+		if (!replay)
+			vt_source_wait(&src, cfg->delay, -1);
+	}
+	vt_view_free(&view);
+	vt_snapshot_free(&snap);
+	vt_source_fini(&src);
+	if (src.log_error[0]) {
+		fprintf(stderr, "vtop: -w %s: %s\n", cfg->write_path, src.log_error);
+		return 1;
+	}
+	return status;
+fail:
+	if (src.log_error[0]) {
+		fprintf(stderr, "vtop: -w %s: %s\n", cfg->write_path, src.log_error);
+	} else if (replay && errno == ENODATA && !vt_replay_error(&src)) {
+		/* the end of the log: everything recorded was printed */
+		vt_view_free(&view);
+		vt_snapshot_free(&snap);
+		vt_source_fini(&src);
+		if (printed)
+			return 0;
+		fprintf(stderr, "vtop: -r %s: no sample to print (the first output is a log's second sample)\n",
+			cfg->replay_path);
+		return 1;
+	} else if (replay) {
+		fprintf(stderr, "vtop: -r %s\n", vt_replay_error(&src) ? vt_replay_error(&src) : strerror(errno));
+	} else {
+		fprintf(stderr, "vtop: sampling failed: %s\n", strerror(errno));
+	}
+	vt_view_free(&view);
+	vt_snapshot_free(&snap);
+	vt_source_fini(&src);
+	return 1;
+}

@@ -1,0 +1,153 @@
+/*
+ * text.c: vtop -b's text format, top -b's layout: a summary, then one line
+ * per process, its text escaped for a terminal (vmon_escape()).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vtop.h"
+#include "batch/formats.h"
+#include "data/columns.h"
+#include "data/model.h"
+
+static void uptime_text(char *buf, size_t size, double secs)
+{
+	unsigned long s = (unsigned long)secs, days = s / 86400;
+
+	if (days)
+		snprintf(buf, size, "%lu day%s, %lu:%02lu", days, days == 1 ? "" : "s", s / 3600 % 24, s / 60 % 60);
+	else
+		snprintf(buf, size, "%lu:%02lu", s / 3600, s / 60 % 60);
+}
+
+/*
+ * The process lines are put together here and written a buffer at a time:
+ * an fprintf() per column (its format parsed each time, its stream locked)
+ * cost more than all the rest of a refresh of vtop -b.
+ */
+struct text_line {
+	FILE	*out;
+	size_t	len;
+	char	buf[16384];
+};
+
+static void line_flush(struct text_line *line)
+{
+	if (line->len)
+		fwrite(line->buf, 1, line->len, line->out);
+	line->len = 0;
+}
+
+static void line_put(struct text_line *line, const char *s, size_t n)
+{
+	if (line->len + n > sizeof(line->buf)) {
+		line_flush(line);
+		if (n > sizeof(line->buf)) {
+			fwrite(s, 1, n, line->out);
+			return;
+		}
+	}
+	memcpy(line->buf + line->len, s, n);
+	line->len += n;
+}
+
+/* s as printf's "%*s" puts it: right-aligned in width, left-aligned in -width, never cut */
+static void line_field(struct text_line *line, const char *s, size_t len, int width)
+{
+	static const char spaces[] = "                                ";
+	size_t w = (size_t)(width < 0 ? -width : width), pad = w > len ? w - len : 0;
+
+	if (width < 0)
+		line_put(line, s, len);
+	while (pad) {
+		size_t n = pad < sizeof(spaces) - 1 ? pad : sizeof(spaces) - 1;
+
+		line_put(line, spaces, n);
+		pad -= n;
+	}
+	if (width >= 0)
+		line_put(line, s, len);
+}
+
+void batch_write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap,
+		       bool utf8)
+{
+	const vmon_sys_loadavg_t *la = snap->sys_stores[VMON_STORE_SYS_LOADAVG];
+	const vt_cpu_pct_t *c = &snap->cpu_total;
+	time_t now = (time_t)snap->when;
+	char when[16], up[48], buf[8192], prefix[4096];
+	struct text_line line;
+	bool is_command[VT_MAX_COLUMNS];
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	uptime_text(up, sizeof(up), snap->uptime);
+	fprintf(out, "vtop - %s up %s", when, up);
+	if (la)
+		fprintf(out, ", load average: %lu.%02lu, %lu.%02lu, %lu.%02lu", la->load1 / 100, la->load1 % 100,
+			la->load5 / 100, la->load5 % 100, la->load15 / 100, la->load15 % 100);
+	fprintf(out, "; feed: %s\n", snap->feed[0] ? snap->feed : "none");
+	fprintf(out, "Tasks: %d total, %d running, %d sleeping, %d stopped, %d zombie; %d threads; %d exited, %d new\n",
+		snap->procs, snap->running, snap->sleeping + snap->idle + snap->disk, snap->stopped, snap->zombie,
+		snap->threads, snap->exited_now, snap->new_now);
+	fprintf(out, "%%Cpu(s): %5.1f us, %5.1f sy, %5.1f ni, %5.1f id, %5.1f wa, %5.1f hi, %5.1f si, %5.1f st\n",
+		c->user, c->system, c->nice, c->idle, c->iowait, c->irq, c->softirq, c->steal);
+	fprintf(out, "MiB Mem:  %9.1f total, %9.1f used, %9.1f buff/cache\n", (double)snap->mem_total_kb / 1024,
+		(double)snap->mem_used_kb / 1024, (double)(snap->mem_buffers_kb + snap->mem_cached_kb) / 1024);
+	fprintf(out, "MiB Swap: %9.1f total, %9.1f used\n\n", (double)snap->swap_total_kb / 1024,
+		(double)snap->swap_used_kb / 1024);
+
+	/* the header, then each line: a mark (N new, X exited), c for context (as the screen dims it), the columns */
+	fputs("  ", out);
+	for (int i = 0; i < cfg->columns_nr; i++) {
+		const vt_column_t *col = &vt_columns[cfg->columns[i]];
+
+		fprintf(out, "%s%*s", i ? " " : "", col->left ? -col->width : col->width, col->label);
+		is_command[i] = col->derived && !strcmp(col->name, "command");
+	}
+	fputc('\n', out);
+	line.out = out;
+	line.len = 0;
+	for (int l = 0; l < vt_view_lines(view); l++) {
+		const vt_row_t *row = vt_view_row(view, snap, l);
+		char mark[2] = {
+			(row->flags & VT_ROW_EXITED) ? 'X' : (row->flags & VT_ROW_NEW) ? 'N' : ' ',
+			batch_line_is_context(view, l) ? 'c' : ' ',
+		};
+
+		line_put(&line, mark, 2);
+		for (int i = 0; i < cfg->columns_nr; i++) {
+			const vt_column_t *col = &vt_columns[cfg->columns[i]];
+			const char *text = buf;
+			int len;
+
+			if (i)
+				line_put(&line, " ", 1);
+			if (is_command[i]) {
+				size_t n = vt_view_tree_prefix(view, l, utf8, 0, prefix, sizeof(prefix));
+
+				line_put(&line, prefix, n < sizeof(prefix) ? n : strlen(prefix));
+				text = vt_view_command(view, row);
+				line_put(&line, text, strlen(text));
+				continue;
+			}
+			len = vt_column_format(col, row, snap, buf, sizeof(buf), false);
+			if (len < 0) {
+				text = "-";
+				len = 1;
+			} else if ((size_t)len >= sizeof(buf)) {
+				len = (int)strlen(buf);	/* cut to the buffer, as printed before */
+			}
+			line_field(&line, text, (size_t)len, col->left && i + 1 < cfg->columns_nr ? -col->width :
+				   col->left ? 0 : col->width);
+		}
+		line_put(&line, "\n", 1);
+	}
+	line_flush(&line);
+	fputc('\n', out);
+}

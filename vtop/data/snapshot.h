@@ -1,0 +1,227 @@
+/*
+ * snapshot.h: what the sampling side hands over: a snapshot, plain copies of
+ * the library's tree (rows, system figures, events, the open files of one
+ * process) in an arena, and the builder that makes one from a vmon_t.
+ * Nothing here knows the screen or the batch formats.
+ */
+#ifndef VTOP_SNAPSHOT_H
+#define VTOP_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "vmon.h"
+
+/* --- arena.c --- */
+typedef struct vt_arena_chunk vt_arena_chunk_t;
+typedef struct vt_arena {
+	vt_arena_chunk_t	*first;
+	vt_arena_chunk_t	*cur;
+	size_t			bytes;	/* handed out since the last reset */
+} vt_arena_t;
+
+void *vt_arena_alloc(vt_arena_t *arena, size_t size);
+char *vt_arena_strndup(vt_arena_t *arena, const char *s, size_t len);
+void vt_arena_reset(vt_arena_t *arena);
+void vt_arena_free(vt_arena_t *arena);
+
+/* --- snapshot.c --- */
+enum {
+	VT_ROW_THREAD	= 1 << 0,	/* a thread of the row `parent` */
+	VT_ROW_KTHREAD	= 1 << 1,	/* a kernel thread (or a thread of one) */
+	VT_ROW_NEW	= 1 << 2,	/* first seen in this sample */
+	VT_ROW_EXITED	= 1 << 3,	/* gone: shown for a few refreshes after it exited */
+};
+
+/* one process or thread, copied out of the library's tree */
+typedef struct vt_row {
+	int			pid;
+	int			ppid;		/* the tree parent's pid (a thread's: its process); 0 at the top */
+	int			parent;		/* index of the tree parent in the snapshot, -1 at the top */
+	unsigned		flags;		/* VT_ROW_* */
+	unsigned long long	start;		/* start time, ticks after boot: with pid, its identity */
+	int			exited_age;	/* exited rows: refreshes since it exited, 0 in the first */
+	int			exit_code;	/* exited rows: wait status if known, else -1 */
+	uid_t			uid;
+	const char		*user;		/* user name, or the uid in decimal */
+	const char		*command;	/* argv (or [comm]) escaped, one line */
+	size_t			arg0_len;	/* bytes of command that are argv[0] (escaped) */
+	size_t			arg0_base;	/* offset of argv[0]'s last path component in command */
+	char			state;		/* stat state, 'X' for an exited row */
+	double			cpu_pct;	/* of one CPU, over the last interval */
+	double			io_read_rate;	/* bytes/s from storage, -1 unknown */
+	double			io_write_rate;	/* bytes/s to storage, -1 unknown */
+	void			*stores[VMON_STORE_PROC_NR];	/* copies; NULL when not sampled */
+	int			errors[VMON_STORE_PROC_NR];
+} vt_row_t;
+
+typedef struct vt_cpu_pct {
+	double	user, nice, system, iowait, irq, softirq, steal, guest, idle;
+	double	busy;		/* everything but idle and iowait */
+	bool	online;
+} vt_cpu_pct_t;
+
+/*
+ * An entry of the event log and of --events: from the event feed (fork,
+ * exec, exit, each as it happened), or, without one, from comparing samples
+ * (new, exit).  The text is escaped (vmon_escape()) and cut to fit.
+ */
+typedef struct vt_event {
+	double	when;		/* CLOCK_REALTIME seconds */
+	char	kind;		/* 'N' fork or new, 'E' exec (feed only), 'X' exit */
+	bool	from_feed;	/* the feed's event, not a difference between samples */
+	int	pid;
+	int	ppid;		/* 0 unknown */
+	int	exit_code;	/* exits: wait status, -1 unknown */
+	char	comm[40];	/* the command name, or without the feed the command line */
+	char	file[80];	/* exec: the program's path */
+	char	args[160];	/* exec: the arguments, separated by spaces */
+} vt_event_t;
+
+typedef struct vt_snapshot {
+	vt_row_t		*rows;
+	int			rows_nr;
+	int			rows_cap;
+	vt_arena_t		arena;
+
+	unsigned long long	seq;		/* 1 for the first sample, then +1 per sample */
+	double			when;		/* CLOCK_REALTIME seconds at the sample */
+	double			interval;	/* seconds since the previous sample (0 for the first) */
+	double			uptime;		/* seconds since boot */
+	long			ticks_per_sec;
+	long			page_size;
+
+	/* system stores (copies, NULL when the want failed) and their errors */
+	void			*sys_stores[VMON_STORE_SYS_NR];
+	int			sys_errors[VMON_STORE_SYS_NR];
+	vt_cpu_pct_t		cpu_total;
+	vt_cpu_pct_t		*cpus;
+	int			cpus_nr;
+	unsigned long long	mem_total_kb, mem_used_kb, mem_buffers_kb, mem_cached_kb;
+	unsigned long long	swap_total_kb, swap_used_kb;
+
+	/* tasks by state, over processes (threads counted apart) */
+	int			procs, threads, kthreads;
+	int			running, sleeping, disk, stopped, zombie, idle;
+	int			exited_now;	/* processes found gone in this sample */
+	int			new_now;	/* processes found in this sample */
+
+	double			self_cpu_pct;	/* vtop's own CPU use over the interval */
+	double			sample_cpu_ms;	/* CPU time of the last vmon_sample() */
+	const char		*source;	/* the sampling source in use: vmon_sampler_name() */
+	char			feed[96];	/* the feed meter's text: "ebpf, 120 ev/s, lost 0", or "none" */
+	char			feed_why[160];	/* why there is no feed, when one was wanted; else "" */
+	char			source_why[200];	/* why the task iterator asked for is not in use (escaped); else "" */
+	bool			feed_active;	/* the event log comes from the feed (vt_sampler_take_events()) */
+
+	vt_event_t		*events;	/* without the feed: what changed since the previous snapshot */
+	int			events_nr;
+	int			events_cap;
+	bool			threads_shown;	/* thread rows were asked for */
+	bool			paused;
+	struct vt_files		*files;		/* the open files the files view asked for, or NULL */
+	char			replay[128];	/* -r: where in the log this sample is, "" live */
+} vt_snapshot_t;
+
+void vt_snapshot_init(vt_snapshot_t *snap);
+void vt_snapshot_clear(vt_snapshot_t *snap);
+void vt_snapshot_free(vt_snapshot_t *snap);
+int vt_snapshot_find(const vt_snapshot_t *snap, int pid, unsigned long long start);
+
+typedef struct vt_priv vt_priv_t;
+
+/* what turns the library's tree into snapshots; lives in the sampling thread */
+typedef struct vt_builder {
+	vmon_t			*vmon;
+	int			exited_keep;	/* refreshes an exited row stays */
+	unsigned		escape_flags;	/* vmon_escape() flags for commands */
+	bool			threads;	/* thread rows are wanted */
+	bool			events_from_feed;	/* the feed makes the event log: no events[] in snapshots */
+	/*
+	 * Rows point into the library's stores (and commands into the
+	 * nodes' own copies) instead of copying them: the snapshot is then
+	 * good only until the next vmon_sample().  For vtop -b on this
+	 * machine, which prints each snapshot before it samples again and
+	 * hands none to another thread; copying every store of every
+	 * process was a third of its own time at 5,000 processes.
+	 */
+	bool			borrow;
+
+	unsigned long long	seq;
+	double			when;		/* CLOCK_REALTIME seconds of the sample to build, 0: now */
+	unsigned long long	prev_boottime;	/* ticks */
+	double			prev_when;
+	double			prev_self_cpu;	/* seconds of vtop's CPU at the previous sample */
+	double			prev_mono;
+	unsigned long long	*prev_cpu_ticks;	/* (cpus_nr + 1) * 10 columns */
+	int			prev_cpus_nr;
+
+	/* exited rows kept for their last few refreshes, each one allocation */
+	struct vt_ghost		*ghosts;
+	int			ghosts_nr;
+	int			ghosts_cap;
+
+	/* uid -> name, names kept until the builder goes */
+	struct vt_user		*users;
+	int			users_nr;
+	int			users_cap;
+
+	int			*pid_index;	/* open addressing: pid -> row, for parents */
+	size_t			pid_index_mask;
+	int			*key_index;	/* open addressing: (pid, start) -> row, one row each */
+	size_t			key_index_mask;
+	char			*scratch;	/* a command line being escaped */
+	size_t			scratch_cap;
+} vt_builder_t;
+
+void vt_builder_init(vt_builder_t *b, vmon_t *vmon);
+void vt_builder_fini(vt_builder_t *b);
+void vt_builder_reset(vt_builder_t *b, vmon_t *vmon);
+/* the vmon callbacks that keep vtop's per-node history on proc->foo */
+void vt_builder_hook(vt_builder_t *b);
+int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms);
+/* the node's process ended, or left the watched tree (stale, or found gone: state X) */
+bool vt_proc_gone(const vmon_proc_t *proc);
+
+/* --- files.c --- */
+/* another process's fd on the same pipe or socket */
+typedef struct vt_file_holder {
+	int		pid;
+	int		fd;
+	const char	*comm;		/* escaped */
+	const char	*access;	/* r, w, rw, path */
+} vt_file_holder_t;
+
+/* one fd of the process shown, copied out of its vmon_proc_fd_t */
+typedef struct vt_file {
+	int			fd;
+	const char		*type;		/* file, pipe, unix, tcp, eventfd... */
+	const char		*access;
+	unsigned long long	pos;
+	unsigned int		flags;
+	const char		*name;		/* the target, escaped */
+	const char		*socket;	/* a socket's addresses and state, escaped; NULL if unknown */
+	bool			is_new;		/* opened since the previous sample */
+	bool			closed;		/* closed since: shown this once */
+	vt_file_holder_t	*holders;	/* other processes on the same pipe or socket */
+	int			holders_nr;
+	int			holders_more;	/* holders beyond VT_FILES_HOLDERS_MAX, not copied */
+} vt_file_t;
+
+#define VT_FILES_HOLDERS_MAX	8
+
+typedef struct vt_files {
+	int		pid;
+	bool		gone;		/* no such process in the tree (it exited) */
+	bool		pending;	/* its fds are asked for and not read yet */
+	int		error;		/* errno of reading its fds (EACCES: another user's), else 0 */
+	vt_file_t	*files;		/* in fd order */
+	int		nr;
+	int		open_nr;	/* those not closed */
+} vt_files_t;
+
+/* copy the open files of pid into the snapshot's arena (snap->files) */
+int vt_files_build(vmon_t *vmon, int pid, unsigned escape_flags, vt_snapshot_t *snap);
+
+#endif

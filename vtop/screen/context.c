@@ -1,0 +1,110 @@
+/*
+ * context.c: what the panels share, as functions over the context (tui.h):
+ * the message line, the selected row, the view rebuilt and the settings
+ * kept in step with it, pausing, and opening a panel.  It calls no panel:
+ * the panels call it.
+ */
+#include "config.h"
+
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "tui.h"
+
+double tui_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void tui_message(tui_t *t, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->msg, sizeof(t->msg), fmt, ap);
+	va_end(ap);
+	t->msg_error = error;
+	/* errors stay until a key; news goes after a few seconds */
+	t->msg_until = error ? 0 : tui_now() + 4;
+}
+
+/* --- the model, kept in step with the settings --- */
+
+/*
+ * A user's name as the list shows it: from a row of theirs (the builder
+ * resolved it), else from the user database as the builder does, else the
+ * number.
+ */
+const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size)
+{
+	struct passwd pw, *res = NULL;
+	char pwbuf[1024];
+
+	for (int i = 0; i < t->snap->rows_nr; i++) {
+		if (t->snap->rows[i].uid == uid && t->snap->rows[i].user && strcmp(t->snap->rows[i].user, "?"))
+			return t->snap->rows[i].user;
+	}
+	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
+		snprintf(buf, size, "%s", res->pw_name);
+	else
+		snprintf(buf, size, "%u", (unsigned)uid);
+	return buf;
+}
+
+const vt_row_t *tui_selected(const tui_t *t)
+{
+	return vt_view_row(&t->view, t->snap, vt_view_cursor(&t->view));
+}
+
+void tui_rebuild(tui_t *t)
+{
+	vt_view_build(&t->view, t->snap);
+	t->cfg->tree = t->view.tree;
+	memcpy(t->cfg->sort_col, t->view.sort_col, sizeof(t->cfg->sort_col));
+	memcpy(t->cfg->sort_desc, t->view.sort_desc, sizeof(t->cfg->sort_desc));
+	t->cfg->threads = t->view.show_threads;
+	t->cfg->kthreads = t->view.show_kthreads;
+	t->cfg->exited_rows = t->view.show_exited;
+	t->cfg->show_path = t->view.show_path;
+}
+
+/* the columns or the threads toggle changed what must be sampled */
+void tui_apply_columns(tui_t *t)
+{
+	t->wants = vt_columns_wants(t->cfg->columns, t->cfg->columns_nr);
+	vt_sampler_set_wants(t->sampler, t->wants, t->view.show_threads);
+	t->columns_gen++;
+}
+
+/* the columns moved (setup): their widths are found again */
+void tui_columns_moved(tui_t *t)
+{
+	t->columns_gen++;
+}
+
+/* Z, in the list and in the event log (which then stands still to be read) */
+void tui_toggle_pause(tui_t *t)
+{
+	t->paused = !t->paused;
+	vt_sampler_set_paused(t->sampler, t->paused);
+	if (t->replay)
+		tui_message(t, false, t->paused ? "paused: Z to play, [ and ] to step" : "playing at %gx", t->speed);
+	else
+		tui_message(t, false, t->paused ? "paused: Z to go on" : "sampling again");
+}
+
+/* push a panel (its opener has made its state); false if the stack is full */
+bool tui_open(tui_t *t, const panel_t *panel)
+{
+	if (t->panels_nr == TUI_PANELS_MAX)
+		return false;
+	t->panels[t->panels_nr++] = panel;
+	return true;
+}
+

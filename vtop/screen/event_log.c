@@ -1,0 +1,309 @@
+/*
+ * event_log.c: the event log panel (e): processes that started, exec'd
+ * and exited, from the event feed or from comparing samples, newest first,
+ * narrowed by the list's filter.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "tui.h"
+
+/*
+ * Two rings: every event (the last TUI_EVENTS_MAX), and, while the list is
+ * filtered, what the filter matches, kept as it arrives.  The log was the
+ * first ring filtered when shown: in a fork storm, fifty matching runs were
+ * "nothing that matches the filter yet" while their exited rows were on the
+ * list, the storm having pushed them out.  A match is the whole story of a
+ * process: its fork (which carries its parent's name) and the execs before
+ * the one that matched, found back in the first ring, then every event of
+ * that life of its pid until its exit.
+ */
+
+/* Linux's highest pid (PID_MAX_LIMIT on 64-bit): a bit each, for the lives that matched */
+#define PID_LIMIT	(4 * 1024 * 1024)
+/* how far back in the whole log the fork of a match is looked for */
+#define FORK_LOOKBACK	1024
+
+/* the rings above, what the filter matched, and how far down the page is */
+static struct {
+	vt_event_t		*events;	/* a ring of the last TUI_EVENTS_MAX */
+	int			events_nr;
+	int			events_head;
+	unsigned long long	events_dropped;	/* the feed's that the sampler's ring could not hold */
+	vt_event_t		*matches;	/* a ring of TUI_EVENTS_MAX, allocated with the first filter */
+	int			matches_nr;
+	int			matches_head;
+	unsigned long long	matches_dropped;	/* matches the ring could not hold */
+	char			matches_filter[256];	/* the filter they are matches of */
+	bool			matches_regex;
+	unsigned char		*matched_pids;	/* a bit per pid: this life of it has matched */
+	int			scroll;
+} elog;
+
+int event_log_init(void)
+{
+	elog.events = calloc(TUI_EVENTS_MAX, sizeof(*elog.events));
+	return elog.events ? 0 : -1;
+}
+
+void event_log_free(void)
+{
+	free(elog.events);
+	free(elog.matches);
+	free(elog.matched_pids);
+	memset(&elog, 0, sizeof(elog));
+}
+
+static void ring_push(vt_event_t *ring, int *nr, int *head, const vt_event_t *e)
+{
+	ring[*head] = *e;
+	*head = (*head + 1) % TUI_EVENTS_MAX;
+	if (*nr < TUI_EVENTS_MAX)
+		(*nr)++;
+}
+
+/* the k-th newest event of a ring, 0 the newest */
+static const vt_event_t *ring_at(const vt_event_t *ring, int head, int k)
+{
+	return &ring[(head - 1 - k + 2 * TUI_EVENTS_MAX) % TUI_EVENTS_MAX];
+}
+
+static bool filtering(const tui_t *t)
+{
+	return t->view.filter[0] && t->view.filter_ok;
+}
+
+static bool event_matches(const tui_t *t, const vt_event_t *e)
+{
+	char text[sizeof(e->comm) + sizeof(e->file) + sizeof(e->args) + 3];
+
+	snprintf(text, sizeof(text), "%s %s %s", e->comm, e->args, e->file);
+	return vt_view_text_matches(&t->view, text);
+}
+
+static bool pid_matched(const tui_t *t, int pid)
+{
+	return pid > 0 && pid < PID_LIMIT && (elog.matched_pids[pid / 8] & (1 << (pid % 8)));
+}
+
+static void set_pid_matched(tui_t *t, int pid, bool on)
+{
+	if (pid <= 0 || pid >= PID_LIMIT)
+		return;
+	if (on)
+		elog.matched_pids[pid / 8] |= (unsigned char)(1 << (pid % 8));
+	else
+		elog.matched_pids[pid / 8] &= (unsigned char)~(1 << (pid % 8));
+}
+
+static void keep_match(tui_t *t, const vt_event_t *e)
+{
+	if (elog.matches_nr == TUI_EVENTS_MAX)
+		elog.matches_dropped++;
+	ring_push(elog.matches, &elog.matches_nr, &elog.matches_head, e);
+}
+
+/* e, the k-th newest of the whole log, against the filter */
+static void match_event(tui_t *t, const vt_event_t *e, int k)
+{
+	bool text = event_matches(t, e);
+
+	if (e->kind == 'N')
+		set_pid_matched(t, e->pid, false);	/* a new life of the pid */
+	if (text && e->kind == 'E' && !pid_matched(t, e->pid)) {
+		int before[8], nr = 0;
+
+		/* the fork and the execs of this life before this one, oldest first */
+		for (int j = k + 1; j < elog.events_nr && j <= k + FORK_LOOKBACK; j++) {
+			const vt_event_t *f = ring_at(elog.events, elog.events_head, j);
+
+			if (f->pid != e->pid)
+				continue;
+			if (f->kind == 'X')
+				break;
+			if (nr < 8)
+				before[nr++] = j;
+			if (f->kind == 'N')
+				break;
+		}
+		while (nr > 0)
+			keep_match(t, ring_at(elog.events, elog.events_head, before[--nr]));
+	}
+	if (text || pid_matched(t, e->pid)) {
+		keep_match(t, e);
+		set_pid_matched(t, e->pid, true);
+	}
+	if (e->kind == 'X')
+		set_pid_matched(t, e->pid, false);
+}
+
+/*
+ * The ring of matches, for the list's filter as it is now: started again
+ * from the whole log when the filter changed.  False without a filter (or
+ * without the memory for the ring).
+ */
+static bool matches_sync(tui_t *t)
+{
+	if (!filtering(t)) {
+		elog.matches_filter[0] = '\0';	/* events arrive unmatched: stale for any filter */
+		return false;
+	}
+	if (elog.matches && !strcmp(elog.matches_filter, t->view.filter) && elog.matches_regex == t->view.filter_regex)
+		return true;
+	if (!elog.matches)
+		elog.matches = calloc(TUI_EVENTS_MAX, sizeof(*elog.matches));
+	if (!elog.matched_pids)
+		elog.matched_pids = calloc(PID_LIMIT / 8, 1);
+	if (!elog.matches || !elog.matched_pids)
+		return false;
+	memset(elog.matched_pids, 0, PID_LIMIT / 8);
+	elog.matches_nr = 0;
+	elog.matches_head = 0;
+	elog.matches_dropped = 0;
+	snprintf(elog.matches_filter, sizeof(elog.matches_filter), "%s", t->view.filter);
+	elog.matches_regex = t->view.filter_regex;
+	for (int k = elog.events_nr - 1; k >= 0; k--)
+		match_event(t, ring_at(elog.events, elog.events_head, k), k);
+	return true;
+}
+
+static void log_event(tui_t *t, const vt_event_t *e, bool filtered)
+{
+	ring_push(elog.events, &elog.events_nr, &elog.events_head, e);
+	if (filtered)
+		match_event(t, e, 0);
+}
+
+/*
+ * After each snapshot: without the feed, the differences it found; with it,
+ * the feed's events, taken from the sampler's ring (they do not travel in
+ * snapshots, so a snapshot the screen skipped loses none of them).
+ */
+void event_log_add(tui_t *t, const vt_snapshot_t *snap)
+{
+	bool filtered = matches_sync(t);
+	vt_event_t batch[128];
+	unsigned long long dropped;
+	int n;
+
+	for (int i = 0; i < snap->events_nr; i++)
+		log_event(t, &snap->events[i], filtered);
+	do {
+		n = vt_sampler_take_events(t->sampler, batch, 128, &dropped);
+		elog.events_dropped += dropped;
+		for (int i = 0; i < n; i++)
+			log_event(t, &batch[i], filtered);
+	} while (n == 128);
+}
+
+void event_log_clear(tui_t *t)
+{
+	elog.events_nr = 0;
+	elog.events_head = 0;
+	elog.events_dropped = 0;
+	elog.matches_nr = 0;
+	elog.matches_head = 0;
+	elog.matches_dropped = 0;
+	if (elog.matched_pids)
+		memset(elog.matched_pids, 0, PID_LIMIT / 8);
+}
+
+static void event_line(page_t *p, const vt_event_t *e)
+{
+	time_t when = (time_t)e->when;
+	char ts[16], status[48] = "";
+	struct tm tm;
+
+	localtime_r(&when, &tm);
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	if (e->kind == 'X' && e->exit_code >= 0 && WIFSIGNALED(e->exit_code))
+		snprintf(status, sizeof(status), "  killed by SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
+	else if (e->kind == 'X' && e->exit_code >= 0)
+		snprintf(status, sizeof(status), "  exit code %d", WEXITSTATUS(e->exit_code));
+	if (e->kind == 'E')
+		page_add(p, "%s.%03d exec  %7d ppid %-7d %s  %s  [%s]", ts, (int)((e->when - (double)when) * 1000),
+			 e->pid, e->ppid, e->comm, e->args, e->file);
+	else
+		page_add(p, "%s.%03d %-5s %7d ppid %-7d %s%s", ts, (int)((e->when - (double)when) * 1000),
+			 e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid, e->comm, status);
+}
+
+/* the matches newest first: a fork found back when its exec matched came into the ring after later events */
+static int newer_first(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	double wx = ring_at(elog.matches, elog.matches_head, x)->when, wy = ring_at(elog.matches, elog.matches_head, y)->when;
+
+	if (wx != wy)
+		return wx < wy ? 1 : -1;
+	return (x > y) - (x < y);
+}
+
+
+void event_log_open(tui_t *t)
+{
+	elog.scroll = 0;
+	tui_open(t, &events_panel);
+}
+
+static void events_title(tui_t *t, char *buf, size_t size)
+{
+	bool filtered = matches_sync(t);
+
+	snprintf(buf, size, " Event log (feed: %s): newest first%s%s%s", t->snap->feed[0] ? t->snap->feed : "none",
+		 filtered ? "; filter: " : "", filtered ? t->view.filter : "", t->paused ? "; PAUSED" : "");
+}
+
+static void events_draw(tui_t *t)
+{
+	bool filtered = matches_sync(t);
+	page_t p = { 0 };
+	int *order = NULL;
+
+	if (!t->snap->feed_active) {
+		if (t->snap->feed_why[0])
+			page_add(&p, "No event feed: %s.", t->snap->feed_why);
+		page_add(&p, "Without the event feed these are the processes found new or gone by comparing samples");
+		page_add(&p, "(every %g s); a process that lived between two samples is not seen.", t->cfg->delay);
+		page_add(&p, "%s", "");
+	}
+	if (elog.events_dropped)
+		page_add(&p, "%llu events came faster than the screen took them: not shown", elog.events_dropped);
+	if (filtering(t) && !filtered)
+		page_add(&p, "no memory to keep what the filter matches: every event is shown");
+	if (filtered && elog.matches_dropped)
+		page_add(&p, "%llu older matching events dropped: more than %d matched", elog.matches_dropped, TUI_EVENTS_MAX);
+	if (filtered && (order = malloc(sizeof(*order) * (size_t)(elog.matches_nr + 1)))) {
+		for (int k = 0; k < elog.matches_nr; k++)
+			order[k] = k;
+		qsort(order, (size_t)elog.matches_nr, sizeof(*order), newer_first);
+		for (int k = 0; k < elog.matches_nr; k++)
+			event_line(&p, ring_at(elog.matches, elog.matches_head, order[k]));
+		free(order);
+	} else if (!filtered) {
+		for (int k = 0; k < elog.events_nr; k++)
+			event_line(&p, ring_at(elog.events, elog.events_head, k));
+	}
+	if (filtered ? !elog.matches_nr : !elog.events_nr)
+		page_add(&p, filtered ? "nothing that matches the filter yet" : "nothing yet");
+	page_draw(t, &elog.scroll, &p, " Esc q e: back   c: clear   Z: pause   Up Down PgUp PgDn: scroll");
+	page_free(&p);
+}
+
+static panel_next_t events_key(tui_t *t, int ch)
+{
+	if (ch == 'Z' || ch == 'z')
+		tui_toggle_pause(t);
+	else if (ch == 'c')
+		event_log_clear(t);
+	else if (page_key(&elog.scroll, ch) || ch == 'e')
+		return PANEL_CLOSE;
+	return PANEL_STAY;
+}
+
+const panel_t events_panel = { "events", false, events_title, events_draw, events_key };
