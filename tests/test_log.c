@@ -2034,8 +2034,37 @@ static void test_replay_ids(void **state)
 		assert_non_null(vmon_proc_lookup(&replay, 13));
 		assert_null(vmon_proc_lookup(&replay, 12));
 	}
+
+	/*
+	 * Two nodes of one pid in one sample, neither stale, are a writer's:
+	 * 13 ended (new in one sample, stale in the next) while its pid went
+	 * to another process.  Refused once (EINVAL): vtop -r then failed on
+	 * logs of busy machines.
+	 */
+	{
+		static const struct entry reused[] = {
+			{ 10, -1, 0, 1 }, { 11, 0, 0, 2 }, { 11, 1, VMON_LOG_PROC_THREAD, 3 }, { 13, 0, 0, 6 },
+			{ 13, 0, VMON_LOG_PROC_NEW, 7 },
+		}, after_stale[] = {
+			{ 10, -1, 0, 1 }, { 11, 0, 0, 2 }, { 11, 1, VMON_LOG_PROC_THREAD, 3 },
+			{ 13, 0, VMON_LOG_PROC_STALE, 6 }, { 13, 0, 0, 7 },
+		}, gone[] = {
+			{ 10, -1, 0, 1 }, { 11, 0, 0, 2 }, { 11, 1, VMON_LOG_PROC_THREAD, 3 }, { 13, 0, 0, 7 },
+		};
+
+		assert_int_equal(replay_entries(&replay, reused, 5), 0);
+		tree_text(&replay, after, sizeof(after));
+		assert_string_equal(after, "10(0) 11(10) 11(11)t 13(10) 13(10)");
+		assert_int_equal(assert_tree_consistent(&replay), 5);
+		assert_int_equal(replay_entries(&replay, after_stale, 5), 0);
+		assert_int_equal(replay_entries(&replay, gone, 4), 0);
+		tree_text(&replay, after, sizeof(after));
+		assert_string_equal(after, "10(0) 11(10) 11(11)t 13(10)");
+		assert_int_equal(dtors, 2);
+		assert_non_null(vmon_proc_lookup(&replay, 13));
+	}
 	vmon_destroy(&replay);
-	assert_int_equal(dtors, 5);
+	assert_int_equal(dtors, 6);
 }
 
 /* bad arguments are refused, never crash */

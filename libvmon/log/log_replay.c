@@ -44,6 +44,7 @@ struct replay {
 		int		node;	/* the record's event_node */
 	} *events;			/* held for the next sample */
 	size_t		events_nr, events_cap;
+	bool		shared_pids;	/* this sample has two entries, not stale, of one pid (check()) */
 };
 
 static void events_clear(struct replay *r)
@@ -219,11 +220,17 @@ static bool same_node(const struct rslot *slot, const vmon_log_proc_t *p)
 
 /*
  * A sample the tree cannot take: an entry under one that comes after it,
- * two live nodes with one pid, an id of 0, two entries with one id, an id
- * that named another live pid (or a thread for a process) in the last pass.
- * The reader lets through only what a writer could write, but a replay
- * must not trust its caller more than the reader.  r->next, which reserve()
- * cleared, holds the ids seen meanwhile, and is cleared again.
+ * an id of 0, two entries with one id, an id that named another live pid
+ * (or a thread for a process) in the last pass.  The reader lets through
+ * only what a writer could write, but a replay must not trust its caller
+ * more than the reader.  r->next, which reserve() cleared, holds the ids
+ * seen meanwhile, and is cleared again.
+ *
+ * Two entries of one pid, neither stale, are a writer's too: a process
+ * that ended is in the tree until it has been new in one sample and stale
+ * in the next, and a busy machine (pid_max is often 32768) can give its
+ * pid to another process meanwhile.  r->shared_pids says so, for
+ * index_live_nodes().
  */
 static int check(struct replay *r, const vmon_log_sample_t *s)
 {
@@ -234,6 +241,7 @@ static int check(struct replay *r, const vmon_log_sample_t *s)
 		pidmap_fini(&live[0]);
 		return -1;
 	}
+	r->shared_pids = false;
 	for (int i = 0; i < s->procs_nr && !ret; i++) {
 		const vmon_log_proc_t *p = &s->procs[i];
 		bool thread = p->flags & VMON_LOG_PROC_THREAD;
@@ -248,18 +256,46 @@ static int check(struct replay *r, const vmon_log_sample_t *s)
 		}
 		map_put(r->next, r->mask, p->id, NULL, false);
 		if (!(p->flags & VMON_LOG_PROC_STALE)) {
-			if (pidmap_get(&live[thread], p->pid)) {
+			if (pidmap_get(&live[thread], p->pid))
+				r->shared_pids = true;
+			else if (pidmap_put(&live[thread], p->pid, (void *)p) < 0)
 				ret = -1;
-				errno = EINVAL;
-			} else if (pidmap_put(&live[thread], p->pid, (void *)p) < 0) {
-				ret = -1;
-			}
 		}
 	}
 	memset(r->next, 0, sizeof(*r->next) * (r->mask + 1));
 	pidmap_fini(&live[0]);
 	pidmap_fini(&live[1]);
 	return ret;
+}
+
+/*
+ * Where a pid has two nodes in this sample, the pid index names the one
+ * still running, as the live tree's does, not whichever entry came last;
+ * the other has left the index, as an ended process leaves it live.
+ */
+static void index_live_nodes(vmon_t *vmon, struct replay *r, const vmon_log_sample_t *s)
+{
+	struct _vmon_internal *in = vmon->internal;
+
+	if (!r->shared_pids)
+		return;
+	for (int i = 0; i < s->procs_nr; i++) {
+		proc_node_t *node = r->nodes[i];
+		const vmon_proc_stat_t *st = node ? node->pub.stores[VMON_STORE_PROC_STAT] : NULL;
+
+		if (!node || (s->procs[i].flags & VMON_LOG_PROC_STALE) ||
+		    (st && BITTEST(st->present, VMON_PROC_STAT_STATE) && st->state == 'X'))
+			continue;
+		/* (the pid is in the index already: the put names this node, it allocates nothing) */
+		pidmap_put(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid, node);
+	}
+	for (int i = 0; i < s->procs_nr; i++) {
+		proc_node_t *node = r->nodes[i];
+
+		if (node && !node->pub.is_stale &&
+		    pidmap_get(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid) != node)
+			node->left = true;
+	}
 }
 
 static int replay_stores(vmon_t *vmon, proc_node_t *node, const vmon_log_proc_t *p, bool made)
@@ -479,6 +515,8 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 		node->pub.children_changed = node->pub.threads_changed = 0;
 		map_put(r->next, r->mask, p->id, node, p->flags & VMON_LOG_PROC_STALE);
 	}
+
+	index_live_nodes(vmon, r, s);
 
 	/* 5. the tree: every list in the sample's order (what could not be made out of memory is missing) */
 	for (int i = 0; i < n; i++) {
