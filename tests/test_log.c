@@ -2062,9 +2062,17 @@ static void test_replay_ids(void **state)
 		assert_string_equal(after, "10(0) 11(10) 11(11)t 13(10)");
 		assert_int_equal(dtors, 2);
 		assert_non_null(vmon_proc_lookup(&replay, 13));
+		vmon_destroy(&replay);
+		assert_int_equal(dtors, 6);
+
+		/* an instance that goes while a pid has two nodes frees both (the fuzzer found one leaked) */
+		assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+		replay.proc_dtor_cb = count_dtor;
+		dtors = 0;
+		assert_int_equal(replay_entries(&replay, reused, 5), 0);
 	}
 	vmon_destroy(&replay);
-	assert_int_equal(dtors, 6);
+	assert_int_equal(dtors, 5);
 }
 
 /* bad arguments are refused, never crash */

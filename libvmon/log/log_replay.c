@@ -131,7 +131,22 @@ static int reserve(struct replay *r, size_t n)
 
 static void replay_close(vmon_t *vmon)
 {
-	replay_free(vmon->internal->replay);
+	struct replay *r = vmon->internal->replay;
+
+	/*
+	 * A node that lost the pid index to another of its pid (index_live_nodes())
+	 * is on no list that vmon_destroy() empties, and not stale yet: it goes here.
+	 */
+	for (size_t i = 0; r && r->map && i <= r->mask; i++) {
+		struct rslot *slot = &r->map[i];
+
+		if (slot->id && !slot->stale && slot->node->left) {
+			slot->node->monitors = 0;
+			node_forget(vmon, slot->node);
+			slot->id = 0;
+		}
+	}
+	replay_free(r);
 	vmon->internal->replay = NULL;
 }
 
