@@ -26,10 +26,15 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* set by user space before loading: sched_process_exit has the group_dead argument (Linux 6.11 and later) */
 const volatile bool has_group_dead = false;
-/* wake the reader only when this much waits in the ring (see submit_flags()) */
+/* wake the reader at once when this much waits in the ring (see submit_flags()) */
 const volatile __u64 wakeup_bytes = 0;
+/* and otherwise at most once in this many nanoseconds */
+const volatile __u64 wakeup_interval_ns = 0;
 
 __u64 lost[4];	/* by enum feed_rec_kind */
+/* CLOCK_BOOTTIME of the last record that woke the reader, and of the last one that did not */
+__u64 woke_ns;
+__u64 quiet_ns;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -45,13 +50,27 @@ struct {
 } exec_scratch SEC(".maps");
 
 /*
- * A reader is woken only when the ring holds wakeup_bytes: the records are
- * applied at the next vmon_sample() whenever they are read, and they carry
- * what they need, so waking for each one would only cost the reader.
+ * When to wake the reader.  A record that comes after a quiet spell (no
+ * wakeup for wakeup_interval_ns) wakes it at once: a caller polling the fd
+ * hears of a rare event within the time a wakeup takes.  Records that
+ * follow within the interval wait, batched, unless the ring holds
+ * wakeup_bytes: so at most 1 / wakeup_interval_ns wakeups a second (plus
+ * those for a filling ring), whatever the rate.  A record that waits is
+ * stamped in quiet_ns; user space reads woke_ns and quiet_ns and tells the
+ * caller to read the ring by woke_ns + wakeup_interval_ns at the latest
+ * (vmon_feed_timeout()), so no record waits longer than the interval for
+ * a caller that honours it.  Several CPUs may race on the two stamps: the
+ * worst that does is one wakeup too many, or a timeout a little short.
  */
-static __always_inline __u64 submit_flags(void)
+static __always_inline __u64 submit_flags(__u64 now)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (now - woke_ns >= wakeup_interval_ns ||
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes) {
+		woke_ns = now;
+		return BPF_RB_FORCE_WAKEUP;
+	}
+	quiet_ns = now;
+	return BPF_RB_NO_WAKEUP;
 }
 
 /* what every record says about the process: task is any of its threads */
@@ -84,7 +103,7 @@ int BPF_PROG(feed_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	}
 	fill_process(r, child, FEED_REC_FORK);
-	bpf_ringbuf_submit(r, submit_flags());
+	bpf_ringbuf_submit(r, submit_flags(r->time_ns));
 	return 0;
 }
 
@@ -123,7 +142,7 @@ int BPF_PROG(feed_exec, struct task_struct *task, pid_t old_pid, struct linux_bi
 	r->rec.exec.filename_len = (__u32)off - 1;
 	r->rec.exec.args_len = (__u32)len;
 	r->rec.exec.pad = 0;
-	if (bpf_ringbuf_output(&events, r, sizeof(r->rec) + off + len, submit_flags()) < 0)
+	if (bpf_ringbuf_output(&events, r, sizeof(r->rec) + off + len, submit_flags(r->rec.time_ns)) < 0)
 		__sync_fetch_and_add(&lost[FEED_REC_EXEC], 1);
 	return 0;
 }
@@ -171,6 +190,6 @@ int BPF_PROG(feed_exit, struct task_struct *task)
 		r->exit.majflt += leader->maj_flt;
 	}
 	r->exit.maxrss_pages = sig->maxrss;
-	bpf_ringbuf_submit(r, submit_flags());
+	bpf_ringbuf_submit(r, submit_flags(r->time_ns));
 	return 0;
 }

@@ -25,6 +25,10 @@
  *			offline and online again between two reads: a short life
  *			forked and ended on CPU 1 after the feed read again is
  *			seen, with its status (root, where CPU 1 can go offline)
+ *   prompt		a child exits while the caller polls the feed's fd, after a
+ *			quiet spell: the fd turns readable (the ebpf ring woke its
+ *			reader only when an eighth of it was used, and this poll
+ *			timed out)
  *   churn		two children run /bin/true in a loop, the test samples
  *			every 2 ms: every life (pid and start time, from its parent)
  *			is new once and stale once, by one node, never both at
@@ -36,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1007,6 +1012,61 @@ static void test_churn(void **state)
 	vmon_destroy(&vmon);
 }
 
+/* --- prompt delivery --- */
+
+/* read whatever the feed holds, and again until it stays quiet for ms */
+static void feed_quiet(vmon_t *vmon, int ms)
+{
+	for (int i = 0; i < 50; i++) {
+		while (vmon_feed_process(vmon) > 0)
+			;
+		msleep(ms);
+		if (vmon_feed_process(vmon) == 0)
+			return;
+	}
+}
+
+static void test_prompt(void **state)
+{
+	int rounds = 5, readable = 0;
+	vmon_t vmon;
+
+	(void)state;
+	open_or_skip(&vmon, 0);
+	assert_true(vmon_sample(&vmon));
+	for (int i = 0; i < rounds; i++) {
+		int in[2], status, r;
+		struct pollfd pfd;
+		pid_t pid;
+
+		assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+		pid = feedtest_spawn("wait", 3, "prompt", in[0], -1);
+		close(in[0]);
+		/* the fork and exec read, and a spell longer than the ring's wakeup interval */
+		feed_quiet(&vmon, 20);
+		close(in[1]);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_int_equal(WEXITSTATUS(status), 3);
+		/*
+		 * Generous: the exit wakes the fd within a wakeup's time.  Another
+		 * process's event just before ours could batch it (the bound is then
+		 * vmon_feed_timeout()), but an event of another process wakes the fd
+		 * in its turn.
+		 */
+		pfd = (struct pollfd){ .fd = vmon_feed_fd(&vmon), .events = POLLIN };
+		assert_true(pfd.fd >= 0);
+		r = poll(&pfd, 1, 2000);
+		assert_true(r >= 0);
+		readable += r > 0;
+		print_message("%s: round %d: %s, timeout now %d ms\n", FEED_BACKEND, i,
+			      r > 0 ? "readable" : "not readable after 2 s", vmon_feed_timeout(&vmon));
+		assert_true(r > 0);
+		assert_true(vmon_feed_process(&vmon) > 0);
+	}
+	assert_int_equal(readable, rounds);
+	vmon_destroy(&vmon);
+}
+
 /*
  * The perf backend needs tracefs for the tracepoints' ids, and libvmon
  * mounts nothing: the test does, as root, when it is missing, and takes it
@@ -1052,6 +1112,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_leader_killed, feedtest_teardown),
 		cmocka_unit_test_teardown(test_forced_loss, feedtest_teardown),
 		cmocka_unit_test_teardown(test_cpu_hotplug, hotplug_teardown),
+		cmocka_unit_test_teardown(test_prompt, feedtest_teardown),
 		cmocka_unit_test_teardown(test_churn, feedtest_teardown),
 	};
 

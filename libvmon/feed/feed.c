@@ -1160,24 +1160,39 @@ int vmon_feed_fd(const vmon_t *vmon)
 	return f->backend->fd(f);
 }
 
+/* the smaller of two timeouts, -1 being none */
+static int timeout_min(int a, int b)
+{
+	if (a < 0)
+		return b;
+	return b >= 0 && b < a ? b : a;
+}
+
 /*
- * How long the caller may leave the feed unread: half the time the kernel
- * buffer takes to fill at the rate events came in lately.  -1: no limit (no
- * feed, or nothing is happening).
+ * How long the caller may leave the feed unread: until events that the
+ * kernel holds without having woken the fd are due (the ebpf ring batches
+ * its wakeups), and at most half the time the kernel buffer takes to fill
+ * at the rate events came in lately.  -1: no limit (no feed, or nothing is
+ * happening).
  */
 int vmon_feed_timeout(const vmon_t *vmon)
 {
 	const feed_t *f = vmon && vmon->internal ? vmon->internal->feed : NULL;
+	int ms = -1;
 	double left;
 
-	if (!f || !f->backend || f->rate < 1.0)
+	if (!f || !f->backend)
 		return -1;
+	if (f->backend->due_ms)
+		ms = f->backend->due_ms(f);
+	if (f->rate < 1.0)
+		return ms;
 	left = 0.5 * (double)f->capacity / f->rate - (vclock_secs(CLOCK_MONOTONIC) - f->last_drain);
 	if (left <= 0)
 		return 0;
 	if (left > INT_MAX / 1000)
-		return INT_MAX;
-	return (int)(left * 1000.0) + 1;
+		return timeout_min(ms, INT_MAX);
+	return timeout_min(ms, (int)(left * 1000.0) + 1);
 }
 
 int vmon_feed_process(vmon_t *vmon)

@@ -17,6 +17,9 @@
 
 typedef struct feed feed_t;
 
+/* the ebpf ring wakes its reader at most once in this many milliseconds, but for a filling ring */
+#define FEED_WAKEUP_INTERVAL_MS	5
+
 /* a pending event: the public one, with its strings in feed->arena until it is applied */
 typedef struct feed_event {
 	vmon_event_t	ev;		/* filename and args are set when it is applied */
@@ -43,6 +46,12 @@ typedef struct feed_backend {
 	int	(*drain)(vmon_t *vmon, feed_t *feed);
 	/* the fd that becomes readable when the kernel holds events */
 	int	(*fd)(const feed_t *feed);
+	/*
+	 * Milliseconds until events the kernel holds without having made the
+	 * fd readable must be read, -1: none; NULL for a backend that wakes
+	 * the fd for every event.
+	 */
+	int	(*due_ms)(const feed_t *feed);
 	void	(*close)(feed_t *feed);
 } feed_backend_t;
 

@@ -17,10 +17,12 @@
  * (not scaled as /proc scales them: they can differ by a tick or so), the
  * faults and the peak RSS.  A time namespace's offset is not applied.
  *
- * The reader is woken only when an eighth of the ring is used: the records
- * carry the names and arguments, and they are applied at vmon_sample() in
- * any case, so the fd is there to drain the ring before it fills (and
- * vmon_feed_timeout() says when to at the latest).
+ * When the reader is woken adapts to the rate (bpf/feed.bpf.c,
+ * submit_flags()): a record after a quiet spell at once, records that
+ * follow it within FEED_WAKEUP_INTERVAL_MS batched, so that a poll loop
+ * hears of a rare exit promptly and a storm costs it at most 1000 /
+ * FEED_WAKEUP_INTERVAL_MS wakeups a second; bpf_due_ms() gives the
+ * deadline of a record that was not woken for.
  */
 #include "config.h"
 
@@ -34,6 +36,7 @@
 #include <bpf/libbpf.h>
 
 #include "feed/feed.h"
+#include "util/clock.h"
 #include "util/libbpf_said.h"
 #include "bpf/feed.h"
 #include "bpf/feed.skel.h"
@@ -46,6 +49,7 @@ typedef struct bpf_feed {
 	struct ring_buffer	*rb;
 	feed_t			*feed;
 	unsigned long long	lost_seen;	/* the sum of skel->bss->lost[] at the last drain */
+	unsigned long long	drained_ns;	/* CLOCK_BOOTTIME when the last drain began */
 	long			page_kb;
 	int			pushed;		/* during a drain */
 } bpf_feed_t;
@@ -185,6 +189,7 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *cap
 	}
 	b->skel->rodata->has_group_dead = exit_has_group_dead();
 	b->skel->rodata->wakeup_bytes = size / 8;
+	b->skel->rodata->wakeup_interval_ns = FEED_WAKEUP_INTERVAL_MS * 1000000ull;
 	err = bpf_map__set_max_entries(b->skel->maps.events, (__u32)size);
 	if (!err)
 		err = feed_bpf__load(b->skel);
@@ -226,6 +231,7 @@ static int bpf_drain(vmon_t *vmon, feed_t *feed)
 
 	(void)vmon;
 	b->pushed = 0;
+	b->drained_ns = vclock_ns(CLOCK_BOOTTIME);
 	r = ring_buffer__consume(b->rb);
 	for (size_t i = 0; i < sizeof(b->skel->bss->lost) / sizeof(b->skel->bss->lost[0]); i++)
 		lost += b->skel->bss->lost[i];
@@ -247,11 +253,28 @@ static int bpf_fd(const feed_t *feed)
 	return ring_buffer__epoll_fd(b->rb);
 }
 
+/*
+ * A record written since the last drain that woke no one (it came within
+ * the interval of a wakeup) must be read by the end of that interval.
+ */
+static int bpf_due_ms(const feed_t *feed)
+{
+	const bpf_feed_t *b = feed_priv(feed);
+	unsigned long long quiet = b->skel->bss->quiet_ns, woke = b->skel->bss->woke_ns, now, due;
+
+	if (quiet < b->drained_ns || quiet < woke)
+		return -1;	/* none, or a later record woke the reader for it */
+	due = woke + FEED_WAKEUP_INTERVAL_MS * 1000000ull;
+	now = vclock_ns(CLOCK_BOOTTIME);
+	return now >= due ? 0 : (int)((due - now + 999999) / 1000000);
+}
+
 const feed_backend_t feed_bpf_backend = {
 	.name	= "ebpf",
 	.id	= VMON_FEED_EBPF,
 	.open	= bpf_open,
 	.drain	= bpf_drain,
 	.fd	= bpf_fd,
+	.due_ms	= bpf_due_ms,
 	.close	= bpf_close,
 };

@@ -260,6 +260,13 @@ static int perf_open_event(int id, int cpu, bool lost_count)
 	/* CLOCK_BOOTTIME is refused (not NMI-safe); perf_drain() adds the time spent suspended */
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
+	/*
+	 * Every record wakes the reader: perf has no time-based wakeup, and
+	 * wakeup_events or a watermark fixed at open would hold the last
+	 * records of a burst until more came (the kernel cannot change them
+	 * later).  The perf and netlink paths read exec names from /proc at
+	 * once in any case, which wants the reader prompt.
+	 */
 	attr.wakeup_events = 1;
 	/* read(): the count, the enabled time (frozen once the CPU went offline), the samples lost */
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | (lost_count ? PERF_FORMAT_LOST : 0);
