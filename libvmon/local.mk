@@ -40,6 +40,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/stores/proc_files.c \
 	libvmon/stores/fobject.c libvmon/stores/fobject.h \
 	libvmon/feed/feed.c libvmon/feed/feed.h libvmon/feed/pass.h \
+	libvmon/feed/stream.c libvmon/feed/stream.h \
 	libvmon/feed/feed_perf.c \
 	libvmon/feed/feed_netlink.c \
 	libvmon/log/log.h \

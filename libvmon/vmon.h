@@ -562,6 +562,7 @@ typedef enum _vmon_event_has_t {
 	VMON_EVENT_HAS_TIMES		= 1 << 8,	/* utime, stime */
 	VMON_EVENT_HAS_MAXRSS		= 1 << 9,
 	VMON_EVENT_HAS_FAULTS		= 1 << 10,	/* minflt, majflt */
+	VMON_EVENT_HAS_DURATION		= 1 << 11,	/* duration_ns: an exit's process's life */
 } vmon_event_has_t;
 
 #define VMON_EVENT_ARGS_MAX	4095	/* bytes of arguments an ebpf exec event carries at most */
@@ -588,6 +589,9 @@ typedef struct _vmon_event_t {
 	unsigned long long	maxrss_kb;	/* peak resident set size */
 	unsigned long long	minflt;
 	unsigned long long	majflt;
+	/* libvmon 1.1 */
+	unsigned		kinds;		/* 1 << kind of each event folded into this one (VMON_FEED_AGGREGATE) */
+	unsigned long long	duration_ns;	/* exit: from the process's start to its exit */
 } vmon_event_t;
 
 typedef struct _vmon_feed_stats_t {
@@ -603,7 +607,18 @@ typedef struct _vmon_feed_stats_t {
 	size_t			buffer_bytes;	/* the kernel buffer's size */
 	int			fds;		/* file descriptors the feed holds (not in vmon_stats_t.fds_held) */
 	unsigned long long	cpu_ns;		/* CPU time (user and system) spent reading and applying events */
+	/* libvmon 1.1: the stream (vmon_feed_stream()) */
+	size_t			stream_pending;	/* events waiting for vmon_feed_next() */
+	unsigned long long	stream_lost;	/* events the stream dropped: more than it holds, or no memory */
+	size_t			exited;		/* ended processes vmon_feed_lookup() can find */
 } vmon_feed_stats_t;
+
+/* libvmon 1.1: vmon_feed_stream() flags */
+#define VMON_FEED_EVENTS	0x1	/* keep each event for vmon_feed_next() */
+#define VMON_FEED_AGGREGATE	0x2	/* and fold a process's fork, execs and exit within the window into one */
+#define VMON_FEED_EXITS		0x4	/* keep the processes that ended lately for vmon_feed_lookup() */
+#define VMON_FEED_WINDOW_MS	1000	/* the default window of VMON_FEED_AGGREGATE */
+#define VMON_FEED_EXITED_MS	5000	/* how long vmon_feed_lookup() finds an ended process */
 
 typedef void (*vmon_event_cb_t)(vmon_t *vmon, const vmon_event_t *event, vmon_proc_t *proc, void *arg);
 
@@ -640,6 +655,10 @@ int vmon_feed_fd(const vmon_t *vmon);
 int vmon_feed_timeout(const vmon_t *vmon);
 int vmon_feed_process(vmon_t *vmon);
 int vmon_feed_set_callback(vmon_t *vmon, vmon_event_cb_t cb, void *arg);
+/* libvmon 1.1: the events for the caller's loop, without a sample */
+int vmon_feed_stream(vmon_t *vmon, unsigned flags, int window_ms);
+int vmon_feed_next(vmon_t *vmon, vmon_event_t *event);
+int vmon_feed_lookup(vmon_t *vmon, int pid, unsigned long long start, vmon_event_t *event);
 /* libvmon 1: the sampling source */
 int vmon_set_sampler(vmon_t *vmon, vmon_sampler_t sampler);
 vmon_sampler_t vmon_get_sampler(const vmon_t *vmon);

@@ -64,6 +64,8 @@ VMON_MAN_PAGES = \
 	man/vmon_feed_get_stats.3 \
 	man/vmon_feed_fd.3 \
 	man/vmon_feed_set_callback.3 \
+	man/vmon_feed_stream.3 \
+	man/vmon_feed_lookup.3 \
 	man/vmon_set_sampler.3 \
 	man/vmon_feed.7
 VMON_MAN_ALIASES = \
@@ -95,6 +97,7 @@ VMON_MAN_ALIASES = \
 	man/vmon_feed_backend_name.3 \
 	man/vmon_feed_timeout.3 \
 	man/vmon_feed_process.3 \
+	man/vmon_feed_next.3 \
 	man/vmon_get_sampler.3 \
 	man/vmon_sampler_reason.3 \
 	man/vmon_sampler_name.3 \

@@ -72,6 +72,9 @@ static void test_instance_not_set_up(void **state)
 		assert_int_equal(vmon_feed_timeout(v), -1);
 		expect_fail(vmon_feed_process(v), -1, EINVAL);
 		expect_fail(vmon_feed_set_callback(v, NULL, NULL), -1, EINVAL);
+		expect_fail(vmon_feed_stream(v, VMON_FEED_EVENTS, 0), -1, EINVAL);
+		expect_fail(vmon_feed_next(v, &(vmon_event_t){ .pid = 0 }), -1, EINVAL);
+		expect_fail(vmon_feed_lookup(v, 1, 0, &(vmon_event_t){ .pid = 0 }), -1, EINVAL);
 
 		errno = 0;
 		assert_null(vmon_log_writer_open(1, v));
@@ -107,6 +110,15 @@ static void test_instance_arguments(void **state)
 	assert_null(vmon_sampler_name(VMON_SAMPLER_NR));
 	assert_null(vmon_sampler_name((vmon_sampler_t)-1));
 	expect_fail(vmon_feed_get_stats(&vmon, NULL), -1, EINVAL);
+	/* the stream: flags it does not know, a negative window; no stream yet, no event pointer */
+	expect_fail(vmon_feed_stream(&vmon, 0x100, 0), -1, EINVAL);
+	expect_fail(vmon_feed_stream(&vmon, VMON_FEED_AGGREGATE, -1), -1, EINVAL);
+	expect_fail(vmon_feed_next(&vmon, &(vmon_event_t){ .pid = 0 }), -1, EINVAL);
+	assert_int_equal(vmon_feed_stream(&vmon, VMON_FEED_EVENTS | VMON_FEED_EXITS, 0), 0);
+	expect_fail(vmon_feed_next(&vmon, NULL), -1, EINVAL);
+	expect_fail(vmon_feed_lookup(&vmon, 0, 0, &(vmon_event_t){ .pid = 0 }), -1, EINVAL);
+	expect_fail(vmon_feed_lookup(&vmon, 1, 0, NULL), -1, EINVAL);
+	assert_int_equal(vmon_feed_stream(&vmon, 0, 0), 0);
 	errno = 0;
 	assert_null(vmon_feed_backend_name(VMON_FEED_BACKEND_NR));
 	assert_int_equal(errno, EINVAL);

@@ -29,6 +29,19 @@
  *			quiet spell: the fd turns readable (the ebpf ring woke its
  *			reader only when an eighth of it was used, and this poll
  *			timed out)
+ *   stream		vmon_feed_next() in a poll loop, no sample: 300 children in
+ *			bursts, each one's fork, exec and exit once, in that order,
+ *			the exit with the status waitpid() gave (and, where the
+ *			backend has them, the arguments); vmon_feed_lookup() finds
+ *			each one ended with that status; the tree sampled after
+ *			agrees
+ *   stream_unread	a caller that samples and never reads the stream: the
+ *			stream keeps every event until it does
+ *   stream_unseen	a process that began before the feed opened ends: its
+ *			exit comes, with its status, and a lookup finds it
+ *   aggregate		VMON_FEED_AGGREGATE: a short life is one event (fork,
+ *			exec, exit); a life longer than the window comes as its
+ *			fork and exec when the window ends, and its exit alone
  *   churn		two children run /bin/true in a loop, the test samples
  *			every 2 ms: every life (pid and start time, from its parent)
  *			is new once and stale once, by one node, never both at
@@ -1067,6 +1080,339 @@ static void test_prompt(void **state)
 	vmon_destroy(&vmon);
 }
 
+/* --- the stream: events for the caller's loop, no sample --- */
+
+typedef struct skid {
+	pid_t			pid;
+	unsigned long long	start;
+	int			status;		/* from waitpid() */
+	char			tag[16];	/* its third argument */
+	int			forks, execs, exits;
+	int			order_bad;	/* an event before its fork, or after its exit */
+	unsigned		kinds;		/* of its aggregated events, or'ed */
+	int			events;
+	bool			exit_status_ok, args_ok, duration;
+	unsigned long long	exit_ns;
+} skid_t;
+
+static skid_t *skids;
+static int skids_nr;
+
+static skid_t *skid_of(pid_t pid)
+{
+	for (int i = skids_nr - 1; i >= 0; i--)
+		if (skids[i].pid == pid)
+			return &skids[i];
+	return NULL;
+}
+
+/* do the arguments say "feed_child exit CODE TAG"? */
+static bool args_are(const vmon_event_t *ev, const skid_t *k)
+{
+	char want[256];
+	int len = snprintf(want, sizeof(want), "%s%cexit%c%d%c%s", FEED_CHILD, 0, 0, WEXITSTATUS(k->status), 0, k->tag);
+
+	return ev->args && ev->args_len >= (size_t)len + 1 && memcmp(ev->args, want, (size_t)len + 1) == 0;
+}
+
+static void skid_event(const vmon_event_t *ev)
+{
+	skid_t *k = skid_of(ev->pid);
+
+	if (!k)
+		return;
+	k->events++;
+	k->kinds |= ev->kinds;
+	if (ev->kinds & (1u << VMON_EVENT_FORK)) {
+		k->order_bad += k->execs + k->exits > 0;
+		k->forks++;
+	}
+	if (ev->kinds & (1u << VMON_EVENT_EXEC)) {
+		k->order_bad += k->forks == 0 || k->exits > 0;
+		k->execs++;
+	}
+	if (ev->kinds & (1u << VMON_EVENT_EXIT)) {
+		k->order_bad += k->forks == 0;
+		k->exits++;
+		k->exit_ns = ev->time_ns;
+		k->exit_status_ok = (ev->has & VMON_EVENT_HAS_EXIT_STATUS) && ev->exit_status == k->status;
+		/* the exit says what the exec said */
+		k->args_ok = args_are(ev, k);
+		k->duration = (ev->has & VMON_EVENT_HAS_DURATION) != 0;
+	}
+}
+
+/* read the stream as a poll loop would, until pred or ms; the events read */
+static int stream_loop(vmon_t *vmon, bool (*pred)(void), int ms)
+{
+	struct timespec t0, t;
+	vmon_event_t ev;
+	int n = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = { .fd = vmon_feed_fd(vmon), .events = POLLIN };
+		int left, timeout = vmon_feed_timeout(vmon), r;
+
+		while ((r = vmon_feed_next(vmon, &ev)) == 1) {
+			skid_event(&ev);
+			n++;
+		}
+		assert_int_equal(r, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = ms - (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if ((pred && pred()) || left <= 0)
+			return n;
+		if (timeout < 0 || timeout > left)
+			timeout = left;
+		assert_true(poll(&pfd, 1, timeout) >= 0);
+	}
+}
+
+static bool all_exits_read(void)
+{
+	for (int i = 0; i < skids_nr; i++)
+		if (!skids[i].exits)
+			return false;
+	return true;
+}
+
+/* spawn n children "exit CODE TAG" in bursts of burst, reap them as skids */
+static void skids_spawn(int n, int burst)
+{
+	skids = calloc((size_t)n, sizeof(*skids));
+	assert_non_null(skids);
+	skids_nr = 0;
+	while (skids_nr < n) {
+		int b = n - skids_nr < burst ? n - skids_nr : burst;
+
+		for (int i = 0; i < b; i++) {
+			skid_t *k = &skids[skids_nr + i];
+
+			snprintf(k->tag, sizeof(k->tag), "s%d", skids_nr + i);
+			k->pid = feedtest_spawn("exit", (skids_nr + i) % 120, k->tag, -1, -1);
+		}
+		skids_nr += b;
+		for (int i = 0; i < b; i++) {
+			unsigned long long start;
+			int status;
+			pid_t pid = feedtest_reap_any(&start, &status);
+			skid_t *k = skid_of(pid);
+
+			assert_non_null(k);
+			k->start = start;
+			k->status = status;
+		}
+	}
+}
+
+static void skids_free(void)
+{
+	free(skids);
+	skids = NULL;
+	skids_nr = 0;
+}
+
+static unsigned long long boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+static void test_stream(void **state)
+{
+	int n = feedtest_scale(300), args_ok = 0, durations = 0, found = 0, recent = 0;
+	vmon_feed_stats_t st;
+	vmon_t vmon;
+
+	(void)state;
+	open_or_skip(&vmon, 0);
+	assert_int_equal(vmon_feed_stream(&vmon, VMON_FEED_EVENTS | VMON_FEED_EXITS, 0), 0);
+	/* the first sample before the storm, none during it */
+	assert_true(vmon_sample(&vmon));
+	skids_spawn(n, 25);
+	stream_loop(&vmon, all_exits_read, 10000);
+	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+	for (int i = 0; i < skids_nr; i++) {
+		skid_t *k = &skids[i];
+		vmon_event_t ev;
+		int r;
+
+		if (st.lost || st.stream_lost) {
+			assert_true(k->forks <= 1 && k->execs <= 1 && k->exits <= 1);
+			continue;
+		}
+		if (k->forks != 1 || k->exits != 1 || k->execs != 1 || k->order_bad)
+			print_message("pid %d: %d forks, %d execs, %d exits, %d out of order\n", k->pid, k->forks,
+				      k->execs, k->exits, k->order_bad);
+		assert_int_equal(k->forks, 1);
+		assert_int_equal(k->execs, 1);
+		assert_int_equal(k->exits, 1);
+		assert_int_equal(k->order_bad, 0);
+		assert_true(k->exit_status_ok);
+		args_ok += k->args_ok;
+		durations += k->duration;
+		/* ended lately: the lookup knows it, by pid and start, with its status */
+		r = vmon_feed_lookup(&vmon, k->pid, k->start, &ev);
+		assert_true(r >= 0);
+		if (boot_ns() - k->exit_ns < 4000000000ull) {
+			recent++;
+			assert_int_equal(r, 1);
+		}
+		if (r == 1) {
+			found++;
+			assert_int_equal(ev.pid, k->pid);
+			assert_int_equal(ev.kind, VMON_EVENT_EXIT);
+			assert_true(ev.has & VMON_EVENT_HAS_EXIT_STATUS);
+			assert_int_equal(ev.exit_status, k->status);
+			if (carries_args())
+				assert_true(args_are(&ev, k));
+		}
+	}
+	print_message("%s: stream: %d children, %d exits with their arguments, %d with a duration, %d of %d recent "
+		      "found by lookup; lost %llu (stream %llu)\n", FEED_BACKEND, skids_nr, args_ok, durations, found,
+		      recent, st.lost, st.stream_lost);
+	if (carries_args() && !st.lost)
+		assert_int_equal(args_ok, skids_nr);
+	/* a pid and start that never were: not found */
+	{
+		vmon_event_t ev;
+
+		assert_int_equal(vmon_feed_lookup(&vmon, skids[0].pid, skids[0].start + 1000000, &ev), 0);
+	}
+	/* the tree agrees: each child, sampled now, ended with that status */
+	assert_true(vmon_sample(&vmon));
+	for (int i = 0; i < skids_nr && !st.lost; i++) {
+		vmon_proc_t *proc = feedtest_child_node(&vmon, skids[i].pid);
+
+		assert_non_null(proc);
+		assert_true(proc->has_exit_status);
+		assert_int_equal(proc->exit_status, skids[i].status);
+	}
+	skids_free();
+	vmon_destroy(&vmon);
+}
+
+static void test_stream_unread(void **state)
+{
+	int n = feedtest_scale(100);
+	vmon_feed_stats_t st;
+	vmon_t vmon;
+
+	(void)state;
+	open_or_skip(&vmon, 0);
+	assert_int_equal(vmon_feed_stream(&vmon, VMON_FEED_EVENTS, 0), 0);
+	assert_true(vmon_sample(&vmon));
+	skids_spawn(n, 10);
+	/* samples only: they apply the events to the tree, and the stream keeps them */
+	for (int i = 0; i < 5; i++) {
+		msleep(10);
+		assert_true(vmon_sample(&vmon));
+	}
+	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+	print_message("%s: %zu events wait for the stream after 6 samples\n", FEED_BACKEND, st.stream_pending);
+	assert_true(st.stream_pending >= (size_t)(2 * n));
+	stream_loop(&vmon, all_exits_read, 5000);
+	for (int i = 0; i < skids_nr && !st.lost; i++) {
+		assert_int_equal(skids[i].forks, 1);
+		assert_int_equal(skids[i].exits, 1);
+		assert_true(skids[i].exit_status_ok);
+	}
+	skids_free();
+	vmon_destroy(&vmon);
+}
+
+static void test_stream_unseen(void **state)
+{
+	pid_t pid;
+	vmon_event_t ev;
+	int status, r;
+	vmon_t vmon;
+
+	(void)state;
+	/* it began before the feed opened: the stream never heard its fork */
+	pid = spawn_sleeper();
+	open_or_skip(&vmon, 0);
+	assert_int_equal(vmon_feed_stream(&vmon, VMON_FEED_EVENTS | VMON_FEED_EXITS, 0), 0);
+	skids = calloc(1, sizeof(*skids));
+	assert_non_null(skids);
+	skids_nr = 1;
+	skids[0].pid = pid;
+	skids[0].forks = 1;	/* as if: its fork was before */
+	skids[0].start = proc_start(pid);
+	status = reap(pid, SIGKILL);
+	skids[0].status = status;
+	stream_loop(&vmon, all_exits_read, 5000);
+	assert_int_equal(skids[0].exits, 1);
+	if (carries_signal_status())
+		assert_true(skids[0].exit_status_ok);
+	r = vmon_feed_lookup(&vmon, pid, 0, &ev);
+	assert_int_equal(r, 1);
+	assert_int_equal(ev.pid, pid);
+	if (carries_signal_status()) {
+		assert_true(ev.has & VMON_EVENT_HAS_EXIT_STATUS);
+		assert_int_equal(ev.exit_status, status);
+	}
+	skids_free();
+	vmon_destroy(&vmon);
+}
+
+static bool long_life_seen(void)
+{
+	return skids[skids_nr - 1].events > 0 && all_exits_read();
+}
+
+static void test_aggregate(void **state)
+{
+	const unsigned all = 1u << VMON_EVENT_FORK | 1u << VMON_EVENT_EXEC | 1u << VMON_EVENT_EXIT;
+	int n = feedtest_scale(50), in[2], status;
+	skid_t *life;
+	vmon_t vmon;
+
+	(void)state;
+	open_or_skip(&vmon, 0);
+	/* a window long enough for a short life under load */
+	assert_int_equal(vmon_feed_stream(&vmon, VMON_FEED_AGGREGATE, 3000), 0);
+	skids_spawn(n, 10);
+	/* and one that outlives the window */
+	skids = realloc(skids, sizeof(*skids) * (size_t)(skids_nr + 1));
+	assert_non_null(skids);
+	life = &skids[skids_nr++];
+	memset(life, 0, sizeof(*life));
+	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+	life->pid = feedtest_spawn("wait", 9, "long", in[0], -1);
+	close(in[0]);
+	life->exits = 1;	/* for all_exits_read(): its own comes later */
+	stream_loop(&vmon, long_life_seen, 15000);
+	for (int i = 0; i < skids_nr - 1; i++) {
+		skid_t *k = &skids[i];
+
+		if (k->events != 1 || k->kinds != all)
+			print_message("pid %d: %d events, kinds %#x\n", k->pid, k->events, k->kinds);
+		assert_int_equal(k->events, 1);
+		assert_int_equal(k->kinds, all);
+		assert_true(k->exit_status_ok);
+		if (carries_args())
+			assert_true(k->args_ok);
+	}
+	/* the window ended: what is known of the long life, without an exit */
+	assert_int_equal(life->events, 1);
+	assert_int_equal(life->kinds, 1u << VMON_EVENT_FORK | 1u << VMON_EVENT_EXEC);
+	/* its exit, alone */
+	life->exits = 0;
+	close(in[1]);
+	assert_int_equal(waitpid(life->pid, &status, 0), life->pid);
+	life->status = status;
+	stream_loop(&vmon, all_exits_read, 10000);
+	assert_int_equal(life->events, 2);
+	assert_int_equal(life->exits, 1);
+	assert_true(life->exit_status_ok);
+	skids_free();
+	vmon_destroy(&vmon);
+}
+
 /*
  * The perf backend needs tracefs for the tracepoints' ids, and libvmon
  * mounts nothing: the test does, as root, when it is missing, and takes it
@@ -1113,10 +1459,17 @@ int main(void)
 		cmocka_unit_test_teardown(test_forced_loss, feedtest_teardown),
 		cmocka_unit_test_teardown(test_cpu_hotplug, hotplug_teardown),
 		cmocka_unit_test_teardown(test_prompt, feedtest_teardown),
+		cmocka_unit_test_teardown(test_stream, feedtest_teardown),
+		cmocka_unit_test_teardown(test_stream_unread, feedtest_teardown),
+		cmocka_unit_test_teardown(test_stream_unseen, feedtest_teardown),
+		cmocka_unit_test_teardown(test_aggregate, feedtest_teardown),
 		cmocka_unit_test_teardown(test_churn, feedtest_teardown),
 	};
 
 	/* every child dies with us, whatever happens to the test */
 	setpgid(0, 0);
+	/* one test (a glob) while working on it: VMON_TEST_FILTER=test_stream* */
+	if (getenv("VMON_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("VMON_TEST_FILTER"));
 	return cmocka_run_group_tests_name("feed_" FEED_BACKEND, tests, group_setup, group_teardown);
 }

@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #include "feed/feed.h"
+#include "feed/stream.h"
 #include "util/clock.h"
 
 /* PROC_ALL lists /proc this often even when no event was lost */
@@ -105,6 +106,7 @@ struct feed {
 	bool			thread_exits;	/* the queue holds a thread's exit that may be a process's (netlink) */
 
 	unsigned long long	tick_ns;	/* nanoseconds per clock tick */
+	stream_t		*stream;	/* vmon_feed_stream(): every event read, for vmon_feed_next() */
 };
 
 static const char *const backend_names[VMON_FEED_BACKEND_NR] = {
@@ -291,6 +293,7 @@ void feed_close(vmon_t *vmon)
 	buf_free(&f->arena);
 	free(f->out);
 	buf_free(&f->out_arena);
+	stream_free(f->stream);
 	free(f);
 	vmon->internal->feed = NULL;
 }
@@ -319,6 +322,7 @@ feed_event_t *feed_push(feed_t *f, vmon_event_kind_t kind)
 	e = &f->q[f->q_nr++];
 	memset(e, 0, sizeof(*e));
 	e->ev.kind = kind;
+	e->ev.kinds = 1u << kind;
 	return e;
 }
 
@@ -366,9 +370,13 @@ static void cpu_add(feed_t *f, unsigned long long since)
 	f->stats.cpu_ns += cpu_mark() - since;
 }
 
+static void stream_take(vmon_t *vmon, feed_t *f, size_t from);
+static void set_duration(const feed_t *f, vmon_event_t *ev);
+
 static int feed_drain(vmon_t *vmon, feed_t *f)
 {
 	unsigned long long cpu;
+	size_t from = f->q_nr;
 	double now, dt;
 	int n;
 
@@ -376,6 +384,8 @@ static int feed_drain(vmon_t *vmon, feed_t *f)
 		return 0;
 	cpu = cpu_mark();
 	n = f->backend->drain(vmon, f);
+	if (f->stream)
+		stream_take(vmon, f, from);
 	cpu_add(f, cpu);
 	f->stats.drains++;
 	now = vclock_secs(CLOCK_MONOTONIC);
@@ -792,8 +802,80 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 			last_thread_status(f, e, node);
 	}
 	complete_event(ev, &node->pub);
+	set_duration(f, ev);
 	apply_exit(vmon, f, node, ev);
 	return node;
+}
+
+/* an exit's length of life, where its start is known */
+static void set_duration(const feed_t *f, vmon_event_t *ev)
+{
+	unsigned long long start_ns = ev->start * f->tick_ns;
+
+	if (ev->kind != VMON_EVENT_EXIT || (ev->has & VMON_EVENT_HAS_DURATION) ||
+	    !(ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX)) || ev->time_ns < start_ns)
+		return;
+	ev->duration_ns = ev->time_ns - start_ns;
+	ev->has |= VMON_EVENT_HAS_DURATION;
+}
+
+/*
+ * A thread's exit from a backend that reports every thread's (netlink),
+ * read with the queue's events from `from` on: the process's if /proc says
+ * it is gone; a leader's then takes the status of a later thread's exit of
+ * its process, as last_thread_status() does for the tree.
+ */
+static bool stream_exit_counts(vmon_t *vmon, feed_t *f, size_t i, vmon_event_t *ev)
+{
+	feed_stat_t st;
+
+	if (feed_read_stat(vmon, ev->pid, &st) == 0 && !((st.state == 'Z' || st.state == 'X') && st.num_threads <= 1))
+		return false;
+	for (size_t j = i + 1; ev->tid == ev->pid && j < f->q_nr; j++) {
+		const feed_event_t *t = &f->q[j];
+
+		if (t->ev.pid != ev->pid)
+			continue;
+		if (t->ev.kind == VMON_EVENT_FORK)
+			break;
+		if (t->ev.kind == VMON_EVENT_EXIT && t->check_alive && t->ev.tid != t->ev.pid &&
+		    (t->ev.has & VMON_EVENT_HAS_EXIT_STATUS))
+			ev->exit_status = t->ev.exit_status;
+	}
+	return true;
+}
+
+/*
+ * The events just read, to the stream, with what the stream and the tree
+ * know of their processes (the tree is only read: no node changes here).
+ */
+static void stream_take(vmon_t *vmon, feed_t *f, size_t from)
+{
+	struct _vmon_internal *in = vmon->internal;
+
+	for (size_t i = from; i < f->q_nr; i++) {
+		const feed_event_t *e = &f->q[i];
+		vmon_event_t ev = e->ev;
+		proc_node_t *node;
+
+		if (e->check_alive && !stream_exit_counts(vmon, f, i, &ev))
+			continue;
+		ev.filename = e->has_data && (ev.has & VMON_EVENT_HAS_FILENAME) ? f->arena.data + e->filename_off : NULL;
+		ev.args = e->has_data && (ev.has & VMON_EVENT_HAS_ARGS) ? f->arena.data + e->args_off : NULL;
+		stream_complete(f->stream, &ev);
+		if (ev.kind == VMON_EVENT_FORK) {
+			/* a child has its parent's name and owner until it execs */
+			node = (ev.has & VMON_EVENT_HAS_PPID) ? pidmap_get(&in->procs, ev.ppid) : NULL;
+			if (node && !(ev.has & VMON_EVENT_HAS_COMM))
+				complete_event(&ev, &node->pub);
+		} else {
+			node = pidmap_get(&in->procs, ev.pid);
+			if (node && event_matches(f, node, &ev))
+				complete_event(&ev, &node->pub);
+		}
+		set_duration(f, &ev);
+		stream_put(f->stream, &ev);
+	}
 }
 
 /*
@@ -1124,6 +1206,8 @@ int vmon_feed_get_stats(const vmon_t *vmon, vmon_feed_stats_t *stats)
 	*stats = f->stats;
 	stats->pending = f->q_nr;
 	stats->fds = f->fds;
+	if (f->stream)
+		stream_stats(f->stream, stats);
 	return 0;
 }
 
@@ -1185,6 +1269,8 @@ int vmon_feed_timeout(const vmon_t *vmon)
 		return -1;
 	if (f->backend->due_ms)
 		ms = f->backend->due_ms(f);
+	if (f->stream)
+		ms = timeout_min(ms, stream_due_ms(f->stream, vclock_ns(CLOCK_BOOTTIME)));
 	if (f->rate < 1.0)
 		return ms;
 	left = 0.5 * (double)f->capacity / f->rate - (vclock_secs(CLOCK_MONOTONIC) - f->last_drain);
@@ -1221,4 +1307,58 @@ int vmon_feed_set_callback(vmon_t *vmon, vmon_event_cb_t cb, void *arg)
 	f->cb = cb;
 	f->cb_arg = arg;
 	return 0;
+}
+
+int vmon_feed_stream(vmon_t *vmon, unsigned flags, int window_ms)
+{
+	feed_t *f = vmon && vmon->internal ? vmon->internal->feed : NULL;
+	const unsigned known = VMON_FEED_EVENTS | VMON_FEED_AGGREGATE | VMON_FEED_EXITS;
+	stream_t *st = NULL;
+
+	if (!f || (flags & ~known) || window_ms < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (flags) {
+		st = stream_new(flags, (unsigned long long)(window_ms ? window_ms : VMON_FEED_WINDOW_MS) * 1000000ull);
+		if (!st)
+			return -1;
+	}
+	/* what the old stream held goes: a new one starts with the next read */
+	stream_free(f->stream);
+	f->stream = st;
+	return 0;
+}
+
+int vmon_feed_next(vmon_t *vmon, vmon_event_t *event)
+{
+	feed_t *f = vmon && vmon->internal ? vmon->internal->feed : NULL;
+	int r;
+
+	if (!f || !event || !f->stream) {
+		errno = EINVAL;
+		return -1;
+	}
+	r = stream_next(f->stream, event, vclock_ns(CLOCK_BOOTTIME));
+	if (r == 0 && f->backend) {
+		/* nothing ready: what the kernel holds, then */
+		if (feed_drain(vmon, f) < 0)
+			return -1;
+		r = stream_next(f->stream, event, vclock_ns(CLOCK_BOOTTIME));
+	}
+	return r;
+}
+
+int vmon_feed_lookup(vmon_t *vmon, int pid, unsigned long long start, vmon_event_t *event)
+{
+	feed_t *f = vmon && vmon->internal ? vmon->internal->feed : NULL;
+
+	if (!f || !event || pid <= 0 || !f->stream) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* an exit the kernel holds is news too */
+	if (f->backend && feed_drain(vmon, f) < 0)
+		return -1;
+	return stream_lookup(f->stream, pid, start, event, vclock_ns(CLOCK_BOOTTIME));
 }
