@@ -901,6 +901,8 @@ static const char *parse_event(vmon_log_t *log, log_in_t *in, vmon_event_t *ev, 
 	    pid < INT32_MIN || pid > INT32_MAX || tid < INT32_MIN || tid > INT32_MAX)
 		return "an event cut short or out of range";
 	ev->kind = (vmon_event_kind_t)kind;
+	ev->kinds = 1u << kind;
+	/* the members a log carries (a duration is not one: the reader's start and time give it) */
 	ev->has = (unsigned)(has & 0x7ff);
 	ev->time_ns = time;
 	ev->pid = (int)pid;
