@@ -36,6 +36,7 @@ tests_bench_bench_SOURCES = \
 tests_bench_bench_SOURCES += tests/bench/bench_core.c
 tests_bench_bench_SOURCES += tests/bench/bench_log.c
 tests_bench_bench_SOURCES += tests/bench/bench_iter.c
+tests_bench_bench_SOURCES += tests/bench/bench_latency.c
 tests_bench_bench_LDADD = libvmon/libvmon.la
 tests_bench_bench_LDFLAGS = -no-install $(VMON_LDFLAGS) -pthread
 tests_bench_bench_CFLAGS = $(AM_CFLAGS) -pthread
