@@ -8,7 +8,8 @@
  *			(new once, stale once), under the test process, with its
  *			exit status and, where the backend carries them, its name
  *			and arguments
- *   thread_exit	a thread's exit is not the process's
+ *   thread_exit	a thread's exit is not the process's (in the tree, and in
+ *			the stream: these tests read it too)
  *   leader_first	the leader exits while another thread runs on
  *   leader_last_thread	the leader exits (pthread_exit), then the last thread
  *			by exit(2) with a code of its own: that code, as
@@ -411,6 +412,26 @@ static void sample_exit(vmon_t *vmon, pid_t pid, int status)
 	}
 }
 
+/*
+ * The stream heard the same events as the tree: one exit of pid, with
+ * that status (a thread's exit is not the process's there either).
+ */
+static void stream_exit(vmon_t *vmon, pid_t pid, int status)
+{
+	int exits = 0, r;
+	vmon_event_t ev;
+
+	while ((r = vmon_feed_next(vmon, &ev)) == 1) {
+		if (ev.pid != pid || ev.kind != VMON_EVENT_EXIT)
+			continue;
+		exits++;
+		assert_true(ev.has & VMON_EVENT_HAS_EXIT_STATUS);
+		assert_int_equal(ev.exit_status, status);
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(exits, 1);
+}
+
 /* the child tells the test to go on, then the test ends it and checks how it was reported */
 static void end_thread_kid(vmon_t *vmon, thread_kid_t *t, int code)
 {
@@ -421,6 +442,7 @@ static void end_thread_kid(vmon_t *vmon, thread_kid_t *t, int code)
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), code);
 	sample_exit(vmon, t->pid, status);
+	stream_exit(vmon, t->pid, status);
 }
 
 static void test_thread_exit(void **state)
@@ -430,6 +452,7 @@ static void test_thread_exit(void **state)
 
 	(void)state;
 	open_or_skip(&vmon, 0);
+	assert_int_equal(vmon_feed_stream(&vmon, VMON_FEED_EVENTS, 0), 0);
 	assert_true(vmon_sample(&vmon));
 	spawn_thread_kid(&t, "thread", 4);	/* a thread came and went: the process lives on */
 	sample_alive(&vmon, t.pid);
@@ -457,6 +480,7 @@ static bool leader_is_zombie(void *arg)
 static void open_leader_gone(vmon_t *vmon, thread_kid_t *t, const char *mode, bool sample)
 {
 	open_or_skip(vmon, 0);
+	assert_int_equal(vmon_feed_stream(vmon, VMON_FEED_EVENTS, 0), 0);
 	assert_true(vmon_sample(vmon));
 	spawn_thread_kid(t, mode, 5);
 	/* the leader is gone, the other thread runs on: the process is alive */
@@ -529,6 +553,7 @@ static void test_exec_thread(void **state)
 
 	(void)state;
 	open_or_skip(&vmon, 0);
+	assert_int_equal(vmon_feed_stream(&vmon, VMON_FEED_EVENTS, 0), 0);
 	assert_true(vmon_sample(&vmon));
 	spawn_thread_kid(&t, "exec", 3);
 	assert_true(wait_for(execed_from_thread, (void *)(intptr_t)t.pid, 5000));

@@ -46,11 +46,13 @@ typedef struct ring {
 	unsigned long long	first, next;
 } ring_t;
 
-/* what the stream knows of a process */
+/* pids whose exit was heard lately, for repeats (netlink: two threads' exits after the process ended) */
+#define STREAM_ENDED_PIDS	1024
+
+/* what the stream knows of a live process (freed at its exit) */
 typedef struct sproc {
 	entry_t			known;		/* its due_ns and open are unused */
 	unsigned long long	held;		/* seq + 1 of its open entry in the queue, 0: none */
-	bool			ended;		/* its exit was heard: another exit of the pid is a repeat */
 } sproc_t;
 
 struct stream {
@@ -59,6 +61,8 @@ struct stream {
 	ring_t			queue;
 	ring_t			exited;
 	pidmap_t		procs;		/* pid -> sproc_t */
+	int			ended[STREAM_ENDED_PIDS];	/* a ring of the pids that ended last */
+	unsigned		ended_next;
 	unsigned long long	lost;
 	char			*out_filename, *out_args;	/* the event last handed out */
 };
@@ -262,7 +266,7 @@ void stream_complete(const stream_t *st, vmon_event_t *ev)
 	const sproc_t *p = pidmap_get(&st->procs, ev->pid);
 	entry_t tmp = { .ev = *ev };
 
-	if (!p || p->ended || ev->kind == VMON_EVENT_FORK || other_process(p, ev))
+	if (!p || ev->kind == VMON_EVENT_FORK || other_process(p, ev))
 		return;
 	/* no strings: those an event lacks are taken in stream_put() */
 	if (fold(&tmp, &p->known.ev, NULL, NULL, false) == 0)
@@ -281,7 +285,28 @@ static void remember_exit(stream_t *st, sproc_t *p)
 		return;	/* no memory: a lookup will not find it */
 	*e = p->known;
 	memset(&p->known, 0, sizeof(p->known));
-	p->known.ev.pid = e->ev.pid;
+}
+
+/*
+ * An exit of a pid the stream has no process for, that ended lately: a
+ * repeat (netlink reports each thread's exit, and two can come after the
+ * process ended).  A process that began before the stream, or whose fork
+ * was lost, has no record either, but its pid did not end lately without
+ * a fork in between: a fork makes a record.
+ */
+static bool exit_repeats(const stream_t *st, int pid)
+{
+	for (unsigned i = 0; i < STREAM_ENDED_PIDS; i++)
+		if (st->ended[i] == pid)
+			return true;
+	return false;
+}
+
+static void sproc_ended(stream_t *st, sproc_t *p, int pid)
+{
+	st->ended[st->ended_next++ % STREAM_ENDED_PIDS] = pid;
+	pidmap_del(&st->procs, pid, p);
+	sproc_free(p);
 }
 
 void stream_put(stream_t *st, const vmon_event_t *ev)
@@ -290,8 +315,8 @@ void stream_put(stream_t *st, const vmon_event_t *ev)
 	sproc_t *p = pidmap_get(&st->procs, ev->pid);
 	entry_t *open, *e;
 
-	if (exit && p && p->ended && !other_process(p, ev))
-		return;	/* a repeat (netlink: two threads' exits, both after the process ended) */
+	if (exit && !p && exit_repeats(st, ev->pid))
+		return;
 	p = sproc_of(st, ev);
 	if (p && fold(&p->known, ev, ev->filename, ev->args, true) < 0)
 		st->lost++;
@@ -320,10 +345,9 @@ void stream_put(stream_t *st, const vmon_event_t *ev)
 		}
 	}
 	if (exit && p) {
-		p->held = 0;
 		if (st->flags & VMON_FEED_EXITS)
 			remember_exit(st, p);
-		p->ended = true;
+		sproc_ended(st, p, ev->pid);
 	}
 	if (!p)
 		st->lost++;
