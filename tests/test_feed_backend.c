@@ -1163,6 +1163,14 @@ static void skid_event(const vmon_event_t *ev)
 		k->exit_status_ok = (ev->has & VMON_EVENT_HAS_EXIT_STATUS) && ev->exit_status == k->status;
 		/* the exit says what the exec said */
 		k->args_ok = args_are(ev, k);
+		/* what it said instead, for a short life of skids_spawn() on a backend that carries them */
+		if (!k->args_ok && carries_args() && k->tag[0] == 's') {
+			char buf[512];
+
+			vmon_escape(buf, sizeof(buf), ev->args ? ev->args : "", ev->args ? ev->args_len : 0, 0);
+			print_message("pid %d: has %#x kinds %#x args [%s] status %d/%d\n", ev->pid, ev->has, ev->kinds, buf,
+				      ev->exit_status, k->status);
+		}
 		k->duration = (ev->has & VMON_EVENT_HAS_DURATION) != 0;
 	}
 }

@@ -66,6 +66,8 @@
 #define VMON_FEED_RECONCILE_SECS	10.0
 /* events held at most between two samples; beyond, they are counted lost */
 #define VMON_FEED_QUEUE_MAX		(1u << 20)
+/* with a stream, events held for a tree that is not sampled; beyond, the next sample lists /proc */
+#define VMON_FEED_UNSAMPLED_MAX		(1u << 16)
 
 struct feed {
 	const feed_backend_t	*backend;	/* NULL: no feed */
@@ -371,6 +373,7 @@ static void cpu_add(feed_t *f, unsigned long long since)
 }
 
 static void stream_take(vmon_t *vmon, feed_t *f, size_t from);
+static int drain_for_stream(vmon_t *vmon, feed_t *f);
 static void set_duration(const feed_t *f, vmon_event_t *ev);
 
 static int feed_drain(vmon_t *vmon, feed_t *f)
@@ -1289,7 +1292,7 @@ int vmon_feed_process(vmon_t *vmon)
 		errno = EINVAL;
 		return -1;
 	}
-	return feed_drain(vmon, f);
+	return drain_for_stream(vmon, f);
 }
 
 int vmon_feed_set_callback(vmon_t *vmon, vmon_event_cb_t cb, void *arg)
@@ -1330,6 +1333,27 @@ int vmon_feed_stream(vmon_t *vmon, unsigned flags, int window_ms)
 	return 0;
 }
 
+/*
+ * A caller of the stream that does not sample leaves the tree's queue to
+ * grow: past VMON_FEED_UNSAMPLED_MAX events it is dropped, and the next
+ * sample lists /proc instead of applying them (the stream has them all, so
+ * they are not counted lost; the drop is an overrun).  Never in a pass: the
+ * public drains only.
+ */
+static int drain_for_stream(vmon_t *vmon, feed_t *f)
+{
+	int n = feed_drain(vmon, f);
+
+	if (f->stream && f->q_nr > VMON_FEED_UNSAMPLED_MAX && !f->applying) {
+		f->q_nr = 0;
+		f->arena.len = 0;
+		f->q_deferred = false;
+		f->loss = true;
+		f->stats.overruns++;
+	}
+	return n;
+}
+
 int vmon_feed_next(vmon_t *vmon, vmon_event_t *event)
 {
 	feed_t *f = vmon && vmon->internal ? vmon->internal->feed : NULL;
@@ -1342,7 +1366,7 @@ int vmon_feed_next(vmon_t *vmon, vmon_event_t *event)
 	r = stream_next(f->stream, event, vclock_ns(CLOCK_BOOTTIME));
 	if (r == 0 && f->backend) {
 		/* nothing ready: what the kernel holds, then */
-		if (feed_drain(vmon, f) < 0)
+		if (drain_for_stream(vmon, f) < 0)
 			return -1;
 		r = stream_next(f->stream, event, vclock_ns(CLOCK_BOOTTIME));
 	}
@@ -1358,7 +1382,7 @@ int vmon_feed_lookup(vmon_t *vmon, int pid, unsigned long long start, vmon_event
 		return -1;
 	}
 	/* an exit the kernel holds is news too */
-	if (f->backend && feed_drain(vmon, f) < 0)
+	if (f->backend && drain_for_stream(vmon, f) < 0)
 		return -1;
 	return stream_lookup(f->stream, pid, start, event, vclock_ns(CLOCK_BOOTTIME));
 }
