@@ -3,9 +3,10 @@
 
 lib_LTLIBRARIES += libvmon/libvmon.la
 
-# what libvmon shares with vtop (which links it too): util/clock.h
+# what libvmon shares with vtop (which links it too): util/clock.h, util/hash.h
 noinst_LTLIBRARIES += libvmon/util/libvmonutil.la
-libvmon_util_libvmonutil_la_SOURCES = libvmon/util/clock.c libvmon/util/clock.h
+libvmon_util_libvmonutil_la_SOURCES = libvmon/util/clock.c libvmon/util/clock.h \
+	libvmon/util/hash.c libvmon/util/hash.h
 
 # One folder per concern: core/ (the instance, the pass, the tree), sources/
 # (where a pass reads tasks from), stores/ (one sampler per want, the parser
@@ -17,7 +18,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/core/vmon.c \
 	libvmon/core/tree.c \
 	libvmon/core/ended.c \
-	libvmon/core/pidmap.c libvmon/core/pidmap.h \
+	libvmon/core/pidmap.h \
 	libvmon/core/pidfd.c \
 	libvmon/core/dump.c \
 	libvmon/sources/source.c libvmon/sources/source.h \

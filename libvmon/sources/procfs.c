@@ -135,11 +135,13 @@ static void release_warm(vmon_t *vmon, int allowance)
 	pidmap_t *maps[] = { &in->threads, &in->procs };
 
 	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
-		for (size_t i = 0; i <= maps[m]->mask && in->warm_held > allowance; i++) {
-			proc_node_t *node = maps[m]->slots[i].node;
+		size_t pos;
 
-			if (!maps[m]->slots[i].pid)
-				continue;
+		pidmap_for_each(maps[m], pos) {
+			proc_node_t *node = pidmap_node_at(maps[m], pos);
+
+			if (in->warm_held <= allowance)
+				break;
 			node_release_warm_files(vmon, node);
 			/* (the node being sampled may be using its directory) */
 			if (node != in->busy)
@@ -278,11 +280,13 @@ void procfs_shrink_budget(vmon_t *vmon)
 	in->fd_budget = in->fds_held / 2;
 	in->fd_budget_pass = vmon->generation;
 	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
-		for (size_t i = 0; i <= maps[m]->mask && in->fds_held > in->fd_budget; i++) {
-			proc_node_t *node = maps[m]->slots[i].node;
+		size_t pos;
 
-			if (!maps[m]->slots[i].pid)
-				continue;
+		pidmap_for_each(maps[m], pos) {
+			proc_node_t *node = pidmap_node_at(maps[m], pos);
+
+			if (in->fds_held <= in->fd_budget)
+				break;
 			/*
 			 * The node being sampled keeps its directories: the
 			 * open that ran out of fds is relative to one, and its
