@@ -59,7 +59,7 @@ struct _vmon_internal {
 	unsigned	callback_run;		/* counts run_callbacks() calls */
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */
-	struct replay	*replay;	/* the replay's state while it is the source (log_replay.c) */
+	struct replay	*replay;	/* the replay's state while it is the source (sources/log_replay.c) */
 	struct feed	*feed;		/* the event feed (feed.c); NULL before vmon_init_attr() opens it */
 
 	/* the sampling source (sources/, vmon_set_sampler()) */

@@ -199,7 +199,7 @@ const char *vmon_sampler_reason(const vmon_t *vmon)
 
 /*
  * An instance with its lists, indexes and state, but no /proc root yet:
- * vmon_init_attr() opens the root, vmon_log_replay_init() (log_replay.c)
+ * vmon_init_attr() opens the root, vmon_log_replay_init() (sources/log_replay.c)
  * feeds it from a log instead.  0, or -1 with errno (vmon_destroy() frees
  * what was made).
  */
@@ -1166,7 +1166,7 @@ int vmon_set_sys_wants(vmon_t *vmon, vmon_sys_wants_t wants)
 	return 0;
 }
 
-/* what the pages of rss and of statm's fields count: this machine's, or a replayed log's (log_replay.c) */
+/* what the pages of rss and of statm's fields count: this machine's, or a replayed log's (sources/log_replay.c) */
 long vmon_page_size(const vmon_t *vmon)
 {
 	if (!vmon || !vmon->internal) {

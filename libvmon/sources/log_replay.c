@@ -1,6 +1,6 @@
 /*
  * log_replay.c: a vmon_t fed from a log's samples instead of /proc
- * (vmon_log_replay(3)).
+ * (vmon_log_replay(3)): a source (source.h) that samples nothing.
  *
  * Each vmon_log_replay() is one pass, with the lifecycle of a live one: the
  * nodes stale in the last pass leave (dtor, free), those the sample lists
