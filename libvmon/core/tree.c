@@ -388,15 +388,10 @@ static void callbacks_free(vmon_proc_t *proc)
  */
 static void ended_state(vmon_t *vmon, proc_node_t *node)
 {
-	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
 	vmon_proc_stat_t *s = node->pub.stores[VMON_STORE_PROC_STAT];
 
-	if (!s)
-		return;
-	if (s->state != 'Z' && !node->pub.has_exit_status)
-		parse_clear(&desc->fields[VMON_PROC_STAT_EXIT_CODE], s, s->changed, s->present);
-	if (parse_set_ull(&desc->fields[VMON_PROC_STAT_STATE], s, 'X', s->changed, false) >= 0)
-		BITSET(s->present, VMON_PROC_STAT_STATE);
+	if (s)
+		proc_stat_ended(s, node->pub.has_exit_status);
 	node->state = 'X';
 }
 
