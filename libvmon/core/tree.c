@@ -414,6 +414,21 @@ static void make_stale(vmon_t *vmon, proc_node_t *node)
 }
 
 /*
+ * Stale in this sample, out of the live index, and nothing else: for a
+ * source that is told which nodes are stale (a log's replay), where the
+ * pass finds it out through node_end() and node_mark_stale().
+ */
+void node_stale_now(vmon_t *vmon, proc_node_t *node)
+{
+	struct _vmon_internal *in = vmon->internal;
+
+	if (node->pub.is_stale)
+		return;
+	pidmap_del(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid, node);
+	make_stale(vmon, node);
+}
+
+/*
  * The node leaves the live index: its process ended (ended), or it left
  * the subtree the caller watches.  Its threads leave with it.  Outside
  * PROC_ALL, its followed children leave the watched subtree with it (the

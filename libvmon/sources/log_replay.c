@@ -167,22 +167,6 @@ static int replay_sys(vmon_t *vmon, const vmon_log_sample_t *s)
 	return 0;
 }
 
-/* stale as vmon_sample() makes a node stale, but only this node: the sample says which others are */
-static void replay_stale(vmon_t *vmon, proc_node_t *node)
-{
-	struct _vmon_internal *in = vmon->internal;
-
-	if (node->pub.is_stale)
-		return;
-	node->pub.is_stale = 1;
-	pidmap_del(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid, node);
-	list_add_tail(&node->stale_link, &in->stale);
-	if (node->pub.is_thread)
-		in->stats.threads_stale++;
-	else
-		in->stats.procs_stale++;
-}
-
 /* is the entry's id the node of the last pass that it names?  an id names one pid, process or thread, for good */
 static bool same_node(const proc_node_t *node, const vmon_log_proc_t *p)
 {
@@ -454,7 +438,7 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 	/* 4. stale before new: a reused pid's old node leaves the index first */
 	for (int i = 0; i < n; i++) {
 		if (r->nodes[i] && (s->procs[i].flags & VMON_LOG_PROC_STALE))
-			replay_stale(vmon, r->nodes[i]);
+			node_stale_now(vmon, r->nodes[i]);
 	}
 	for (int i = 0; i < n; i++) {
 		const vmon_log_proc_t *p = &s->procs[i];
@@ -474,7 +458,7 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 				node->seen = vmon->generation;
 				node_confirm(vmon, node);
 				if (p->flags & VMON_LOG_PROC_STALE)
-					replay_stale(vmon, node);
+					node_stale_now(vmon, node);
 			}
 		}
 		r->nodes[i] = node;
