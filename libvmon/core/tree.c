@@ -445,8 +445,8 @@ static void node_leave(vmon_t *vmon, proc_node_t *node, bool ended)
 
 	if (node->left)
 		return;
-	if (!proc->is_thread && ended)
-		feed_node_gone(vmon, node);	/* its exit may have come in since the pass began */
+	if (!proc->is_thread && ended && in->node_gone)
+		in->node_gone(vmon, node);	/* its exit may have come in since the pass began */
 	node->left = true;
 	node->ended = ended;
 	pidmap_del(proc->is_thread ? &in->threads : &in->procs, proc->pid, node);

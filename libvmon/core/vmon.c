@@ -281,6 +281,8 @@ int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 	/* before anything reads /proc, so that no process falls between the two */
 	if (feed_open(vmon, attr) < 0)
 		goto fail;
+	/* a process the pass finds ended may have execed and exited since the feed's drain */
+	vmon->internal->node_gone = feed_node_gone;
 	sampler_init(vmon, attr->sampler);
 	return 1;
 
