@@ -3,26 +3,28 @@
 
 lib_LTLIBRARIES += libvmon/libvmon.la
 
-# what libvmon shares with vtop (which links it too): util/clock.h
+# what libvmon shares with vtop (which links it too): util/clock.h, util/hash.h
 noinst_LTLIBRARIES += libvmon/util/libvmonutil.la
-libvmon_util_libvmonutil_la_SOURCES = libvmon/util/clock.c libvmon/util/clock.h
+libvmon_util_libvmonutil_la_SOURCES = libvmon/util/clock.c libvmon/util/clock.h \
+	libvmon/util/hash.c libvmon/util/hash.h
 
 # One folder per concern: core/ (the instance, the pass, the tree), sources/
-# (where a pass reads tasks from), stores/ (one sampler per want, the parser
-# and field tables), feed/ (the event feed and its backends), log/ (record and
-# replay), util/ (what several concerns use), tools/ (programs).
+# (where a pass reads tasks from: /proc, the task iterator, a log's replay),
+# stores/ (one sampler per want, the parser and field tables), feed/ (the
+# event feed and its backends), log/ (the log's codec, writer and reader), util/ (what several concerns use), tools/ (programs).
 libvmon_libvmon_la_SOURCES = \
 	libvmon/core/internal.h libvmon/core/instance.h libvmon/core/node.h \
 	libvmon/core/tree.h libvmon/core/ended.h \
 	libvmon/core/vmon.c \
 	libvmon/core/tree.c \
 	libvmon/core/ended.c \
-	libvmon/core/pidmap.c libvmon/core/pidmap.h \
+	libvmon/core/pidmap.h \
 	libvmon/core/pidfd.c \
 	libvmon/core/dump.c \
 	libvmon/sources/source.c libvmon/sources/source.h \
 	libvmon/sources/procfs.c libvmon/sources/procfs.h \
 	libvmon/sources/iter.c \
+	libvmon/sources/log_replay.c \
 	libvmon/stores/parse.c libvmon/stores/parse.h \
 	libvmon/stores/stores.h \
 	libvmon/stores/fields.c \
@@ -47,7 +49,6 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/log/log_codec.c \
 	libvmon/log/log_write.c \
 	libvmon/log/log_read.c \
-	libvmon/log/log_replay.c \
 	libvmon/util/buf.c libvmon/util/buf.h \
 	libvmon/util/escape.c \
 	libvmon/util/host.c libvmon/util/host.h libvmon/util/libbpf_said.h

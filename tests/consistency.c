@@ -30,7 +30,7 @@ struct check {
 	char		*msg;
 	size_t		size;
 	int		nodes, procs, live_procs, live_threads;
-	pidmap_slot_t	*threads;	/* the thread index's entries, by tid */
+	vhash_slot_t	*threads;	/* the thread index's entries, by tid */
 	size_t		threads_nr;
 };
 
@@ -51,7 +51,7 @@ static bool failed(struct check *c, const char *fmt, ...)
 
 static int slot_cmp(const void *a, const void *b)
 {
-	int pa = ((const pidmap_slot_t *)a)->pid, pb = ((const pidmap_slot_t *)b)->pid;
+	uint64_t pa = ((const vhash_slot_t *)a)->key, pb = ((const vhash_slot_t *)b)->key;
 
 	return (pa > pb) - (pa < pb);
 }
@@ -59,10 +59,10 @@ static int slot_cmp(const void *a, const void *b)
 /* the node the thread index holds for tid, or NULL */
 static void *thread_indexed(const struct check *c, int tid)
 {
-	pidmap_slot_t key = { tid, NULL }, *s;
+	vhash_slot_t key = { (uint64_t)tid, NULL }, *s;
 
 	s = bsearch(&key, c->threads, c->threads_nr, sizeof(key), slot_cmp);
-	return s ? s->node : NULL;
+	return s ? s->val : NULL;
 }
 
 static bool in_bucket(vmon_t *vmon, vmon_proc_t *proc)
@@ -152,6 +152,7 @@ static int tree_check(vmon_t *vmon, char *msg, size_t size)
 {
 	struct check c = { .vmon = vmon, .msg = msg, .size = size };
 	const pidmap_t *map;
+	size_t pos;
 	vmon_stats_t stats;
 	vmon_proc_t *proc;
 	int bucketed = 0;
@@ -167,10 +168,8 @@ static int tree_check(vmon_t *vmon, char *msg, size_t size)
 		failed(&c, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i <= map->mask; i++) {
-		if (map->slots[i].pid)
-			c.threads[c.threads_nr++] = map->slots[i];
-	}
+	pidmap_for_each(map, pos)
+		c.threads[c.threads_nr++] = (vhash_slot_t){ vhash_key_at(map, pos), pidmap_node_at(map, pos) };
 	qsort(c.threads, c.threads_nr, sizeof(*c.threads), slot_cmp);
 
 	list_for_each_entry(proc, &vmon->processes, siblings) {

@@ -6,6 +6,8 @@
 noinst_LTLIBRARIES += tests/libtestlib.la
 tests_libtestlib_la_SOURCES = tests/testlib.c tests/testlib.h tests/puppet.c tests/puppet.h tests/consistency.c
 tests_libtestlib_la_CPPFLAGS = $(TESTS_CPP)
+# (the tree check walks the pid index, util/hash.h, which libvmon.so does not export)
+tests_libtestlib_la_LIBADD = libvmon/util/libvmonutil.la
 
 TESTS_CPP = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures"'
 TESTS_LIBS = tests/libtestlib.la libvmon/libvmon.la $(CMOCKA_LIBS)
@@ -111,6 +113,13 @@ tests_test_chart_CPPFLAGS = $(TESTS_CPP)
 tests_test_chart_CFLAGS = $(AM_CFLAGS) -pthread
 tests_test_chart_LDADD = $(TESTS_LIBS)
 tests_test_chart_LDFLAGS = $(TESTS_LINK_CHECKED) -pthread
+
+# the hash table of libvmon/util/hash.h against a plain array of the same entries
+VMON_UNIT_TESTS += tests/test_hash
+tests_test_hash_SOURCES = tests/test_hash.c
+tests_test_hash_CPPFLAGS = $(TESTS_CPP)
+tests_test_hash_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
+tests_test_hash_LDFLAGS = $(TESTS_LINK)
 
 # the read-avoidance rules and the fd budget's priorities, on fixtures and on live children
 VMON_UNIT_TESTS += tests/test_skip

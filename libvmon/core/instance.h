@@ -59,8 +59,10 @@ struct _vmon_internal {
 	unsigned	callback_run;		/* counts run_callbacks() calls */
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */
-	struct replay	*replay;	/* the replay's state while it is the source (log_replay.c) */
+	struct replay	*replay;	/* the replay's state while it is the source (sources/log_replay.c) */
 	struct feed	*feed;		/* the event feed (feed.c); NULL before vmon_init_attr() opens it */
+	/* told of a process the tree found ended, before it leaves the index (the feed, for its late exit) */
+	void		(*node_gone)(vmon_t *vmon, proc_node_t *node);
 
 	/* the sampling source (sources/, vmon_set_sampler()) */
 	vmon_sampler_t	sampler_asked;	/* by the caller, or $VMON_SAMPLER */

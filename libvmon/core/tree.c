@@ -388,15 +388,10 @@ static void callbacks_free(vmon_proc_t *proc)
  */
 static void ended_state(vmon_t *vmon, proc_node_t *node)
 {
-	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
 	vmon_proc_stat_t *s = node->pub.stores[VMON_STORE_PROC_STAT];
 
-	if (!s)
-		return;
-	if (s->state != 'Z' && !node->pub.has_exit_status)
-		parse_clear(&desc->fields[VMON_PROC_STAT_EXIT_CODE], s, s->changed, s->present);
-	if (parse_set_ull(&desc->fields[VMON_PROC_STAT_STATE], s, 'X', s->changed, false) >= 0)
-		BITSET(s->present, VMON_PROC_STAT_STATE);
+	if (s)
+		proc_stat_ended(s, node->pub.has_exit_status);
 	node->state = 'X';
 }
 
@@ -419,6 +414,21 @@ static void make_stale(vmon_t *vmon, proc_node_t *node)
 }
 
 /*
+ * Stale in this sample, out of the live index, and nothing else: for a
+ * source that is told which nodes are stale (a log's replay), where the
+ * pass finds it out through node_end() and node_mark_stale().
+ */
+void node_stale_now(vmon_t *vmon, proc_node_t *node)
+{
+	struct _vmon_internal *in = vmon->internal;
+
+	if (node->pub.is_stale)
+		return;
+	pidmap_del(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid, node);
+	make_stale(vmon, node);
+}
+
+/*
  * The node leaves the live index: its process ended (ended), or it left
  * the subtree the caller watches.  Its threads leave with it.  Outside
  * PROC_ALL, its followed children leave the watched subtree with it (the
@@ -435,8 +445,8 @@ static void node_leave(vmon_t *vmon, proc_node_t *node, bool ended)
 
 	if (node->left)
 		return;
-	if (!proc->is_thread && ended)
-		feed_node_gone(vmon, node);	/* its exit may have come in since the pass began */
+	if (!proc->is_thread && ended && in->node_gone)
+		in->node_gone(vmon, node);	/* its exit may have come in since the pass began */
 	node->left = true;
 	node->ended = ended;
 	pidmap_del(proc->is_thread ? &in->threads : &in->procs, proc->pid, node);

@@ -13,6 +13,7 @@ void node_attach(vmon_t *vmon, proc_node_t *node, proc_node_t *parent);
 void node_refcnt_update(vmon_t *vmon, proc_node_t *node);
 void node_end(vmon_t *vmon, proc_node_t *node);
 void node_mark_stale(vmon_t *vmon, proc_node_t *node);
+void node_stale_now(vmon_t *vmon, proc_node_t *node);
 void node_settle(vmon_t *vmon);
 void node_forget(vmon_t *vmon, proc_node_t *node);
 void node_free_stale(vmon_t *vmon);

@@ -199,7 +199,7 @@ const char *vmon_sampler_reason(const vmon_t *vmon)
 
 /*
  * An instance with its lists, indexes and state, but no /proc root yet:
- * vmon_init_attr() opens the root, vmon_log_replay_init() (log_replay.c)
+ * vmon_init_attr() opens the root, vmon_log_replay_init() (sources/log_replay.c)
  * feeds it from a log instead.  0, or -1 with errno (vmon_destroy() frees
  * what was made).
  */
@@ -281,6 +281,8 @@ int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 	/* before anything reads /proc, so that no process falls between the two */
 	if (feed_open(vmon, attr) < 0)
 		goto fail;
+	/* a process the pass finds ended may have execed and exited since the feed's drain */
+	vmon->internal->node_gone = feed_node_gone;
 	sampler_init(vmon, attr->sampler);
 	return 1;
 
@@ -321,11 +323,11 @@ static size_t collect_live(vmon_t *vmon, proc_node_t ***out, size_t *cap)
 		*cap = need;
 	}
 	for (size_t m = 0; m < 2; m++) {
-		/* (a map whose pidmap_init() failed has no slots: vmon_init() is undoing itself) */
-		for (size_t i = 0; maps[m]->slots && i <= maps[m]->mask; i++) {
-			if (maps[m]->slots[i].pid)
-				(*out)[nr++] = maps[m]->slots[i].node;
-		}
+		size_t pos;
+
+		/* (a map whose pidmap_init() failed is empty: vmon_init() is undoing itself) */
+		pidmap_for_each(maps[m], pos)
+			(*out)[nr++] = pidmap_node_at(maps[m], pos);
 	}
 	return nr;
 }
@@ -375,14 +377,14 @@ void vmon_destroy(vmon_t *vmon)
 			node_forget(vmon, all[i]);
 		}
 		free(all);
-		/* no memory for that list: one at a time, threads first, each scan going on from the last find */
+		/* no memory for that list: one at a time, threads first (a removal leaves the walk valid) */
 		for (pidmap_t *map = &in->threads; map; map = map == &in->threads ? &in->procs : NULL) {
-			for (size_t i = 0; map->nr; i = (i + 1) & map->mask) {
-				if (map->slots[i].pid) {
-					node = map->slots[i].node;
-					node->monitors = 0;
-					node_forget(vmon, node);
-				}
+			size_t pos;
+
+			pidmap_for_each(map, pos) {
+				node = pidmap_node_at(map, pos);
+				node->monitors = 0;
+				node_forget(vmon, node);
 			}
 		}
 		node_free_all(vmon);
@@ -636,11 +638,12 @@ static size_t snapshot_procs(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
 	pidmap_t *map = &in->procs;
-	size_t nr = 0;
+	size_t nr = 0, pos;
 
-	for (size_t i = 0; i <= map->mask && nr < in->snapshot_cap; i++) {
-		if (map->slots[i].pid)
-			in->snapshot[nr++] = map->slots[i].node;
+	pidmap_for_each(map, pos) {
+		if (nr == in->snapshot_cap)
+			break;
+		in->snapshot[nr++] = pidmap_node_at(map, pos);
 	}
 	return nr;
 }
@@ -784,11 +787,11 @@ static void clear_pass_flags(vmon_t *vmon)
 	pidmap_t *maps[] = { &in->procs, &in->threads };
 	proc_node_t *node;
 
+	size_t pos;
+
 	for (size_t m = 0; m < 2; m++) {
-		for (size_t i = 0; i <= maps[m]->mask; i++) {
-			if (maps[m]->slots[i].pid)
-				clear_node_flags(vmon, maps[m]->slots[i].node);
-		}
+		pidmap_for_each(maps[m], pos)
+			clear_node_flags(vmon, pidmap_node_at(maps[m], pos));
 	}
 	list_for_each_entry(node, &in->exited, stale_link)
 		clear_node_flags(vmon, &node->pub);
@@ -1165,7 +1168,7 @@ int vmon_set_sys_wants(vmon_t *vmon, vmon_sys_wants_t wants)
 	return 0;
 }
 
-/* what the pages of rss and of statm's fields count: this machine's, or a replayed log's (log_replay.c) */
+/* what the pages of rss and of statm's fields count: this machine's, or a replayed log's (sources/log_replay.c) */
 long vmon_page_size(const vmon_t *vmon)
 {
 	if (!vmon || !vmon->internal) {

@@ -405,23 +405,6 @@ static int feed_drain(vmon_t *vmon, feed_t *f)
 
 /* --- applying events to the tree --- */
 
-static const vmon_field_t *stat_field(int sym)
-{
-	return &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[sym];
-}
-
-static void set_stat_number(vmon_proc_stat_t *s, int sym, unsigned long long v, bool first)
-{
-	parse_set_ull(stat_field(sym), s, v, s->changed, first);
-	BITSET(s->present, sym);
-}
-
-static void set_stat_string(vmon_proc_stat_t *s, int sym, const char *text, size_t len, bool first)
-{
-	if (parse_set_string(stat_field(sym), s, text, len, s->changed, first) >= 0)
-		BITSET(s->present, sym);
-}
-
 /* what the event says about the process, into its stat store */
 static vmon_proc_stat_t *fill_identity(vmon_t *vmon, proc_node_t *node, const vmon_event_t *ev, bool first)
 {
@@ -432,17 +415,7 @@ static vmon_proc_stat_t *fill_identity(vmon_t *vmon, proc_node_t *node, const vm
 		return NULL;
 	}
 	node->fed = vmon->generation;
-	/* the pid's present bit is the stat sampler's: its first read is a first read */
-	if (first)
-		parse_set_ull(stat_field(VMON_PROC_STAT_PID), s, (unsigned long long)ev->pid, s->changed, first);
-	if (ev->has & VMON_EVENT_HAS_PPID)
-		set_stat_number(s, VMON_PROC_STAT_PPID, (unsigned long long)ev->ppid, first);
-	if (ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX))
-		set_stat_number(s, VMON_PROC_STAT_START, ev->start, first);
-	if (ev->has & VMON_EVENT_HAS_UID)
-		set_stat_number(s, VMON_PROC_STAT_UID, ev->uid, first);
-	if (ev->has & VMON_EVENT_HAS_COMM)
-		set_stat_string(s, VMON_PROC_STAT_COMM, ev->comm, strnlen(ev->comm, sizeof(ev->comm)) + 1, first);
+	proc_stat_event(s, ev, first);
 	return s;
 }
 
@@ -487,9 +460,7 @@ static bool event_matches(const feed_t *f, const proc_node_t *node, const vmon_e
 int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 {
 	char path[32], line[1024];
-	const char *p, *end, *comm;
-	unsigned long long v[21];
-	size_t comm_len;
+	stat_ident_t id;
 	ssize_t len;
 	int fd;
 
@@ -501,32 +472,17 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 	close(fd);
 	if (len <= 0)
 		return -1;
-	line[len] = '\0';
-	end = line + len;
-	p = parse_stat_fields(line, (size_t)len, &comm, &comm_len);
-	if (!p || p >= end)
-		return -1;
-	st->state = *p;
 	/* being reaped ('X'): the kernel no longer says its parent (0), group or session: as good as gone */
-	if (st->state == 'X')
+	if (parse_stat_ident(line, (size_t)len, &id) < 0 || id.state == 'X')
 		return -1;
-	for (int field = 4; field <= 22; field++) {
-		while (p < end && *p != ' ')
-			p++;
-		while (p < end && *p == ' ')
-			p++;
-		if (p < end && *p == '-')
-			p++;
-		if (!parse_ull(&p, end, &v[field - 3]))
-			return -1;
-	}
-	if (comm_len >= sizeof(st->comm))
-		comm_len = sizeof(st->comm) - 1;
-	memcpy(st->comm, comm, comm_len);
-	st->comm[comm_len] = '\0';
-	st->ppid = (int)v[4 - 3];
-	st->num_threads = (int)v[20 - 3];
-	st->start = v[22 - 3];
+	if (id.comm_len >= sizeof(st->comm))
+		id.comm_len = sizeof(st->comm) - 1;
+	memcpy(st->comm, id.comm, id.comm_len);
+	st->comm[id.comm_len] = '\0';
+	st->state = id.state;
+	st->ppid = id.ppid;
+	st->num_threads = id.num_threads;
+	st->start = id.start;
 	return 0;
 }
 
@@ -641,17 +597,8 @@ static void apply_exec(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 	node->exec_pending = true;	/* cmdline and exe are read again if it lives */
 	node->leader_gone = false;	/* an exec from another thread made it the leader */
 	s = fill_identity(vmon, node, ev, false);
-	if (!s)
-		return;
-	/* the old program's arguments and path are not the new one's: better none than wrong */
-	if (ev->has & VMON_EVENT_HAS_ARGS)
-		proc_stat_set_cmdline(s, ev->args, ev->args_len, false);
-	else
-		proc_stat_set_cmdline(s, "", 0, false);
-	if (ev->has & VMON_EVENT_HAS_FILENAME)
-		set_stat_string(s, VMON_PROC_STAT_EXE, ev->filename, strlen(ev->filename), false);
-	else
-		set_stat_string(s, VMON_PROC_STAT_EXE, "", 0, false);
+	if (s)
+		proc_stat_event_exec(s, ev);
 }
 
 static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t *ev)
@@ -664,32 +611,13 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 	node->exit_ns = ev->time_ns;
 	if (node->ended_seq)
 		ended_exit(vmon, node);
-	if (s) {
-		if (ev->has & VMON_EVENT_HAS_TIMES) {
-			set_stat_number(s, VMON_PROC_STAT_UTIME, ev->utime, false);
-			set_stat_number(s, VMON_PROC_STAT_STIME, ev->stime, false);
-		}
-		if (ev->has & VMON_EVENT_HAS_FAULTS) {
-			set_stat_number(s, VMON_PROC_STAT_MINFLT, ev->minflt, false);
-			set_stat_number(s, VMON_PROC_STAT_MAJFLT, ev->majflt, false);
-		}
-		/* a status the event does not carry is unknown: not the 0 a running process's line says */
-		if (ev->has & VMON_EVENT_HAS_EXIT_STATUS)
-			set_stat_number(s, VMON_PROC_STAT_EXIT_CODE, (unsigned long long)ev->exit_status, false);
-		else if (!proc->has_exit_status)
-			parse_clear(stat_field(VMON_PROC_STAT_EXIT_CODE), s, s->changed, s->present);
-		/* dead, not yet reaped; one found gone already is X (tree.c) */
-		if (!node->left)
-			set_stat_number(s, VMON_PROC_STAT_STATE, 'Z', false);
-	}
+	if (s)
+		proc_stat_event_exit(s, node, ev);
 	if ((ev->has & VMON_EVENT_HAS_MAXRSS) && (proc->wants & VMON_WANT_PROC_VM)) {
 		vmon_proc_vm_t *vm = node_store(vmon, node, VMON_STORE_PROC_VM);
-		const vmon_field_t *hwm = &vmon_proc_store_descs[VMON_STORE_PROC_VM].fields[VMON_PROC_VM_HWM_KB];
 
-		if (vm) {
-			parse_set_ull(hwm, vm, ev->maxrss_kb, vm->changed, false);
-			BITSET(vm->present, VMON_PROC_VM_HWM_KB);
-		}
+		if (vm)
+			proc_vm_event_exit(vm, ev);
 	}
 	if (ev->has & VMON_EVENT_HAS_EXIT_STATUS) {
 		proc->exit_status = ev->exit_status;
@@ -1147,7 +1075,7 @@ void feed_node_gone(vmon_t *vmon, proc_node_t *node)
 	 * the pid is the events' all the same, and its last data says so.
 	 */
 	if (node->fed && s && !BITTEST(s->present, VMON_PROC_STAT_PID))
-		BITSET(s->present, VMON_PROC_STAT_PID);
+		proc_stat_keep_pid(s);
 	if (!f || !f->backend || f->applying || node->pub.has_exit_status || !node->confirmed)
 		return;
 	feed_drain(vmon, f);

@@ -409,6 +409,7 @@ fail:
 static void perf_close(feed_t *feed)
 {
 	perf_feed_t *p = feed_priv(feed);
+	size_t pos;
 
 	if (!p)
 		return;
@@ -420,10 +421,8 @@ static void perf_close(feed_t *feed)
 		close(p->online_fd);
 	free(p->rings);
 	free(p->alive);
-	for (size_t i = 0; i <= p->statuses.mask && p->statuses.slots; i++) {
-		if (p->statuses.slots[i].pid)
-			free(p->statuses.slots[i].node);
-	}
+	pidmap_for_each(&p->statuses, pos)
+		free(pidmap_node_at(&p->statuses, pos));
 	pidmap_fini(&p->statuses);
 	free(p->items);
 	buf_free(&p->paths);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/internal.h"
+#include "util/hash.h"
 #include "vmon_log.h"
 
 /* the preamble: 8 bytes of magic, then the version as two little-endian u16 */
@@ -167,7 +168,6 @@ void log_schema_free(log_schema_t *s);
  * reader's bases embed this as their first member.
  */
 typedef struct log_base {
-	struct log_base		*next;		/* in its bucket */
 	int			pid;
 	bool			thread;
 	bool			stale;		/* listed as stale: dropped after its sample */
@@ -178,9 +178,7 @@ typedef struct log_base {
 } log_base_t;
 
 typedef struct log_bases {
-	log_base_t		**buckets;
-	size_t			mask;
-	size_t			nr;
+	vhash_t			index;		/* (pid, thread) -> its bases (a pid's new life beside its last) */
 	unsigned long long	ids;
 } log_bases_t;
 

@@ -399,87 +399,60 @@ void log_schema_free(log_schema_t *s)
 
 /* --- bases --- */
 
-static size_t bucket_of(size_t mask, int pid, bool thread)
+static uint64_t base_key(int pid, bool thread)
 {
-	return ((size_t)(unsigned)pid * 2 + thread) * 0x9e3779b1u & mask;
-}
-
-static int buckets_grow(log_bases_t *m)
-{
-	size_t size = m->buckets ? (m->mask + 1) * 2 : 1024;
-	log_base_t **b = calloc(size, sizeof(*b));
-
-	if (!b)
-		return -1;
-	for (size_t i = 0; m->buckets && i <= m->mask; i++) {
-		log_base_t *e, *next;
-
-		for (e = m->buckets[i]; e; e = next) {
-			size_t h = bucket_of(size - 1, e->pid, e->thread);
-
-			next = e->next;
-			e->next = b[h];
-			b[h] = e;
-		}
-	}
-	free(m->buckets);
-	m->buckets = b;
-	m->mask = size - 1;
-	return 0;
+	return (uint64_t)(unsigned)pid << 1 | thread;
 }
 
 int log_bases_init(log_bases_t *m)
 {
 	memset(m, 0, sizeof(*m));
-	return buckets_grow(m);
+	return vhash_reserve(&m->index, 512);
 }
 
 log_base_t *log_bases_find(const log_bases_t *m, int pid, bool thread, unsigned long long seq)
 {
-	for (log_base_t *b = m->buckets[bucket_of(m->mask, pid, thread)]; b; b = b->next) {
-		if (b->pid == pid && b->thread == thread && b->created < seq)
-			return b;
+	uint64_t key = base_key(pid, thread);
+	log_base_t *found = NULL;
+
+	/* of those made before seq, the last made (a pid's new life before its last) */
+	for (size_t pos = vhash_find(&m->index, key); pos != VHASH_END; pos = vhash_find_next(&m->index, key, pos)) {
+		log_base_t *b = vhash_val_at(&m->index, pos);
+
+		if (b->created < seq && (!found || b->id > found->id))
+			found = b;
 	}
-	return NULL;
+	return found;
 }
 
 void *log_bases_new(log_bases_t *m, size_t size, int pid, bool thread, unsigned long long seq)
 {
-	log_base_t *b;
-	size_t h;
+	log_base_t *b = calloc(1, size);
 
-	if (m->nr + 1 > m->mask + 1 && buckets_grow(m) < 0)
-		return NULL;
-	b = calloc(1, size);
 	if (!b)
 		return NULL;
+	if (vhash_add(&m->index, base_key(pid, thread), b) < 0) {
+		free(b);
+		return NULL;
+	}
 	b->pid = pid;
 	b->thread = thread;
 	b->created = seq;
 	b->id = ++m->ids;
-	h = bucket_of(m->mask, pid, thread);
-	b->next = m->buckets[h];
-	m->buckets[h] = b;
-	m->nr++;
 	return b;
 }
 
 void log_bases_sweep(log_bases_t *m, unsigned long long seq, bool all, void (*drop)(void *ctx, log_base_t *b),
 		     void *ctx)
 {
-	for (size_t i = 0; m->buckets && i <= m->mask; i++) {
-		log_base_t **pp = &m->buckets[i];
+	size_t pos;
 
-		while (*pp) {
-			log_base_t *b = *pp;
+	vhash_for_each(&m->index, pos) {
+		log_base_t *b = vhash_val_at(&m->index, pos);
 
-			if (all || b->seen != seq || b->stale) {
-				*pp = b->next;
-				drop(ctx, b);
-				m->nr--;
-			} else {
-				pp = &b->next;
-			}
+		if (all || b->seen != seq || b->stale) {
+			vhash_remove_at(&m->index, pos);
+			drop(ctx, b);
 		}
 	}
 }
@@ -487,7 +460,7 @@ void log_bases_sweep(log_bases_t *m, unsigned long long seq, bool all, void (*dr
 void log_bases_fini(log_bases_t *m, void (*drop)(void *ctx, log_base_t *b), void *ctx)
 {
 	log_bases_sweep(m, 0, true, drop, ctx);
-	free(m->buckets);
+	vhash_fini(&m->index);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -76,11 +76,7 @@ struct _vmon_log {
 	vmon_log_proc_t		*procs;
 	rbase_t			**ebase;	/* the base of each entry of the sample */
 	size_t			procs_cap;
-	struct idslot {
-		unsigned long long	id;
-		int			index;
-	} *ids_index;			/* base id -> entry index, in the sample being decoded */
-	size_t			ids_mask;
+	vhash_t			ids;		/* base id -> entry index, in the sample being decoded */
 
 	char			*text;		/* an event's strings, NUL-terminated */
 	size_t			text_cap;
@@ -610,8 +606,6 @@ static const char *get_block(int kind, const log_store_t *st, rstate_t *s, log_i
 
 static int procs_reserve(vmon_log_t *log, size_t n)
 {
-	size_t size = 64;
-
 	if (n > log->procs_cap) {
 		size_t cap = log->procs_cap ? log->procs_cap : 256;
 		vmon_log_proc_t *procs;
@@ -629,42 +623,19 @@ static int procs_reserve(vmon_log_t *log, size_t n)
 		log->ebase = ebase;
 		log->procs_cap = cap;
 	}
-	while (size < n * 2)
-		size *= 2;
-	if (!log->ids_index || log->ids_mask + 1 < size) {
-		struct idslot *index = realloc(log->ids_index, sizeof(*index) * size);
-
-		if (!index)
-			return -1;
-		log->ids_index = index;
-		log->ids_mask = size - 1;
-	}
-	memset(log->ids_index, 0, sizeof(*log->ids_index) * (log->ids_mask + 1));
-	return 0;
+	vhash_clear(&log->ids);
+	return vhash_reserve(&log->ids, n);
 }
 
-static size_t id_slot(const vmon_log_t *log, unsigned long long id)
-{
-	return (size_t)(id * 0x9e3779b97f4a7c15ULL >> 24) & log->ids_mask;
-}
-
+/* procs_reserve() made room for the sample's entries: no growth, no failure */
 static void id_put(vmon_log_t *log, unsigned long long id, int index)
 {
-	size_t h = id_slot(log, id);
-
-	while (log->ids_index[h].id)
-		h = (h + 1) & log->ids_mask;
-	log->ids_index[h].id = id;
-	log->ids_index[h].index = index;
+	(void)vhash_add(&log->ids, id, (void *)(uintptr_t)index);
 }
 
 static int id_get(const vmon_log_t *log, unsigned long long id)
 {
-	for (size_t h = id_slot(log, id); log->ids_index[h].id; h = (h + 1) & log->ids_mask) {
-		if (log->ids_index[h].id == id)
-			return log->ids_index[h].index;
-	}
-	return -1;
+	return vhash_get_index(&log->ids, id);
 }
 
 /*
@@ -1266,7 +1237,7 @@ void vmon_log_close(vmon_log_t *log)
 	log_schema_free(&log->schema);
 	free(log->procs);
 	free(log->ebase);
-	free(log->ids_index);
+	vhash_fini(&log->ids);
 	free(log->text);
 	free(log->buf);
 	free(log);

@@ -88,11 +88,7 @@ struct _vmon_log_writer {
 	vmon_proc_t		**nodes;
 	wbase_t			**nbase;
 	size_t			nodes_cap;
-	struct slot {
-		const vmon_proc_t	*node;
-		int			index;
-	} *index;			/* node -> entry index, open addressing */
-	size_t			index_mask;
+	vhash_t			index;		/* node -> entry index */
 };
 
 /* --- the schema of this library --- */
@@ -596,8 +592,6 @@ static int store_delta(vmon_log_writer_t *w, log_out_t *out, const log_store_t *
 
 static int nodes_reserve(vmon_log_writer_t *w, size_t n)
 {
-	size_t size = 64;
-
 	if (n > w->nodes_cap) {
 		size_t cap = w->nodes_cap ? w->nodes_cap : 256;
 		vmon_proc_t **nodes;
@@ -615,42 +609,19 @@ static int nodes_reserve(vmon_log_writer_t *w, size_t n)
 		w->nbase = nbase;
 		w->nodes_cap = cap;
 	}
-	while (size < n * 2)
-		size *= 2;
-	if (!w->index || w->index_mask + 1 < size) {
-		struct slot *index = realloc(w->index, sizeof(*index) * size);
-
-		if (!index)
-			return -1;
-		w->index = index;
-		w->index_mask = size - 1;
-	}
-	memset(w->index, 0, sizeof(*w->index) * (w->index_mask + 1));
-	return 0;
+	vhash_clear(&w->index);
+	return vhash_reserve(&w->index, n);
 }
 
-static size_t slot_of(const vmon_log_writer_t *w, const vmon_proc_t *node)
-{
-	return ((uintptr_t)node >> 4) * 0x9e3779b97f4a7c15ULL >> 20 & w->index_mask;
-}
-
+/* nodes_reserve() made room for the sample's nodes: no growth, no failure */
 static void index_put(vmon_log_writer_t *w, const vmon_proc_t *node, int i)
 {
-	size_t h = slot_of(w, node);
-
-	while (w->index[h].node)
-		h = (h + 1) & w->index_mask;
-	w->index[h].node = node;
-	w->index[h].index = i;
+	(void)vhash_add(&w->index, (uintptr_t)node, (void *)(uintptr_t)i);
 }
 
 static int index_get(const vmon_log_writer_t *w, const vmon_proc_t *node)
 {
-	for (size_t h = slot_of(w, node); w->index[h].node; h = (h + 1) & w->index_mask) {
-		if (w->index[h].node == node)
-			return w->index[h].index;
-	}
-	return -1;
+	return vhash_get_index(&w->index, (uintptr_t)node);
 }
 
 /*
@@ -1072,7 +1043,7 @@ static void writer_free(vmon_log_writer_t *w)
 		state_free(w->sys[i], &w->schema.stores[LOG_SYS][i]);
 	free(w->nodes);
 	free(w->nbase);
-	free(w->index);
+	vhash_fini(&w->index);
 	log_out_free(&w->out);
 	log_out_free(&w->body);
 	log_out_free(&w->block);

@@ -747,19 +747,17 @@ static int copy_part(const vmon_store_desc_t *desc, const iter_copy_t *table, si
 /* a kernel thread's name as /proc shows it (a worker's current work added) */
 static int kthread_comm(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
 {
-	const vmon_field_t *f = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_COMM];
 	buf_t *buf = &vmon->internal->buf;
 
 	if (procfs_read(vmon, node, "comm", NULL, buf) < 0)
 		return -1;
 	if (buf->len && buf->data[buf->len - 1] == '\n')
 		buf->data[--buf->len] = '\0';
-	return parse_set_string(f, s, buf->data, buf->len + 1, s->changed, first);
+	return proc_stat_set_text(s, VMON_PROC_STAT_COMM, buf->data, buf->len + 1, first);
 }
 
 static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
 {
-	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
 	iter_t *it = vmon->internal->iter;
 	struct iter_stat v;
 	const struct iter_rec *r;
@@ -802,9 +800,16 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 	v.stime = node->cpu_prev_s / it->tick_ns;
 	v.guest_time = gtime / it->tick_ns;
 
-	changes = copy_part(desc, stat_copy, NELEM(stat_copy), &v, s, s->changed, s->present, first);
-	if (changes < 0)
-		return -1;
+	/* the store's writer takes each number (proc_stat.c) */
+	changes = 0;
+	for (size_t k = 0; k < NELEM(stat_copy); k++) {
+		__u64 x;
+
+		memcpy(&x, (const char *)&v + stat_copy[k].offset, sizeof(x));
+		if ((c = proc_stat_set_number(s, stat_copy[k].sym, x, first)) < 0)
+			return -1;
+		changes += c;
+	}
 
 	/*
 	 * comm: the task's own, but for kernel threads, whose /proc name can
@@ -817,15 +822,12 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 			if (c < 0)
 				return -1;
 			changes += c;
-			BITSET(s->present, VMON_PROC_STAT_COMM);
 		}
 	} else {
-		c = parse_set_string(&desc->fields[VMON_PROC_STAT_COMM], s, r->comm, strnlen(r->comm, sizeof(r->comm)) + 1,
-				     s->changed, first);
+		c = proc_stat_set_text(s, VMON_PROC_STAT_COMM, r->comm, strnlen(r->comm, sizeof(r->comm)) + 1, first);
 		if (c < 0)
 			return -1;
 		changes += c;
-		BITSET(s->present, VMON_PROC_STAT_COMM);
 	}
 	return changes;
 }

@@ -135,11 +135,13 @@ static void release_warm(vmon_t *vmon, int allowance)
 	pidmap_t *maps[] = { &in->threads, &in->procs };
 
 	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
-		for (size_t i = 0; i <= maps[m]->mask && in->warm_held > allowance; i++) {
-			proc_node_t *node = maps[m]->slots[i].node;
+		size_t pos;
 
-			if (!maps[m]->slots[i].pid)
-				continue;
+		pidmap_for_each(maps[m], pos) {
+			proc_node_t *node = pidmap_node_at(maps[m], pos);
+
+			if (in->warm_held <= allowance)
+				break;
 			node_release_warm_files(vmon, node);
 			/* (the node being sampled may be using its directory) */
 			if (node != in->busy)
@@ -278,11 +280,13 @@ void procfs_shrink_budget(vmon_t *vmon)
 	in->fd_budget = in->fds_held / 2;
 	in->fd_budget_pass = vmon->generation;
 	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
-		for (size_t i = 0; i <= maps[m]->mask && in->fds_held > in->fd_budget; i++) {
-			proc_node_t *node = maps[m]->slots[i].node;
+		size_t pos;
 
-			if (!maps[m]->slots[i].pid)
-				continue;
+		pidmap_for_each(maps[m], pos) {
+			proc_node_t *node = pidmap_node_at(maps[m], pos);
+
+			if (in->fds_held <= in->fd_budget)
+				break;
 			/*
 			 * The node being sampled keeps its directories: the
 			 * open that ran out of fds is relative to one, and its
@@ -397,21 +401,9 @@ static char *node_dir_path(const proc_node_t *node, char path[static 32])
 /* the start time (field 22) of a stat line, or 0 if the line is malformed (also pidfd.c) */
 unsigned long long procfs_stat_start(const char *line, size_t len)
 {
-	const char *p = parse_stat_fields(line, len, NULL, NULL), *end = line + len;
-	unsigned long long start;
+	stat_ident_t id;
 
-	/* p is at field 3; skip to field 22 */
-	for (int field = 3; p && field < 22; field++) {
-		while (p < end && *p != ' ')
-			p++;
-		while (p < end && *p == ' ')
-			p++;
-		if (p >= end)
-			return 0;
-	}
-	if (!p || !parse_ull(&p, end, &start))
-		return 0;
-	return start;
+	return parse_stat_ident(line, len, &id) < 0 ? 0 : id.start;
 }
 
 /* an fd the node holds, or has open for this pass, under its /proc directory (the cheapest to read), or -1 */
@@ -639,8 +631,7 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	struct _vmon_internal *in = vmon->internal;
 	vmon_proc_stat_t *stat = node_store(vmon, node, VMON_STORE_PROC_STAT);
 	buf_t *line = &in->stat_line;
-	const char *p, *end;
-	unsigned long long v[21];	/* fields 3..22, v[field - 3] */
+	stat_ident_t id;
 	int fd;
 
 	if (!stat)
@@ -695,54 +686,29 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 		goto done;
 	}
 
-	/*
-	 * The few fields the tree needs, parsed here once for every want: ppid
-	 * (4), num_threads (20) and start (22).  The others are only stepped
-	 * over, so that a bad value in one of them is an error on that field
-	 * (the sampler's), not on the whole node.  A line cut short is trusted
-	 * up to its last whole word only.
-	 */
-	end = line->data + parse_complete_len(line->data, line->len);
-	p = parse_stat_fields(line->data, (size_t)(end - line->data), NULL, NULL);
-	if (!p || p >= end) {
-		errno = EPROTO;
+	/* the few fields the tree needs, parsed here once for every want */
+	if (parse_stat_ident(line->data, line->len, &id) < 0)
 		return -1;
-	}
 	/*
 	 * A task being reaped reads 'X', with its parent as 0 and its group
 	 * and session as -1 (the kernel no longer knows them): it is gone, and
 	 * its last data is what was read before, not that.
 	 */
-	if (*p == 'X') {
+	if (id.state == 'X') {
 		errno = ESRCH;
 		return -1;
 	}
-	node->state = *p;
-	for (int field = 4; field <= 22; field++) {
-		unsigned long long value;
-
-		while (p < end && *p != ' ')
-			p++;
-		while (p < end && *p == ' ')
-			p++;
-		if (field != 4 && field != 20 && field != 22)
-			continue;
-		if (!parse_ull(&p, end, &value) || (p < end && *p != ' ' && *p != '\n')) {
-			errno = EPROTO;
-			return -1;
-		}
-		v[field - 3] = value;
-	}
-	if (node->identified && !node_start_matches(node, v[22 - 3])) {
+	node->state = id.state;
+	if (node->identified && !node_start_matches(node, id.start)) {
 		errno = ESTALE;
 		return -1;
 	}
-	node->start = v[22 - 3];
+	node->start = id.start;
 	node->identified = true;
 	node->start_approx = false;
-	node->ppid = (int)v[4 - 3];
+	node->ppid = id.ppid;
 	node->num_threads_before = node->num_threads;
-	node->num_threads = (int)v[20 - 3];
+	node->num_threads = id.num_threads;
 done:
 	node->probed = vmon->generation;
 	node->probe = ++in->probes;

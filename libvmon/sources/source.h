@@ -54,7 +54,7 @@ typedef struct source_ops {
 	int	(*fds)(const vmon_t *vmon);
 } source_ops_t;
 
-/* the sources (sources/procfs.c, sources/iter.c; a log's replay, log/log_replay.c, is set by vmon_log_replay_init()) */
+/* the sources (sources/procfs.c, sources/iter.c; a log's replay, sources/log_replay.c, is set by vmon_log_replay_init()) */
 extern const source_ops_t procfs_source;
 extern const source_ops_t iter_source;
 extern const source_ops_t replay_source;

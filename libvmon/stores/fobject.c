@@ -20,8 +20,6 @@
 
 #include "stores/fobject.h"
 
-#define FOBJECT_INDEX_MIN 64
-
 /*
  * The one inode that most anonymous files share (anon_inode_inode): learnt
  * from an eventfd of our own, so that an anonymous file with an inode of its
@@ -56,12 +54,6 @@ struct vmon_files *files_state(vmon_t *vmon)
 	files = calloc(1, sizeof(*files));
 	if (!files)
 		return NULL;
-	files->buckets = calloc(FOBJECT_INDEX_MIN, sizeof(*files->buckets));
-	if (!files->buckets) {
-		free(files);
-		return NULL;
-	}
-	files->mask = FOBJECT_INDEX_MIN - 1;
 	INIT_LIST_HEAD(&files->table_objs);
 	learn_anon_inode(vmon, files);
 	in->files = files;
@@ -75,7 +67,7 @@ void files_fini(vmon_t *vmon)
 
 	if (!files)
 		return;
-	free(files->buckets);
+	vhash_fini(&files->index);
 	free(files->nums);
 	buf_free(&files->link);
 	buf_free(&files->info);
@@ -83,14 +75,11 @@ void files_fini(vmon_t *vmon)
 	vmon->internal->files = NULL;
 }
 
-static size_t key_hash(const fobject_key_t *key, size_t mask)
+static uint64_t key_hash(const fobject_key_t *key)
 {
-	uint64_t h = key->ino * 0x9e3779b97f4a7c15ull;
+	uint64_t h = vhash_mix((uint64_t)key->class, key->dev);
 
-	h ^= (key->dev + (uint64_t)key->class) * 0xc2b2ae3d27d4eb4full;
-	h ^= key->id * 0x165667b19e3779f9ull;
-	h ^= h >> 29;
-	return (size_t)h & mask;
+	return vhash_mix(vhash_mix(h, key->ino), key->id);
 }
 
 static bool key_equal(const fobject_key_t *a, const fobject_key_t *b)
@@ -101,39 +90,18 @@ static bool key_equal(const fobject_key_t *a, const fobject_key_t *b)
 vmon_fobject_t *fobject_find(vmon_t *vmon, const fobject_key_t *key)
 {
 	struct vmon_files *files = vmon->internal->files;
-	fobject_node_t *n;
+	uint64_t h = key_hash(key);
 
 	if (!files)
 		return NULL;
-	for (n = files->buckets[key_hash(key, files->mask)]; n; n = n->hash_next) {
+	/* two keys may share a hash: each entry of it is compared whole */
+	for (size_t pos = vhash_find(&files->index, h); pos != VHASH_END; pos = vhash_find_next(&files->index, h, pos)) {
+		fobject_node_t *n = vhash_val_at(&files->index, pos);
+
 		if (key_equal(&n->key, key))
 			return &n->pub;
 	}
 	return NULL;
-}
-
-/* double the buckets when the chains average more than one object */
-static void index_grow(struct vmon_files *files)
-{
-	size_t cap = (files->mask + 1) * 2;
-	fobject_node_t **buckets = calloc(cap, sizeof(*buckets));
-
-	if (!buckets)
-		return;	/* longer chains, still correct */
-	for (size_t i = 0; i <= files->mask; i++) {
-		fobject_node_t *n = files->buckets[i], *next;
-
-		for (; n; n = next) {
-			size_t b = key_hash(&n->key, cap - 1);
-
-			next = n->hash_next;
-			n->hash_next = buckets[b];
-			buckets[b] = n;
-		}
-	}
-	free(files->buckets);
-	files->buckets = buckets;
-	files->mask = cap - 1;
 }
 
 vmon_fobject_t *fobject_get(vmon_t *vmon, const fobject_key_t *key, vmon_fobject_type_t type, bool *created)
@@ -141,7 +109,6 @@ vmon_fobject_t *fobject_get(vmon_t *vmon, const fobject_key_t *key, vmon_fobject
 	struct vmon_files *files = files_state(vmon);
 	vmon_fobject_t *obj;
 	fobject_node_t *n;
-	size_t b;
 
 	if (!files)
 		return NULL;
@@ -152,8 +119,10 @@ vmon_fobject_t *fobject_get(vmon_t *vmon, const fobject_key_t *key, vmon_fobject
 		return obj;
 	}
 	n = calloc(1, sizeof(*n));
-	if (!n)
+	if (!n || vhash_add(&files->index, key_hash(key), n) < 0) {
+		free(n);
 		return NULL;
+	}
 	n->key = *key;
 	INIT_LIST_HEAD(&n->pub.ref_fds);
 	INIT_LIST_HEAD(&n->table_link);
@@ -161,12 +130,6 @@ vmon_fobject_t *fobject_get(vmon_t *vmon, const fobject_key_t *key, vmon_fobject
 	n->pub.dev = key->dev;
 	n->pub.type = type;
 	n->pub.refcnt = 1;
-	if (files->nr >= files->mask + 1)
-		index_grow(files);
-	b = key_hash(key, files->mask);
-	n->hash_next = files->buckets[b];
-	files->buckets[b] = n;
-	files->nr++;
 	list_add_tail(&n->pub.bucket, &vmon->fobjects);
 	vmon->fobjects_nr++;
 	*created = true;
@@ -192,19 +155,13 @@ void fobject_socket_free(vmon_fobject_socket_t *s)
 void fobject_put(vmon_t *vmon, vmon_fobject_t *obj)
 {
 	struct vmon_files *files = vmon->internal->files;
-	fobject_node_t *n = fobject_node_of(obj), **pp;
+	fobject_node_t *n = fobject_node_of(obj);
 
 	if (--obj->refcnt > 0)
 		return;
 	if (vmon->fobject_dtor_cb)
 		vmon->fobject_dtor_cb(vmon, obj);
-	for (pp = &files->buckets[key_hash(&n->key, files->mask)]; *pp; pp = &(*pp)->hash_next) {
-		if (*pp == n) {
-			*pp = n->hash_next;
-			break;
-		}
-	}
-	files->nr--;
+	vhash_remove(&files->index, key_hash(&n->key), n);
 	list_del(&obj->bucket);
 	vmon->fobjects_nr--;
 	list_del(&n->table_link);

@@ -19,6 +19,7 @@
 #define VMON_FOBJECT_H
 
 #include "core/internal.h"
+#include "util/hash.h"
 
 typedef struct fobject_key {
 	vmon_fobject_type_t	class;	/* vmon_fobject_types[type].type_class */
@@ -30,7 +31,6 @@ typedef struct fobject_key {
 typedef struct fobject_node {
 	vmon_fobject_t		pub;		/* what callers see: first */
 	fobject_key_t		key;
-	struct fobject_node	*hash_next;	/* chain in the index */
 	bool			table_held;	/* SYS_SOCKETS lists it and holds a reference */
 	int			table_seen;	/* the generation its row was last listed */
 	list_head_t		table_link;	/* in files->table_objs while table_held */
@@ -43,9 +43,7 @@ static inline fobject_node_t *fobject_node_of(vmon_fobject_t *obj)
 
 /* the open-files state of an instance, created on first use */
 struct vmon_files {
-	fobject_node_t	**buckets;	/* the index: chains by key hash */
-	size_t		mask;		/* buckets - 1, a power of two minus one */
-	size_t		nr;		/* objects indexed */
+	vhash_t		index;		/* the objects by their key's hash */
 	uint64_t	next_unique;	/* ids for objects /proc cannot identify */
 	list_head_t	table_objs;	/* objects SYS_SOCKETS holds */
 	int		*nums;		/* fd numbers of the listing being merged */

@@ -81,6 +81,47 @@ const char *parse_stat_fields(const char *line, size_t len, const char **comm, s
 	return close + 2;
 }
 
+/*
+ * The few fields of a stat line the tree needs, for every reader of one (the
+ * probe, the feed, a pidfd's check): comm, state (3), ppid (4), num_threads
+ * (20) and start (22).  The others are only stepped over, so that a bad
+ * value in one of them is an error on that field (the PROC_STAT sampler
+ * parses them all, parse_stat_rest()), not on the whole task.  A line cut
+ * short is trusted up to its last whole word only.  0, or -1 with EPROTO.
+ */
+int parse_stat_ident(const char *line, size_t len, stat_ident_t *id)
+{
+	const char *end = line + parse_complete_len(line, len);
+	const char *p = parse_stat_fields(line, (size_t)(end - line), &id->comm, &id->comm_len);
+
+	if (!p || p >= end) {
+		errno = EPROTO;
+		return -1;
+	}
+	id->state = *p;
+	for (int field = 4; field <= 22; field++) {
+		unsigned long long value;
+
+		while (p < end && *p != ' ')
+			p++;
+		while (p < end && *p == ' ')
+			p++;
+		if (field != 4 && field != 20 && field != 22)
+			continue;
+		if (!parse_ull(&p, end, &value) || (p < end && *p != ' ' && *p != '\n')) {
+			errno = EPROTO;
+			return -1;
+		}
+		if (field == 4)
+			id->ppid = (int)value;
+		else if (field == 20)
+			id->num_threads = (int)value;
+		else
+			id->start = value;
+	}
+	return 0;
+}
+
 static void mark_changed(const vmon_field_t *f, char *changed)
 {
 	if (changed)

@@ -8,6 +8,18 @@
 
 size_t parse_complete_len(const char *text, size_t len);
 const char *parse_stat_fields(const char *line, size_t len, const char **comm, size_t *comm_len);
+
+/* what the tree needs of a /proc/PID/stat line (parse_stat_ident()) */
+typedef struct stat_ident {
+	const char		*comm;		/* into the line, without its parentheses, not terminated */
+	size_t			comm_len;
+	char			state;		/* 'X': being reaped, its other fields no longer true */
+	int			ppid;
+	int			num_threads;
+	unsigned long long	start;		/* in ticks since boot */
+} stat_ident_t;
+
+int parse_stat_ident(const char *line, size_t len, stat_ident_t *id);
 int parse_store(const vmon_field_t *fields, int fields_nr, vmon_source_t source, const char *file,
 		const char *text, size_t len, void *store, char *changed, char *present, bool first);
 int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest, size_t len,

@@ -21,6 +21,11 @@
  * node's record instead of the stat line; these rules stay, the record's
  * run count answering "did it run?".
  *
+ * This file is the store's one writer: the line's parser here, and the
+ * setters below for what others know (the iterator's record, the event
+ * feed's events, the tree's end of a task) set its fields, their present
+ * and changed bits, by the same rules.
+ *
  * One of these that the kernel refuses to show us (EACCES, EPERM: exe of
  * another user's process, for one) is an expected limit of an unprivileged
  * caller, not a failure of the store: that field is absent and nothing is
@@ -61,6 +66,95 @@ static int unreadable(vmon_proc_stat_t *s, int sym, int err, int err_absent)
 		return r;
 	errno = err;
 	return -1;
+}
+
+/* --- the writers (stores.h) --- */
+
+int proc_stat_set_number(vmon_proc_stat_t *s, int sym, unsigned long long v, bool first)
+{
+	int r = parse_set_ull(FIELD(sym), s, v, s->changed, first);
+
+	if (r >= 0)
+		BITSET(s->present, sym);
+	return r;
+}
+
+int proc_stat_set_text(vmon_proc_stat_t *s, int sym, const char *text, size_t len, bool first)
+{
+	int r = parse_set_string(FIELD(sym), s, text, len, s->changed, first);
+
+	if (r >= 0)
+		BITSET(s->present, sym);
+	return r;
+}
+
+/* what any event says of its process: parent, start, owner, name */
+void proc_stat_event(vmon_proc_stat_t *s, const vmon_event_t *ev, bool first)
+{
+	/* the pid's present bit is the line's parser's: its first read is a first read (proc_stat_keep_pid()) */
+	if (first)
+		parse_set_ull(FIELD(VMON_PROC_STAT_PID), s, (unsigned long long)ev->pid, s->changed, first);
+	if (ev->has & VMON_EVENT_HAS_PPID)
+		proc_stat_set_number(s, VMON_PROC_STAT_PPID, (unsigned long long)ev->ppid, first);
+	if (ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX))
+		proc_stat_set_number(s, VMON_PROC_STAT_START, ev->start, first);
+	if (ev->has & VMON_EVENT_HAS_UID)
+		proc_stat_set_number(s, VMON_PROC_STAT_UID, ev->uid, first);
+	if (ev->has & VMON_EVENT_HAS_COMM)
+		proc_stat_set_text(s, VMON_PROC_STAT_COMM, ev->comm, strnlen(ev->comm, sizeof(ev->comm)) + 1, first);
+}
+
+/* an exec: the old program's arguments and path are not the new one's, better none than wrong */
+void proc_stat_event_exec(vmon_proc_stat_t *s, const vmon_event_t *ev)
+{
+	if (ev->has & VMON_EVENT_HAS_ARGS)
+		proc_stat_set_cmdline(s, ev->args, ev->args_len, false);
+	else
+		proc_stat_set_cmdline(s, "", 0, false);
+	if (ev->has & VMON_EVENT_HAS_FILENAME)
+		proc_stat_set_text(s, VMON_PROC_STAT_EXE, ev->filename, strlen(ev->filename), false);
+	else
+		proc_stat_set_text(s, VMON_PROC_STAT_EXE, "", 0, false);
+}
+
+/* an exit, before the node takes its status: times, faults, the status, the zombie's state */
+void proc_stat_event_exit(vmon_proc_stat_t *s, const proc_node_t *node, const vmon_event_t *ev)
+{
+	if (ev->has & VMON_EVENT_HAS_TIMES) {
+		proc_stat_set_number(s, VMON_PROC_STAT_UTIME, ev->utime, false);
+		proc_stat_set_number(s, VMON_PROC_STAT_STIME, ev->stime, false);
+	}
+	if (ev->has & VMON_EVENT_HAS_FAULTS) {
+		proc_stat_set_number(s, VMON_PROC_STAT_MINFLT, ev->minflt, false);
+		proc_stat_set_number(s, VMON_PROC_STAT_MAJFLT, ev->majflt, false);
+	}
+	/* a status the event does not carry is unknown: not the 0 a running process's line says */
+	if (ev->has & VMON_EVENT_HAS_EXIT_STATUS)
+		proc_stat_set_number(s, VMON_PROC_STAT_EXIT_CODE, (unsigned long long)ev->exit_status, false);
+	else if (!node->pub.has_exit_status)
+		parse_clear(FIELD(VMON_PROC_STAT_EXIT_CODE), s, s->changed, s->present);
+	/* dead, not yet reaped; one found gone already is X (proc_stat_ended()) */
+	if (!node->left)
+		proc_stat_set_number(s, VMON_PROC_STAT_STATE, 'Z', false);
+}
+
+/* a life the feed alone saw, ending before any line was read: the pid is the events', and its last data says so */
+void proc_stat_keep_pid(vmon_proc_stat_t *s)
+{
+	BITSET(s->present, VMON_PROC_STAT_PID);
+}
+
+/*
+ * A task found gone (the tree's): its state is X, whether its last line said
+ * it ran or was a zombie.  Its exit code stays known only where it was (the
+ * feed's exit, or a zombie's own line): a running process's line says 0,
+ * which is no exit status.
+ */
+void proc_stat_ended(vmon_proc_stat_t *s, bool has_exit_status)
+{
+	if (s->state != 'Z' && !has_exit_status)
+		parse_clear(FIELD(VMON_PROC_STAT_EXIT_CODE), s, s->changed, s->present);
+	proc_stat_set_number(s, VMON_PROC_STAT_STATE, 'X', false);
 }
 
 /* cmdline (the arguments, each NUL-terminated) and the argc/argv built on it; also the event feed's */

@@ -107,3 +107,12 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	}
 	return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
 }
+
+/* an exit event's peak resident set (the feed's), for a life too short to be read */
+void proc_vm_event_exit(vmon_proc_vm_t *s, const vmon_event_t *ev)
+{
+	const vmon_field_t *hwm = &vmon_proc_store_descs[VMON_STORE_PROC_VM].fields[VMON_PROC_VM_HWM_KB];
+
+	if (parse_set_ull(hwm, s, ev->maxrss_kb, s->changed, false) >= 0)
+		BITSET(s->present, VMON_PROC_VM_HWM_KB);
+}

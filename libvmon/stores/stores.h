@@ -21,7 +21,16 @@ void sys_stat_free(vmon_t *vmon, vmon_sys_stat_t *store);
 void sys_vm_free(vmon_t *vmon, vmon_sys_vm_t *store);
 void sys_loadavg_free(vmon_t *vmon, vmon_sys_loadavg_t *store);
 void proc_stat_free(vmon_t *vmon, vmon_proc_stat_t *store);
+/* PROC_STAT's writers: every write into the store from outside its sampler is one of these (proc_stat.c) */
+int proc_stat_set_number(vmon_proc_stat_t *s, int sym, unsigned long long v, bool first);
+int proc_stat_set_text(vmon_proc_stat_t *s, int sym, const char *text, size_t len, bool first);
 int proc_stat_set_cmdline(vmon_proc_stat_t *s, const char *text, size_t len, bool first);
+void proc_stat_event(vmon_proc_stat_t *s, const vmon_event_t *ev, bool first);
+void proc_stat_event_exec(vmon_proc_stat_t *s, const vmon_event_t *ev);
+void proc_stat_event_exit(vmon_proc_stat_t *s, const proc_node_t *node, const vmon_event_t *ev);
+void proc_stat_keep_pid(vmon_proc_stat_t *s);
+void proc_stat_ended(vmon_proc_stat_t *s, bool has_exit_status);
+void proc_vm_event_exit(vmon_proc_vm_t *s, const vmon_event_t *ev);
 void proc_vm_free(vmon_t *vmon, vmon_proc_vm_t *store);
 void proc_io_free(vmon_t *vmon, vmon_proc_io_t *store);
 void proc_follow_children_free(vmon_t *vmon, vmon_proc_follow_children_t *store);

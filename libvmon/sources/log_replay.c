@@ -1,6 +1,6 @@
 /*
  * log_replay.c: a vmon_t fed from a log's samples instead of /proc
- * (vmon_log_replay(3)).
+ * (vmon_log_replay(3)): a source (source.h) that samples nothing.
  *
  * Each vmon_log_replay() is one pass, with the lifecycle of a live one: the
  * nodes stale in the last pass leave (dtor, free), those the sample lists
@@ -31,12 +31,8 @@
 #define REPLAY_EVENTS_MAX	(1u << 20)
 
 struct replay {
-	struct rslot {
-		unsigned long long	id;	/* 0: empty */
-		proc_node_t		*node;
-		bool			stale;
-	} *map, *next;			/* the last sample's nodes by id, and the one being made */
-	size_t		mask;		/* of both */
+	/* the last sample's nodes by id, and the one being made; not the stale, which leave with their pass */
+	vhash_t		map, next;
 	proc_node_t	**nodes;	/* of the sample's entries */
 	size_t		nodes_cap;
 	struct held {
@@ -62,62 +58,18 @@ static void replay_free(struct replay *r)
 		return;
 	events_clear(r);
 	free(r->events);
-	free(r->map);
-	free(r->next);
+	vhash_fini(&r->map);
+	vhash_fini(&r->next);
 	free(r->nodes);
 	free(r);
 }
 
-static size_t slot_of(unsigned long long id, size_t mask)
-{
-	return (size_t)(id * 0x9e3779b97f4a7c15ULL >> 24) & mask;
-}
-
-static struct rslot *map_find(struct rslot *map, size_t mask, unsigned long long id)
-{
-	for (size_t h = slot_of(id, mask); map[h].id; h = (h + 1) & mask) {
-		if (map[h].id == id)
-			return &map[h];
-	}
-	return NULL;
-}
-
-static void map_put(struct rslot *map, size_t mask, unsigned long long id, proc_node_t *node, bool stale)
-{
-	size_t h = slot_of(id, mask);
-
-	while (map[h].id)
-		h = (h + 1) & mask;
-	map[h] = (struct rslot){ id, node, stale };
-}
-
-/* room for n entries: the maps (the old one rehashed if it must grow), the node array */
+/* room for n entries: the map being made (emptied), the node array */
 static int reserve(struct replay *r, size_t n)
 {
-	size_t size = 1024;
-
-	while (size < n * 2)
-		size *= 2;
-	if (size > r->mask + 1 || !r->map) {
-		struct rslot *map = calloc(size, sizeof(*map)), *next = calloc(size, sizeof(*next));
-
-		if (!map || !next) {
-			free(map);
-			free(next);
-			return -1;
-		}
-		for (size_t i = 0; r->map && i <= r->mask; i++) {
-			if (r->map[i].id)
-				map_put(map, size - 1, r->map[i].id, r->map[i].node, r->map[i].stale);
-		}
-		free(r->map);
-		free(r->next);
-		r->map = map;
-		r->next = next;
-		r->mask = size - 1;
-	} else {
-		memset(r->next, 0, sizeof(*r->next) * (r->mask + 1));
-	}
+	vhash_clear(&r->next);
+	if (vhash_reserve(&r->next, n) < 0)
+		return -1;
 	if (n > r->nodes_cap) {
 		proc_node_t **nodes = realloc(r->nodes, sizeof(*nodes) * n);
 
@@ -133,17 +85,21 @@ static void replay_close(vmon_t *vmon)
 {
 	struct replay *r = vmon->internal->replay;
 
+	if (!r)
+		return;
 	/*
 	 * A node that lost the pid index to another of its pid (index_live_nodes())
 	 * is on no list that vmon_destroy() empties, and not stale yet: it goes here.
 	 */
-	for (size_t i = 0; r && r->map && i <= r->mask; i++) {
-		struct rslot *slot = &r->map[i];
+	size_t pos;
 
-		if (slot->id && !slot->stale && slot->node->left) {
-			slot->node->monitors = 0;
-			node_forget(vmon, slot->node);
-			slot->id = 0;
+	vhash_for_each(&r->map, pos) {
+		proc_node_t *node = vhash_val_at(&r->map, pos);
+
+		if (node->left) {
+			node->monitors = 0;
+			node_forget(vmon, node);
+			vhash_remove_at(&r->map, pos);
 		}
 	}
 	replay_free(r);
@@ -211,26 +167,10 @@ static int replay_sys(vmon_t *vmon, const vmon_log_sample_t *s)
 	return 0;
 }
 
-/* stale as vmon_sample() makes a node stale, but only this node: the sample says which others are */
-static void replay_stale(vmon_t *vmon, proc_node_t *node)
-{
-	struct _vmon_internal *in = vmon->internal;
-
-	if (node->pub.is_stale)
-		return;
-	node->pub.is_stale = 1;
-	pidmap_del(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid, node);
-	list_add_tail(&node->stale_link, &in->stale);
-	if (node->pub.is_thread)
-		in->stats.threads_stale++;
-	else
-		in->stats.procs_stale++;
-}
-
 /* is the entry's id the node of the last pass that it names?  an id names one pid, process or thread, for good */
-static bool same_node(const struct rslot *slot, const vmon_log_proc_t *p)
+static bool same_node(const proc_node_t *node, const vmon_log_proc_t *p)
 {
-	return slot->node->pub.pid == p->pid && !slot->node->pub.is_thread == !(p->flags & VMON_LOG_PROC_THREAD);
+	return node->pub.pid == p->pid && !node->pub.is_thread == !(p->flags & VMON_LOG_PROC_THREAD);
 }
 
 /*
@@ -260,16 +200,19 @@ static int check(struct replay *r, const vmon_log_sample_t *s)
 	for (int i = 0; i < s->procs_nr && !ret; i++) {
 		const vmon_log_proc_t *p = &s->procs[i];
 		bool thread = p->flags & VMON_LOG_PROC_THREAD;
-		const struct rslot *last = p->id ? map_find(r->map, r->mask, p->id) : NULL;
+		const proc_node_t *last = p->id ? vhash_get(&r->map, p->id) : NULL;
 
 		if (p->pid <= 0 || p->parent >= i || (thread && p->parent < 0) ||
 		    (p->parent >= 0 && (s->procs[p->parent].flags & VMON_LOG_PROC_THREAD)) ||
-		    !p->id || map_find(r->next, r->mask, p->id) || (last && !last->stale && !same_node(last, p))) {
+		    !p->id || vhash_find(&r->next, p->id) != VHASH_END || (last && !same_node(last, p))) {
 			ret = -1;
 			errno = EINVAL;
 			break;
 		}
-		map_put(r->next, r->mask, p->id, NULL, false);
+		if (vhash_add(&r->next, p->id, NULL) < 0) {
+			ret = -1;
+			break;
+		}
 		if (!(p->flags & VMON_LOG_PROC_STALE)) {
 			if (pidmap_get(&live[thread], p->pid))
 				r->shared_pids = true;
@@ -277,7 +220,7 @@ static int check(struct replay *r, const vmon_log_sample_t *s)
 				ret = -1;
 		}
 	}
-	memset(r->next, 0, sizeof(*r->next) * (r->mask + 1));
+	vhash_clear(&r->next);
 	pidmap_fini(&live[0]);
 	pidmap_fini(&live[1]);
 	return ret;
@@ -453,7 +396,8 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 {
 	struct _vmon_internal *in = vmon ? vmon->internal : NULL;
 	struct replay *r = in ? in->replay : NULL;
-	struct rslot *swap;
+	vhash_t swap;
+	size_t pos;
 	int n, err = 0;
 
 	if (!r || !s || s->procs_nr < 0 || (s->procs_nr && !s->procs) || in->in_sample) {
@@ -479,24 +423,22 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 
 	/* 3. the entries' nodes that exist; those the sample does not list leave */
 	for (int i = 0; i < n; i++) {
-		struct rslot *slot = map_find(r->map, r->mask, s->procs[i].id);
-
-		r->nodes[i] = slot && !slot->stale ? slot->node : NULL;
+		r->nodes[i] = vhash_get(&r->map, s->procs[i].id);
 		if (r->nodes[i])
 			r->nodes[i]->seen = vmon->generation;
 	}
-	for (size_t i = 0; i <= r->mask; i++) {
-		struct rslot *slot = &r->map[i];
+	vhash_for_each(&r->map, pos) {
+		proc_node_t *node = vhash_val_at(&r->map, pos);
 
-		if (slot->id && !slot->stale && slot->node->seen != vmon->generation) {
-			mark_changed(vmon, slot->node->pub.parent, slot->node->pub.is_thread);
-			node_forget(vmon, slot->node);
+		if (node->seen != vmon->generation) {
+			mark_changed(vmon, node->pub.parent, node->pub.is_thread);
+			node_forget(vmon, node);
 		}
 	}
 	/* 4. stale before new: a reused pid's old node leaves the index first */
 	for (int i = 0; i < n; i++) {
 		if (r->nodes[i] && (s->procs[i].flags & VMON_LOG_PROC_STALE))
-			replay_stale(vmon, r->nodes[i]);
+			node_stale_now(vmon, r->nodes[i]);
 	}
 	for (int i = 0; i < n; i++) {
 		const vmon_log_proc_t *p = &s->procs[i];
@@ -516,7 +458,7 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 				node->seen = vmon->generation;
 				node_confirm(vmon, node);
 				if (p->flags & VMON_LOG_PROC_STALE)
-					replay_stale(vmon, node);
+					node_stale_now(vmon, node);
 			}
 		}
 		r->nodes[i] = node;
@@ -528,7 +470,9 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 		node->pub.generation = vmon->generation;
 		node->pub.is_new = !!(p->flags & VMON_LOG_PROC_NEW);
 		node->pub.children_changed = node->pub.threads_changed = 0;
-		map_put(r->next, r->mask, p->id, node, p->flags & VMON_LOG_PROC_STALE);
+		/* (reserve() made room for every entry: this cannot fail) */
+		if (!(p->flags & VMON_LOG_PROC_STALE))
+			(void)vhash_add(&r->next, p->id, node);
 	}
 
 	index_live_nodes(vmon, r, s);
