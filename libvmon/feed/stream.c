@@ -214,11 +214,12 @@ static void sproc_free(sproc_t *p)
 
 void stream_free(stream_t *st)
 {
+	size_t pos;
+
 	if (!st)
 		return;
-	for (size_t i = 0; i <= st->procs.mask; i++)
-		if (st->procs.slots && st->procs.slots[i].pid)
-			sproc_free(st->procs.slots[i].node);
+	pidmap_for_each(&st->procs, pos)
+		sproc_free(pidmap_node_at(&st->procs, pos));
 	pidmap_fini(&st->procs);
 	ring_free(&st->queue);
 	ring_free(&st->exited);
