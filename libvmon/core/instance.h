@@ -12,6 +12,9 @@
 #include "util/buf.h"
 
 /* the library's own state, behind vmon->internal */
+/* what release_fds gives back: the warm files, every file but the directories, everything */
+enum { NODE_RELEASE_WARM, NODE_RELEASE_FILES, NODE_RELEASE_ALL };
+
 struct _vmon_internal {
 	int		proc_fd;	/* dirfd(vmon->proc_dir) */
 	char		*proc_root;
@@ -63,6 +66,9 @@ struct _vmon_internal {
 	struct feed	*feed;		/* the event feed (feed.c); NULL before vmon_init_attr() opens it */
 	/* told of a process the tree found ended, before it leaves the index (the feed, for its late exit) */
 	void		(*node_gone)(vmon_t *vmon, proc_node_t *node);
+	/* give back what a node holds of the fd budget (tree.c's node_release(), NODE_RELEASE_*): procfs.c's
+	 * budget takes fds back through it, as the tree calls procfs.c to close them */
+	void		(*release_fds)(vmon_t *vmon, proc_node_t *node, int what);
 
 	/* the sampling source (sources/, vmon_set_sampler()) */
 	vmon_sampler_t	sampler_asked;	/* by the caller, or $VMON_SAMPLER */

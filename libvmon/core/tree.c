@@ -305,6 +305,16 @@ void node_release_fds(vmon_t *vmon, proc_node_t *node)
 	proc_files_release(vmon, &node->pub);
 }
 
+void node_release(vmon_t *vmon, proc_node_t *node, int what)
+{
+	if (what == NODE_RELEASE_WARM)
+		node_release_warm_files(vmon, node);
+	else if (what == NODE_RELEASE_FILES)
+		node_release_files(vmon, node);
+	else
+		node_release_fds(vmon, node);
+}
+
 void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t id)
 {
 	void **store = &node->pub.stores[id];

@@ -24,6 +24,8 @@ void node_place_by_ppid(vmon_t *vmon, proc_node_t *node);
 void node_release_fds(vmon_t *vmon, proc_node_t *node);
 void node_release_files(vmon_t *vmon, proc_node_t *node);
 void node_release_warm_files(vmon_t *vmon, proc_node_t *node);
+/* one of the three above by NODE_RELEASE_* (instance.h's release_fds) */
+void node_release(vmon_t *vmon, proc_node_t *node, int what);
 void node_drop_stores(vmon_t *vmon, proc_node_t *node, vmon_proc_wants_t dropped);
 void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store);
 /* depth-first walk of the tree: threads first, then children */

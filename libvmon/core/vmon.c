@@ -240,6 +240,7 @@ int instance_init(vmon_t *vmon, const vmon_attr_t *attr)
 	vmon->internal->proc_fd = -1;
 	vmon->internal->have_schedstat = true;
 	vmon->internal->page_size = sysconf(_SC_PAGESIZE);
+	vmon->internal->release_fds = node_release;
 	INIT_LIST_HEAD(&vmon->internal->leaving);
 	INIT_LIST_HEAD(&vmon->internal->ending);
 	INIT_LIST_HEAD(&vmon->internal->stale);

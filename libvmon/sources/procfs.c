@@ -1,5 +1,6 @@
 /*
- * procfs.c: reading /proc.
+ * procfs.c: reading /proc files under the fd budget (its source half,
+ * listing and probing, is procfs_source.c).
  *
  * Every file is opened with O_CLOEXEC relative to the node's own directory
  * fd (/proc/PID, or /proc/PID/task/TID for a thread).  An fd opened under
@@ -142,7 +143,7 @@ static void release_warm(vmon_t *vmon, int allowance)
 
 			if (in->warm_held <= allowance)
 				break;
-			node_release_warm_files(vmon, node);
+			vmon->internal->release_fds(vmon, node, NODE_RELEASE_WARM);
 			/* (the node being sampled may be using its directory) */
 			if (node != in->busy)
 				procfs_close_dir(vmon, node);
@@ -183,7 +184,7 @@ bool procfs_hold(vmon_t *vmon)
  * others, which may come passes later (schedstat is not read in the pass
  * that vmon_proc_monitor() probes the node).
  */
-static bool hold_hot(vmon_t *vmon, proc_node_t *node, bool first)
+bool procfs_hold_hot(vmon_t *vmon, proc_node_t *node, bool first)
 {
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
@@ -293,9 +294,9 @@ void procfs_shrink_budget(vmon_t *vmon)
 			 * task listing may be under way.
 			 */
 			if (node == in->busy)
-				node_release_files(vmon, node);
+				in->release_fds(vmon, node, NODE_RELEASE_FILES);
 			else
-				node_release_fds(vmon, node);
+				in->release_fds(vmon, node, NODE_RELEASE_ALL);
 		}
 	}
 }
@@ -315,7 +316,7 @@ int procfs_openat(vmon_t *vmon, int dir_fd, const char *name, int flags)
 }
 
 /* a vanished process reads as ENOENT or ESRCH depending on where it is caught */
-static int gone_errno(int err)
+int procfs_gone_errno(int err)
 {
 	return (err == ENOENT || err == ESRCH) ? ESRCH : err;
 }
@@ -364,6 +365,12 @@ static bool exhaust_reads(vmon_t *vmon, const char *name)
 	       (len >= 8 && strcmp(name + len - 8, "children") == 0) || strncmp(name, "net/", 4) == 0;
 }
 
+/* read the node's file `name`, open as fd, whole into buf: 0, or -1 with errno */
+int procfs_read_fd(vmon_t *vmon, int fd, const char *name, buf_t *buf)
+{
+	return read_whole(vmon, fd, buf, exhaust_reads(vmon, name));
+}
+
 /* the decimal digits of v (> 0) at p; returns the end (no NUL) */
 static char *put_pid(char *p, int v)
 {
@@ -384,7 +391,7 @@ static char *put_pid(char *p, int v)
  * snprintf() showed in profiles; returns where the NUL is, for a file name
  * to follow.
  */
-static char *node_dir_path(const proc_node_t *node, char path[static 32])
+char *procfs_node_path(const proc_node_t *node, char path[static 32])
 {
 	char *p = path;
 
@@ -438,10 +445,10 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 	if (node->dir_fd >= 0)
 		return node->dir_fd;
 
-	node_dir_path(node, path);
+	procfs_node_path(node, path);
 	fd = procfs_openat(vmon, in->proc_fd, path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
-		errno = gone_errno(errno);
+		errno = procfs_gone_errno(errno);
 		return -1;
 	}
 	if (verify && node->identified && in->proc_is_live && held_fd_of(node) >= 0) {
@@ -449,7 +456,7 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 
 		in->stats.reads++;
 		if (pread(held_fd_of(node), tmp, sizeof(tmp), 0) < 0) {
-			int err = gone_errno(errno);
+			int err = procfs_gone_errno(errno);
 
 			close(fd);
 			errno = err;
@@ -461,7 +468,7 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 
 		if (sfd < 0 || read_whole(vmon, sfd, buf, exhaust_reads(vmon, "stat")) < 0 ||
 		    !node_start_matches(node, procfs_stat_start(buf->data, buf->len))) {
-			int err = sfd < 0 ? gone_errno(errno) : ESRCH;
+			int err = sfd < 0 ? procfs_gone_errno(errno) : ESRCH;
 
 			if (sfd >= 0)
 				close(sfd);
@@ -503,7 +510,7 @@ int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd,
 	if (held_fd && *held_fd >= 0) {
 		if (read_whole(vmon, *held_fd, buf, exhaust) == 0)
 			return 0;
-		errno = gone_errno(errno);
+		errno = procfs_gone_errno(errno);
 		return -1;
 	}
 
@@ -523,17 +530,17 @@ int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd,
 		if (errno == ENOENT && faccessat(dir, "stat", F_OK, 0) == 0)
 			errno = ENOENT;
 		else
-			errno = gone_errno(errno);
+			errno = procfs_gone_errno(errno);
 		return -1;
 	}
 	if (read_whole(vmon, fd, buf, exhaust) < 0) {
-		int err = gone_errno(errno);
+		int err = procfs_gone_errno(errno);
 
 		close(fd);
 		errno = err;
 		return -1;
 	}
-	if (held_fd && (is_warm(name) ? hold_warm(vmon, false) : hold_hot(vmon, node, false)))
+	if (held_fd && (is_warm(name) ? hold_warm(vmon, false) : procfs_hold_hot(vmon, node, false)))
 		*held_fd = fd;
 	else
 		close(fd);
@@ -600,128 +607,12 @@ ssize_t procfs_readlink(vmon_t *vmon, proc_node_t *node, const char *name, buf_t
 	return procfs_readlinkat(vmon, dir, name, buf);
 }
 
-/*
- * A node that holds nothing (the budget is spent) opens its files by name
- * relative to the proc root, schedstat then stat, instead of opening its
- * directory first: two syscalls less in every pass.  The stat line proves
- * that the pid named our process when stat was opened (its start time), or
- * gives a new node its identity; schedstat, opened before, named the same
- * process then: a pid is not reused while its process lives, and a process
- * gone at the first open is not alive at the second.  (For a new node, the
- * schedstat could be a reaped predecessor's: reading it then fails with
- * ESRCH, and procfs_ran() cannot tell, which reads everything.)  Files read
- * later in the pass open the directory, proven by a read of this schedstat.
- * Only on a live /proc with run counts: a fixture's files do not die.
- */
-static bool probe_by_name(vmon_t *vmon, proc_node_t *node)
-{
-	struct _vmon_internal *in = vmon->internal;
-
-	return in->proc_is_live && in->have_schedstat && node->dir_fd < 0 && node->schedstat_fd < 0;
-}
-
-/*
- * The first read of a node in every pass: its stat line, which proves it is
- * still the process we knew (a pid with another start time is a reused pid:
- * ESTALE) and gives its parent, state and thread count for building the
- * tree.  The line stays in internal->stat_line for the PROC_STAT sampler.
- */
-int procfs_probe(vmon_t *vmon, proc_node_t *node)
-{
-	struct _vmon_internal *in = vmon->internal;
-	vmon_proc_stat_t *stat = node_store(vmon, node, VMON_STORE_PROC_STAT);
-	buf_t *line = &in->stat_line;
-	stat_ident_t id;
-	int fd;
-
-	if (!stat)
-		return -1;
-
-	if (stat->stat_fd >= 0) {
-		if (read_whole(vmon, stat->stat_fd, line, exhaust_reads(vmon, "stat")) < 0) {
-			errno = gone_errno(errno);
-			return -1;
-		}
-	} else {
-		int dir = probe_by_name(vmon, node) ? in->proc_fd : procfs_node_dir(vmon, node, false);
-		char path[48];
-
-		if (dir < 0)
-			return -1;
-		if (dir == in->proc_fd) {
-			/* schedstat first, then stat: see probe_by_name() */
-			strcpy(node_dir_path(node, path), "/schedstat");
-			node->pass_schedstat_fd = procfs_openat(vmon, dir, path, O_RDONLY);
-			if (node->pass_schedstat_fd < 0) {
-				errno = gone_errno(errno);
-				return -1;
-			}
-			strcpy(node_dir_path(node, path), "/stat");
-		} else {
-			strcpy(path, "stat");
-		}
-		fd = procfs_openat(vmon, dir, path, O_RDONLY);
-		if (fd < 0) {
-			errno = gone_errno(errno);
-			return -1;
-		}
-		if (read_whole(vmon, fd, line, exhaust_reads(vmon, "stat")) < 0) {
-			int err = gone_errno(errno);
-
-			close(fd);
-			errno = err;
-			return -1;
-		}
-		if (hold_hot(vmon, node, true))
-			stat->stat_fd = fd;
-		else
-			close(fd);
-	}
-
-	/* a line the same as the last one parsed whole: what the tree needs has not moved either */
-	node->stat_same = node->stat_copy && line->len == node->stat_copy_len &&
-			  memcmp(line->data, node->stat_copy, line->len) == 0;
-	if (node->stat_same) {
-		node->num_threads_before = node->num_threads;
-		goto done;
-	}
-
-	/* the few fields the tree needs, parsed here once for every want */
-	if (parse_stat_ident(line->data, line->len, &id) < 0)
-		return -1;
-	/*
-	 * A task being reaped reads 'X', with its parent as 0 and its group
-	 * and session as -1 (the kernel no longer knows them): it is gone, and
-	 * its last data is what was read before, not that.
-	 */
-	if (id.state == 'X') {
-		errno = ESRCH;
-		return -1;
-	}
-	node->state = id.state;
-	if (node->identified && !node_start_matches(node, id.start)) {
-		errno = ESTALE;
-		return -1;
-	}
-	node->start = id.start;
-	node->identified = true;
-	node->start_approx = false;
-	node->ppid = id.ppid;
-	node->num_threads_before = node->num_threads;
-	node->num_threads = id.num_threads;
-done:
-	node->probed = vmon->generation;
-	node->probe = ++in->probes;
-	in->stat_line_probe = node->probe;
-	return 0;
-}
-
 /* is there a /proc/PID (a thread: /proc/TGID/task/TID) now, whichever task it is? */
 bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node)
 {
 	char path[32];
 
-	node_dir_path(node, path);
+	procfs_node_path(node, path);
 	return faccessat(vmon->internal->proc_fd, path, F_OK, 0) == 0;
 }
 
@@ -779,7 +670,7 @@ int procfs_ran(vmon_t *vmon, proc_node_t *node)
 		/* opened by procfs_probe() for this pass; kept if the budget allows */
 		if (read_whole(vmon, node->pass_schedstat_fd, &in->buf, false) < 0)
 			return -1;
-		if (hold_hot(vmon, node, false)) {
+		if (procfs_hold_hot(vmon, node, false)) {
 			node->schedstat_fd = node->pass_schedstat_fd;
 			node->pass_schedstat_fd = -1;
 		}
@@ -802,46 +693,3 @@ int procfs_ran(vmon_t *vmon, proc_node_t *node)
 	node->run_ns = run_ns;
 	return node->ran_answer;
 }
-
-/*
- * PROC_ALL: merge the /proc listing into the pid index (a new pid is a new
- * node, a known pid is marked seen).  With a healthy event feed the births
- * came as events and there is no listing (`wanted` false): a process that
- * is gone is found so by its stat read.
- */
-int procfs_list(vmon_t *vmon, bool wanted)
-{
-	struct _vmon_internal *in = vmon->internal;
-	struct dirent *de;
-
-	if (!wanted)
-		return 0;
-	rewinddir(vmon->proc_dir);
-	errno = 0;
-	while ((de = readdir(vmon->proc_dir))) {
-		const char *p = de->d_name;
-		unsigned long long v;
-		proc_node_t *node;
-
-		if (!parse_ull(&p, p + strlen(p), &v) || *p || v == 0 || v > 0x7fffffff)
-			continue;
-		node = pidmap_get(&in->procs, (int)v);
-		if (!node) {
-			node = node_new(vmon, (int)v, (int)v, false, vmon->proc_wants);
-			if (!node)
-				return -1;
-		}
-		node->seen = vmon->generation;
-		errno = 0;
-	}
-	if (errno)
-		return -1;
-	return SOURCE_LISTED_ALL | SOURCE_LISTED_ENDS;
-}
-
-/* /proc as a source (source.h): the stat line read by the probe, and the stores read their own files */
-const source_ops_t procfs_source = {
-	.sampler	= VMON_SAMPLER_PROC,
-	.list		= procfs_list,
-	.probe		= procfs_probe,
-};

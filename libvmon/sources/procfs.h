@@ -1,6 +1,7 @@
 /*
  * procfs.h: reading /proc (procfs.c): files under the fd budget, the
- * node's directory, its stat line and schedstat; /proc as a source.
+ * node's directory, its stat line and schedstat (procfs.c); /proc as a
+ * source (procfs_source.c).
  */
 #ifndef VMON_PROCFS_H
 #define VMON_PROCFS_H
@@ -20,8 +21,14 @@ void procfs_close_held(vmon_t *vmon, int *fd);
 void procfs_close_warm(vmon_t *vmon, int *fd);
 void procfs_close_dir(vmon_t *vmon, proc_node_t *node);
 bool procfs_hold(vmon_t *vmon);
+/* the source's half (procfs_source.c) */
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
 int procfs_list(vmon_t *vmon, bool wanted);
+/* what it shares with the reads: a node's directory path, errno of a vanished process, a whole read, a hot fd's room */
+char *procfs_node_path(const proc_node_t *node, char path[static 32]);
+int procfs_gone_errno(int err);
+int procfs_read_fd(vmon_t *vmon, int fd, const char *name, buf_t *buf);
+bool procfs_hold_hot(vmon_t *vmon, proc_node_t *node, bool first);
 void procfs_stat_line_keep(proc_node_t *node, const buf_t *line);
 void procfs_stat_line_forget(proc_node_t *node);
 bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node);

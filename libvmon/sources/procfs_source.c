@@ -1,0 +1,178 @@
+/*
+ * procfs_source.c: /proc as a sampling source (source.h).  It lists the
+ * processes (PROC_ALL) and probes each node by its stat line, which proves
+ * the pid is still the process we knew and gives the tree its parent,
+ * state and thread count; the stores then read their own files through
+ * procfs.c, which holds the fds and the budget.  This is the half of /proc
+ * that makes nodes (node_new(), node_store()): procfs.c, which the tree
+ * calls to close what a node holds, calls nothing of the tree.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+
+/*
+ * A node that holds nothing (the budget is spent) opens its files by name
+ * relative to the proc root, schedstat then stat, instead of opening its
+ * directory first: two syscalls less in every pass.  The stat line proves
+ * that the pid named our process when stat was opened (its start time), or
+ * gives a new node its identity; schedstat, opened before, named the same
+ * process then: a pid is not reused while its process lives, and a process
+ * gone at the first open is not alive at the second.  (For a new node, the
+ * schedstat could be a reaped predecessor's: reading it then fails with
+ * ESRCH, and procfs_ran() cannot tell, which reads everything.)  Files read
+ * later in the pass open the directory, proven by a read of this schedstat.
+ * Only on a live /proc with run counts: a fixture's files do not die.
+ */
+static bool probe_by_name(vmon_t *vmon, proc_node_t *node)
+{
+	struct _vmon_internal *in = vmon->internal;
+
+	return in->proc_is_live && in->have_schedstat && node->dir_fd < 0 && node->schedstat_fd < 0;
+}
+
+/*
+ * The first read of a node in every pass: its stat line, which proves it is
+ * still the process we knew (a pid with another start time is a reused pid:
+ * ESTALE) and gives its parent, state and thread count for building the
+ * tree.  The line stays in internal->stat_line for the PROC_STAT sampler.
+ */
+int procfs_probe(vmon_t *vmon, proc_node_t *node)
+{
+	struct _vmon_internal *in = vmon->internal;
+	vmon_proc_stat_t *stat = node_store(vmon, node, VMON_STORE_PROC_STAT);
+	buf_t *line = &in->stat_line;
+	stat_ident_t id;
+	int fd;
+
+	if (!stat)
+		return -1;
+
+	if (stat->stat_fd >= 0) {
+		if (procfs_read_fd(vmon, stat->stat_fd, "stat", line) < 0) {
+			errno = procfs_gone_errno(errno);
+			return -1;
+		}
+	} else {
+		int dir = probe_by_name(vmon, node) ? in->proc_fd : procfs_node_dir(vmon, node, false);
+		char path[48];
+
+		if (dir < 0)
+			return -1;
+		if (dir == in->proc_fd) {
+			/* schedstat first, then stat: see probe_by_name() */
+			strcpy(procfs_node_path(node, path), "/schedstat");
+			node->pass_schedstat_fd = procfs_openat(vmon, dir, path, O_RDONLY);
+			if (node->pass_schedstat_fd < 0) {
+				errno = procfs_gone_errno(errno);
+				return -1;
+			}
+			strcpy(procfs_node_path(node, path), "/stat");
+		} else {
+			strcpy(path, "stat");
+		}
+		fd = procfs_openat(vmon, dir, path, O_RDONLY);
+		if (fd < 0) {
+			errno = procfs_gone_errno(errno);
+			return -1;
+		}
+		if (procfs_read_fd(vmon, fd, "stat", line) < 0) {
+			int err = procfs_gone_errno(errno);
+
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		if (procfs_hold_hot(vmon, node, true))
+			stat->stat_fd = fd;
+		else
+			close(fd);
+	}
+
+	/* a line the same as the last one parsed whole: what the tree needs has not moved either */
+	node->stat_same = node->stat_copy && line->len == node->stat_copy_len &&
+			  memcmp(line->data, node->stat_copy, line->len) == 0;
+	if (node->stat_same) {
+		node->num_threads_before = node->num_threads;
+		goto done;
+	}
+
+	/* the few fields the tree needs, parsed here once for every want */
+	if (parse_stat_ident(line->data, line->len, &id) < 0)
+		return -1;
+	/*
+	 * A task being reaped reads 'X', with its parent as 0 and its group
+	 * and session as -1 (the kernel no longer knows them): it is gone, and
+	 * its last data is what was read before, not that.
+	 */
+	if (id.state == 'X') {
+		errno = ESRCH;
+		return -1;
+	}
+	node->state = id.state;
+	if (node->identified && !node_start_matches(node, id.start)) {
+		errno = ESTALE;
+		return -1;
+	}
+	node->start = id.start;
+	node->identified = true;
+	node->start_approx = false;
+	node->ppid = id.ppid;
+	node->num_threads_before = node->num_threads;
+	node->num_threads = id.num_threads;
+done:
+	node->probed = vmon->generation;
+	node->probe = ++in->probes;
+	in->stat_line_probe = node->probe;
+	return 0;
+}
+
+/*
+ * PROC_ALL: merge the /proc listing into the pid index (a new pid is a new
+ * node, a known pid is marked seen).  With a healthy event feed the births
+ * came as events and there is no listing (`wanted` false): a process that
+ * is gone is found so by its stat read.
+ */
+int procfs_list(vmon_t *vmon, bool wanted)
+{
+	struct _vmon_internal *in = vmon->internal;
+	struct dirent *de;
+
+	if (!wanted)
+		return 0;
+	rewinddir(vmon->proc_dir);
+	errno = 0;
+	while ((de = readdir(vmon->proc_dir))) {
+		const char *p = de->d_name;
+		unsigned long long v;
+		proc_node_t *node;
+
+		if (!parse_ull(&p, p + strlen(p), &v) || *p || v == 0 || v > 0x7fffffff)
+			continue;
+		node = pidmap_get(&in->procs, (int)v);
+		if (!node) {
+			node = node_new(vmon, (int)v, (int)v, false, vmon->proc_wants);
+			if (!node)
+				return -1;
+		}
+		node->seen = vmon->generation;
+		errno = 0;
+	}
+	if (errno)
+		return -1;
+	return SOURCE_LISTED_ALL | SOURCE_LISTED_ENDS;
+}
+
+/* /proc as a source (source.h): the stat line read by the probe, and the stores read their own files */
+const source_ops_t procfs_source = {
+	.sampler	= VMON_SAMPLER_PROC,
+	.list		= procfs_list,
+	.probe		= procfs_probe,
+};
