@@ -32,6 +32,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/clock.h"
+
 #include "data/columns.h"
 #include "data/sampler.h"
 
@@ -64,14 +66,6 @@ struct vt_feed {
 };
 
 const char *const vt_feed_backends[] = { "auto", "ebpf", "perf", "netlink", "none", NULL };
-
-static double clock_seconds(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int vt_feed_check_backend(const char *backend, char *err, size_t err_size)
 {
@@ -176,7 +170,7 @@ static double boot_to_wall(const vt_feed_t *f, const vmon_t *vmon)
 
 	if (f->replay && f->replay_when > 0 && ss && vmon->ticks_per_sec > 0)
 		return f->replay_when - (double)ss->boottime / (double)vmon->ticks_per_sec;
-	return clock_seconds(CLOCK_REALTIME) - clock_seconds(CLOCK_BOOTTIME);
+	return vclock_secs(CLOCK_REALTIME) - vclock_secs(CLOCK_BOOTTIME);
 }
 
 /* -r: the recorded time of the sample the replay is about to hand over */
@@ -324,7 +318,7 @@ void vt_feed_status(vt_feed_t *f, char *buf, size_t size, char *why_buf, size_t 
 	}
 	for (int i = 0; i < VMON_EVENT_KIND_NR; i++)
 		total += st.events[i];
-	now = clock_seconds(CLOCK_MONOTONIC);
+	now = vclock_secs(CLOCK_MONOTONIC);
 	if (f->prev_mono > 0 && now > f->prev_mono && total >= f->prev_events)
 		f->rate = (double)(total - f->prev_events) / (now - f->prev_mono);
 	f->prev_events = total;

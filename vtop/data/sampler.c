@@ -39,18 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
+
 #include "data/columns.h"
 #include "data/sampler.h"
 
 #define VT_SYS_WANTS	(VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM | VMON_WANT_SYS_LOADAVG)
-
-static double thread_cpu_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* --- sampling without a thread --- */
 
@@ -254,7 +248,7 @@ void vt_source_fini(vt_source_t *src)
 
 int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 {
-	double t0 = thread_cpu_ms(), t1;
+	double t0 = vclock_secs(CLOCK_THREAD_CPUTIME_ID) * 1e3, t1;
 	struct timespec now;
 	int err;
 
@@ -271,7 +265,7 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 		errno = err;
 		return -1;
 	}
-	t1 = thread_cpu_ms();
+	t1 = vclock_secs(CLOCK_THREAD_CPUTIME_ID) * 1e3;
 	/* one clock reading for the snapshot and the log, so that a replay shows the same time */
 	clock_gettime(CLOCK_REALTIME, &now);
 	src->builder.when = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
@@ -405,14 +399,6 @@ int vt_source_set_files(vt_source_t *src, int pid)
 	return vt_source_set_wants(src, src->wants, src->threads);
 }
 
-static double mono_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* after a read of the feed, its fd rests this long: perf and netlink signal every event, and a flood is read in batches */
 #define FEED_REST_SECS	0.01
 
@@ -430,12 +416,12 @@ static int ms_until(double secs)
  */
 bool vt_source_wait(vt_source_t *src, double secs, int wake_fd)
 {
-	double end = mono_seconds() + (secs > 0 ? secs : 0), rest_until = 0;
+	double end = vclock_secs(CLOCK_MONOTONIC) + (secs > 0 ? secs : 0), rest_until = 0;
 	int feed_fd = vt_feed_fd(src->feed);
 
 	for (;;) {
 		struct pollfd fds[2];
-		double now = mono_seconds();
+		double now = vclock_secs(CLOCK_MONOTONIC);
 		bool resting = now < rest_until;
 		int nfds = 0, timeout = -1, feed_ms, wake_i = -1, feed_i = -1, r;
 
@@ -466,7 +452,7 @@ bool vt_source_wait(vt_source_t *src, double secs, int wake_fd)
 			return true;
 		if (feed_i >= 0 && (r == 0 || (fds[feed_i].revents & POLLIN))) {
 			vt_feed_process(src->feed);
-			rest_until = mono_seconds() + FEED_REST_SECS;
+			rest_until = vclock_secs(CLOCK_MONOTONIC) + FEED_REST_SECS;
 		}
 	}
 }
@@ -562,8 +548,8 @@ static void *sampler_main(void *arg)
 		 * request, and looks again now and then: the log may grow.
 		 */
 		while (!s->quit && !s->now && !s->step && !s->seek && s->go_index < 0 &&
-		       (s->paused || mono_seconds() < due)) {
-			double wait = s->paused ? -1 : due - mono_seconds();
+		       (s->paused || vclock_secs(CLOCK_MONOTONIC) < due)) {
+			double wait = s->paused ? -1 : due - vclock_secs(CLOCK_MONOTONIC);
 
 			pthread_mutex_unlock(&s->lock);
 			if (vt_source_wait(&s->src, wait, s->wake)) {
@@ -607,7 +593,7 @@ static void *sampler_main(void *arg)
 		s->go_index = -1;
 		pthread_mutex_unlock(&s->lock);
 
-		started = mono_seconds();
+		started = vclock_secs(CLOCK_MONOTONIC);
 		if (wants_changed && vt_source_set_wants(&s->src, wants, threads) < 0) {
 			pthread_mutex_lock(&s->lock);
 			snprintf(s->error, sizeof(s->error), "cannot change what is sampled: %s", strerror(errno));

@@ -14,14 +14,6 @@
 
 #include "tui.h"
 
-double tui_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void tui_message(tui_t *t, bool error, const char *fmt, ...)
 {
 	va_list ap;
@@ -31,7 +23,7 @@ void tui_message(tui_t *t, bool error, const char *fmt, ...)
 	va_end(ap);
 	t->msg_error = error;
 	/* errors stay until a key; news goes after a few seconds */
-	t->msg_until = error ? 0 : tui_now() + 4;
+	t->msg_until = error ? 0 : vclock_secs(CLOCK_MONOTONIC) + 4;
 }
 
 /* --- the model, kept in step with the settings --- */

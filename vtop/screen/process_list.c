@@ -819,14 +819,14 @@ static bool pid_key(tui_t *t, int ch)
 
 	if (ch < '0' || ch > '9')
 		return false;
-	if (tui_now() - ls.pid_typed_at > 1.5)
+	if (vclock_secs(CLOCK_MONOTONIC) - ls.pid_typed_at > 1.5)
 		ls.pid_typed[0] = '\0';
 	len = strlen(ls.pid_typed);
 	if (len + 1 < sizeof(ls.pid_typed)) {
 		ls.pid_typed[len] = (char)ch;
 		ls.pid_typed[len + 1] = '\0';
 	}
-	ls.pid_typed_at = tui_now();
+	ls.pid_typed_at = vclock_secs(CLOCK_MONOTONIC);
 	line = vt_view_find_line(&t->view, t->snap, atoi(ls.pid_typed));
 	if (line >= 0)
 		vt_view_pick(&t->view, t->snap, line);

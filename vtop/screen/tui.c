@@ -254,7 +254,7 @@ int vt_tui_run(vt_config_t *cfg)
 			if (t->quit)
 				break;
 		}
-		if (t->msg[0] && t->msg_until && tui_now() > t->msg_until) {
+		if (t->msg[0] && t->msg_until && vclock_secs(CLOCK_MONOTONIC) > t->msg_until) {
 			t->msg[0] = '\0';
 			dirty = true;
 		}

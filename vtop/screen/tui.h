@@ -9,6 +9,8 @@
 
 #include <curses.h>
 
+#include "util/clock.h"
+
 #include "vtop.h"
 #include "data/columns.h"
 #include "data/model.h"
@@ -79,7 +81,6 @@ typedef struct tui {
 
 
 /* context.c: what the panels share */
-double tui_now(void);	/* CLOCK_MONOTONIC seconds */
 void tui_message(tui_t *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void tui_apply_columns(tui_t *t);
 void tui_columns_moved(tui_t *t);
