@@ -47,8 +47,14 @@ vtop_vtop_SOURCES = vtop/main.c \
 	vtop/screen/help.c \
 	vtop/screen/details.c \
 	vtop/screen/event_log.c \
-	vtop/screen/dialogs.c \
-	vtop/screen/sched_dialogs.c \
+	vtop/screen/dialog.h \
+	vtop/screen/dialog.c \
+	vtop/screen/dialog_kill.c \
+	vtop/screen/dialog_renice.c \
+	vtop/screen/dialog_sort.c \
+	vtop/screen/dialog_user.c \
+	vtop/screen/dialog_ioprio.c \
+	vtop/screen/dialog_affinity.c \
 	vtop/screen/setup.c \
 	vtop/screen/files_view.c
 vtop_vtop_CPPFLAGS = $(VTOP_CPP)

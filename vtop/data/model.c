@@ -225,6 +225,13 @@ void vt_view_set_sort(vt_view_t *view, int col, bool desc)
 	view->sort_desc[view->tree] = desc;
 }
 
+/* set: only uid's processes are listed; else everyone's */
+void vt_view_set_user(vt_view_t *view, bool set, uid_t uid)
+{
+	view->user_set = set;
+	view->user_uid = set ? uid : 0;
+}
+
 int vt_view_set_filter(vt_view_t *view, const char *text, bool regex)
 {
 	if (view->filter_regex && view->filter[0] && view->filter_ok)

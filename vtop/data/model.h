@@ -109,6 +109,7 @@ void vt_view_clear_tags(vt_view_t *view);
 int vt_view_sort_col(const vt_view_t *view);
 bool vt_view_sort_desc(const vt_view_t *view);
 void vt_view_set_sort(vt_view_t *view, int col, bool desc);
+void vt_view_set_user(vt_view_t *view, bool set, uid_t uid);
 const char *vt_view_command(const vt_view_t *view, const vt_row_t *row);
 size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, int max_cols, char *buf, size_t size);
 bool vt_key_in(const vt_key_t *set, int nr, vt_key_t key);

@@ -427,8 +427,8 @@ static void act_files(tui_t *t) { if (not_in_replay(t, "a log does not record op
 static void act_kill(tui_t *t) { if (not_in_replay(t, "its processes are not to be signalled")) dialog_open_kill(t); }
 static void act_nice_down(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) dialog_open_renice(t, -1); }
 static void act_nice_up(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) dialog_open_renice(t, 1); }
-static void act_ioprio(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_ioprio(t); }
-static void act_affinity(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_affinity(t); }
+static void act_ioprio(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) dialog_open_ioprio(t); }
+static void act_affinity(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) dialog_open_affinity(t); }
 static void act_sort_menu(tui_t *t) { dialog_open_sort(t); }
 static void act_user_menu(tui_t *t) { dialog_open_user(t); }
 
