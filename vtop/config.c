@@ -24,6 +24,7 @@
 #include "vtop.h"
 #include "data/columns.h"
 #include "data/sampler.h"
+#include "batch/batch.h"
 
 void vt_config_defaults(vt_config_t *cfg)
 {
@@ -345,11 +346,13 @@ void vt_usage(FILE *out)
 		"  -H                 show threads\n"
 		"  -K                 show kernel threads\n"
 		"  -s [+|-]COLUMN     sort by COLUMN (+ ascending, - descending)\n"
-		"  -o COLUMNS         the columns, comma-separated (-o help lists them)\n"
+		"  -o COLUMNS         the columns, comma-separated (-o help lists them); with --events,\n"
+		"                     the fields of json and csv (--events -o help lists them)\n"
 		"  -b                 batch mode: print refreshes instead of a screen\n"
 		"  -n N               batch mode: stop after N refreshes\n"
 		"  --format FORMAT    batch output: text, json, csv, prometheus or openmetrics\n"
-		"  --events           print process events as they arrive, one per line\n"
+		"  --events           print process events as they arrive, one per line (--format text,\n"
+		"                     json or csv)\n"
 		"  -w, --write FILE   record every sample to FILE (a vmon_log(5) log) while showing them\n"
 		"  -r, --replay FILE  show the samples recorded in FILE (- for standard input) instead of this\n"
 		"                     machine now; with -b, print what the recording run printed\n"
@@ -369,6 +372,38 @@ static void list_columns(void)
 	printf("%-22s %-10s %s\n", "NAME", "LABEL", "DESCRIPTION");
 	for (int i = 0; i < vt_columns_nr; i++)
 		printf("%-22s %-10s %s\n", vt_columns[i].name, vt_columns[i].label, vt_columns[i].desc);
+}
+
+/* -o: the columns, or with --events the fields of json and csv; "help" lists them (1) */
+static int parse_fields(vt_config_t *cfg, const char *arg)
+{
+	char err[256];
+	int n;
+
+	if (!strcmp(arg, "help")) {
+		if (cfg->events)
+			vt_event_fields_list(stdout);
+		else
+			list_columns();
+		return 1;
+	}
+	if (cfg->events && cfg->format == VT_FORMAT_TEXT) {
+		fprintf(stderr, "vtop: --events -o chooses the fields of --format json or csv; text has its own layout\n");
+		return -1;
+	}
+	if (cfg->events)
+		n = vt_event_fields_parse(arg, cfg->event_fields, VT_MAX_EVENT_FIELDS, err, sizeof(err));
+	else
+		n = vt_column_parse_list(arg, cfg->columns, VT_MAX_COLUMNS, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "vtop: -o: %s\n", err);
+		return -1;
+	}
+	if (cfg->events)
+		cfg->event_fields_nr = n;
+	else
+		cfg->columns_nr = n;
+	return 0;
 }
 
 static int parse_pids(vt_config_t *cfg, const char *arg)
@@ -455,7 +490,7 @@ static const char short_options[] = "d:p:u:tHKs:o:bn:hVw:r:";
 int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 {
 	char path[PATH_MAX] = "", err[256];
-	const char *sort = NULL;
+	const char *sort = NULL, *fields = NULL;
 	int opt;
 
 	/* the settings file first, so that every option overrides it */
@@ -504,16 +539,7 @@ int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 			sort = optarg;	/* for the view chosen by all the options */
 			break;
 		case 'o':
-			if (!strcmp(optarg, "help")) {
-				list_columns();
-				return 1;
-			}
-			n = vt_column_parse_list(optarg, cfg->columns, VT_MAX_COLUMNS, err, sizeof(err));
-			if (n < 0) {
-				fprintf(stderr, "vtop: -o: %s\n", err);
-				return -1;
-			}
-			cfg->columns_nr = (int)n;
+			fields = optarg;	/* columns, or with --events the events' fields */
 			break;
 		case 'b':
 			cfg->batch = true;
@@ -605,6 +631,12 @@ int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, "vtop: unexpected argument \"%s\"\n", argv[optind]);
 		vt_usage(stderr);
+		return -1;
+	}
+	if (fields && parse_fields(cfg, fields) != 0)
+		return !strcmp(fields, "help") ? 1 : -1;
+	if (cfg->events && cfg->format != VT_FORMAT_TEXT && cfg->format != VT_FORMAT_JSON && cfg->format != VT_FORMAT_CSV) {
+		fprintf(stderr, "vtop: --events writes text, json or csv\n");
 		return -1;
 	}
 	if (sort && parse_sort(sort, &cfg->sort_col[cfg->tree], &cfg->sort_desc[cfg->tree]) < 0) {

@@ -22,6 +22,7 @@ typedef enum { VT_COLOR_AUTO, VT_COLOR_NEVER, VT_COLOR_ALWAYS } vt_color_t;
 
 #define VT_MAX_COLUMNS	256
 #define VT_MAX_PIDS	64
+#define VT_MAX_EVENT_FIELDS	64
 
 typedef struct vt_config {
 	double		delay;		/* seconds between samples */
@@ -45,6 +46,8 @@ typedef struct vt_config {
 	char		backend[32];
 	vmon_sampler_t	source;		/* --source: how libvmon samples (vmon_set_sampler(3)) */
 	bool		events;
+	int		event_fields[VT_MAX_EVENT_FIELDS];	/* --events -o: json and csv's fields; 0 of them: all */
+	int		event_fields_nr;
 	vt_color_t	color;
 	bool		ascii;
 	bool		mouse;

@@ -53,8 +53,8 @@ struct vt_feed {
 	double			prev_mono;
 	double			rate;
 
-	/* or, in one thread (--events), each event handed to this at once */
-	void			(*sink)(const vt_event_t *e, void *arg);
+	/* or, in one thread (--events), each event handed to this at once, as the library gave it */
+	void			(*sink)(const vmon_event_t *ev, double realtime_offset, void *arg);
 	void			*sink_arg;
 
 	/* the hand-over: filled by the callback (sampling thread), emptied by vt_feed_take() */
@@ -188,15 +188,16 @@ static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, vo
 
 	if (f->tree_only && !proc)
 		return;
+	if (f->sink) {
+		f->sink(ev, boot_to_wall(f, vmon), f->sink_arg);
+		return;
+	}
 	vt_event_from_feed(&e, ev, boot_to_wall(f, vmon), f->escape_flags);
-	if (f->sink)
-		f->sink(&e, f->sink_arg);
-	else
-		ring_push(f, &e);
+	ring_push(f, &e);
 }
 
 /* where the events go instead of the ring, when the thread that samples is the one that shows them */
-void vt_feed_set_sink(vt_feed_t *f, void (*sink)(const vt_event_t *e, void *arg), void *arg)
+void vt_feed_set_sink(vt_feed_t *f, void (*sink)(const vmon_event_t *ev, double realtime_offset, void *arg), void *arg)
 {
 	f->sink = sink;
 	f->sink_arg = arg;

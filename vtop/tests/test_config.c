@@ -228,6 +228,34 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(cfg.user_uid, 0);
 }
 
+/* --events -o: the events' fields (json and csv), wherever -o stands; the columns untouched */
+static void test_events_fields(void **state)
+{
+	vt_config_t cfg;
+	int cols;
+
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--events", "--format=json", NULL, NULL), 0);
+	assert_int_equal(cfg.event_fields_nr, 0);	/* all of them */
+	cols = cfg.columns_nr;
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-o", "pid,exit_code,args", "--events", "--format=json"), 0);
+	assert_int_equal(cfg.event_fields_nr, 3);
+	assert_int_equal(cfg.columns_nr, cols);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--events", "--format=csv", "-o", "KIND,pid"), 0);
+	assert_int_equal(cfg.event_fields_nr, 2);
+	assert_int_not_equal(cfg.event_fields[0], cfg.event_fields[1]);
+	/* a column that is no event field, text's fixed layout, a metrics format: refused */
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--events", "--format=json", "-o", "pid,user"), -1);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--events", "-o", "pid", NULL), -1);
+	assert_int_equal(args(&cfg, "--events", "--format=json", "-o", "pid,"), -1);
+	assert_int_equal(args(&cfg, "--events", "--format=prometheus", NULL, NULL), -1);
+	assert_int_equal(cfg.event_fields_nr, 0);
+}
+
 /* -w and -r: the paths kept; a replay neither recorded again, nor narrowed by -p, nor from a terminal's stdin */
 static void test_record_replay(void **state)
 {
@@ -261,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_save_and_read_back),
 		cmocka_unit_test(test_command_line_overrides),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_events_fields),
 		cmocka_unit_test(test_record_replay),
 	};
 
