@@ -96,7 +96,7 @@ int vt_batch_run(const vt_config_t *cfg)
 		return 1;
 	}
 	/* each snapshot is printed before the next sample (or the next record of a replay): it may point into the tree */
-	src.builder.borrow = true;
+	vt_source_set_borrow(&src, true);
 	if (src.source_why[0])
 		fprintf(stderr, "vtop: the task iterator was asked for but cannot be used (%s): processes are sampled "
 			"from /proc\n", src.source_why);

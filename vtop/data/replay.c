@@ -113,7 +113,7 @@ int vt_replay_open(vt_source_t *src, const vt_config_t *cfg, char *err, size_t e
 	}
 	src->replay = r;
 	r->pos = -1;
-	r->threads = cfg->threads;
+	r->threads = cfg->view.threads;
 	r->exited_keep = cfg->exited_keep;
 	r->escape_flags = cfg->ascii ? VMON_ESCAPE_ASCII : 0;
 	snprintf(r->path, sizeof(r->path), "%s", cfg->replay_path);

@@ -167,7 +167,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	memset(src, 0, sizeof(*src));
 	src->writer_fd = -1;
 	src->monitored_nr = cfg->pids_nr;
-	src->threads = cfg->threads;
+	src->threads = cfg->view.threads;
 	src->wants = wants;
 	if (cfg->replay_path[0])
 		return vt_replay_open(src, cfg, err, err_size);
@@ -175,7 +175,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	/* -p: the window-manager mode: the given processes and what they fork, nothing else */
 	attr.flags = cfg->pids_nr ? VMON_FLAG_NONE : VMON_FLAG_PROC_ALL;
 	attr.sys_wants = VT_SYS_WANTS;
-	attr.proc_wants = full_wants(src, wants, cfg->threads);
+	attr.proc_wants = full_wants(src, wants, cfg->view.threads);
 	attr.proc_root = proc_root;
 	attr.sampler = cfg->source;
 	if (!proc_root)
@@ -190,7 +190,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	}
 	vt_builder_init(&src->builder, &src->vmon);
 	vt_builder_hook(&src->builder);
-	src->builder.threads = cfg->threads;
+	src->builder.threads = cfg->view.threads;
 	src->builder.exited_keep = cfg->exited_keep;
 	src->builder.escape_flags = cfg->ascii ? VMON_ESCAPE_ASCII : 0;
 	sampler_why(src, cfg);
@@ -314,6 +314,11 @@ int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads)
 }
 
 /* the environment is read for the one process whose details are shown, and only while they are */
+void vt_source_set_borrow(vt_source_t *src, bool borrow)
+{
+	src->builder.borrow = borrow;
+}
+
 void vt_source_set_detail(vt_source_t *src, int pid)
 {
 	vmon_proc_t *proc;
@@ -676,7 +681,7 @@ int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants
 	s->speed = 1;
 	s->go_index = -1;
 	s->wants = wants;
-	s->threads = cfg->threads;
+	s->threads = cfg->view.threads;
 	s->now = true;
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

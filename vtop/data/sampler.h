@@ -91,6 +91,8 @@ int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads)
 void vt_source_set_detail(vt_source_t *src, int pid);
 int vt_source_set_files(vt_source_t *src, int pid);
 int vt_source_set_rollup(vt_source_t *src, const int *pids, int nr);
+/* each snapshot is used up before the next sample, in this thread (-b): its rows may point into the tree (vt_builder_t.borrow) */
+void vt_source_set_borrow(vt_source_t *src, bool borrow);
 bool vt_source_wait(vt_source_t *src, double secs, int wake_fd);
 
 /* --- replay.c --- */
