@@ -279,6 +279,11 @@ static int mkdir_parents(const char *path)
 	return 0;
 }
 
+unsigned vt_config_escape_flags(const vt_config_t *cfg)
+{
+	return cfg->ascii ? VMON_ESCAPE_ASCII : 0;
+}
+
 void vt_config_set_view(vt_config_t *cfg, const vt_view_settings_t *view)
 {
 	cfg->view = *view;

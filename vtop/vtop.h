@@ -76,6 +76,9 @@ int vt_config_save(const vt_config_t *cfg, const char *path, char *err, size_t e
 int vt_config_args(vt_config_t *cfg, int argc, char **argv);
 void vt_usage(FILE *out);
 
+/* how text from processes is escaped for a terminal (vmon_escape() flags): --ascii's choice */
+unsigned vt_config_escape_flags(const vt_config_t *cfg);
+
 /* what the screen changes, saved to vtoprc when setup is left */
 void vt_config_set_view(vt_config_t *cfg, const vt_view_settings_t *view);
 typedef enum vt_setting {

@@ -103,7 +103,7 @@ int vt_batch_run(const vt_config_t *cfg)
 	vt_snapshot_init(&snap);
 	vt_view_init(&view);
 	vt_view_configure(&view, cfg);
-	vt_event_writer_init(&events, stdout, cfg, src.builder.escape_flags);
+	vt_event_writer_init(&events, stdout, cfg);
 	if (cfg->events && vt_feed_delivers(src.feed)) {
 		vt_feed_set_sink(src.feed, print_event, &events);
 	} else if (cfg->events && !replay) {

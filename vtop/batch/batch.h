@@ -24,7 +24,7 @@ typedef struct vt_event_writer {
 	bool		header_done;	/* csv */
 } vt_event_writer_t;
 
-void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cfg, unsigned escape_flags);
+void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cfg);
 void vt_event_write_feed(vt_event_writer_t *w, const vmon_event_t *ev, double realtime_offset);
 void vt_event_write_found(vt_event_writer_t *w, const vt_event_t *e);
 void vt_event_write(FILE *out, const vt_event_t *e);

@@ -131,12 +131,12 @@ int vt_event_fields_parse(const char *list, int *fields, int max, char *err, siz
 	return nr;
 }
 
-void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cfg, unsigned escape_flags)
+void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cfg)
 {
 	memset(w, 0, sizeof(*w));
 	w->out = out;
 	w->format = cfg->format;
-	w->escape_flags = escape_flags;
+	w->escape_flags = vt_config_escape_flags(cfg);
 	w->fields_nr = cfg->event_fields_nr;
 	memcpy(w->fields, cfg->event_fields, sizeof(w->fields[0]) * (size_t)cfg->event_fields_nr);
 	if (!w->fields_nr) {

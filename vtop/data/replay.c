@@ -115,7 +115,7 @@ int vt_replay_open(vt_source_t *src, const vt_config_t *cfg, char *err, size_t e
 	r->pos = -1;
 	r->threads = cfg->view.threads;
 	r->exited_keep = cfg->exited_keep;
-	r->escape_flags = cfg->ascii ? VMON_ESCAPE_ASCII : 0;
+	r->escape_flags = vt_config_escape_flags(cfg);
 	snprintf(r->path, sizeof(r->path), "%s", cfg->replay_path);
 	r->fd = !strcmp(cfg->replay_path, "-") ? dup(STDIN_FILENO) : open(cfg->replay_path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {

@@ -192,7 +192,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	vt_builder_hook(&src->builder);
 	src->builder.threads = cfg->view.threads;
 	src->builder.exited_keep = cfg->exited_keep;
-	src->builder.escape_flags = cfg->ascii ? VMON_ESCAPE_ASCII : 0;
+	src->builder.escape_flags = vt_config_escape_flags(cfg);
 	sampler_why(src, cfg);
 	if (vt_feed_open(&src->feed, &src->vmon, cfg->backend, cfg->pids_nr > 0, src->builder.escape_flags,
 			 err, err_size) < 0)

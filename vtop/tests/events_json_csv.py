@@ -259,19 +259,28 @@ def main():
                 started = ev.started()
                 p = spawn(["/bin/sh", "-c", 'exit "$1"', "vtop-events-o", "9"])
                 p.wait()
-                ev.read_until(lambda out: out.count(str(p.pid).encode()) >= 3, 20)
+
+                def exits(out):
+                    """The child's exit records in the whole records so far; each record a dict."""
+                    out = whole(out).decode()
+                    if fmt == "json":
+                        recs = [json.loads(line) for line in out.splitlines()]
+                    else:
+                        rows = list(csv.reader(io.StringIO(out, newline="")))
+                        recs = [dict(zip(rows[0], r)) for r in rows[1:]] if rows else []
+                    return [r for r in recs if str(r["pid"]) == str(p.pid) and r["kind"] == "exit"]
+                ev.read_until(lambda out: exits(out), 30)
                 out, _ = ev.end()
                 if fmt == "json":
                     objs = [json.loads(line) for line in out.decode().splitlines()]
                     check(started and objs and all(list(o) == want for o in objs),
                           "-o %s: json objects of those keys alone, in that order" % ",".join(want))
-                    got = [o for o in objs if o["pid"] == p.pid and o["kind"] == "exit"]
                 else:
                     rows = list(csv.reader(io.StringIO(out.decode(), newline="")))
                     check(started and rows[0] == want and all(len(r) == len(want) for r in rows),
                           "-o %s: a csv header of those fields, rows of as many" % ",".join(want))
-                    got = [dict(zip(want, r)) for r in rows[1:] if r[0] == str(p.pid) and r[1] == "exit"]
-                check(got and str(got[-1]["exit_code"]) == "9", "-o, %s: the child's exit code 9" % fmt)
+                got = exits(out)
+                check(got and str(got[-1]["exit_code"]) == "9", "-o, %s: the child's exit code 9 (%s)" % (fmt, got))
 
         # without the feed: what comparing samples finds, in json; what it cannot know is null
         ev = Events(["--format", "json", "--backend", "none"])
