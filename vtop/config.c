@@ -24,6 +24,7 @@
 #include "vtop.h"
 #include "data/columns.h"
 #include "data/sampler.h"
+#include "batch/batch.h"
 
 void vt_config_defaults(vt_config_t *cfg)
 {
@@ -35,13 +36,13 @@ void vt_config_defaults(vt_config_t *cfg)
 	cfg->columns_nr = vt_column_parse_list(vt_default_columns, cfg->columns, VT_MAX_COLUMNS, err, sizeof(err));
 	if (cfg->columns_nr < 0)
 		cfg->columns_nr = 0;
-	cfg->tree = true;
-	cfg->exited_rows = true;
-	cfg->show_path = true;
-	cfg->sort_col[0] = vt_column_find("cpu_percent");
-	cfg->sort_desc[0] = true;
-	cfg->sort_col[1] = vt_column_find("pid");
-	cfg->sort_desc[1] = false;
+	cfg->view.tree = true;
+	cfg->view.exited_rows = true;
+	cfg->view.show_path = true;
+	cfg->view.sort_col[0] = vt_column_find("cpu_percent");
+	cfg->view.sort_desc[0] = true;
+	cfg->view.sort_col[1] = vt_column_find("pid");
+	cfg->view.sort_desc[1] = false;
 	snprintf(cfg->backend, sizeof(cfg->backend), "auto");
 	cfg->color = VT_COLOR_AUTO;
 	cfg->mouse = true;
@@ -176,23 +177,23 @@ static int apply(vt_config_t *cfg, const char *key, const char *v)
 		memcpy(cfg->columns, cols, sizeof(int) * (size_t)nr);
 		cfg->columns_nr = nr;
 	} else if (!strcmp(key, "sort")) {
-		return parse_sort(v, &cfg->sort_col[0], &cfg->sort_desc[0]) < 0 ? -2 : 0;
+		return parse_sort(v, &cfg->view.sort_col[0], &cfg->view.sort_desc[0]) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "sort_descending")) {
-		return parse_bool(v, &cfg->sort_desc[0]) < 0 ? -2 : 0;
+		return parse_bool(v, &cfg->view.sort_desc[0]) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "tree_sort")) {
-		return parse_sort(v, &cfg->sort_col[1], &cfg->sort_desc[1]) < 0 ? -2 : 0;
+		return parse_sort(v, &cfg->view.sort_col[1], &cfg->view.sort_desc[1]) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "tree_sort_descending")) {
-		return parse_bool(v, &cfg->sort_desc[1]) < 0 ? -2 : 0;
+		return parse_bool(v, &cfg->view.sort_desc[1]) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "tree")) {
-		return parse_bool(v, &cfg->tree) < 0 ? -2 : 0;
+		return parse_bool(v, &cfg->view.tree) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "threads")) {
-		return parse_bool(v, &cfg->threads) < 0 ? -2 : 0;
+		return parse_bool(v, &cfg->view.threads) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "kernel_threads")) {
-		return parse_bool(v, &cfg->kthreads) < 0 ? -2 : 0;
+		return parse_bool(v, &cfg->view.kthreads) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "exited_rows")) {
-		return parse_bool(v, &cfg->exited_rows) < 0 ? -2 : 0;
+		return parse_bool(v, &cfg->view.exited_rows) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "program_path")) {
-		return parse_bool(v, &cfg->show_path) < 0 ? -2 : 0;
+		return parse_bool(v, &cfg->view.show_path) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "delay")) {
 		return parse_seconds(v, &cfg->delay) < 0 ? -2 : 0;
 	} else if (!strcmp(key, "color")) {
@@ -278,6 +279,83 @@ static int mkdir_parents(const char *path)
 	return 0;
 }
 
+unsigned vt_config_escape_flags(const vt_config_t *cfg)
+{
+	return cfg->ascii ? VMON_ESCAPE_ASCII : 0;
+}
+
+void vt_config_set_view(vt_config_t *cfg, const vt_view_settings_t *view)
+{
+	cfg->view = *view;
+}
+
+void vt_config_step(vt_config_t *cfg, vt_setting_t setting, int dir)
+{
+	static const double delays[] = { 0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 30 };
+	int k = 0, n = (int)(sizeof(delays) / sizeof(delays[0]));
+
+	switch (setting) {
+	case VT_SETTING_DELAY:
+		/* from the nearest offered at or above the delay now (-d may have set one between) */
+		while (k < n - 1 && delays[k] < cfg->delay)
+			k++;
+		k += dir;
+		cfg->delay = delays[k < 0 ? 0 : k >= n ? n - 1 : k];
+		break;
+	case VT_SETTING_COLOR:
+		cfg->color = (vt_color_t)((cfg->color + 3 + dir % 3) % 3);
+		break;
+	case VT_SETTING_ASCII:
+		cfg->ascii = !cfg->ascii;
+		break;
+	case VT_SETTING_MOUSE:
+		cfg->mouse = !cfg->mouse;
+		break;
+	case VT_SETTING_EXITED_KEEP:
+		cfg->exited_keep += dir;
+		if (cfg->exited_keep < 1)
+			cfg->exited_keep = 1;
+		if (cfg->exited_keep > 100)
+			cfg->exited_keep = 100;
+		break;
+	}
+}
+
+int vt_config_column_move(vt_config_t *cfg, int i, int dir)
+{
+	int j = i + dir, tmp;
+
+	if (i < 0 || i >= cfg->columns_nr || j < 0 || j >= cfg->columns_nr)
+		return -1;
+	tmp = cfg->columns[i];
+	cfg->columns[i] = cfg->columns[j];
+	cfg->columns[j] = tmp;
+	return j;
+}
+
+int vt_config_column_remove(vt_config_t *cfg, int i)
+{
+	if (cfg->columns_nr <= 1 || i < 0 || i >= cfg->columns_nr)
+		return -1;
+	memmove(cfg->columns + i, cfg->columns + i + 1, sizeof(cfg->columns[0]) * (size_t)(cfg->columns_nr - i - 1));
+	cfg->columns_nr--;
+	return 0;
+}
+
+int vt_config_column_insert(vt_config_t *cfg, int at, int col)
+{
+	if (cfg->columns_nr >= VT_MAX_COLUMNS)
+		return -1;
+	if (at < 0)
+		at = 0;
+	if (at > cfg->columns_nr)
+		at = cfg->columns_nr;
+	memmove(cfg->columns + at + 1, cfg->columns + at, sizeof(cfg->columns[0]) * (size_t)(cfg->columns_nr - at));
+	cfg->columns[at] = col;
+	cfg->columns_nr++;
+	return 0;
+}
+
 int vt_config_save(const vt_config_t *cfg, const char *path, char *err, size_t err_size)
 {
 	static const char *const colors[] = { "auto", "never", "always" };
@@ -305,13 +383,13 @@ int vt_config_save(const vt_config_t *cfg, const char *path, char *err, size_t e
 	fprintf(f, "columns = ");
 	for (int i = 0; i < cfg->columns_nr; i++)
 		fprintf(f, "%s%s", i ? "," : "", vt_columns[cfg->columns[i]].name);
-	fprintf(f, "\nsort = %s%s\n", cfg->sort_desc[0] ? "-" : "+", vt_columns[cfg->sort_col[0]].name);
-	fprintf(f, "tree_sort = %s%s\n", cfg->sort_desc[1] ? "-" : "+", vt_columns[cfg->sort_col[1]].name);
-	fprintf(f, "tree = %s\n", cfg->tree ? "yes" : "no");
-	fprintf(f, "threads = %s\n", cfg->threads ? "yes" : "no");
-	fprintf(f, "kernel_threads = %s\n", cfg->kthreads ? "yes" : "no");
-	fprintf(f, "exited_rows = %s\n", cfg->exited_rows ? "yes" : "no");
-	fprintf(f, "program_path = %s\n", cfg->show_path ? "yes" : "no");
+	fprintf(f, "\nsort = %s%s\n", cfg->view.sort_desc[0] ? "-" : "+", vt_columns[cfg->view.sort_col[0]].name);
+	fprintf(f, "tree_sort = %s%s\n", cfg->view.sort_desc[1] ? "-" : "+", vt_columns[cfg->view.sort_col[1]].name);
+	fprintf(f, "tree = %s\n", cfg->view.tree ? "yes" : "no");
+	fprintf(f, "threads = %s\n", cfg->view.threads ? "yes" : "no");
+	fprintf(f, "kernel_threads = %s\n", cfg->view.kthreads ? "yes" : "no");
+	fprintf(f, "exited_rows = %s\n", cfg->view.exited_rows ? "yes" : "no");
+	fprintf(f, "program_path = %s\n", cfg->view.show_path ? "yes" : "no");
 	fprintf(f, "delay = %g\n", cfg->delay);
 	fprintf(f, "color = %s\n", colors[cfg->color]);
 	fprintf(f, "ascii = %s\n", cfg->ascii ? "yes" : "no");
@@ -345,11 +423,13 @@ void vt_usage(FILE *out)
 		"  -H                 show threads\n"
 		"  -K                 show kernel threads\n"
 		"  -s [+|-]COLUMN     sort by COLUMN (+ ascending, - descending)\n"
-		"  -o COLUMNS         the columns, comma-separated (-o help lists them)\n"
+		"  -o COLUMNS         the columns, comma-separated (-o help lists them); with --events,\n"
+		"                     the fields of json and csv (--events -o help lists them)\n"
 		"  -b                 batch mode: print refreshes instead of a screen\n"
 		"  -n N               batch mode: stop after N refreshes\n"
 		"  --format FORMAT    batch output: text, json, csv, prometheus or openmetrics\n"
-		"  --events           print process events as they arrive, one per line\n"
+		"  --events           print process events as they arrive, one per line (--format text,\n"
+		"                     json or csv)\n"
 		"  -w, --write FILE   record every sample to FILE (a vmon_log(5) log) while showing them\n"
 		"  -r, --replay FILE  show the samples recorded in FILE (- for standard input) instead of this\n"
 		"                     machine now; with -b, print what the recording run printed\n"
@@ -369,6 +449,38 @@ static void list_columns(void)
 	printf("%-22s %-10s %s\n", "NAME", "LABEL", "DESCRIPTION");
 	for (int i = 0; i < vt_columns_nr; i++)
 		printf("%-22s %-10s %s\n", vt_columns[i].name, vt_columns[i].label, vt_columns[i].desc);
+}
+
+/* -o: the columns, or with --events the fields of json and csv; "help" lists them (1) */
+static int parse_fields(vt_config_t *cfg, const char *arg)
+{
+	char err[256];
+	int n;
+
+	if (!strcmp(arg, "help")) {
+		if (cfg->events)
+			vt_event_fields_list(stdout);
+		else
+			list_columns();
+		return 1;
+	}
+	if (cfg->events && cfg->format == VT_FORMAT_TEXT) {
+		fprintf(stderr, "vtop: --events -o chooses the fields of --format json or csv; text has its own layout\n");
+		return -1;
+	}
+	if (cfg->events)
+		n = vt_event_fields_parse(arg, cfg->event_fields, VT_MAX_EVENT_FIELDS, err, sizeof(err));
+	else
+		n = vt_column_parse_list(arg, cfg->columns, VT_MAX_COLUMNS, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "vtop: -o: %s\n", err);
+		return -1;
+	}
+	if (cfg->events)
+		cfg->event_fields_nr = n;
+	else
+		cfg->columns_nr = n;
+	return 0;
 }
 
 static int parse_pids(vt_config_t *cfg, const char *arg)
@@ -402,14 +514,14 @@ static int parse_user(vt_config_t *cfg, const char *arg)
 	long uid;
 
 	if (getpwnam_r(arg, &pw, buf, sizeof(buf), &res) == 0 && res) {
-		cfg->user_uid = res->pw_uid;
+		cfg->view.user_uid = res->pw_uid;
 	} else if (parse_int(arg, 0, INT_MAX, &uid) == 0) {
-		cfg->user_uid = (uid_t)uid;
+		cfg->view.user_uid = (uid_t)uid;
 	} else {
 		fprintf(stderr, "vtop: -u: no user \"%s\"\n", arg);
 		return -1;
 	}
-	cfg->user_set = true;
+	cfg->view.user_set = true;
 	snprintf(cfg->user_name, sizeof(cfg->user_name), "%s", arg);
 	return 0;
 }
@@ -455,7 +567,7 @@ static const char short_options[] = "d:p:u:tHKs:o:bn:hVw:r:";
 int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 {
 	char path[PATH_MAX] = "", err[256];
-	const char *sort = NULL;
+	const char *sort = NULL, *fields = NULL;
 	int opt;
 
 	/* the settings file first, so that every option overrides it */
@@ -489,31 +601,22 @@ int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 				return -1;
 			break;
 		case 't':
-			cfg->tree = true;
+			cfg->view.tree = true;
 			break;
 		case OPT_FLAT:
-			cfg->tree = false;
+			cfg->view.tree = false;
 			break;
 		case 'H':
-			cfg->threads = true;
+			cfg->view.threads = true;
 			break;
 		case 'K':
-			cfg->kthreads = true;
+			cfg->view.kthreads = true;
 			break;
 		case 's':
 			sort = optarg;	/* for the view chosen by all the options */
 			break;
 		case 'o':
-			if (!strcmp(optarg, "help")) {
-				list_columns();
-				return 1;
-			}
-			n = vt_column_parse_list(optarg, cfg->columns, VT_MAX_COLUMNS, err, sizeof(err));
-			if (n < 0) {
-				fprintf(stderr, "vtop: -o: %s\n", err);
-				return -1;
-			}
-			cfg->columns_nr = (int)n;
+			fields = optarg;	/* columns, or with --events the events' fields */
 			break;
 		case 'b':
 			cfg->batch = true;
@@ -607,7 +710,13 @@ int vt_config_args(vt_config_t *cfg, int argc, char **argv)
 		vt_usage(stderr);
 		return -1;
 	}
-	if (sort && parse_sort(sort, &cfg->sort_col[cfg->tree], &cfg->sort_desc[cfg->tree]) < 0) {
+	if (fields && parse_fields(cfg, fields) != 0)
+		return !strcmp(fields, "help") ? 1 : -1;
+	if (cfg->events && cfg->format != VT_FORMAT_TEXT && cfg->format != VT_FORMAT_JSON && cfg->format != VT_FORMAT_CSV) {
+		fprintf(stderr, "vtop: --events writes text, json or csv\n");
+		return -1;
+	}
+	if (sort && parse_sort(sort, &cfg->view.sort_col[cfg->view.tree], &cfg->view.sort_desc[cfg->view.tree]) < 0) {
 		fprintf(stderr, "vtop: -s: no column \"%s\" (vtop -o help lists them)\n", sort);
 		return -1;
 	}

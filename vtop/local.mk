@@ -24,13 +24,14 @@ vtop_libvtop_la_SOURCES = \
 	vtop/data/event_feed.c \
 	vtop/data/replay.c \
 	vtop/batch/batch.c \
+	vtop/batch/events.c \
 	vtop/batch/plan.c \
 	vtop/batch/text.c \
 	vtop/batch/json_csv.c \
 	vtop/batch/metrics.c \
 	vtop/config.c
 vtop_libvtop_la_CPPFLAGS = $(VTOP_CPP)
-vtop_libvtop_la_LIBADD = libvmon/libvmon.la -lpthread -lm
+vtop_libvtop_la_LIBADD = libvmon/libvmon.la $(VMON_UTIL_LIBS) -lpthread -lm
 
 dist_man_MANS += man/vtop.1
 
@@ -47,8 +48,14 @@ vtop_vtop_SOURCES = vtop/main.c \
 	vtop/screen/help.c \
 	vtop/screen/details.c \
 	vtop/screen/event_log.c \
-	vtop/screen/dialogs.c \
-	vtop/screen/sched_dialogs.c \
+	vtop/screen/dialog.h \
+	vtop/screen/dialog.c \
+	vtop/screen/dialog_kill.c \
+	vtop/screen/dialog_renice.c \
+	vtop/screen/dialog_sort.c \
+	vtop/screen/dialog_user.c \
+	vtop/screen/dialog_ioprio.c \
+	vtop/screen/dialog_affinity.c \
 	vtop/screen/setup.c \
 	vtop/screen/files_view.c
 vtop_vtop_CPPFLAGS = $(VTOP_CPP)
@@ -82,7 +89,8 @@ vtop_tests_test_config_LDFLAGS = $(TESTS_LINK)
 
 # the batch formats read back by real parsers, and vtop on a terminal under tmux
 VTOP_SCRIPT_TESTS = vtop/tests/batch.py vtop/tests/e2e.py vtop/tests/e2e_files.py vtop/tests/e2e_feed.py \
-	vtop/tests/e2e_sched.py vtop/tests/replay.py vtop/tests/e2e_act.py vtop/tests/e2e_text.py vtop/tests/e2e_churn.py
+	vtop/tests/e2e_sched.py vtop/tests/replay.py vtop/tests/e2e_act.py vtop/tests/e2e_text.py vtop/tests/e2e_churn.py \
+	vtop/tests/events_json_csv.py
 TESTS += $(VTOP_SCRIPT_TESTS)
 EXTRA_DIST += $(VTOP_SCRIPT_TESTS) vtop/tests/openmetrics.py vtop/tests/vtoptest.py
 AM_TESTS_ENVIRONMENT += VTOP='$(abs_top_builddir)/vtop/vtop'; export VTOP;

@@ -22,6 +22,24 @@ typedef enum { VT_COLOR_AUTO, VT_COLOR_NEVER, VT_COLOR_ALWAYS } vt_color_t;
 
 #define VT_MAX_COLUMNS	256
 #define VT_MAX_PIDS	64
+#define VT_MAX_EVENT_FIELDS	64
+
+/*
+ * What the list shows and how: the command line and vtoprc set it, the
+ * view (data/model.c) starts from it, and what the screen changes is saved
+ * back (vt_config_set_view()).
+ */
+typedef struct vt_view_settings {
+	bool	tree;
+	int	sort_col[2];	/* [0] flat, [1] tree: index into vt_columns */
+	bool	sort_desc[2];
+	bool	threads;
+	bool	kthreads;
+	bool	exited_rows;	/* exited processes are listed ("exited_rows = no" in vtoprc, X on the screen) */
+	bool	show_path;	/* COMMAND shows argv[0] whole, not only its last component */
+	bool	user_set;	/* -u: only user_uid's processes */
+	uid_t	user_uid;
+} vt_view_settings_t;
 
 typedef struct vt_config {
 	double		delay;		/* seconds between samples */
@@ -32,19 +50,13 @@ typedef struct vt_config {
 	int		columns_nr;
 	int		pids[VT_MAX_PIDS];
 	int		pids_nr;
-	bool		user_set;
-	uid_t		user_uid;
-	char		user_name[64];
-	bool		tree;
-	bool		threads;
-	bool		kthreads;
-	bool		exited_rows;	/* exited processes are listed ("exited_rows = no" in vtoprc, X on the screen) */
-	bool		show_path;
-	int		sort_col[2];	/* flat, tree */
-	bool		sort_desc[2];
+	vt_view_settings_t view;
+	char		user_name[64];	/* -u as given */
 	char		backend[32];
 	vmon_sampler_t	source;		/* --source: how libvmon samples (vmon_set_sampler(3)) */
 	bool		events;
+	int		event_fields[VT_MAX_EVENT_FIELDS];	/* --events -o: json and csv's fields; 0 of them: all */
+	int		event_fields_nr;
 	vt_color_t	color;
 	bool		ascii;
 	bool		mouse;
@@ -63,6 +75,24 @@ int vt_config_save(const vt_config_t *cfg, const char *path, char *err, size_t e
 /* returns 0 to go on, 1 when done (--help, --version), -1 on a usage error (message on stderr) */
 int vt_config_args(vt_config_t *cfg, int argc, char **argv);
 void vt_usage(FILE *out);
+
+/* how text from processes is escaped for a terminal (vmon_escape() flags): --ascii's choice */
+unsigned vt_config_escape_flags(const vt_config_t *cfg);
+
+/* what the screen changes, saved to vtoprc when setup is left */
+void vt_config_set_view(vt_config_t *cfg, const vt_view_settings_t *view);
+typedef enum vt_setting {
+	VT_SETTING_DELAY,	/* dir steps through the delays setup offers */
+	VT_SETTING_COLOR,	/* auto, never, always */
+	VT_SETTING_ASCII,	/* toggled */
+	VT_SETTING_MOUSE,	/* toggled */
+	VT_SETTING_EXITED_KEEP,	/* 1 to 100 refreshes */
+} vt_setting_t;
+void vt_config_step(vt_config_t *cfg, vt_setting_t setting, int dir);
+/* the columns shown: i moved by dir (its new place, or -1), removed (-1: the last stays), col inserted at at (-1: full) */
+int vt_config_column_move(vt_config_t *cfg, int i, int dir);
+int vt_config_column_remove(vt_config_t *cfg, int i);
+int vt_config_column_insert(vt_config_t *cfg, int at, int col);
 
 /* batch/batch.c: -b and --events, until the iterations are done */
 int vt_batch_run(const vt_config_t *cfg);

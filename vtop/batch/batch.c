@@ -22,7 +22,7 @@
  * units, converted with the unit each defs/ row declares.
  *
  * The first refresh is printed after two samples, so its CPU% is real.
- * --events prints one line per process event instead (vt_event_write()).
+ * --events writes one line per process event instead (events.c).
  */
 #include "config.h"
 
@@ -70,41 +70,10 @@ void vt_batch_write(FILE *out, const vt_config_t *cfg, const vt_view_t *view, co
 	free(p);
 }
 
-/*
- * --events: one line per event, oldest first:
- *   TIME fork pid=P ppid=Q comm=NAME
- *   TIME exec pid=P ppid=Q comm=NAME file=PATH args=ARG0 ARG1...
- *   TIME exit pid=P ppid=Q code=N comm=NAME	(or signal=SIGNAME)
- * and without the feed "new" and "exit", found by comparing samples, with
- * the command line as comm.  Every text is vmon_escape()d; args is the last
- * field and runs to the end of the line.
- */
-void vt_event_write(FILE *out, const vt_event_t *e)
+/* --events with the feed (or a replay of its log): each event written as the library applies it (no ring, nothing dropped) */
+static void print_event(const vmon_event_t *ev, double realtime_offset, void *arg)
 {
-	time_t t = (time_t)e->when;
-	char when[32];
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(out, "%s.%03d %s pid=%d ppid=%d", when, (int)((e->when - (double)t) * 1000),
-		e->kind == 'E' ? "exec" : e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid);
-	if (e->kind == 'X' && e->exit_code >= 0) {
-		if (WIFSIGNALED(e->exit_code))
-			fprintf(out, " signal=SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
-		else
-			fprintf(out, " code=%d", WEXITSTATUS(e->exit_code));
-	}
-	fprintf(out, " comm=%s", e->comm);
-	if (e->kind == 'E')
-		fprintf(out, " file=%s args=%s", e->file, e->args);
-	fputc('\n', out);
-}
-
-/* --events with the feed (or a replay of its log): each event printed as the library applies it (no ring, nothing dropped) */
-static void print_event(const vt_event_t *e, void *arg)
-{
-	vt_event_write(arg, e);
+	vt_event_write_feed(arg, ev, realtime_offset);
 }
 
 int vt_batch_run(const vt_config_t *cfg)
@@ -113,6 +82,7 @@ int vt_batch_run(const vt_config_t *cfg)
 	vt_snapshot_t snap;
 	vt_source_t src;
 	vt_view_t view;
+	vt_event_writer_t events;
 	char err[256];
 	long n = 0;
 	bool replay = cfg->replay_path[0] != '\0', printed = false;
@@ -126,15 +96,16 @@ int vt_batch_run(const vt_config_t *cfg)
 		return 1;
 	}
 	/* each snapshot is printed before the next sample (or the next record of a replay): it may point into the tree */
-	src.builder.borrow = true;
+	vt_source_set_borrow(&src, true);
 	if (src.source_why[0])
 		fprintf(stderr, "vtop: the task iterator was asked for but cannot be used (%s): processes are sampled "
 			"from /proc\n", src.source_why);
 	vt_snapshot_init(&snap);
 	vt_view_init(&view);
 	vt_view_configure(&view, cfg);
+	vt_event_writer_init(&events, stdout, cfg);
 	if (cfg->events && vt_feed_delivers(src.feed)) {
-		vt_feed_set_sink(src.feed, print_event, stdout);
+		vt_feed_set_sink(src.feed, print_event, &events);
 	} else if (cfg->events && !replay) {
 		const char *why = vt_feed_fallback(src.feed);
 
@@ -158,7 +129,7 @@ int vt_batch_run(const vt_config_t *cfg)
 			goto fail;
 		if (cfg->events) {
 			for (int i = 0; i < snap.events_nr; i++)
-				vt_event_write(stdout, &snap.events[i]);
+				vt_event_write_found(&events, &snap.events[i]);
 		} else {
 			vt_view_build(&view, &snap);
 			vt_batch_write(stdout, cfg, &view, &snap, cfg->format, n == 0);

@@ -35,6 +35,11 @@ const char *batch_row_status(const vt_row_t *row);
 bool batch_line_is_context(const vt_view_t *view, int line);
 bool batch_is_json_number(const char *s);
 
+/* json_csv.c: bytes as a JSON string; a csv field, of real text or of escaped text */
+void batch_json_bytes(FILE *out, const char *s, size_t len);
+void batch_csv_text(FILE *out, const char *text);
+void batch_csv_value(FILE *out, const char *escaped);
+
 /* text.c, json_csv.c, metrics.c */
 void batch_write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view, const vt_snapshot_t *snap, bool utf8);
 void batch_write_json(FILE *out, const struct batch_plan *p, const vt_view_t *view, const vt_snapshot_t *snap);

@@ -14,25 +14,29 @@
 #include "data/columns.h"
 #include "data/model.h"
 
+/* bytes a process gave (len of them, no NUL among them) as a JSON string of their text */
+void batch_json_bytes(FILE *out, const char *s, size_t len)
+{
+	size_t need = vmon_escape(NULL, 0, s, len, 0) + 1;
+	char small[1024], *buf = need <= sizeof(small) ? small : malloc(need);
+
+	if (!buf) {
+		fputs("null", out);
+		return;
+	}
+	vmon_escape(buf, need, s, len, 0);
+	vt_json_string(out, buf);
+	if (buf != small)
+		free(buf);
+}
+
 /* a string vector (argv, envv) as an array of strings */
 static void json_strings(FILE *out, char *const *v)
 {
-	char small[1024], *buf;
-
 	fputc('[', out);
 	for (size_t i = 0; v && v[i]; i++) {
-		size_t len = strlen(v[i]), need = vmon_escape(NULL, 0, v[i], len, 0) + 1;
-
-		buf = need <= sizeof(small) ? small : malloc(need);
 		fputs(i ? "," : "", out);
-		if (!buf) {
-			fputs("null", out);
-			continue;
-		}
-		vmon_escape(buf, need, v[i], len, 0);
-		vt_json_string(out, buf);
-		if (buf != small)
-			free(buf);
+		batch_json_bytes(out, v[i], strlen(v[i]));
 	}
 	fputc(']', out);
 }
@@ -134,24 +138,30 @@ void batch_write_json(FILE *out, const struct batch_plan *p, const vt_view_t *vi
 	fputs("]}\n", out);
 }
 
-/* a field as RFC 4180 quotes it: the real text, in quotes when it holds a comma, a quote or a line break */
-static void csv_value(FILE *out, const char *escaped)
+/* real text as RFC 4180 quotes a field: in quotes when it holds a comma, a quote or a line break */
+void batch_csv_text(FILE *out, const char *text)
+{
+	if (!strpbrk(text, ",\"\r\n")) {
+		fputs(text, out);
+		return;
+	}
+	fputc('"', out);
+	for (const char *s = text; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* escaped text (vmon_escape()'s) as a csv field of the real text */
+void batch_csv_value(FILE *out, const char *escaped)
 {
 	char small[1024], *text = batch_real_text(escaped, small, sizeof(small));
 
 	if (!text)
 		return;	/* an empty field: no value rather than half of one */
-	if (!strpbrk(text, ",\"\r\n")) {
-		fputs(text, out);
-	} else {
-		fputc('"', out);
-		for (const char *s = text; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	}
+	batch_csv_text(out, text);
 	if (text != small)
 		free(text);
 }
@@ -181,7 +191,7 @@ void batch_write_csv(FILE *out, const struct batch_plan *p, const vt_view_t *vie
 			fputc(',', out);
 			text = batch_machine_text(p, col, view, row, snap, buf, sizeof(buf), &big);
 			if (text && col->kind == VT_VALUE_STRING)
-				csv_value(out, text);
+				batch_csv_value(out, text);
 			else if (text)
 				fputs(text, out);
 			free(big);

@@ -31,7 +31,7 @@ const char *batch_row_status(const vt_row_t *row)
 /* shown only as the ancestor of a match (-u in the tree): another user's, say, with nothing of its own to show */
 bool batch_line_is_context(const vt_view_t *view, int line)
 {
-	return view->tree && (vt_view_line_flags(view, line) & VT_LINE_CONTEXT);
+	return vt_view_flag(view, VT_VIEW_TREE) && (vt_view_line_flags(view, line) & VT_LINE_CONTEXT);
 }
 
 bool batch_is_json_number(const char *s)

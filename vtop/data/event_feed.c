@@ -32,6 +32,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/clock.h"
+
 #include "data/columns.h"
 #include "data/sampler.h"
 
@@ -51,8 +53,8 @@ struct vt_feed {
 	double			prev_mono;
 	double			rate;
 
-	/* or, in one thread (--events), each event handed to this at once */
-	void			(*sink)(const vt_event_t *e, void *arg);
+	/* or, in one thread (--events), each event handed to this at once, as the library gave it */
+	void			(*sink)(const vmon_event_t *ev, double realtime_offset, void *arg);
 	void			*sink_arg;
 
 	/* the hand-over: filled by the callback (sampling thread), emptied by vt_feed_take() */
@@ -64,14 +66,6 @@ struct vt_feed {
 };
 
 const char *const vt_feed_backends[] = { "auto", "ebpf", "perf", "netlink", "none", NULL };
-
-static double clock_seconds(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int vt_feed_check_backend(const char *backend, char *err, size_t err_size)
 {
@@ -176,7 +170,7 @@ static double boot_to_wall(const vt_feed_t *f, const vmon_t *vmon)
 
 	if (f->replay && f->replay_when > 0 && ss && vmon->ticks_per_sec > 0)
 		return f->replay_when - (double)ss->boottime / (double)vmon->ticks_per_sec;
-	return clock_seconds(CLOCK_REALTIME) - clock_seconds(CLOCK_BOOTTIME);
+	return vclock_secs(CLOCK_REALTIME) - vclock_secs(CLOCK_BOOTTIME);
 }
 
 /* -r: the recorded time of the sample the replay is about to hand over */
@@ -194,15 +188,16 @@ static void on_event(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, vo
 
 	if (f->tree_only && !proc)
 		return;
+	if (f->sink) {
+		f->sink(ev, boot_to_wall(f, vmon), f->sink_arg);
+		return;
+	}
 	vt_event_from_feed(&e, ev, boot_to_wall(f, vmon), f->escape_flags);
-	if (f->sink)
-		f->sink(&e, f->sink_arg);
-	else
-		ring_push(f, &e);
+	ring_push(f, &e);
 }
 
 /* where the events go instead of the ring, when the thread that samples is the one that shows them */
-void vt_feed_set_sink(vt_feed_t *f, void (*sink)(const vt_event_t *e, void *arg), void *arg)
+void vt_feed_set_sink(vt_feed_t *f, void (*sink)(const vmon_event_t *ev, double realtime_offset, void *arg), void *arg)
 {
 	f->sink = sink;
 	f->sink_arg = arg;
@@ -324,7 +319,7 @@ void vt_feed_status(vt_feed_t *f, char *buf, size_t size, char *why_buf, size_t 
 	}
 	for (int i = 0; i < VMON_EVENT_KIND_NR; i++)
 		total += st.events[i];
-	now = clock_seconds(CLOCK_MONOTONIC);
+	now = vclock_secs(CLOCK_MONOTONIC);
 	if (f->prev_mono > 0 && now > f->prev_mono && total >= f->prev_events)
 		f->rate = (double)(total - f->prev_events) / (now - f->prev_mono);
 	f->prev_events = total;

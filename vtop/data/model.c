@@ -30,13 +30,13 @@
 void vt_view_init(vt_view_t *view)
 {
 	memset(view, 0, sizeof(*view));
-	view->tree = true;
-	view->sort_col[0] = vt_column_find("cpu_percent");
-	view->sort_desc[0] = true;
-	view->sort_col[1] = vt_column_find("pid");
-	view->sort_desc[1] = false;
-	view->show_path = true;
-	view->show_exited = true;
+	view->set.tree = true;
+	view->set.sort_col[0] = vt_column_find("cpu_percent");
+	view->set.sort_desc[0] = true;
+	view->set.sort_col[1] = vt_column_find("pid");
+	view->set.sort_desc[1] = false;
+	view->set.show_path = true;
+	view->set.exited_rows = true;
 	view->filter_ok = true;
 	view->sel.pid = -1;
 }
@@ -209,20 +209,95 @@ void vt_view_clear_tags(vt_view_t *view)
 
 int vt_view_sort_col(const vt_view_t *view)
 {
-	return view->sort_col[view->tree];
+	return view->set.sort_col[view->set.tree];
 }
 
 bool vt_view_sort_desc(const vt_view_t *view)
 {
-	return view->sort_desc[view->tree];
+	return view->set.sort_desc[view->set.tree];
 }
 
 void vt_view_set_sort(vt_view_t *view, int col, bool desc)
 {
 	if (col < 0 || col >= vt_columns_nr)
 		return;
-	view->sort_col[view->tree] = col;
-	view->sort_desc[view->tree] = desc;
+	view->set.sort_col[view->set.tree] = col;
+	view->set.sort_desc[view->set.tree] = desc;
+}
+
+/* set: only uid's processes are listed; else everyone's */
+void vt_view_set_user(vt_view_t *view, bool set, uid_t uid)
+{
+	view->set.user_set = set;
+	view->set.user_uid = set ? uid : 0;
+}
+
+const vt_view_settings_t *vt_view_settings(const vt_view_t *view)
+{
+	return &view->set;
+}
+
+bool vt_view_flag(const vt_view_t *view, vt_view_flag_t flag)
+{
+	switch (flag) {
+	case VT_VIEW_TREE:
+		return view->set.tree;
+	case VT_VIEW_THREADS:
+		return view->set.threads;
+	case VT_VIEW_KTHREADS:
+		return view->set.kthreads;
+	case VT_VIEW_EXITED:
+		return view->set.exited_rows;
+	case VT_VIEW_PATH:
+		return view->set.show_path;
+	case VT_VIEW_FOLLOW:
+		return view->follow;
+	}
+	return false;
+}
+
+/* takes effect at the next vt_view_build() */
+void vt_view_set_flag(vt_view_t *view, vt_view_flag_t flag, bool on)
+{
+	switch (flag) {
+	case VT_VIEW_TREE:
+		view->set.tree = on;
+		break;
+	case VT_VIEW_THREADS:
+		view->set.threads = on;
+		break;
+	case VT_VIEW_KTHREADS:
+		view->set.kthreads = on;
+		break;
+	case VT_VIEW_EXITED:
+		view->set.exited_rows = on;
+		break;
+	case VT_VIEW_PATH:
+		view->set.show_path = on;
+		break;
+	case VT_VIEW_FOLLOW:
+		view->follow = on;
+		break;
+	}
+}
+
+/* the filter's text ("" none) and whether it is a regex */
+const char *vt_view_filter(const vt_view_t *view, bool *regex)
+{
+	if (regex)
+		*regex = view->filter_regex;
+	return view->filter;
+}
+
+/* why the filter's regex does not compile; NULL when it does (or is none) */
+const char *vt_view_filter_error(const vt_view_t *view)
+{
+	return view->filter_ok ? NULL : view->filter_error;
+}
+
+bool vt_view_pinned(const vt_view_t *view)
+{
+	return view->pinned;
 }
 
 int vt_view_set_filter(vt_view_t *view, const char *text, bool regex)
@@ -250,18 +325,18 @@ const char *vt_view_command(const vt_view_t *view, const vt_row_t *row)
 {
 	if (!row->command)
 		return "";
-	if (view->show_path || row->arg0_base == 0 || row->arg0_base > row->arg0_len)
+	if (view->set.show_path || row->arg0_base == 0 || row->arg0_base > row->arg0_len)
 		return row->command;
 	return row->command + row->arg0_base;
 }
 
 static bool visible(const vt_view_t *view, const vt_row_t *row)
 {
-	if ((row->flags & VT_ROW_THREAD) && !view->show_threads)
+	if ((row->flags & VT_ROW_THREAD) && !view->set.threads)
 		return false;
-	if ((row->flags & VT_ROW_KTHREAD) && !view->show_kthreads)
+	if ((row->flags & VT_ROW_KTHREAD) && !view->set.kthreads)
 		return false;
-	if ((row->flags & VT_ROW_EXITED) && !view->show_exited)
+	if ((row->flags & VT_ROW_EXITED) && !view->set.exited_rows)
 		return false;
 	return true;
 }
@@ -280,7 +355,7 @@ bool vt_view_row_matches(const vt_view_t *view, const vt_row_t *row)
 {
 	if (!visible(view, row))
 		return false;
-	if (view->user_set && row->uid != view->user_uid)
+	if (view->set.user_set && row->uid != view->set.user_uid)
 		return false;
 	return vt_view_text_matches(view, vt_view_command(view, row));
 }
@@ -521,7 +596,7 @@ void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap)
 			view->matches++;
 		}
 	}
-	if (view->tree) {
+	if (view->set.tree) {
 		/* a match keeps its ancestors, as context: the walk up stops where one is kept already */
 		for (int i = 0; i < snap->rows_nr; i++) {
 			if (keep[i] != 2)
@@ -702,7 +777,7 @@ size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, int max_c
 
 	if (size)
 		buf[0] = '\0';
-	if (!view->tree || line < 0 || line >= view->lines_nr)
+	if (!view->set.tree || line < 0 || line >= view->lines_nr)
 		return 0;
 	depth = view->line_depth[line];
 	flags = view->line_flags[line];
@@ -728,17 +803,7 @@ size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, int max_c
 /* the settings of the command line and vtoprc */
 void vt_view_configure(vt_view_t *view, const vt_config_t *cfg)
 {
-	view->tree = cfg->tree;
-	view->sort_col[0] = cfg->sort_col[0];
-	view->sort_col[1] = cfg->sort_col[1];
-	view->sort_desc[0] = cfg->sort_desc[0];
-	view->sort_desc[1] = cfg->sort_desc[1];
-	view->show_threads = cfg->threads;
-	view->show_kthreads = cfg->kthreads;
-	view->show_exited = cfg->exited_rows;
-	view->show_path = cfg->show_path;
-	view->user_set = cfg->user_set;
-	view->user_uid = cfg->user_uid;
+	view->set = cfg->view;
 }
 
 int vt_view_lines(const vt_view_t *view)

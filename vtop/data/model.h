@@ -25,26 +25,19 @@ typedef struct vt_key {
 } vt_key_t;
 
 /*
- * The settings are the caller's to set (the screen's keys, setup, -o and
- * vtoprc), then vt_view_build(); what it made and the selection are
- * model.c's, read through the functions below, changed through vt_view_*().
+ * model.c's alone: the settings (from the command line and vtoprc, then
+ * the screen's keys and setup), what vt_view_build() made of a snapshot,
+ * the selection and the tags, each read and changed through the functions
+ * below; no other file touches a member.
  */
 typedef struct vt_view {
 	/* settings */
-	bool		tree;
-	int		sort_col[2];	/* [0] flat, [1] tree: index into vt_columns */
-	bool		sort_desc[2];
-	bool		show_threads;
-	bool		show_kthreads;
-	bool		show_exited;	/* exited rows are listed (X hides them: on a busy machine they swamp the list) */
-	bool		show_path;	/* COMMAND shows argv[0] whole, not only its last component */
+	vt_view_settings_t set;
 	char		filter[256];
 	bool		filter_regex;
 	bool		filter_ok;	/* the regex compiled */
 	char		filter_error[128];
 	regex_t		filter_re;
-	bool		user_set;
-	uid_t		user_uid;
 	vt_key_t	*collapsed;	/* sorted */
 	int		collapsed_nr;
 	int		collapsed_cap;
@@ -109,6 +102,24 @@ void vt_view_clear_tags(vt_view_t *view);
 int vt_view_sort_col(const vt_view_t *view);
 bool vt_view_sort_desc(const vt_view_t *view);
 void vt_view_set_sort(vt_view_t *view, int col, bool desc);
+void vt_view_set_user(vt_view_t *view, bool set, uid_t uid);
+const char *vt_view_filter(const vt_view_t *view, bool *regex);
+const char *vt_view_filter_error(const vt_view_t *view);
+bool vt_view_pinned(const vt_view_t *view);
+
+/* the view's switches */
+typedef enum vt_view_flag {
+	VT_VIEW_TREE,		/* the tree, else a flat list */
+	VT_VIEW_THREADS,	/* threads listed under their process */
+	VT_VIEW_KTHREADS,	/* kernel threads listed */
+	VT_VIEW_EXITED,		/* exited rows listed (X hides them: on a busy machine they swamp the list) */
+	VT_VIEW_PATH,		/* COMMAND shows argv[0] whole, not only its last component */
+	VT_VIEW_FOLLOW,		/* the selection stays on its process wherever it moves (F) */
+} vt_view_flag_t;
+bool vt_view_flag(const vt_view_t *view, vt_view_flag_t flag);
+void vt_view_set_flag(vt_view_t *view, vt_view_flag_t flag, bool on);
+/* all of them, as vtoprc keeps them (vt_config_set_view()) */
+const vt_view_settings_t *vt_view_settings(const vt_view_t *view);
 const char *vt_view_command(const vt_view_t *view, const vt_row_t *row);
 size_t vt_view_tree_prefix(const vt_view_t *view, int line, bool utf8, int max_cols, char *buf, size_t size);
 bool vt_key_in(const vt_key_t *set, int nr, vt_key_t key);

@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
+
 #include "data/sampler.h"
 
 struct mark {
@@ -65,14 +67,6 @@ struct vt_replay {
 static double seconds_of(const struct timespec *ts)
 {
 	return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9;
-}
-
-static double thread_cpu_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static int fail(vt_replay_t *r, const char *what)
@@ -119,9 +113,9 @@ int vt_replay_open(vt_source_t *src, const vt_config_t *cfg, char *err, size_t e
 	}
 	src->replay = r;
 	r->pos = -1;
-	r->threads = cfg->threads;
+	r->threads = cfg->view.threads;
 	r->exited_keep = cfg->exited_keep;
-	r->escape_flags = cfg->ascii ? VMON_ESCAPE_ASCII : 0;
+	r->escape_flags = vt_config_escape_flags(cfg);
 	snprintf(r->path, sizeof(r->path), "%s", cfg->replay_path);
 	r->fd = !strcmp(cfg->replay_path, "-") ? dup(STDIN_FILENO) : open(cfg->replay_path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
@@ -255,11 +249,11 @@ static int step(vt_source_t *src, vt_snapshot_t *snap)
 	if (r->pos + 1 == r->marks_nr && remember(r, &rec) < 0)
 		return -1;
 	r->pos++;
-	t0 = thread_cpu_ms();
+	t0 = vclock_secs(CLOCK_THREAD_CPUTIME_ID) * 1e3;
 	vt_feed_replay_at(src->feed, seconds_of(&rec.u.sample->time));
 	if (vmon_log_replay(&src->vmon, rec.u.sample) < 0)
 		return fail(r, strerror(errno));
-	t1 = thread_cpu_ms();
+	t1 = vclock_secs(CLOCK_THREAD_CPUTIME_ID) * 1e3;
 	src->builder.when = seconds_of(&rec.u.sample->time);
 	if (vt_builder_build(&src->builder, snap, t1 - t0) < 0)
 		return fail(r, strerror(errno));

@@ -39,18 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
+
 #include "data/columns.h"
 #include "data/sampler.h"
 
 #define VT_SYS_WANTS	(VMON_WANT_SYS_STAT | VMON_WANT_SYS_VM | VMON_WANT_SYS_LOADAVG)
-
-static double thread_cpu_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* --- sampling without a thread --- */
 
@@ -173,7 +167,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	memset(src, 0, sizeof(*src));
 	src->writer_fd = -1;
 	src->monitored_nr = cfg->pids_nr;
-	src->threads = cfg->threads;
+	src->threads = cfg->view.threads;
 	src->wants = wants;
 	if (cfg->replay_path[0])
 		return vt_replay_open(src, cfg, err, err_size);
@@ -181,7 +175,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	/* -p: the window-manager mode: the given processes and what they fork, nothing else */
 	attr.flags = cfg->pids_nr ? VMON_FLAG_NONE : VMON_FLAG_PROC_ALL;
 	attr.sys_wants = VT_SYS_WANTS;
-	attr.proc_wants = full_wants(src, wants, cfg->threads);
+	attr.proc_wants = full_wants(src, wants, cfg->view.threads);
 	attr.proc_root = proc_root;
 	attr.sampler = cfg->source;
 	if (!proc_root)
@@ -196,9 +190,9 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	}
 	vt_builder_init(&src->builder, &src->vmon);
 	vt_builder_hook(&src->builder);
-	src->builder.threads = cfg->threads;
+	src->builder.threads = cfg->view.threads;
 	src->builder.exited_keep = cfg->exited_keep;
-	src->builder.escape_flags = cfg->ascii ? VMON_ESCAPE_ASCII : 0;
+	src->builder.escape_flags = vt_config_escape_flags(cfg);
 	sampler_why(src, cfg);
 	if (vt_feed_open(&src->feed, &src->vmon, cfg->backend, cfg->pids_nr > 0, src->builder.escape_flags,
 			 err, err_size) < 0)
@@ -254,7 +248,7 @@ void vt_source_fini(vt_source_t *src)
 
 int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 {
-	double t0 = thread_cpu_ms(), t1;
+	double t0 = vclock_secs(CLOCK_THREAD_CPUTIME_ID) * 1e3, t1;
 	struct timespec now;
 	int err;
 
@@ -271,7 +265,7 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 		errno = err;
 		return -1;
 	}
-	t1 = thread_cpu_ms();
+	t1 = vclock_secs(CLOCK_THREAD_CPUTIME_ID) * 1e3;
 	/* one clock reading for the snapshot and the log, so that a replay shows the same time */
 	clock_gettime(CLOCK_REALTIME, &now);
 	src->builder.when = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
@@ -320,6 +314,11 @@ int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads)
 }
 
 /* the environment is read for the one process whose details are shown, and only while they are */
+void vt_source_set_borrow(vt_source_t *src, bool borrow)
+{
+	src->builder.borrow = borrow;
+}
+
 void vt_source_set_detail(vt_source_t *src, int pid)
 {
 	vmon_proc_t *proc;
@@ -405,14 +404,6 @@ int vt_source_set_files(vt_source_t *src, int pid)
 	return vt_source_set_wants(src, src->wants, src->threads);
 }
 
-static double mono_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* after a read of the feed, its fd rests this long: perf and netlink signal every event, and a flood is read in batches */
 #define FEED_REST_SECS	0.01
 
@@ -430,12 +421,12 @@ static int ms_until(double secs)
  */
 bool vt_source_wait(vt_source_t *src, double secs, int wake_fd)
 {
-	double end = mono_seconds() + (secs > 0 ? secs : 0), rest_until = 0;
+	double end = vclock_secs(CLOCK_MONOTONIC) + (secs > 0 ? secs : 0), rest_until = 0;
 	int feed_fd = vt_feed_fd(src->feed);
 
 	for (;;) {
 		struct pollfd fds[2];
-		double now = mono_seconds();
+		double now = vclock_secs(CLOCK_MONOTONIC);
 		bool resting = now < rest_until;
 		int nfds = 0, timeout = -1, feed_ms, wake_i = -1, feed_i = -1, r;
 
@@ -466,7 +457,7 @@ bool vt_source_wait(vt_source_t *src, double secs, int wake_fd)
 			return true;
 		if (feed_i >= 0 && (r == 0 || (fds[feed_i].revents & POLLIN))) {
 			vt_feed_process(src->feed);
-			rest_until = mono_seconds() + FEED_REST_SECS;
+			rest_until = vclock_secs(CLOCK_MONOTONIC) + FEED_REST_SECS;
 		}
 	}
 }
@@ -562,8 +553,8 @@ static void *sampler_main(void *arg)
 		 * request, and looks again now and then: the log may grow.
 		 */
 		while (!s->quit && !s->now && !s->step && !s->seek && s->go_index < 0 &&
-		       (s->paused || mono_seconds() < due)) {
-			double wait = s->paused ? -1 : due - mono_seconds();
+		       (s->paused || vclock_secs(CLOCK_MONOTONIC) < due)) {
+			double wait = s->paused ? -1 : due - vclock_secs(CLOCK_MONOTONIC);
 
 			pthread_mutex_unlock(&s->lock);
 			if (vt_source_wait(&s->src, wait, s->wake)) {
@@ -607,7 +598,7 @@ static void *sampler_main(void *arg)
 		s->go_index = -1;
 		pthread_mutex_unlock(&s->lock);
 
-		started = mono_seconds();
+		started = vclock_secs(CLOCK_MONOTONIC);
 		if (wants_changed && vt_source_set_wants(&s->src, wants, threads) < 0) {
 			pthread_mutex_lock(&s->lock);
 			snprintf(s->error, sizeof(s->error), "cannot change what is sampled: %s", strerror(errno));
@@ -690,7 +681,7 @@ int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants
 	s->speed = 1;
 	s->go_index = -1;
 	s->wants = wants;
-	s->threads = cfg->threads;
+	s->threads = cfg->view.threads;
 	s->now = true;
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -29,7 +29,8 @@ int vt_feed_fd(const vt_feed_t *feed);
 int vt_feed_timeout(const vt_feed_t *feed);
 void vt_feed_process(vt_feed_t *feed);
 int vt_feed_take(vt_feed_t *feed, vt_event_t *out, int max, unsigned long long *dropped);
-void vt_feed_set_sink(vt_feed_t *feed, void (*sink)(const vt_event_t *e, void *arg), void *arg);
+/* sink: called with each event, its pointers valid during the call; realtime_offset turns its time_ns into wall-clock seconds */
+void vt_feed_set_sink(vt_feed_t *feed, void (*sink)(const vmon_event_t *ev, double realtime_offset, void *arg), void *arg);
 int vt_feed_open_replay(vt_feed_t **feed, vmon_t *vmon, unsigned escape_flags, char *err, size_t err_size);
 int vt_feed_rebind(vt_feed_t *feed, vmon_t *vmon);
 void vt_feed_replay_at(vt_feed_t *feed, double when);
@@ -90,6 +91,8 @@ int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads)
 void vt_source_set_detail(vt_source_t *src, int pid);
 int vt_source_set_files(vt_source_t *src, int pid);
 int vt_source_set_rollup(vt_source_t *src, const int *pids, int nr);
+/* each snapshot is used up before the next sample, in this thread (-b): its rows may point into the tree (vt_builder_t.borrow) */
+void vt_source_set_borrow(vt_source_t *src, bool borrow);
 bool vt_source_wait(vt_source_t *src, double secs, int wake_fd);
 
 /* --- replay.c --- */

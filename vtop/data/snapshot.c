@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
+
 #include "data/columns.h"
 #include "data/snapshot.h"
 
@@ -77,14 +79,6 @@ struct vt_user {
 	uid_t	uid;
 	char	*name;
 };
-
-static double clock_seconds(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void vt_snapshot_init(vt_snapshot_t *snap)
 {
@@ -1129,7 +1123,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	vmon_t *vmon = b->vmon;
 	const vmon_sys_stat_t *ss = vmon->stores[VMON_STORE_SYS_STAT];
 	unsigned long long boottime = ss ? ss->boottime : 0, dt_ticks = 0;
-	double mono = clock_seconds(CLOCK_MONOTONIC), self;
+	double mono = vclock_secs(CLOCK_MONOTONIC), self;
 	struct rusage ru;
 	int old;
 
@@ -1137,7 +1131,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	b->seq++;
 	snap->seq = b->seq;
 	/* the sample's own time when the source gives it (a log records it, a replay shows it) */
-	snap->when = b->when > 0 ? b->when : clock_seconds(CLOCK_REALTIME);
+	snap->when = b->when > 0 ? b->when : vclock_secs(CLOCK_REALTIME);
 	snap->ticks_per_sec = vmon->ticks_per_sec;
 	/* the pages of the machine sampled: a replay's are the recorded one's */
 	snap->page_size = vmon_page_size(vmon);

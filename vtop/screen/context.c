@@ -14,14 +14,6 @@
 
 #include "tui.h"
 
-double tui_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void tui_message(tui_t *t, bool error, const char *fmt, ...)
 {
 	va_list ap;
@@ -31,7 +23,7 @@ void tui_message(tui_t *t, bool error, const char *fmt, ...)
 	va_end(ap);
 	t->msg_error = error;
 	/* errors stay until a key; news goes after a few seconds */
-	t->msg_until = error ? 0 : tui_now() + 4;
+	t->msg_until = error ? 0 : vclock_secs(CLOCK_MONOTONIC) + 4;
 }
 
 /* --- the model, kept in step with the settings --- */
@@ -65,20 +57,14 @@ const vt_row_t *tui_selected(const tui_t *t)
 void tui_rebuild(tui_t *t)
 {
 	vt_view_build(&t->view, t->snap);
-	t->cfg->tree = t->view.tree;
-	memcpy(t->cfg->sort_col, t->view.sort_col, sizeof(t->cfg->sort_col));
-	memcpy(t->cfg->sort_desc, t->view.sort_desc, sizeof(t->cfg->sort_desc));
-	t->cfg->threads = t->view.show_threads;
-	t->cfg->kthreads = t->view.show_kthreads;
-	t->cfg->exited_rows = t->view.show_exited;
-	t->cfg->show_path = t->view.show_path;
+	vt_config_set_view(t->cfg, vt_view_settings(&t->view));
 }
 
 /* the columns or the threads toggle changed what must be sampled */
 void tui_apply_columns(tui_t *t)
 {
 	t->wants = vt_columns_wants(t->cfg->columns, t->cfg->columns_nr);
-	vt_sampler_set_wants(t->sampler, t->wants, t->view.show_threads);
+	vt_sampler_set_wants(t->sampler, t->wants, vt_view_flag(&t->view, VT_VIEW_THREADS));
 	t->columns_gen++;
 }
 

@@ -75,7 +75,7 @@ static const vt_event_t *ring_at(const vt_event_t *ring, int head, int k)
 
 static bool filtering(const tui_t *t)
 {
-	return t->view.filter[0] && t->view.filter_ok;
+	return vt_view_filter(&t->view, NULL)[0] && !vt_view_filter_error(&t->view);
 }
 
 static bool event_matches(const tui_t *t, const vt_event_t *e)
@@ -149,11 +149,14 @@ static void match_event(tui_t *t, const vt_event_t *e, int k)
  */
 static bool matches_sync(tui_t *t)
 {
+	bool regex;
+	const char *filter = vt_view_filter(&t->view, &regex);
+
 	if (!filtering(t)) {
 		elog.matches_filter[0] = '\0';	/* events arrive unmatched: stale for any filter */
 		return false;
 	}
-	if (elog.matches && !strcmp(elog.matches_filter, t->view.filter) && elog.matches_regex == t->view.filter_regex)
+	if (elog.matches && !strcmp(elog.matches_filter, filter) && elog.matches_regex == regex)
 		return true;
 	if (!elog.matches)
 		elog.matches = calloc(TUI_EVENTS_MAX, sizeof(*elog.matches));
@@ -165,8 +168,8 @@ static bool matches_sync(tui_t *t)
 	elog.matches_nr = 0;
 	elog.matches_head = 0;
 	elog.matches_dropped = 0;
-	snprintf(elog.matches_filter, sizeof(elog.matches_filter), "%s", t->view.filter);
-	elog.matches_regex = t->view.filter_regex;
+	snprintf(elog.matches_filter, sizeof(elog.matches_filter), "%s", filter);
+	elog.matches_regex = regex;
 	for (int k = elog.events_nr - 1; k >= 0; k--)
 		match_event(t, ring_at(elog.events, elog.events_head, k), k);
 	return true;
@@ -256,7 +259,7 @@ static void events_title(tui_t *t, char *buf, size_t size)
 	bool filtered = matches_sync(t);
 
 	snprintf(buf, size, " Event log (feed: %s): newest first%s%s%s", t->snap->feed[0] ? t->snap->feed : "none",
-		 filtered ? "; filter: " : "", filtered ? t->view.filter : "", t->paused ? "; PAUSED" : "");
+		 filtered ? "; filter: " : "", filtered ? vt_view_filter(&t->view, NULL) : "", t->paused ? "; PAUSED" : "");
 }
 
 static void events_draw(tui_t *t)

@@ -2,7 +2,7 @@
  * panel.h: what the screen is made of.  The loop (tui.c) keeps a stack of
  * panels: the process list at the bottom, a full-screen view (help,
  * details, event log, open files, setup) or a dialog (signal, renice, sort,
- * user, I/O priority, affinity) above it.  Keys go to the top panel; a
+ * user, I/O priority, affinity: screen/dialog_*.c) above it.  Keys go to the top panel; a
  * frame is drawn from the topmost full-screen panel up, each dialog over
  * what is below it.  A panel keeps its own state in its own file and
  * reaches the rest through the context (tui.h).
@@ -29,6 +29,8 @@ typedef struct panel {
 	void		(*title)(tui_t *t, char *buf, size_t size);
 	void		(*draw)(tui_t *t);
 	panel_next_t	(*key)(tui_t *t, int ch);
+	/* what the panel holds let go, when it leaves the stack or vtop ends; NULL: nothing */
+	void		(*close)(tui_t *t);
 } panel_t;
 
 #define TUI_PANELS_MAX	8
@@ -42,7 +44,11 @@ extern const panel_t details_panel;
 extern const panel_t events_panel;
 extern const panel_t setup_panel;
 extern const panel_t files_panel;
-extern const panel_t menu_panel;
-extern const panel_t sched_panel;
+extern const panel_t kill_panel;
+extern const panel_t renice_panel;
+extern const panel_t sort_panel;
+extern const panel_t user_panel;
+extern const panel_t ioprio_panel;
+extern const panel_t affinity_panel;
 
 #endif

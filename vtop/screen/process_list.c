@@ -271,6 +271,8 @@ static int fkey_x[sizeof(fkeys) / sizeof(fkeys[0]) + 1];
 static void draw_bottom(tui_t *t, int y, int w)
 {
 	char state[300] = "";
+	bool regex;
+	const char *filter = vt_view_filter(&t->view, &regex);
 	int x = 0;
 
 	move(y, 0);
@@ -280,7 +282,7 @@ static void draw_bottom(tui_t *t, int y, int w)
 		int matches = vt_view_matches(&t->view);
 		/* a search or a filter that finds nothing, or a bad regex: the whole line red, as htop's prompt */
 		bool failed = (ls.prompt == PROMPT_SEARCH && ls.search_failed) ||
-			      (ls.prompt == PROMPT_FILTER && (!t->view.filter_ok || (ls.input[0] && !matches)));
+			      (ls.prompt == PROMPT_FILTER && (vt_view_filter_error(&t->view) || (ls.input[0] && !matches)));
 		int attr = failed ? t->attrs[C_ERROR] : t->attrs[C_FKEY_LABEL];
 
 		snprintf(line, sizeof(line), "%s%s: %s", ls.prompt == PROMPT_SEARCH ? "Search" :
@@ -289,8 +291,8 @@ static void draw_bottom(tui_t *t, int y, int w)
 		tui_fill(y, 0, w, attr);
 		attron(attr);
 		x = tui_text(y, 0, w, line, 0);
-		if (ls.prompt == PROMPT_FILTER && !t->view.filter_ok)
-			snprintf(state, sizeof(state), "  bad regex: %s", t->view.filter_error);
+		if (ls.prompt == PROMPT_FILTER && vt_view_filter_error(&t->view))
+			snprintf(state, sizeof(state), "  bad regex: %s", vt_view_filter_error(&t->view));
 		else if (ls.prompt == PROMPT_FILTER)
 			snprintf(state, sizeof(state), "  %d match%s  Enter: keep  Esc: clear  ^R: %s", matches,
 				 matches == 1 ? "" : "es", ls.input_regex ? "substring" : "regex");
@@ -326,18 +328,18 @@ static void draw_bottom(tui_t *t, int y, int w)
 	}
 	fkey_x[sizeof(fkeys) / sizeof(fkeys[0])] = x;
 	/* what is narrowing the list, said in words */
-	if (t->view.filter[0])
-		snprintf(state + strlen(state), sizeof(state) - strlen(state), " filter%s: %s", t->view.filter_regex ?
-			 " (regex)" : "", t->view.filter);
-	if (t->view.user_set) {
+	if (filter[0])
+		snprintf(state + strlen(state), sizeof(state) - strlen(state), " filter%s: %s", regex ? " (regex)" : "",
+			 filter);
+	if (vt_view_settings(&t->view)->user_set) {
 		char name[64];
 
 		snprintf(state + strlen(state), sizeof(state) - strlen(state), " user: %s",
-			 tui_user_name(t, t->view.user_uid, name, sizeof(name)));
+			 tui_user_name(t, vt_view_settings(&t->view)->user_uid, name, sizeof(name)));
 	}
-	if (!t->view.show_exited)
+	if (!vt_view_flag(&t->view, VT_VIEW_EXITED))
 		snprintf(state + strlen(state), sizeof(state) - strlen(state), " exited: hidden");
-	if (t->view.follow)
+	if (vt_view_flag(&t->view, VT_VIEW_FOLLOW))
 		snprintf(state + strlen(state), sizeof(state) - strlen(state), " FOLLOW");
 	if (t->paused)
 		snprintf(state + strlen(state), sizeof(state) - strlen(state), " PAUSED");
@@ -427,8 +429,8 @@ static void act_files(tui_t *t) { if (not_in_replay(t, "a log does not record op
 static void act_kill(tui_t *t) { if (not_in_replay(t, "its processes are not to be signalled")) dialog_open_kill(t); }
 static void act_nice_down(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) dialog_open_renice(t, -1); }
 static void act_nice_up(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) dialog_open_renice(t, 1); }
-static void act_ioprio(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_ioprio(t); }
-static void act_affinity(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) sched_open_affinity(t); }
+static void act_ioprio(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) dialog_open_ioprio(t); }
+static void act_affinity(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) dialog_open_affinity(t); }
 static void act_sort_menu(tui_t *t) { dialog_open_sort(t); }
 static void act_user_menu(tui_t *t) { dialog_open_user(t); }
 
@@ -437,8 +439,7 @@ static void start_prompt(tui_t *t, prompt_t p)
 	ls.prompt = p;
 	ls.search_failed = false;
 	if (p == PROMPT_FILTER) {
-		snprintf(ls.input, sizeof(ls.input), "%s", t->view.filter);
-		ls.input_regex = t->view.filter_regex;
+		snprintf(ls.input, sizeof(ls.input), "%s", vt_view_filter(&t->view, &ls.input_regex));
 	} else {
 		ls.input[0] = '\0';
 		ls.search_origin = vt_view_cursor(&t->view);
@@ -449,11 +450,19 @@ static void start_prompt(tui_t *t, prompt_t p)
 static void act_search(tui_t *t) { start_prompt(t, PROMPT_SEARCH); }
 static void act_filter(tui_t *t) { start_prompt(t, PROMPT_FILTER); }
 
+/* a switch of the view turned round: its new state */
+static bool toggle(tui_t *t, vt_view_flag_t flag)
+{
+	vt_view_set_flag(&t->view, flag, !vt_view_flag(&t->view, flag));
+	return vt_view_flag(&t->view, flag);
+}
+
 static void act_tree(tui_t *t)
 {
-	t->view.tree = !t->view.tree;
+	bool tree = toggle(t, VT_VIEW_TREE);
+
 	tui_rebuild(t);
-	tui_message(t, false, "%s view", t->view.tree ? "tree" : "flat");
+	tui_message(t, false, "%s view", tree ? "tree" : "flat");
 }
 
 /* sort by a column, largest first for numbers; the same key again turns the order round, as in htop */
@@ -519,7 +528,7 @@ static void set_collapsed(tui_t *t, bool collapsed)
 {
 	const vt_row_t *row = tui_selected(t);
 
-	if (!row || !t->view.tree)
+	if (!row || !vt_view_flag(&t->view, VT_VIEW_TREE))
 		return;
 	vt_view_set_collapsed(&t->view, row, collapsed);
 	tui_rebuild(t);
@@ -559,44 +568,48 @@ static void act_tag_tree(tui_t *t)
 	do {
 		vt_view_set_tagged(&t->view, vt_view_row(&t->view, t->snap, line), true);
 		line++;
-	} while (t->view.tree && line < vt_view_lines(&t->view) && vt_view_line_depth(&t->view, line) > depth);
+	} while (vt_view_flag(&t->view, VT_VIEW_TREE) && line < vt_view_lines(&t->view) && vt_view_line_depth(&t->view, line) > depth);
 }
 
 static void act_untag(tui_t *t) { vt_view_clear_tags(&t->view); }
 
 static void act_follow(tui_t *t)
 {
-	t->view.follow = !t->view.follow && tui_selected(t);
-	tui_message(t, false, t->view.follow ? "following %d" : "not following", vt_view_selected(&t->view).pid);
+	bool follow = !vt_view_flag(&t->view, VT_VIEW_FOLLOW) && tui_selected(t);
+
+	vt_view_set_flag(&t->view, VT_VIEW_FOLLOW, follow);
+	tui_message(t, false, follow ? "following %d" : "not following", vt_view_selected(&t->view).pid);
 }
 
 static void act_threads(tui_t *t)
 {
-	t->view.show_threads = !t->view.show_threads;
+	bool shown = toggle(t, VT_VIEW_THREADS);
+
 	tui_apply_columns(t);
 	tui_rebuild(t);
-	tui_message(t, false, "threads %s%s", t->view.show_threads ? "shown" : "hidden",
-		    t->view.show_threads ? " from the next sample" : "");
+	tui_message(t, false, "threads %s%s", shown ? "shown" : "hidden", shown ? " from the next sample" : "");
 }
 
 static void act_kthreads(tui_t *t)
 {
-	t->view.show_kthreads = !t->view.show_kthreads;
+	bool shown = toggle(t, VT_VIEW_KTHREADS);
+
 	tui_rebuild(t);
-	tui_message(t, false, "kernel threads %s", t->view.show_kthreads ? "shown" : "hidden");
+	tui_message(t, false, "kernel threads %s", shown ? "shown" : "hidden");
 }
 
 /* X: exited rows hidden or shown (the header still counts what exited) */
 static void act_exited(tui_t *t)
 {
-	t->view.show_exited = !t->view.show_exited;
+	bool shown = toggle(t, VT_VIEW_EXITED);
+
 	tui_rebuild(t);
-	tui_message(t, false, "exited processes %s", t->view.show_exited ? "shown" : "hidden");
+	tui_message(t, false, "exited processes %s", shown ? "shown" : "hidden");
 }
 
 static void act_path(tui_t *t)
 {
-	t->view.show_path = !t->view.show_path;
+	toggle(t, VT_VIEW_PATH);
 	tui_rebuild(t);
 }
 
@@ -819,14 +832,14 @@ static bool pid_key(tui_t *t, int ch)
 
 	if (ch < '0' || ch > '9')
 		return false;
-	if (tui_now() - ls.pid_typed_at > 1.5)
+	if (vclock_secs(CLOCK_MONOTONIC) - ls.pid_typed_at > 1.5)
 		ls.pid_typed[0] = '\0';
 	len = strlen(ls.pid_typed);
 	if (len + 1 < sizeof(ls.pid_typed)) {
 		ls.pid_typed[len] = (char)ch;
 		ls.pid_typed[len + 1] = '\0';
 	}
-	ls.pid_typed_at = tui_now();
+	ls.pid_typed_at = vclock_secs(CLOCK_MONOTONIC);
 	line = vt_view_find_line(&t->view, t->snap, atoi(ls.pid_typed));
 	if (line >= 0)
 		vt_view_pick(&t->view, t->snap, line);

@@ -19,8 +19,6 @@ enum { PANE_OPTIONS, PANE_ACTIVE, PANE_AVAILABLE, PANES };
 
 static const char *const pane_titles[PANES] = { "Options", "Columns shown", "Columns to add" };
 
-static const double delays[] = { 0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 30 };
-
 enum {
 	OPT_TREE, OPT_THREADS, OPT_KTHREADS, OPT_EXITED_ROWS, OPT_PATH, OPT_DELAY, OPT_COLOR, OPT_ASCII, OPT_MOUSE, OPT_EXITED,
 	OPTS
@@ -40,19 +38,19 @@ static void option_text(const tui_t *t, int i, char *buf, size_t size)
 
 	switch (i) {
 	case OPT_TREE:
-		snprintf(buf, size, "[%c] tree view", t->view.tree ? 'x' : ' ');
+		snprintf(buf, size, "[%c] tree view", vt_view_flag(&t->view, VT_VIEW_TREE) ? 'x' : ' ');
 		break;
 	case OPT_THREADS:
-		snprintf(buf, size, "[%c] threads", t->view.show_threads ? 'x' : ' ');
+		snprintf(buf, size, "[%c] threads", vt_view_flag(&t->view, VT_VIEW_THREADS) ? 'x' : ' ');
 		break;
 	case OPT_KTHREADS:
-		snprintf(buf, size, "[%c] kernel threads", t->view.show_kthreads ? 'x' : ' ');
+		snprintf(buf, size, "[%c] kernel threads", vt_view_flag(&t->view, VT_VIEW_KTHREADS) ? 'x' : ' ');
 		break;
 	case OPT_EXITED_ROWS:
-		snprintf(buf, size, "[%c] exited processes", t->view.show_exited ? 'x' : ' ');
+		snprintf(buf, size, "[%c] exited processes", vt_view_flag(&t->view, VT_VIEW_EXITED) ? 'x' : ' ');
 		break;
 	case OPT_PATH:
-		snprintf(buf, size, "[%c] program path", t->view.show_path ? 'x' : ' ');
+		snprintf(buf, size, "[%c] program path", vt_view_flag(&t->view, VT_VIEW_PATH) ? 'x' : ' ');
 		break;
 	case OPT_DELAY:
 		snprintf(buf, size, "refresh every %g s", cfg->delay);
@@ -185,57 +183,36 @@ static void setup_draw(tui_t *t)
 	attroff(t->attrs[C_FKEY_LABEL]);
 }
 
+/* the switches of the view, in the order of the options */
+static const vt_view_flag_t view_flags[] = {
+	[OPT_TREE] = VT_VIEW_TREE, [OPT_THREADS] = VT_VIEW_THREADS, [OPT_KTHREADS] = VT_VIEW_KTHREADS,
+	[OPT_EXITED_ROWS] = VT_VIEW_EXITED, [OPT_PATH] = VT_VIEW_PATH,
+};
+
 static void change_option(tui_t *t, int i, int dir)
 {
-	vt_config_t *cfg = t->cfg;
-
 	switch (i) {
-	case OPT_TREE:
-		t->view.tree = !t->view.tree;
+	case OPT_TREE: case OPT_THREADS: case OPT_KTHREADS: case OPT_EXITED_ROWS: case OPT_PATH:
+		vt_view_set_flag(&t->view, view_flags[i], !vt_view_flag(&t->view, view_flags[i]));
+		if (i == OPT_THREADS)
+			tui_apply_columns(t);
 		break;
-	case OPT_THREADS:
-		t->view.show_threads = !t->view.show_threads;
-		tui_apply_columns(t);
+	case OPT_DELAY:
+		vt_config_step(t->cfg, VT_SETTING_DELAY, dir);
+		vt_sampler_set_interval(t->sampler, t->cfg->delay);
 		break;
-	case OPT_KTHREADS:
-		t->view.show_kthreads = !t->view.show_kthreads;
-		break;
-	case OPT_EXITED_ROWS:
-		t->view.show_exited = !t->view.show_exited;
-		break;
-	case OPT_PATH:
-		t->view.show_path = !t->view.show_path;
-		break;
-	case OPT_DELAY: {
-		int k = 0, n = (int)(sizeof(delays) / sizeof(delays[0]));
-
-		while (k < n - 1 && delays[k] < cfg->delay)
-			k++;
-		k += dir;
-		if (k < 0)
-			k = 0;
-		if (k >= n)
-			k = n - 1;
-		cfg->delay = delays[k];
-		vt_sampler_set_interval(t->sampler, cfg->delay);
-		break;
-	}
 	case OPT_COLOR:
-		cfg->color = (vt_color_t)((cfg->color + 3 + dir) % 3);
+		vt_config_step(t->cfg, VT_SETTING_COLOR, dir);
 		break;
 	case OPT_ASCII:
-		cfg->ascii = !cfg->ascii;
+		vt_config_step(t->cfg, VT_SETTING_ASCII, dir);
 		break;
 	case OPT_MOUSE:
-		cfg->mouse = !cfg->mouse;
-		mousemask(cfg->mouse ? BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED : 0, NULL);
+		vt_config_step(t->cfg, VT_SETTING_MOUSE, dir);
+		mousemask(t->cfg->mouse ? BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED : 0, NULL);
 		break;
 	case OPT_EXITED:
-		cfg->exited_keep += dir;
-		if (cfg->exited_keep < 1)
-			cfg->exited_keep = 1;
-		if (cfg->exited_keep > 100)
-			cfg->exited_keep = 100;
+		vt_config_step(t->cfg, VT_SETTING_EXITED_KEEP, dir);
 		break;
 	}
 	tui_rebuild(t);
@@ -243,27 +220,20 @@ static void change_option(tui_t *t, int i, int dir)
 
 static void move_column(tui_t *t, int dir)
 {
-	int i = setup.sel[PANE_ACTIVE], j = i + dir, tmp;
+	int j = vt_config_column_move(t->cfg, setup.sel[PANE_ACTIVE], dir);
 
-	if (j < 0 || j >= t->cfg->columns_nr)
+	if (j < 0)
 		return;
-	tmp = t->cfg->columns[i];
-	t->cfg->columns[i] = t->cfg->columns[j];
-	t->cfg->columns[j] = tmp;
 	setup.sel[PANE_ACTIVE] = j;
 	tui_columns_moved(t);
 }
 
 static void remove_column(tui_t *t)
 {
-	int i = setup.sel[PANE_ACTIVE];
-
-	if (t->cfg->columns_nr <= 1) {
+	if (vt_config_column_remove(t->cfg, setup.sel[PANE_ACTIVE]) < 0) {
 		tui_message(t, true, "the last column stays");
 		return;
 	}
-	memmove(t->cfg->columns + i, t->cfg->columns + i + 1, sizeof(int) * (size_t)(t->cfg->columns_nr - i - 1));
-	t->cfg->columns_nr--;
 	tui_apply_columns(t);
 }
 
@@ -274,14 +244,9 @@ static void add_column(tui_t *t)
 	if (!avail)
 		return;
 	n = available(t, avail);
-	if (n && t->cfg->columns_nr < VT_MAX_COLUMNS) {
-		/* after the selected shown column, or before COMMAND if that is last */
-		at = t->cfg->columns_nr ? setup.sel[PANE_ACTIVE] + 1 : 0;
-		if (at > t->cfg->columns_nr)
-			at = t->cfg->columns_nr;
-		memmove(t->cfg->columns + at + 1, t->cfg->columns + at, sizeof(int) * (size_t)(t->cfg->columns_nr - at));
-		t->cfg->columns[at] = avail[setup.sel[PANE_AVAILABLE]];
-		t->cfg->columns_nr++;
+	/* after the selected shown column */
+	at = t->cfg->columns_nr ? setup.sel[PANE_ACTIVE] + 1 : 0;
+	if (n && vt_config_column_insert(t->cfg, at, avail[setup.sel[PANE_AVAILABLE]]) == 0) {
 		tui_message(t, false, "%s shown", vt_columns[avail[setup.sel[PANE_AVAILABLE]]].label);
 		tui_apply_columns(t);
 	}

@@ -86,6 +86,8 @@ static void close_panel(tui_t *t, int at)
 {
 	if (at <= 0)
 		return;
+	if (t->panels[at]->close)
+		t->panels[at]->close(t);
 	memmove(&t->panels[at], &t->panels[at + 1], sizeof(t->panels[0]) * (size_t)(t->panels_nr - at - 1));
 	t->panels_nr--;
 }
@@ -254,7 +256,7 @@ int vt_tui_run(vt_config_t *cfg)
 			if (t->quit)
 				break;
 		}
-		if (t->msg[0] && t->msg_until && tui_now() > t->msg_until) {
+		if (t->msg[0] && t->msg_until && vclock_secs(CLOCK_MONOTONIC) > t->msg_until) {
 			t->msg[0] = '\0';
 			dirty = true;
 		}
@@ -265,8 +267,8 @@ int vt_tui_run(vt_config_t *cfg)
 out:
 	vt_sampler_stop(t->sampler);
 	vt_view_free(&t->view);
-	dialogs_free();
-	sched_free();
+	while (t->panels_nr > 1)
+		close_panel(t, t->panels_nr - 1);
 	event_log_free();
 	free(t);
 	return status;

@@ -9,6 +9,8 @@
 
 #include <curses.h>
 
+#include "util/clock.h"
+
 #include "vtop.h"
 #include "data/columns.h"
 #include "data/model.h"
@@ -79,7 +81,6 @@ typedef struct tui {
 
 
 /* context.c: what the panels share */
-double tui_now(void);	/* CLOCK_MONOTONIC seconds */
 void tui_message(tui_t *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void tui_apply_columns(tui_t *t);
 void tui_columns_moved(tui_t *t);
@@ -131,8 +132,8 @@ void dialog_open_kill(tui_t *t);
 void dialog_open_renice(tui_t *t, int delta);
 void dialog_open_sort(tui_t *t);
 void dialog_open_user(tui_t *t);
-void sched_open_ioprio(tui_t *t);
-void sched_open_affinity(tui_t *t);
+void dialog_open_ioprio(tui_t *t);
+void dialog_open_affinity(tui_t *t);
 
 /* event_log.c: the log is kept from the start, shown or not */
 #define TUI_EVENTS_MAX	10000
@@ -140,9 +141,6 @@ int event_log_init(void);
 void event_log_add(tui_t *t, const vt_snapshot_t *snap);
 void event_log_clear(tui_t *t);
 void event_log_free(void);
-/* what the dialogs hold when vtop ends */
-void dialogs_free(void);
-void sched_free(void);
 
 
 #endif

@@ -61,12 +61,12 @@ static void test_defaults(void **state)
 	char path[512];
 
 	vt_config_defaults(&cfg);
-	assert_true(cfg.tree);
+	assert_true(cfg.view.tree);
 	assert_int_equal(cfg.columns_nr, 11);
 	assert_string_equal(vt_columns[cfg.columns[0]].label, "PID");
 	assert_string_equal(vt_columns[cfg.columns[10]].label, "COMMAND");
-	assert_int_equal(cfg.sort_col[0], vt_column_find("cpu_percent"));
-	assert_true(cfg.sort_desc[0]);
+	assert_int_equal(cfg.view.sort_col[0], vt_column_find("cpu_percent"));
+	assert_true(cfg.view.sort_desc[0]);
 	assert_string_equal(cfg.backend, "auto");	/* the event feed on, whichever backend works */
 	assert_int_equal(vt_config_path(path, sizeof(path)), 0);
 	assert_non_null(strstr(path, "/vtop/vtoprc"));
@@ -96,13 +96,13 @@ static void test_file_and_warnings(void **state)
 	assert_int_equal(vt_config_load(&cfg, path), 0);
 	assert_int_equal(cfg.columns_nr, 4);
 	assert_string_equal(vt_columns[cfg.columns[2]].name, "cpu_percent");
-	assert_int_equal(cfg.sort_col[0], vt_column_find("pid"));
-	assert_false(cfg.sort_desc[0]);
-	assert_false(cfg.tree);
+	assert_int_equal(cfg.view.sort_col[0], vt_column_find("pid"));
+	assert_false(cfg.view.sort_desc[0]);
+	assert_false(cfg.view.tree);
 	assert_true(cfg.delay == 2.5);
 	assert_int_equal(cfg.exited_keep, 7);
 	assert_string_equal(cfg.backend, "perf");	/* the bad one after it changed nothing */
-	assert_false(cfg.threads);	/* the bad value left the default */
+	assert_false(cfg.view.threads);	/* the bad value left the default */
 	/* every bad line said, with where it is */
 	assert_non_null(strstr(cfg.warnings, ":6: not \"key = value\""));
 	assert_non_null(strstr(cfg.warnings, ":7: unknown setting frobnicate"));
@@ -123,13 +123,13 @@ static void test_save_and_read_back(void **state)
 
 	vt_config_defaults(&a);
 	a.columns_nr = vt_column_parse_list("pid,ppid,rchars,command", a.columns, VT_MAX_COLUMNS, err, sizeof(err));
-	a.tree = false;
-	a.kthreads = true;
-	a.exited_rows = false;
+	a.view.tree = false;
+	a.view.kthreads = true;
+	a.view.exited_rows = false;
 	a.delay = 0.5;
 	a.color = VT_COLOR_NEVER;
-	a.sort_col[0] = vt_column_find("rchars");
-	a.sort_desc[0] = true;
+	a.view.sort_col[0] = vt_column_find("rchars");
+	a.view.sort_desc[0] = true;
 	a.exited_keep = 9;
 	snprintf(a.backend, sizeof(a.backend), "netlink");
 	a.source = VMON_SAMPLER_PROC;
@@ -141,13 +141,13 @@ static void test_save_and_read_back(void **state)
 	assert_string_equal(b.warnings, "");
 	assert_int_equal(b.columns_nr, 4);
 	assert_memory_equal(a.columns, b.columns, sizeof(int) * 4);
-	assert_false(b.tree);
-	assert_true(b.kthreads);
-	assert_false(b.exited_rows);
+	assert_false(b.view.tree);
+	assert_true(b.view.kthreads);
+	assert_false(b.view.exited_rows);
 	assert_true(b.delay == 0.5);
 	assert_int_equal(b.color, VT_COLOR_NEVER);
-	assert_int_equal(b.sort_col[0], a.sort_col[0]);
-	assert_true(b.sort_desc[0]);
+	assert_int_equal(b.view.sort_col[0], a.view.sort_col[0]);
+	assert_true(b.view.sort_desc[0]);
 	assert_int_equal(b.exited_keep, 9);
 	assert_string_equal(b.backend, "netlink");
 	assert_int_equal(b.source, VMON_SAMPLER_PROC);
@@ -168,7 +168,7 @@ static void test_command_line_overrides(void **state)
 	vt_config_defaults(&cfg);
 	assert_int_equal(args(&cfg, "-d", "0.5", NULL, NULL), 0);
 	assert_true(cfg.delay == 0.5);	/* the command line wins */
-	assert_false(cfg.tree);		/* the file's, where the command line says nothing */
+	assert_false(cfg.view.tree);		/* the file's, where the command line says nothing */
 	assert_int_equal(cfg.columns_nr, 2);
 	assert_string_equal(cfg.backend, "none");
 	vt_config_defaults(&cfg);
@@ -183,13 +183,13 @@ static void test_command_line_overrides(void **state)
 	assert_int_equal(cfg.source, VMON_SAMPLER_ITER);	/* a bad name changes nothing */
 	vt_config_defaults(&cfg);
 	assert_int_equal(args(&cfg, "-t", "-o", "pid,user,command", NULL), 0);
-	assert_true(cfg.tree);
+	assert_true(cfg.view.tree);
 	assert_int_equal(cfg.columns_nr, 3);
 	/* -s sorts the view the options chose */
 	vt_config_defaults(&cfg);
 	assert_int_equal(args(&cfg, "-s", "-user", "--flat", NULL), 0);
-	assert_int_equal(cfg.sort_col[0], vt_column_find("user"));
-	assert_true(cfg.sort_desc[0]);
+	assert_int_equal(cfg.view.sort_col[0], vt_column_find("user"));
+	assert_true(cfg.view.sort_desc[0]);
 	/* --config: another file */
 	snprintf(path, sizeof(path), "%s/other", dir);
 	write_file(path, "delay = 7\n");
@@ -224,8 +224,74 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(args(&cfg, "-p", "1,2,3", "-u", "0"), 0);
 	assert_int_equal(cfg.pids_nr, 3);
 	assert_int_equal(cfg.pids[2], 3);
-	assert_true(cfg.user_set);
-	assert_int_equal(cfg.user_uid, 0);
+	assert_true(cfg.view.user_set);
+	assert_int_equal(cfg.view.user_uid, 0);
+}
+
+/* what the screen changes, each through its call: the columns, the steps of setup's options */
+static void test_changes(void **state)
+{
+	vt_config_t cfg;
+	char err[256];
+	double d;
+
+	vt_config_defaults(&cfg);
+	cfg.columns_nr = vt_column_parse_list("pid,user,command", cfg.columns, VT_MAX_COLUMNS, err, sizeof(err));
+	assert_int_equal(vt_config_column_move(&cfg, 0, 1), 1);
+	assert_int_equal(cfg.columns[0], vt_column_find("user"));
+	assert_int_equal(cfg.columns[1], vt_column_find("pid"));
+	assert_int_equal(vt_config_column_move(&cfg, 2, 1), -1);	/* past the end: nothing moves */
+	assert_int_equal(vt_config_column_insert(&cfg, 1, vt_column_find("ppid")), 0);
+	assert_int_equal(cfg.columns_nr, 4);
+	assert_int_equal(cfg.columns[1], vt_column_find("ppid"));
+	assert_int_equal(cfg.columns[2], vt_column_find("pid"));
+	for (int n = 4; n > 1; n--)
+		assert_int_equal(vt_config_column_remove(&cfg, 0), 0);
+	assert_int_equal(vt_config_column_remove(&cfg, 0), -1);	/* the last column stays */
+	assert_int_equal(cfg.columns_nr, 1);
+	assert_int_equal(cfg.columns[0], vt_column_find("command"));
+	/* the delay steps through setup's list from where it is, and stops at its ends */
+	cfg.delay = 1.2;
+	vt_config_step(&cfg, VT_SETTING_DELAY, 1);
+	assert_true(cfg.delay == 2);
+	for (int i = 0; i < 20; i++)
+		vt_config_step(&cfg, VT_SETTING_DELAY, -1);
+	d = cfg.delay;
+	assert_true(d == 0.25);
+	cfg.color = VT_COLOR_AUTO;
+	vt_config_step(&cfg, VT_SETTING_COLOR, -1);
+	assert_int_equal(cfg.color, VT_COLOR_ALWAYS);
+	cfg.exited_keep = 100;
+	vt_config_step(&cfg, VT_SETTING_EXITED_KEEP, 1);
+	assert_int_equal(cfg.exited_keep, 100);
+}
+
+/* --events -o: the events' fields (json and csv), wherever -o stands; the columns untouched */
+static void test_events_fields(void **state)
+{
+	vt_config_t cfg;
+	int cols;
+
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--events", "--format=json", NULL, NULL), 0);
+	assert_int_equal(cfg.event_fields_nr, 0);	/* all of them */
+	cols = cfg.columns_nr;
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "-o", "pid,exit_code,args", "--events", "--format=json"), 0);
+	assert_int_equal(cfg.event_fields_nr, 3);
+	assert_int_equal(cfg.columns_nr, cols);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--events", "--format=csv", "-o", "KIND,pid"), 0);
+	assert_int_equal(cfg.event_fields_nr, 2);
+	assert_int_not_equal(cfg.event_fields[0], cfg.event_fields[1]);
+	/* a column that is no event field, text's fixed layout, a metrics format: refused */
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--events", "--format=json", "-o", "pid,user"), -1);
+	vt_config_defaults(&cfg);
+	assert_int_equal(args(&cfg, "--events", "-o", "pid", NULL), -1);
+	assert_int_equal(args(&cfg, "--events", "--format=json", "-o", "pid,"), -1);
+	assert_int_equal(args(&cfg, "--events", "--format=prometheus", NULL, NULL), -1);
+	assert_int_equal(cfg.event_fields_nr, 0);
 }
 
 /* -w and -r: the paths kept; a replay neither recorded again, nor narrowed by -p, nor from a terminal's stdin */
@@ -261,6 +327,8 @@ int main(void)
 		cmocka_unit_test(test_save_and_read_back),
 		cmocka_unit_test(test_command_line_overrides),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_changes),
+		cmocka_unit_test(test_events_fields),
 		cmocka_unit_test(test_record_replay),
 	};
 

@@ -128,7 +128,7 @@ static const char *line_pids(const world_t *w)
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < w->view.lines_nr; i++)
+	for (int i = 0; i < vt_view_lines(&w->view); i++)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d", i ? " " : "",
 					vt_view_row(&w->view, &w->snap, i)->pid);
 	return buf;
@@ -187,15 +187,15 @@ static void test_tree_flattening(void **state)
 	world_open(&w);
 	/* kernel threads hidden by default; the tree in pid order */
 	assert_string_equal(line_pids(&w), "1 100 101 102 200");
-	assert_int_equal(w.view.line_depth[0], 0);
-	assert_int_equal(w.view.line_depth[1], 1);
-	assert_int_equal(w.view.line_depth[2], 2);
-	assert_int_equal(w.view.line_depth[3], 2);
-	assert_int_equal(w.view.line_depth[4], 1);
-	assert_true(w.view.line_flags[0] & VT_LINE_CHILDREN);
-	assert_false(w.view.line_flags[2] & VT_LINE_LAST);
-	assert_true(w.view.line_flags[3] & VT_LINE_LAST);
-	assert_true(w.view.line_flags[4] & VT_LINE_LAST);
+	assert_int_equal(vt_view_line_depth(&w.view, 0), 0);
+	assert_int_equal(vt_view_line_depth(&w.view, 1), 1);
+	assert_int_equal(vt_view_line_depth(&w.view, 2), 2);
+	assert_int_equal(vt_view_line_depth(&w.view, 3), 2);
+	assert_int_equal(vt_view_line_depth(&w.view, 4), 1);
+	assert_true(vt_view_line_flags(&w.view, 0) & VT_LINE_CHILDREN);
+	assert_false(vt_view_line_flags(&w.view, 2) & VT_LINE_LAST);
+	assert_true(vt_view_line_flags(&w.view, 3) & VT_LINE_LAST);
+	assert_true(vt_view_line_flags(&w.view, 4) & VT_LINE_LAST);
 	/* the branches: 101 and 102 are under 100, which has a sibling (200) below */
 	vt_view_tree_prefix(&w.view, 1, false, 0, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "|-");
@@ -217,16 +217,16 @@ static void test_tree_flattening(void **state)
 	vt_view_tree_prefix(&w.view, 1, false, 1, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "|-");
 
-	w.view.show_kthreads = true;
+	vt_view_set_flag(&w.view, VT_VIEW_KTHREADS, true);
 	vt_view_build(&w.view, &w.snap);
 	assert_string_equal(line_pids(&w), "1 100 101 102 200 2 3");
 
 	/* flat: every row, sorted (pid ascending here) */
-	w.view.tree = false;
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, false);
 	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
 	vt_view_build(&w.view, &w.snap);
 	assert_string_equal(line_pids(&w), "1 2 3 100 101 102 200");
-	assert_int_equal(w.view.line_depth[3], 0);
+	assert_int_equal(vt_view_line_depth(&w.view, 3), 0);
 	world_close(&w);
 }
 
@@ -239,7 +239,7 @@ static void test_collapse(void **state)
 	vt_view_set_collapsed(&w.view, row_of(&w, 100), true);
 	vt_view_build(&w.view, &w.snap);
 	assert_string_equal(line_pids(&w), "1 100 200");
-	assert_true(w.view.line_flags[1] & VT_LINE_COLLAPSED);
+	assert_true(vt_view_line_flags(&w.view, 1) & VT_LINE_COLLAPSED);
 	vt_view_tree_prefix(&w.view, 1, false, 0, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "|-+");
 	/* the fold survives a new sample: it is kept by identity */
@@ -273,7 +273,7 @@ static void test_sort(void **state)
 	vt_view_build(&w.view, &w.snap);
 	assert_string_equal(line_pids(&w), "1 100 101 102 200");
 	/* flat, by a defs field (numbers by value: start 5 < 500 < 510 < 520 < 600) */
-	w.view.tree = false;
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, false);
 	vt_view_set_sort(&w.view, vt_column_find("start"), true);
 	vt_view_build(&w.view, &w.snap);
 	assert_string_equal(line_pids(&w), "200 102 101 100 1");
@@ -282,7 +282,7 @@ static void test_sort(void **state)
 	vt_view_build(&w.view, &w.snap);
 	assert_string_equal(line_pids(&w), "200 1 100 101 102");
 	/* the flat and tree sorts are separate settings */
-	w.view.tree = true;
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, true);
 	assert_int_equal(vt_view_sort_col(&w.view), vt_column_find("command"));
 	world_close(&w);
 }
@@ -296,13 +296,13 @@ static void test_filter(void **state)
 	assert_int_equal(vt_view_set_filter(&w.view, "SLEEP", false), 0);
 	vt_view_build(&w.view, &w.snap);
 	assert_string_equal(line_pids(&w), "1 100 101 102");
-	assert_int_equal(w.view.matches, 2);
-	assert_true(w.view.line_flags[0] & VT_LINE_CONTEXT);
-	assert_true(w.view.line_flags[1] & VT_LINE_CONTEXT);
-	assert_false(w.view.line_flags[2] & VT_LINE_CONTEXT);
-	w.view.tree = false;
+	assert_int_equal(vt_view_matches(&w.view), 2);
+	assert_true(vt_view_line_flags(&w.view, 0) & VT_LINE_CONTEXT);
+	assert_true(vt_view_line_flags(&w.view, 1) & VT_LINE_CONTEXT);
+	assert_false(vt_view_line_flags(&w.view, 2) & VT_LINE_CONTEXT);
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, false);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.lines_nr, 2);
+	assert_int_equal(vt_view_lines(&w.view), 2);
 
 	/* an extended regular expression */
 	assert_int_equal(vt_view_set_filter(&w.view, "^sleep [2-9]", true), 0);
@@ -310,28 +310,27 @@ static void test_filter(void **state)
 	assert_string_equal(line_pids(&w), "102");
 	/* a bad one: said so, and it hides nothing */
 	assert_int_equal(vt_view_set_filter(&w.view, "sle(ep", true), -1);
-	assert_false(w.view.filter_ok);
-	assert_true(w.view.filter_error[0] != '\0');
+	assert_non_null(vt_view_filter_error(&w.view));
+	assert_true(vt_view_filter_error(&w.view)[0] != '\0');
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.lines_nr, 5);
+	assert_int_equal(vt_view_lines(&w.view), 5);
 	/* the command as shown: without the program's path, "/bin/" no longer matches */
 	assert_int_equal(vt_view_set_filter(&w.view, "/bin/", false), 0);
 	vt_view_build(&w.view, &w.snap);
 	assert_string_equal(line_pids(&w), "100");
-	w.view.show_path = false;
+	vt_view_set_flag(&w.view, VT_VIEW_PATH, false);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.lines_nr, 0);
-	w.view.show_path = true;
+	assert_int_equal(vt_view_lines(&w.view), 0);
+	vt_view_set_flag(&w.view, VT_VIEW_PATH, true);
 
 	/* by user: the fixture's files are ours */
 	assert_int_equal(vt_view_set_filter(&w.view, "", false), 0);
-	w.view.user_set = true;
-	w.view.user_uid = getuid();
+	vt_view_set_user(&w.view, true, getuid());
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.lines_nr, 5);
-	w.view.user_uid = getuid() + 1;
+	assert_int_equal(vt_view_lines(&w.view), 5);
+	vt_view_set_user(&w.view, true, getuid() + 1);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.lines_nr, 0);
+	assert_int_equal(vt_view_lines(&w.view), 0);
 	world_close(&w);
 }
 
@@ -361,56 +360,56 @@ static void test_selection_follow(void **state)
 	world_t w;
 
 	world_open(&w);
-	w.view.tree = false;
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, false);
 	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
 	vt_view_build(&w.view, &w.snap);
 	vt_view_select(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 100));
-	assert_int_equal(w.view.cursor, 1);
+	assert_int_equal(vt_view_cursor(&w.view), 1);
 	/* without follow the line stays put while the order changes under it: 1 100 101 102 200 reversed */
 	vt_view_set_sort(&w.view, vt_column_find("pid"), true);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.cursor, 1);
-	assert_int_equal(w.view.sel.pid, 102);
+	assert_int_equal(vt_view_cursor(&w.view), 1);
+	assert_int_equal(vt_view_selected(&w.view).pid, 102);
 	/* with follow, the selection goes where the process goes */
-	w.view.follow = true;
+	vt_view_set_flag(&w.view, VT_VIEW_FOLLOW, true);
 	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(vt_view_row(&w.view, &w.snap, w.view.cursor)->pid, 102);
-	assert_int_equal(w.view.cursor, 3);
+	assert_int_equal(vt_view_row(&w.view, &w.snap, vt_view_cursor(&w.view))->pid, 102);
+	assert_int_equal(vt_view_cursor(&w.view), 3);
 	/* a followed process that goes away (here: filtered out) ends the follow */
 	assert_int_equal(vt_view_set_filter(&w.view, "bash", false), 0);
 	vt_view_build(&w.view, &w.snap);
-	assert_false(w.view.follow);
+	assert_false(vt_view_flag(&w.view, VT_VIEW_FOLLOW));
 	/* moving stays within the lines */
 	vt_view_move(&w.view, &w.snap, 100);
-	assert_int_equal(w.view.cursor, w.view.lines_nr - 1);
+	assert_int_equal(vt_view_cursor(&w.view), vt_view_lines(&w.view) - 1);
 	vt_view_move(&w.view, &w.snap, -100);
-	assert_int_equal(w.view.cursor, 0);
+	assert_int_equal(vt_view_cursor(&w.view), 0);
 
 	/* picked by name (a search, a typed pid): the process stays selected while the order changes */
 	assert_int_equal(vt_view_set_filter(&w.view, "", false), 0);
 	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
 	vt_view_build(&w.view, &w.snap);
 	vt_view_pick(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 100));
-	assert_int_equal(w.view.cursor, 1);
+	assert_int_equal(vt_view_cursor(&w.view), 1);
 	vt_view_set_sort(&w.view, vt_column_find("pid"), true);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.cursor, 3);	/* 200 102 101 100 1 */
-	assert_int_equal(w.view.sel.pid, 100);
+	assert_int_equal(vt_view_cursor(&w.view), 3);	/* 200 102 101 100 1 */
+	assert_int_equal(vt_view_selected(&w.view).pid, 100);
 	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.cursor, 1);
+	assert_int_equal(vt_view_cursor(&w.view), 1);
 	/* ... until the cursor moves: then the line stays put again */
 	vt_view_move(&w.view, &w.snap, 1);
-	assert_int_equal(w.view.sel.pid, 101);
+	assert_int_equal(vt_view_selected(&w.view).pid, 101);
 	vt_view_set_sort(&w.view, vt_column_find("pid"), true);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.cursor, 2);
+	assert_int_equal(vt_view_cursor(&w.view), 2);
 	vt_view_move(&w.view, &w.snap, 1);
 	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.cursor, 3);
-	assert_int_equal(w.view.sel.pid, 102);
+	assert_int_equal(vt_view_cursor(&w.view), 3);
+	assert_int_equal(vt_view_selected(&w.view).pid, 102);
 	world_close(&w);
 
 	/*
@@ -419,43 +418,43 @@ static void test_selection_follow(void **state)
 	 * a line.  By pid: 1 100 101 102 200, then 50 comes.
 	 */
 	world_open(&w);
-	w.view.tree = false;
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, false);
 	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
 	vt_view_build(&w.view, &w.snap);
 	vt_view_pick(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 101));
-	assert_int_equal(w.view.cursor, 2);
+	assert_int_equal(vt_view_cursor(&w.view), 2);
 	fixture_proc(&w.fx, 50, 1, "newcomer", 'S', 900, NULL);
 	tick(&w, 1);
 	sample(&w);
 	assert_string_equal(line_pids(&w), "1 50 100 101 102 200");
-	assert_int_equal(w.view.sel.pid, 101);
-	assert_int_equal(w.view.cursor, 3);
+	assert_int_equal(vt_view_selected(&w.view).pid, 101);
+	assert_int_equal(vt_view_cursor(&w.view), 3);
 	/* the sort changed by the user: still the picked process */
 	vt_view_set_sort(&w.view, vt_column_find("pid"), true);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.sel.pid, 101);
+	assert_int_equal(vt_view_selected(&w.view).pid, 101);
 	/* moved from: a line again, as htop */
 	vt_view_move(&w.view, &w.snap, -1);
-	assert_int_equal(w.view.sel.pid, 102);
+	assert_int_equal(vt_view_selected(&w.view).pid, 102);
 	fixture_proc(&w.fx, 300, 1, "late", 'S', 950, NULL);
 	tick(&w, 1);
 	sample(&w);
-	assert_int_equal(w.view.cursor, 1);
-	assert_int_equal(w.view.sel.pid, 200);	/* the line stayed, another process is on it */
+	assert_int_equal(vt_view_cursor(&w.view), 1);
+	assert_int_equal(vt_view_selected(&w.view).pid, 200);	/* the line stayed, another process is on it */
 	/* a picked process that exits: its exited row while there is one, then the line it was on */
 	vt_view_pick(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 102));
 	fixture_remove(&w.fx, "102");
 	tick(&w, 1);
 	sample(&w);
-	assert_true(w.view.pinned);
-	assert_true(vt_view_row(&w.view, &w.snap, w.view.cursor)->flags & VT_ROW_EXITED);
-	assert_int_equal(w.view.sel.pid, 102);
+	assert_true(vt_view_pinned(&w.view));
+	assert_true(vt_view_row(&w.view, &w.snap, vt_view_cursor(&w.view))->flags & VT_ROW_EXITED);
+	assert_int_equal(vt_view_selected(&w.view).pid, 102);
 	for (int i = 0; i < w.cfg.exited_keep; i++) {
 		tick(&w, 1);
 		sample(&w);
 	}
-	assert_false(w.view.pinned);
-	assert_int_not_equal(w.view.sel.pid, 102);
+	assert_false(vt_view_pinned(&w.view));
+	assert_int_not_equal(vt_view_selected(&w.view).pid, 102);
 	world_close(&w);
 }
 
@@ -493,14 +492,14 @@ static void test_exited_rows(void **state)
 	/* it is in the tree where it was, and its exit status is a column */
 	assert_string_equal(line_pids(&w), "1 100 101 102 200");
 	/* hidden (X), flat and in the tree */
-	w.view.show_exited = false;
+	vt_view_set_flag(&w.view, VT_VIEW_EXITED, false);
 	vt_view_build(&w.view, &w.snap);
 	assert_string_equal(line_pids(&w), "1 100 101 200");
-	w.view.tree = false;
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, false);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.lines_nr, 4);
-	w.view.tree = true;
-	w.view.show_exited = true;
+	assert_int_equal(vt_view_lines(&w.view), 4);
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, true);
+	vt_view_set_flag(&w.view, VT_VIEW_EXITED, true);
 	vt_view_build(&w.view, &w.snap);
 	col = vt_column_find("exit_status");
 	assert_int_equal(vt_column_format(&vt_columns[col], gone, &w.snap, buf, sizeof(buf), false), 1);
@@ -621,41 +620,41 @@ static void test_tags(void **state)
 	vt_view_set_tagged(&w.view, row_of(&w, 102), true);
 	vt_view_set_tagged(&w.view, row_of(&w, 200), true);
 	vt_view_set_tagged(&w.view, row_of(&w, 200), false);
-	assert_int_equal(w.view.tagged_nr, 2);
+	assert_int_equal(vt_view_tagged_nr(&w.view), 2);
 	/* hidden by a filter: still tagged */
 	assert_int_equal(vt_view_set_filter(&w.view, "bash", false), 0);
 	tick(&w, 1);
 	sample(&w);
-	assert_int_equal(w.view.tagged_nr, 2);
+	assert_int_equal(vt_view_tagged_nr(&w.view), 2);
 	assert_int_equal(vt_view_set_filter(&w.view, "", false), 0);
 	/* a zombie is still the process: tagged; gone, its exited row is not */
 	proc_stat(&w.fx, 102, 100, "sleep", 'Z', 520, 7, 3, 0);
 	tick(&w, 1);
 	sample(&w);
-	assert_int_equal(w.view.tagged_nr, 2);
+	assert_int_equal(vt_view_tagged_nr(&w.view), 2);
 	fixture_remove(&w.fx, "102");
 	tick(&w, 1);
 	sample(&w);
 	assert_true(row_of(&w, 102)->flags & VT_ROW_EXITED);
 	assert_false(vt_view_is_tagged(&w.view, row_of(&w, 102)));
-	assert_int_equal(w.view.tagged_nr, 1);
+	assert_int_equal(vt_view_tagged_nr(&w.view), 1);
 	assert_true(vt_view_is_tagged(&w.view, row_of(&w, 101)));
 	/* an exited row cannot be tagged */
 	vt_view_set_tagged(&w.view, row_of(&w, 102), true);
-	assert_int_equal(w.view.tagged_nr, 1);
+	assert_int_equal(vt_view_tagged_nr(&w.view), 1);
 	/* 101 goes and its pid comes back as another process: that one is not tagged */
 	fixture_remove(&w.fx, "101");
 	tick(&w, 1);
 	sample(&w);
-	assert_int_equal(w.view.tagged_nr, 0);
+	assert_int_equal(vt_view_tagged_nr(&w.view), 0);
 	fixture_proc(&w.fx, 101, 100, NULL, 'S', 990, argv);
 	tick(&w, 1);
 	sample(&w);
-	assert_int_equal(w.view.tagged_nr, 0);
+	assert_int_equal(vt_view_tagged_nr(&w.view), 0);
 	for (int i = 0; i < w.snap.rows_nr; i++)
 		assert_false(vt_view_is_tagged(&w.view, &w.snap.rows[i]));
 	/* the pid typed selects the live process, listed after its exited namesake (by start) */
-	w.view.tree = false;
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, false);
 	vt_view_set_sort(&w.view, vt_column_find("start"), false);
 	vt_view_build(&w.view, &w.snap);
 	assert_false(vt_view_row(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 101))->flags & VT_ROW_EXITED);
@@ -798,7 +797,7 @@ static void test_command_after_exec(void **state)
 	const vt_row_t *r;
 
 	world_open(&w);
-	w.view.show_path = false;	/* COMMAND as argv[0]'s last component */
+	vt_view_set_flag(&w.view, VT_VIEW_PATH, false);	/* COMMAND as argv[0]'s last component */
 	fixture_proc(&w.fx, 400, 1, NULL, 'S', 900, before);
 	for (int i = 0; i < 2; i++) {
 		tick(&w, 1);
@@ -1253,9 +1252,9 @@ static void test_one_row_per_process(void **state)
 	assert_int_equal(w.snap.rows[row_of(&w, 103)->parent].pid, 100);
 	assert_string_equal(line_pids(&w), "1 100 101 102 103 200");
 	/* the flat list and the counts too */
-	w.view.tree = false;
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, false);
 	vt_view_build(&w.view, &w.snap);
-	assert_int_equal(w.view.lines_nr, 6);
+	assert_int_equal(vt_view_lines(&w.view), 6);
 	assert_int_equal(w.snap.procs, 8);	/* 1 2 3 100 101 102 103 200 */
 
 	list_del(&kid->siblings);

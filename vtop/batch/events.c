@@ -1,0 +1,361 @@
+/*
+ * events.c: vtop --events, one line per process event, oldest first, in
+ * one of three formats:
+ *
+ *   text   TIME fork pid=P ppid=Q comm=NAME, for a person (vt_event_write())
+ *   json   one object per line, for jq: the event's fields by name
+ *   csv    RFC 4180: a header, then one row per event
+ *
+ * json and csv are written over one table, event_fields[], of the
+ * members of the library's vmon_event_t: a member the library gains is one
+ * row here, and -o chooses among the rows.  A member the event does not
+ * carry (its bit of vmon_event_t.has is clear: the backend does not know
+ * it, or the kind has none) is null in json and an empty field in csv,
+ * never a 0 that was not seen.  Text from the process (comm, filename,
+ * args) is its real text, as the -b formats give it: a byte that is not
+ * UTF-8 becomes U+FFFD, a control a JSON escape.
+ *
+ * Without the feed the events are found by comparing samples: kind "new"
+ * or "exit", with what the sample knew (pid, ppid, the exit status).
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "batch/batch.h"
+#include "batch/formats.h"
+#include "data/columns.h"
+#include "data/sampler.h"
+
+/* how a member is written */
+enum event_type {
+	EV_KIND,	/* fork, exec, exit (new, exit without the feed) */
+	EV_WALL,	/* time_ns as seconds since the epoch */
+	EV_INT,		/* a signed integer of any size */
+	EV_UINT,	/* an unsigned integer of any size */
+	EV_CHARS,	/* a NUL-terminated char array */
+	EV_STRING,	/* a const char *, NUL-terminated */
+	EV_ARGS,	/* args and args_len: the arguments, each NUL-terminated */
+	EV_ARGS_CUT,	/* args_truncated, a bit field */
+	EV_EXIT_CODE,	/* exit_status: the code of a process that exited, unknown if a signal ended it */
+	EV_EXIT_SIGNAL,	/* exit_status: the signal that ended it, unknown if it exited */
+};
+
+/* has: the vmon_event_t.has bits that say the member is known; 0: always; FEED_ONLY: every event of the feed's */
+#define FEED_ONLY	0x80000000u
+
+struct event_field {
+	const char	*name;
+	enum event_type	type;
+	unsigned	has;
+	size_t		offset;
+	size_t		size;
+	const char	*desc;
+};
+
+#define MEMBER(m)	offsetof(vmon_event_t, m), sizeof(((vmon_event_t *)NULL)->m)
+#define NO_MEMBER	0, 0
+
+static const struct event_field event_fields[] = {
+	{ "kind", EV_KIND, 0, MEMBER(kind), "fork, exec or exit (without the feed: new or exit)" },
+	{ "time", EV_WALL, 0, MEMBER(time_ns), "when, in seconds since the epoch" },
+	{ "time_ns", EV_UINT, FEED_ONLY, MEMBER(time_ns), "when, in CLOCK_BOOTTIME nanoseconds" },
+	{ "pid", EV_INT, 0, MEMBER(pid), "the process (thread group)" },
+	{ "tid", EV_INT, FEED_ONLY, MEMBER(tid), "the thread; exec: its id before the exec" },
+	{ "ppid", EV_INT, VMON_EVENT_HAS_PPID, MEMBER(ppid), "its parent process" },
+	{ "start", EV_UINT, VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX, MEMBER(start),
+	  "start time, clock ticks after boot (/proc/PID/stat field 22)" },
+	{ "uid", EV_UINT, VMON_EVENT_HAS_UID, MEMBER(uid), "effective user id" },
+	{ "comm", EV_CHARS, VMON_EVENT_HAS_COMM, MEMBER(comm), "command name" },
+	{ "filename", EV_STRING, VMON_EVENT_HAS_FILENAME, MEMBER(filename), "exec: the path given to execve(2)" },
+	{ "args", EV_ARGS, VMON_EVENT_HAS_ARGS, NO_MEMBER, "exec: the arguments (csv: as a JSON array)" },
+	{ "args_truncated", EV_ARGS_CUT, VMON_EVENT_HAS_ARGS, NO_MEMBER, "exec: the arguments were cut" },
+	{ "exit_status", EV_INT, VMON_EVENT_HAS_EXIT_STATUS, MEMBER(exit_status), "exit: as waitpid(2) reports it" },
+	{ "exit_code", EV_EXIT_CODE, VMON_EVENT_HAS_EXIT_STATUS, MEMBER(exit_status),
+	  "exit: the code it exited with (null when a signal ended it)" },
+	{ "exit_signal", EV_EXIT_SIGNAL, VMON_EVENT_HAS_EXIT_STATUS, MEMBER(exit_status),
+	  "exit: the signal that ended it (null when it exited)" },
+	{ "utime", EV_UINT, VMON_EVENT_HAS_TIMES, MEMBER(utime), "exit: user CPU time, clock ticks" },
+	{ "stime", EV_UINT, VMON_EVENT_HAS_TIMES, MEMBER(stime), "exit: system CPU time, clock ticks" },
+	{ "maxrss_kb", EV_UINT, VMON_EVENT_HAS_MAXRSS, MEMBER(maxrss_kb), "exit: peak resident set size, kB" },
+	{ "minflt", EV_UINT, VMON_EVENT_HAS_FAULTS, MEMBER(minflt), "exit: minor page faults" },
+	{ "majflt", EV_UINT, VMON_EVENT_HAS_FAULTS, MEMBER(majflt), "exit: major page faults" },
+};
+
+#define EVENT_FIELDS_NR	((int)(sizeof(event_fields) / sizeof(event_fields[0])))
+
+void vt_event_fields_list(FILE *out)
+{
+	fprintf(out, "%-16s %s\n", "NAME", "DESCRIPTION (--events --format json or csv)");
+	for (int i = 0; i < EVENT_FIELDS_NR; i++)
+		fprintf(out, "%-16s %s\n", event_fields[i].name, event_fields[i].desc);
+}
+
+int vt_event_fields_parse(const char *list, int *fields, int max, char *err, size_t err_size)
+{
+	const char *p = list;
+	int nr = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int i;
+
+		for (i = 0; i < EVENT_FIELDS_NR; i++) {
+			if (strlen(event_fields[i].name) == len && !strncasecmp(p, event_fields[i].name, len))
+				break;
+		}
+		if (i == EVENT_FIELDS_NR || !len) {
+			snprintf(err, err_size, "no event field \"%.*s\" (vtop --events -o help lists them)", (int)len, p);
+			return -1;
+		}
+		if (nr == max) {
+			snprintf(err, err_size, "at most %d fields", max);
+			return -1;
+		}
+		fields[nr++] = i;
+		p += len;
+		if (*p == ',' && *++p == '\0') {
+			snprintf(err, err_size, "a field name after the last comma");
+			return -1;
+		}
+	}
+	if (!nr) {
+		snprintf(err, err_size, "no field");
+		return -1;
+	}
+	return nr;
+}
+
+void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cfg)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	w->format = cfg->format;
+	w->escape_flags = vt_config_escape_flags(cfg);
+	w->fields_nr = cfg->event_fields_nr;
+	memcpy(w->fields, cfg->event_fields, sizeof(w->fields[0]) * (size_t)cfg->event_fields_nr);
+	if (!w->fields_nr) {
+		for (int i = 0; i < EVENT_FIELDS_NR && i < VT_MAX_EVENT_FIELDS; i++)
+			w->fields[w->fields_nr++] = i;
+	}
+}
+
+/* an integer member of any size, as text */
+static void write_int(FILE *out, const struct event_field *f, const vmon_event_t *ev)
+{
+	const void *p = (const char *)ev + f->offset;
+	bool sign = f->type == EV_INT;
+
+	switch (f->size) {
+	case 1:
+		fprintf(out, sign ? "%d" : "%u", sign ? *(const signed char *)p : *(const unsigned char *)p);
+		break;
+	case 2:
+		fprintf(out, sign ? "%d" : "%u", sign ? *(const short *)p : *(const unsigned short *)p);
+		break;
+	case 4:
+		if (sign)
+			fprintf(out, "%d", *(const int *)p);
+		else
+			fprintf(out, "%u", *(const unsigned *)p);
+		break;
+	default:
+		if (sign)
+			fprintf(out, "%lld", *(const long long *)p);
+		else
+			fprintf(out, "%llu", *(const unsigned long long *)p);
+		break;
+	}
+}
+
+/* the arguments as a JSON array of strings */
+static void json_args(FILE *out, const vmon_event_t *ev)
+{
+	const char *p = ev->args, *end = ev->args + ev->args_len;
+
+	fputc('[', out);
+	for (bool first = true; p < end; first = false) {
+		size_t n = strnlen(p, (size_t)(end - p));
+
+		fputs(first ? "" : ",", out);
+		batch_json_bytes(out, p, n);
+		p += n + 1;
+	}
+	fputc(']', out);
+}
+
+/* text (len bytes a process gave) as a csv field of its real text */
+static void csv_bytes(FILE *out, const char *s, size_t len)
+{
+	size_t need = vmon_escape(NULL, 0, s, len, 0) + 1;
+	char small[1024], *buf = need <= sizeof(small) ? small : malloc(need);
+
+	if (!buf)
+		return;	/* an empty field: no value rather than half of one */
+	vmon_escape(buf, need, s, len, 0);
+	batch_csv_value(out, buf);
+	if (buf != small)
+		free(buf);
+}
+
+/* one field's value, or false if the event does not carry it */
+static bool write_value(vt_event_writer_t *w, const struct event_field *f, const vmon_event_t *ev,
+			const char *kind, double when, bool from_feed)
+{
+	bool json = w->format == VT_FORMAT_JSON;
+	FILE *out = w->out;
+
+	if (f->has == FEED_ONLY ? !from_feed : f->has && !(ev->has & f->has))
+		return false;
+	switch (f->type) {
+	case EV_KIND:
+		fprintf(out, json ? "\"%s\"" : "%s", kind);
+		return true;
+	case EV_WALL:
+		fprintf(out, "%.6f", when);
+		return true;
+	case EV_INT:
+	case EV_UINT:
+		write_int(out, f, ev);
+		return true;
+	case EV_CHARS:
+	case EV_STRING: {
+		const char *s = f->type == EV_CHARS ? (const char *)ev + f->offset :
+				*(const char *const *)(const void *)((const char *)ev + f->offset);
+		size_t len = f->type == EV_CHARS ? strnlen(s, f->size) : s ? strlen(s) : 0;
+
+		if (!s)
+			return false;
+		if (json)
+			batch_json_bytes(out, s, len);
+		else
+			csv_bytes(out, s, len);
+		return true;
+	}
+	case EV_ARGS: {
+		char *text = NULL;
+		size_t size = 0;
+		FILE *mem;
+
+		if (!ev->args)
+			return false;
+		if (json) {
+			json_args(out, ev);
+			return true;
+		}
+		/* csv: the array as JSON text, so that arguments with spaces or commas stay apart */
+		mem = open_memstream(&text, &size);
+		if (!mem)
+			return false;
+		json_args(mem, ev);
+		if (fclose(mem) == 0)
+			batch_csv_text(out, text);
+		free(text);
+		return true;
+	}
+	case EV_ARGS_CUT:
+		fputs(ev->args_truncated ? "true" : "false", out);
+		return true;
+	case EV_EXIT_CODE:
+		if (!WIFEXITED(ev->exit_status))
+			return false;
+		fprintf(out, "%d", WEXITSTATUS(ev->exit_status));
+		return true;
+	case EV_EXIT_SIGNAL:
+		if (!WIFSIGNALED(ev->exit_status))
+			return false;
+		fprintf(out, "%d", WTERMSIG(ev->exit_status));
+		return true;
+	}
+	return false;
+}
+
+static void write_record(vt_event_writer_t *w, const vmon_event_t *ev, const char *kind, double when, bool from_feed)
+{
+	bool json = w->format == VT_FORMAT_JSON;
+
+	if (!json && !w->header_done) {
+		for (int i = 0; i < w->fields_nr; i++)
+			fprintf(w->out, "%s%s", i ? "," : "", event_fields[w->fields[i]].name);
+		fputs("\r\n", w->out);
+		w->header_done = true;
+	}
+	if (json)
+		fputc('{', w->out);
+	for (int i = 0; i < w->fields_nr; i++) {
+		const struct event_field *f = &event_fields[w->fields[i]];
+
+		if (json)
+			fprintf(w->out, "%s\"%s\":", i ? "," : "", f->name);
+		else if (i)
+			fputc(',', w->out);
+		if (!write_value(w, f, ev, kind, when, from_feed) && json)
+			fputs("null", w->out);
+	}
+	fputs(json ? "}\n" : "\r\n", w->out);
+}
+
+static const char *const kind_names[VMON_EVENT_KIND_NR] = { "fork", "exec", "exit" };
+
+/* an event of the feed (or of a replay of its log); offset turns its CLOCK_BOOTTIME into wall-clock seconds */
+void vt_event_write_feed(vt_event_writer_t *w, const vmon_event_t *ev, double offset)
+{
+	vt_event_t e;
+
+	if (w->format == VT_FORMAT_TEXT) {
+		vt_event_from_feed(&e, ev, offset, w->escape_flags);
+		vt_event_write(w->out, &e);
+		return;
+	}
+	write_record(w, ev, ev->kind < VMON_EVENT_KIND_NR ? kind_names[ev->kind] : "?",
+		     (double)ev->time_ns / 1e9 + offset, true);
+}
+
+/* an event found by comparing samples (no feed): what the samples knew of it */
+void vt_event_write_found(vt_event_writer_t *w, const vt_event_t *e)
+{
+	vmon_event_t ev = { .pid = e->pid, .ppid = e->ppid, .exit_status = e->exit_code };
+
+	if (w->format == VT_FORMAT_TEXT) {
+		vt_event_write(w->out, e);
+		return;
+	}
+	ev.has = (e->ppid > 0 ? VMON_EVENT_HAS_PPID : 0) | (e->kind == 'X' && e->exit_code >= 0 ? VMON_EVENT_HAS_EXIT_STATUS : 0);
+	write_record(w, &ev, e->kind == 'X' ? "exit" : "new", e->when, false);
+}
+
+/*
+ * text: one line per event, oldest first:
+ *   TIME fork pid=P ppid=Q comm=NAME
+ *   TIME exec pid=P ppid=Q comm=NAME file=PATH args=ARG0 ARG1...
+ *   TIME exit pid=P ppid=Q code=N comm=NAME	(or signal=SIGNAME)
+ * and without the feed "new" and "exit", found by comparing samples, with
+ * the command line as comm.  Every text is vmon_escape()d; args is the last
+ * field and runs to the end of the line.
+ */
+void vt_event_write(FILE *out, const vt_event_t *e)
+{
+	time_t t = (time_t)e->when;
+	char when[32];
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(out, "%s.%03d %s pid=%d ppid=%d", when, (int)((e->when - (double)t) * 1000),
+		e->kind == 'E' ? "exec" : e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid);
+	if (e->kind == 'X' && e->exit_code >= 0) {
+		if (WIFSIGNALED(e->exit_code))
+			fprintf(out, " signal=SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
+		else
+			fprintf(out, " code=%d", WEXITSTATUS(e->exit_code));
+	}
+	fprintf(out, " comm=%s", e->comm);
+	if (e->kind == 'E')
+		fprintf(out, " file=%s args=%s", e->file, e->args);
+	fputc('\n', out);
+}
