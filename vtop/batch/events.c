@@ -85,6 +85,7 @@ static const struct event_field event_fields[] = {
 	{ "maxrss_kb", EV_UINT, VMON_EVENT_HAS_MAXRSS, MEMBER(maxrss_kb), "exit: peak resident set size, kB" },
 	{ "minflt", EV_UINT, VMON_EVENT_HAS_FAULTS, MEMBER(minflt), "exit: minor page faults" },
 	{ "majflt", EV_UINT, VMON_EVENT_HAS_FAULTS, MEMBER(majflt), "exit: major page faults" },
+	{ "duration_ns", EV_UINT, VMON_EVENT_HAS_DURATION, MEMBER(duration_ns), "exit: the process's life, nanoseconds" },
 };
 
 #define EVENT_FIELDS_NR	((int)(sizeof(event_fields) / sizeof(event_fields[0])))

@@ -166,8 +166,9 @@ def all_exited(fmt, out, kids):
     return all(pid in exited for pid, _, _ in kids)
 
 
-def account(backend, fmt, events, kids):
-    """Every child: its fork, exec and exit, each right; what the backend does not carry, null."""
+def account(backend, fmt, events, kids, span_ns):
+    """Every child: its fork, exec and exit, each right; what the backend does not carry, null.  span_ns: from
+    before the first child was spawned to after the last was reaped, which no child's life exceeds."""
     me = os.getpid()
     by_pid = {}
     for e in events:
@@ -204,9 +205,13 @@ def account(backend, fmt, events, kids):
             wrong.append("%d: exit_code %s, exit_signal %s, not code %d" % (pid, ex["exit_code"], ex["exit_signal"], n))
         elif how == "signal" and (ex["exit_signal"] != n or ex["exit_code"] is not None):
             wrong.append("%d: exit_code %s, exit_signal %s, not signal %d" % (pid, ex["exit_code"], ex["exit_signal"], n))
+        # a life is no longer than the test's storm (start times are clock ticks: 10 ms of slack)
+        if ex["duration_ns"] is not None and not 0 <= ex["duration_ns"] <= span_ns + 10_000_000:
+            wrong.append("%d: duration_ns %d beyond the storm's %d" % (pid, ex["duration_ns"], span_ns))
         # what no event of the kind has, and what the backend does not know, is null: never a 0 made up
         for e in forks + execs:
-            if any(e[k] is not None for k in ("exit_status", "exit_code", "exit_signal", "utime", "maxrss_kb")):
+            if any(e[k] is not None for k in ("exit_status", "exit_code", "exit_signal", "utime", "maxrss_kb",
+                                              "duration_ns")):
                 wrong.append("%d: a %s event with exit fields" % (pid, e["kind"]))
         # ebpf carries the owner; the others' events have it only from the tree (a process sampled before)
         if any(e["uid"] != os.geteuid() for e in mine if e["uid"] is not None or backend == "ebpf"):
@@ -231,12 +236,20 @@ def run_backend(backend):
                      (fmt, backend)):
             print(ev.end()[1])
             continue
+        t0 = time.monotonic_ns()
         kids = storm()
+        span_ns = time.monotonic_ns() - t0
         ev.read_until(lambda out: all_exited(fmt, out, kids), 60)
         out, err = ev.end()
         check(all(b >= 0x20 or b in b"\r\n" for b in out.replace(b"\r\n", b"")) or fmt == "csv",
               "--events --format json: no control byte but the line ends (text is JSON-escaped)")
-        account(backend, fmt, parse(fmt, out), kids)
+        events = parse(fmt, out)
+        account(backend, fmt, events, kids, span_ns)
+        if backend == "ebpf":
+            mine = {pid for pid, _, _ in kids}
+            lives = [e for e in events if e["kind"] == "exit" and e["pid"] in mine]
+            check(lives and all(e["duration_ns"] is not None for e in lives),
+                  "--events --backend ebpf: every child's exit says how long it lived (duration_ns)")
         check("no event feed" not in err, "--events --backend %s: no word of comparing samples" % backend)
     return True
 
