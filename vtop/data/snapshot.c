@@ -308,8 +308,8 @@ void vt_builder_fini(vt_builder_t *b)
 		free(b->users[i].name);
 	free(b->users);
 	free(b->prev_cpu_ticks);
-	free(b->pid_index);
-	free(b->key_index);
+	vhash_fini(&b->pid_index);
+	vhash_fini(&b->key_index);
 	free(b->scratch);
 	memset(b, 0, sizeof(*b));
 }
@@ -755,40 +755,21 @@ static void count_state(vt_snapshot_t *snap, const vt_row_t *row)
 	}
 }
 
-/* an open-addressing table of size (a power of two) slots, all empty (-1) */
-static int index_empty(int **index, size_t *mask, size_t size)
-{
-	if (size - 1 != *mask || !*index) {
-		int *v = realloc(*index, sizeof(*v) * size);
+/* a row's index as a table's value, and back */
+#define ROW_VAL(i)	((void *)(uintptr_t)(i))
+#define VAL_ROW(v)	((int)(uintptr_t)(v))
 
-		if (!v)
-			return -1;
-		*index = v;
-		*mask = size - 1;
-	}
-	for (size_t i = 0; i < size; i++)
-		(*index)[i] = -1;
-	return 0;
-}
-
+/* processes, live and exited, by pid: one pid may be both, an exited row and the live one that reused it */
 static int index_rows(vt_builder_t *b, const vt_snapshot_t *snap)
 {
-	size_t size = 1024;
-
-	while (size < (size_t)snap->rows_nr * 2)
-		size *= 2;
-	if (index_empty(&b->pid_index, &b->pid_index_mask, size) < 0)
+	vhash_clear(&b->pid_index);
+	if (vhash_reserve(&b->pid_index, (size_t)snap->rows_nr) < 0)
 		return -1;
-	/* processes, live and exited: one pid may be both, an exited row and the live one that reused it */
 	for (int i = 0; i < snap->rows_nr; i++) {
 		const vt_row_t *r = &snap->rows[i];
-		size_t h;
 
-		if (r->flags & VT_ROW_THREAD)
-			continue;
-		for (h = (size_t)r->pid & b->pid_index_mask; b->pid_index[h] >= 0; h = (h + 1) & b->pid_index_mask)
-			;
-		b->pid_index[h] = i;
+		if (!(r->flags & VT_ROW_THREAD) && vhash_add(&b->pid_index, (uint64_t)(unsigned)r->pid, ROW_VAL(i)) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -806,10 +787,12 @@ static int index_rows(vt_builder_t *b, const vt_snapshot_t *snap)
  */
 static int lookup_parent(const vt_builder_t *b, const vt_snapshot_t *snap, int ppid, unsigned long long start)
 {
+	const vhash_t *index = &b->pid_index;
 	int best = -1, late = -1;
 
-	for (size_t h = (size_t)ppid & b->pid_index_mask; b->pid_index[h] >= 0; h = (h + 1) & b->pid_index_mask) {
-		int i = b->pid_index[h];
+	for (size_t pos = vhash_find(index, (uint64_t)(unsigned)ppid); pos != VHASH_END;
+	     pos = vhash_find_next(index, (uint64_t)(unsigned)ppid, pos)) {
+		int i = VAL_ROW(vhash_val_at(index, pos));
 		const vt_row_t *r = &snap->rows[i];
 
 		if (r->pid != ppid || r->start > start + 1)
@@ -871,57 +854,34 @@ static void place_exited(const vt_builder_t *b, vt_snapshot_t *snap)
  * One row per process (pid and start time), whatever the tree holds: the
  * same process handed twice (a node the feed made and one the listing
  * found, under churn) is one row, in every output.  The rows so far by
- * identity, grown by rehashing them; keys_reset() empties it per build.
+ * identity, emptied at the start of each build.  The key folds pid and
+ * start into 64 bits; rows of one key are compared whole.
  */
-static size_t key_slot(const vt_builder_t *b, int pid, unsigned long long start)
+static uint64_t key_of(int pid, unsigned long long start)
 {
-	unsigned long long h = ((unsigned long long)(unsigned)pid * 0x9e3779b97f4a7c15ULL) ^ start;
-
-	return (size_t)(h ^ (h >> 29)) & b->key_index_mask;
+	return ((uint64_t)(unsigned)pid << 40) ^ start;
 }
 
 static int keys_find(const vt_builder_t *b, const vt_snapshot_t *snap, int pid, unsigned long long start)
 {
-	for (size_t h = key_slot(b, pid, start); b->key_index[h] >= 0; h = (h + 1) & b->key_index_mask) {
-		const vt_row_t *r = &snap->rows[b->key_index[h]];
+	uint64_t key = key_of(pid, start);
 
-		if (r->pid == pid && r->start == start)
-			return b->key_index[h];
+	for (size_t pos = vhash_find(&b->key_index, key); pos != VHASH_END;
+	     pos = vhash_find_next(&b->key_index, key, pos)) {
+		int i = VAL_ROW(vhash_val_at(&b->key_index, pos));
+
+		if (snap->rows[i].pid == pid && snap->rows[i].start == start)
+			return i;
 	}
 	return -1;
 }
 
-static int keys_resize(vt_builder_t *b, const vt_snapshot_t *snap, size_t size)
-{
-	if (index_empty(&b->key_index, &b->key_index_mask, size) < 0)
-		return -1;
-	for (int i = 0; i < snap->rows_nr; i++) {
-		size_t h = key_slot(b, snap->rows[i].pid, snap->rows[i].start);
-
-		while (b->key_index[h] >= 0)
-			h = (h + 1) & b->key_index_mask;
-		b->key_index[h] = i;
-	}
-	return 0;
-}
-
-static int keys_reset(vt_builder_t *b, const vt_snapshot_t *snap)
-{
-	return keys_resize(b, snap, b->key_index ? b->key_index_mask + 1 : 1024);
-}
-
-/* the row just added (the last one) into the index, kept at most half full */
+/* the row just added (the last one) into the index */
 static int keys_add(vt_builder_t *b, const vt_snapshot_t *snap)
 {
 	const vt_row_t *r = &snap->rows[snap->rows_nr - 1];
-	size_t h;
 
-	if ((size_t)snap->rows_nr * 2 > b->key_index_mask + 1)
-		return keys_resize(b, snap, (b->key_index_mask + 1) * 2);
-	for (h = key_slot(b, r->pid, r->start); b->key_index[h] >= 0; h = (h + 1) & b->key_index_mask)
-		;
-	b->key_index[h] = snap->rows_nr - 1;
-	return 0;
+	return vhash_add(&b->key_index, key_of(r->pid, r->start), ROW_VAL(snap->rows_nr - 1));
 }
 
 static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
@@ -1145,7 +1105,8 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 			 b->prev_mono ? mono - b->prev_mono : 0;
 
 	old = b->ghosts_nr;
-	if (keys_reset(b, snap) < 0 || add_system(b, snap) < 0 || add_tree(b, snap, boottime, dt_ticks) < 0 ||
+	vhash_clear(&b->key_index);
+	if (add_system(b, snap) < 0 || add_tree(b, snap, boottime, dt_ticks) < 0 ||
 	    add_ghosts(b, snap, old) < 0 || index_rows(b, snap) < 0)
 		return -1;
 	place_exited(b, snap);

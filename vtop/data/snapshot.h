@@ -7,6 +7,7 @@
 #ifndef VTOP_SNAPSHOT_H
 #define VTOP_SNAPSHOT_H
 
+#include "util/hash.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -167,10 +168,8 @@ typedef struct vt_builder {
 	int			users_nr;
 	int			users_cap;
 
-	int			*pid_index;	/* open addressing: pid -> row, for parents */
-	size_t			pid_index_mask;
-	int			*key_index;	/* open addressing: (pid, start) -> row, one row each */
-	size_t			key_index_mask;
+	vhash_t			pid_index;	/* pid -> row index, for parents (a pid may have two rows) */
+	vhash_t			key_index;	/* (pid, start) -> row index, one row each */
 	char			*scratch;	/* a command line being escaped */
 	size_t			scratch_cap;
 } vt_builder_t;
