@@ -240,6 +240,7 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 		goto fail;
 	}
 	libbpf_set_print(old_print);
+	host_libbpf_loaded();
 	it->fds = before >= 0 ? host_count_fds(vmon) - before : 0;
 	if (it->fds < 0)
 		it->fds = 0;
