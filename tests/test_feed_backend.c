@@ -22,6 +22,10 @@
  *			leader's own
  *   forced_loss	a tiny buffer and a stalled reader: the loss is counted,
  *			/proc is listed again and the tree is right after it
+ *   ring_size		ebpf: the ring this process maps (/proc/self/smaps) is
+ *			the size vmon_feed(7) gives as the default, and one asked
+ *			for rounded up to a power of two; nothing else mapped of
+ *			it (the iterator's map is not there: the /proc sampler)
  *   cpu_hotplug	CPU 1 offline when the feed opens, then online; and CPU 1
  *			offline and online again between two reads: a short life
  *			forked and ended on CPU 1 after the feed read again is
@@ -822,6 +826,70 @@ static pid_t short_life_on_cpu1(int code, int *status)
  * and count what it may have missed meanwhile as lost.  ebpf and netlink
  * do not depend on CPUs, and must see the same.
  */
+/*
+ * The BPF maps this process has mapped, from /proc/self/smaps: their number
+ * and the largest.  libbpf maps a ring as a page of the consumer's (read and
+ * write) and one mapping of the producer's page and the data twice (read
+ * only); the skeleton's .bss and .rodata are a page each.
+ */
+static size_t bpf_maps_mapped(size_t *largest)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512];
+	size_t total = 0;
+
+	assert_non_null(f);
+	*largest = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (!strstr(line, "anon_inode:bpf-map") || sscanf(line, "%lx-%lx ", &lo, &hi) != 2)
+			continue;
+		total += hi - lo;
+		if (hi - lo > *largest)
+			*largest = hi - lo;
+	}
+	fclose(f);
+	return total;
+}
+
+static void check_ring(size_t ask, size_t expect)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), largest, total;
+	vmon_attr_t attr;
+	vmon_t vmon;
+
+	vmon_attr_default(&attr);
+	attr.flags = VMON_FLAG_PROC_ALL;
+	attr.proc_wants = VMON_WANT_PROC_STAT;
+	attr.feed = FEED_BACKEND;
+	attr.feed_buffer_bytes = ask;
+	attr.sampler = VMON_SAMPLER_PROC;
+	assert_true(vmon_init_attr(&vmon, &attr));
+	assert_true(vmon_sample(&vmon));
+	total = bpf_maps_mapped(&largest);
+	print_message("asked %zu: BPF maps mapped %zu bytes, the largest %zu\n", ask, total, largest);
+	assert_int_equal(largest, page + 2 * expect);
+	/* the ring's consumer page and the skeleton's few besides */
+	assert_true(total - largest <= 8 * page);
+	vmon_destroy(&vmon);
+	assert_int_equal(bpf_maps_mapped(&largest), 0);
+}
+
+static void test_ring_size(void **state)
+{
+	vmon_t vmon;
+
+	(void)state;
+	SKIP_IF(strcmp(FEED_BACKEND, "ebpf") != 0, "the ring's size is the ebpf backend's");
+	open_or_skip(&vmon, 0);
+	vmon_destroy(&vmon);
+	/* before this test, nothing else of the process has a BPF map mapped */
+	check_ring(0, 1u << 20);
+	check_ring(100000, 131072);
+	check_ring(1, (size_t)sysconf(_SC_PAGESIZE));
+}
+
 static void test_cpu_hotplug(void **state)
 {
 	vmon_feed_stats_t before, after;
@@ -1490,6 +1558,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_killed, feedtest_teardown),
 		cmocka_unit_test_teardown(test_leader_killed, feedtest_teardown),
 		cmocka_unit_test_teardown(test_forced_loss, feedtest_teardown),
+		cmocka_unit_test(test_ring_size),
 		cmocka_unit_test_teardown(test_cpu_hotplug, hotplug_teardown),
 		cmocka_unit_test_teardown(test_prompt, feedtest_teardown),
 		cmocka_unit_test_teardown(test_stream, feedtest_teardown),

@@ -66,7 +66,7 @@ vtop_vtop_LDFLAGS = $(VMON_LDFLAGS)
 # --- tests ---
 
 # the cmocka tests join the library's: make check builds and runs them, make check-valgrind too
-VTOP_UNIT_TESTS = vtop/tests/test_model vtop/tests/test_config vtop/tests/test_files_view
+VTOP_UNIT_TESTS = vtop/tests/test_model vtop/tests/test_config vtop/tests/test_files_view vtop/tests/test_arena
 VMON_UNIT_TESTS += $(VTOP_UNIT_TESTS)
 
 VTOP_TESTS_CPP = $(TESTS_CPP) -I$(top_srcdir)/tests -I$(top_srcdir)/vtop
@@ -81,6 +81,11 @@ vtop_tests_test_files_view_SOURCES = vtop/tests/test_files_view.c
 vtop_tests_test_files_view_CPPFLAGS = $(VTOP_TESTS_CPP)
 vtop_tests_test_files_view_LDADD = $(VTOP_TESTS_LIBS)
 vtop_tests_test_files_view_LDFLAGS = $(TESTS_LINK)
+
+vtop_tests_test_arena_SOURCES = vtop/tests/test_arena.c
+vtop_tests_test_arena_CPPFLAGS = $(VTOP_TESTS_CPP)
+vtop_tests_test_arena_LDADD = $(VTOP_TESTS_LIBS)
+vtop_tests_test_arena_LDFLAGS = $(TESTS_LINK)
 
 vtop_tests_test_config_SOURCES = vtop/tests/test_config.c
 vtop_tests_test_config_CPPFLAGS = $(VTOP_TESTS_CPP)

@@ -9,6 +9,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifdef HAVE_MALLOC_TRIM
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,5 +128,19 @@ int host_libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list 
 	if (len)
 		memcpy(host_libbpf_said, line, len + 1);
 	return 0;
+}
+
+/*
+ * A load parses the kernel's BTF for CO-RE (5 to 6 MB of heap on this
+ * machine's kernel, once per BPF object and once more for the feed's own
+ * look-up) and frees it; what the library allocates meanwhile keeps the
+ * heap's top from shrinking, so without a trim those pages stay resident for
+ * the program's life: a third of vtop's heap.
+ */
+void host_libbpf_loaded(void)
+{
+#ifdef HAVE_MALLOC_TRIM
+	malloc_trim(0);
+#endif
 }
 #endif

@@ -28,6 +28,10 @@
  * children are not measured; they die with this program (PR_SET_PDEATHSIG).
  *
  *	tests/bench/feed_bench [--seconds N] [--rates 1000,5000,max] [--backends ebpf,perf,netlink,none]
+ *			       [--buffer BYTES]
+ *
+ * --buffer sets vmon_attr_t.feed_buffer_bytes (0, the default: the
+ * library's own size), to see what a smaller kernel buffer loses.
  */
 #include "config.h"
 
@@ -163,6 +167,8 @@ static void count_kids(vmon_t *vmon, pid_t spawner_pid, run_t *r)
  * One run: a vmon on backend, the spawner at rate (or none at all: rate < 0,
  * the idle run), for secs seconds plus the tail samples.
  */
+static size_t buffer_bytes;	/* --buffer */
+
 static int measure(const char *backend, int rate, int spawners, double secs, run_t *r)
 {
 	int go[2] = { -1, -1 }, done[2] = { -1, -1 }, fd;
@@ -180,6 +186,7 @@ static int measure(const char *backend, int rate, int spawners, double secs, run
 	attr.flags = VMON_FLAG_PROC_ALL;
 	attr.proc_wants = VMON_WANT_PROC_STAT;
 	attr.feed = backend;
+	attr.feed_buffer_bytes = buffer_bytes;
 	if (!vmon_init_attr(&vmon, &attr)) {
 		perror("vmon_init_attr");
 		return -1;
@@ -280,7 +287,7 @@ fail:
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: feed_bench [--seconds N] [--rates 1000,5000,max] [--backends ebpf,perf,netlink,none]\n");
+	fprintf(stderr, "usage: feed_bench [--seconds N] [--rates 1000,5000,max] [--backends ebpf,perf,netlink,none] [--buffer BYTES]\n");
 	exit(2);
 }
 
@@ -299,6 +306,8 @@ int main(int argc, char **argv)
 			rates_arg = argv[++i];
 		else if (strcmp(argv[i], "--backends") == 0 && i + 1 < argc)
 			backends_arg = argv[++i];
+		else if (strcmp(argv[i], "--buffer") == 0 && i + 1 < argc)
+			buffer_bytes = strtoul(argv[++i], NULL, 0);
 		else
 			usage();
 	}

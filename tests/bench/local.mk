@@ -59,6 +59,15 @@ tests_bench_files_bench_LDADD = libvmon/libvmon.la
 tests_bench_files_bench_LDFLAGS = -no-install $(VMON_LDFLAGS)
 BENCH_RUN += tests/bench/files_bench
 
+# The library's own memory: the RSS of a plain PROC_ALL client with N idle
+# processes added (tests/bench/lib_rss.c)
+EXTRA_PROGRAMS += tests/bench/lib_rss
+CLEANFILES += tests/bench/lib_rss
+tests_bench_lib_rss_SOURCES = tests/bench/lib_rss.c
+tests_bench_lib_rss_LDADD = libvmon/libvmon.la
+tests_bench_lib_rss_LDFLAGS = -no-install $(VMON_LDFLAGS)
+BENCH_RUN += tests/bench/lib_rss
+
 # The event feed's benchmark, a program of its own (tests/bench/feed_bench.c):
 # what each backend sees of a storm of short-lived processes, and what it
 # costs, against polling.  `make bench-feed FEED_BENCH_ARGS='--seconds 5

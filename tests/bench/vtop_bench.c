@@ -375,12 +375,12 @@ int main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 
 	printf("vtop bench: CPU time, not wall time; the peers measured in the same run, with the same processes\n");
-	printf("%8s %8s | %10s %10s %6s | %9s %9s %9s | %8s %8s %6s | %8s %8s %8s %6s\n", "idle", "procs",
+	printf("%8s %8s | %10s %10s %6s | %9s %9s %9s | %8s %8s %6s | %8s %8s %8s %6s %6s\n", "idle", "procs",
 	       "vtop -b", "top -b", "ratio", "vtop", "htop", "btop", "vtop -b", "top -b", "ratio", "vtop", "htop",
-	       "btop", "ratio");
-	printf("%8s %8s | %10s %10s %6s | %9s %9s %9s | %8s %8s %6s | %8s %8s %8s %6s\n", "children", "in all",
+	       "btop", "ratio", "ratio");
+	printf("%8s %8s | %10s %10s %6s | %9s %9s %9s | %8s %8s %6s | %8s %8s %8s %6s %6s\n", "children", "in all",
 	       "ms/refr.", "ms/refr.", "", "% core", "% core", "% core", "MB peak", "MB peak", "", "MB peak",
-	       "MB peak", "MB peak", "/htop");
+	       "MB peak", "MB peak", "/htop", "/btop");
 	for (const char *p = procs; *p; ) {
 		int want = atoi(p);
 		double v, t = -1, i, ih = -1, ib = -1;
@@ -410,10 +410,10 @@ int main(int argc, char **argv)
 			if (with_top && installed("btop"))
 				ib = interactive_pct(ab, secs, &rib);
 		}
-		printf("%8d %8d | %10.2f %10.2f %6.2f | %9.2f %9.2f %9.2f | %8.1f %8.1f %6.2f | %8.1f %8.1f %8.1f %6.2f\n",
+		printf("%8d %8d | %10.2f %10.2f %6.2f | %9.2f %9.2f %9.2f | %8.1f %8.1f %6.2f | %8.1f %8.1f %8.1f %6.2f %6.2f\n",
 		       want, all, v, t, t > 0 ? v / t : 0.0, i, ih, ib, rv / 1024.0, rt / 1024.0,
 		       rt > 0 ? (double)rv / (double)rt : 0.0, riv / 1024.0, rih / 1024.0, rib / 1024.0,
-		       rih > 0 ? (double)riv / (double)rih : 0.0);
+		       rih > 0 ? (double)riv / (double)rih : 0.0, rib > 0 ? (double)riv / (double)rib : 0.0);
 		fflush(stdout);
 		failed |= v < 0 || i < 0 || (with_top && t < 0);
 		p = strchr(p, ',');

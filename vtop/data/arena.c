@@ -3,6 +3,12 @@
  * stores and strings per refresh; one arena per snapshot makes that a
  * memcpy each, and letting the snapshot go is one reset.  Chunks are never
  * moved, so pointers into them stay valid until the reset.
+ *
+ * The chunks grow from ARENA_FIRST to ARENA_CHUNK, each twice the last: an
+ * exited row kept for a few refreshes has an arena of its own for a
+ * kilobyte or two, and a first chunk of 256 KiB made each of them a mapping
+ * of its own (glibc mmaps that size): in a churn storm, thousands of them,
+ * a page or two touched in each, vtop's RSS up by tens of MB.
  */
 #include "config.h"
 
@@ -12,6 +18,7 @@
 
 #include "data/snapshot.h"
 
+#define ARENA_FIRST	(4 * 1024 - 64)	/* with the header and malloc's, within a page */
 #define ARENA_CHUNK	(256 * 1024)
 #define ARENA_ALIGN	16
 
@@ -31,17 +38,22 @@ void *vt_arena_alloc(vt_arena_t *arena, size_t size)
 	while (c && c->cap - c->used < need)
 		c = c->next;
 	if (!c) {
-		size_t cap = need > ARENA_CHUNK ? need : ARENA_CHUNK;
+		size_t cap = ARENA_FIRST;
 		vt_arena_chunk_t **tail = &arena->first;
 
+		while (*tail) {
+			if ((*tail)->cap >= cap)
+				cap = (*tail)->cap < ARENA_CHUNK / 2 ? (*tail)->cap * 2 : ARENA_CHUNK;
+			tail = &(*tail)->next;
+		}
+		if (cap < need)
+			cap = need;
 		c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
 		c->next = NULL;
 		c->used = 0;
 		c->cap = cap;
-		while (*tail)
-			tail = &(*tail)->next;
 		*tail = c;
 	}
 	arena->cur = c;

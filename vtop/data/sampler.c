@@ -29,6 +29,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef HAVE_MALLINFO2
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -246,6 +249,32 @@ void vt_source_fini(vt_source_t *src)
 	src->feed = NULL;
 }
 
+/*
+ * A storm of short lives leaves the heap with what their nodes, rows and
+ * exited rows took, free but resident: glibc gives back only the top of a
+ * heap by itself, and the sampler's thread has a heap of its own.  So once
+ * the free bytes grew by HEAP_SLACK over their least since the last trim,
+ * the heap is trimmed: RSS comes back down a refresh or two after a storm,
+ * and a steady system never pays for the walk.
+ */
+#define HEAP_SLACK	(1u << 20)
+
+static void heap_settle(vt_source_t *src)
+{
+#if defined(HAVE_MALLINFO2) && defined(HAVE_MALLOC_TRIM)
+	size_t free_now = mallinfo2().fordblks;
+
+	if (free_now < src->heap_free_low)
+		src->heap_free_low = free_now;
+	if (free_now - src->heap_free_low < HEAP_SLACK)
+		return;
+	malloc_trim(0);
+	src->heap_free_low = mallinfo2().fordblks;
+#else
+	(void)src;
+#endif
+}
+
 int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 {
 	double t0 = vclock_secs(CLOCK_THREAD_CPUTIME_ID) * 1e3, t1;
@@ -287,6 +316,7 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 			src->monitored_procs[i] = NULL;
 		}
 	}
+	heap_settle(src);
 	return 0;
 }
 
