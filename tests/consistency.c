@@ -89,13 +89,13 @@ static bool check_node(struct check *c, vmon_proc_t *proc, vmon_proc_t *parent, 
 		return failed(c, "pid %d: parent %d, but listed under %d", proc->pid,
 			      proc->parent ? proc->parent->pid : 0, parent ? parent->pid : 0);
 	c->nodes++;
-	gone = node_of(proc)->left || proc->is_stale;	/* (a replay's stale nodes are stale only) */
+	gone = node_of(proc)->life.left || proc->is_stale;	/* (a replay's stale nodes are stale only) */
 	if (proc->is_new && proc->is_stale)
 		return failed(c, "pid %d is new and stale in the same sample", proc->pid);
-	if (node_of(proc)->exited && (parent || proc->is_stale || !node_of(proc)->monitors))
+	if (node_of(proc)->life.exited && (parent || proc->is_stale || !node_of(proc)->life.monitors))
 		return failed(c, "pid %d: kept after its end, but not a monitored process at the top", proc->pid);
 	/* the monitors' references, and the tree's own where it holds the node by itself */
-	want_refcnt = node_of(proc)->monitors +
+	want_refcnt = node_of(proc)->life.monitors +
 		      ((vmon->flags & VMON_FLAG_PROC_ALL) || parent || proc->is_thread);
 	if (proc->refcnt != want_refcnt)
 		return failed(c, "pid %d: refcnt %d, not %d", proc->pid, proc->refcnt, want_refcnt);

@@ -77,7 +77,7 @@ static void dump_node(vmon_t *vmon, FILE *out, vmon_proc_t *proc)
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++)
 		failed |= proc->errors[i] != 0;
 	fprintf(out, "%*s%d %d %d %c%c%c%c %c ", depth_of(proc) * 2, "", proc->pid,
-		proc->is_thread ? proc->parent->pid : node_of(proc)->ppid, proc->generation,
+		proc->is_thread ? proc->parent->pid : node_of(proc)->line.ppid, proc->generation,
 		proc->is_new ? 'n' : '-', proc->is_stale ? 's' : '-', proc->is_thread ? 't' : '-',
 		failed ? 'e' : '-', stat && stat->state ? stat->state : '?');
 	if (stat) {

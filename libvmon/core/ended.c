@@ -75,7 +75,7 @@ static void drop_first(struct ended_table *t)
 	ended_t *e = &t->ring[t->first & t->mask];
 
 	if (e->node)
-		e->node->ended_seq = 0;
+		e->node->life.ended_seq = 0;
 	if ((uintptr_t)pidmap_get(&t->latest, e->pid) == e->seq + 1)
 		pidmap_del(&t->latest, e->pid, (void *)(uintptr_t)(e->seq + 1));
 	t->first++;
@@ -108,7 +108,7 @@ void ended_add(vmon_t *vmon, proc_node_t *node)
 	uintptr_t latest;
 	ended_t *e;
 
-	if (!t || !node->identified || node->pub.is_thread || node->ended_seq)
+	if (!t || !node->identified || node->pub.is_thread || node->life.ended_seq)
 		return;
 	if (t->next - t->first > t->mask || !t->ring) {
 		if ((t->ring && t->next - t->first >= ENDED_MAX) || grow(t) < 0) {
@@ -124,12 +124,12 @@ void ended_add(vmon_t *vmon, proc_node_t *node)
 	e->pid = node->pub.pid;
 	e->start = node->start;
 	e->start_approx = node->start_approx;
-	e->exit_ns = node->exit_seen ? node->exit_ns : 0;
+	e->exit_ns = node->life.exit_seen ? node->life.exit_ns : 0;
 	e->pass = vmon->generation;
 	e->seq = t->next;
 	e->prev = latest;
 	e->node = node;
-	node->ended_seq = t->next + 1;
+	node->life.ended_seq = t->next + 1;
 	t->next++;
 }
 
@@ -139,22 +139,22 @@ void ended_drop_node(vmon_t *vmon, proc_node_t *node)
 	struct ended_table *t = vmon->internal->ended;
 	ended_t *e;
 
-	if (!t || !node->ended_seq)
+	if (!t || !node->life.ended_seq)
 		return;
-	e = entry(t, node->ended_seq - 1);
+	e = entry(t, node->life.ended_seq - 1);
 	if (e && e->node == node)
 		e->node = NULL;
-	node->ended_seq = 0;
+	node->life.ended_seq = 0;
 }
 
 /* the feed saw the ended node's exit after it ended: a fork after that is another process's */
 void ended_exit(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
-	ended_t *e = in->ended && node->ended_seq ? entry(in->ended, node->ended_seq - 1) : NULL;
+	ended_t *e = in->ended && node->life.ended_seq ? entry(in->ended, node->life.ended_seq - 1) : NULL;
 
 	if (e && e->node == node)
-		e->exit_ns = node->exit_ns;
+		e->exit_ns = node->life.exit_ns;
 }
 
 /* the start of a pass: what ended ENDED_PASSES passes ago is forgotten */

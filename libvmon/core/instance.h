@@ -80,12 +80,12 @@ struct _vmon_internal {
 /* did the node's last probe read internal->stat_line, or take the iterator's record (of the pass node->probed says)? */
 static inline bool stat_line_probed(const struct _vmon_internal *in, const proc_node_t *node)
 {
-	return node->probe && node->probe == in->stat_line_probe;
+	return node->pass.probe && node->pass.probe == in->stat_line_probe;
 }
 
 static inline bool record_probed(const struct _vmon_internal *in, const proc_node_t *node)
 {
-	return node->probe && node->probe == in->record_probe;
+	return node->pass.probe && node->pass.probe == in->record_probe;
 }
 
 /*

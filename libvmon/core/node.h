@@ -8,87 +8,113 @@
 #include <stdbool.h>
 #include "vmon.h"
 
-/*
- * A node: the public vmon_proc_t followed by what only the library knows.
- * Callers only ever see the vmon_proc_t, so it must stay the first member.
- */
-typedef struct proc_node {
-	vmon_proc_t		pub;
-
-	unsigned long long	start;		/* identity with pid: start time, clock ticks after boot */
-	int			tgid;		/* a thread's process id; a process's own pid */
+/* the fds it holds between passes (procfs.c's budget) or for this pass */
+struct node_fds {
 	int			dir_fd;		/* its /proc directory, or -1 */
 	bool			dir_held;	/* dir_fd survives the pass (counted in the budget) */
 	int			schedstat_fd;	/* held open, or -1 */
 	int			pass_schedstat_fd;	/* opened by the probe for this pass only, or -1 */
 	int			status_fd;	/* held open, or -1 */
 	int			hot_reserved;	/* hot fds counted as held, not yet open (procfs.c) */
+};
 
+/* in which pass things last happened to it: vmon->generation stamps */
+struct node_passes {
 	unsigned long long	probe;		/* the number of its last probe (internal->probes), 0: never */
-	int			seen;		/* vmon->generation in which it was last found alive */
-	int			monitors;	/* vmon_proc_monitor() references */
-	int			probed;		/* vmon->generation of its last stat read */
+	int			seen;		/* the pass in which it was last found alive */
+	int			probed;		/* ... of its last stat read */
 	int			born;		/* the sample in which it is is_new */
-	int			walked;		/* vmon->generation of its last explicit-mode walk */
+	int			walked;		/* ... of its last explicit-mode walk */
+	int			fed;		/* ... in which the event feed last wrote its stat store (0:
+						 * never): that sample's read adds to what changed, it does
+						 * not start over; as a zombie it keeps its command line */
+	bool			retry;		/* a store failed in the last pass: read it all again (sample_node_busy()) */
+};
 
-	/* the last stat line parsed whole (procfs_stat_line_keep()), and whether this pass's is the same */
-	char			*stat_copy;
-	size_t			stat_copy_len;
-	size_t			stat_copy_cap;
-	bool			stat_same;
-
-	/* from the stat line of the current pass, whatever the wants */
+/* its stat line: the last one parsed whole, and what the tree takes of this pass's, whatever the wants */
+struct node_stat_line {
+	char			*copy;		/* procfs_stat_line_keep() */
+	size_t			copy_len;
+	size_t			copy_cap;
+	bool			same;		/* this pass's line is the copy */
 	int			ppid;
 	int			num_threads;
 	int			num_threads_before;	/* at the pass before (for PROC_IO's skip) */
 	char			state;
+};
 
-	/* "has it run since the last sample?": the task's schedstat */
+/* "has it run since the last sample?": the task's schedstat (procfs_ran()) */
+struct node_ran {
 	unsigned long long	run_ns;
 	unsigned long long	run_count;
-	bool			run_known;	/* run_ns and run_count were read */
-	int			ran_generation;	/* the pass ran_answer is for */
-	int			ran_answer;	/* 1 ran, 0 did not, -1 cannot tell */
+	bool			known;		/* run_ns and run_count were read */
+	int			generation;	/* the pass answer is for */
+	int			answer;		/* 1 ran, 0 did not, -1 cannot tell */
+};
 
-	double			cmdline_read_at;	/* CLOCK_MONOTONIC seconds of the last cmdline read */
-	double			statm_due;	/* ... when statm must be read whatever the stat line says */
-	double			oom_score_due;	/* ... and oom_score whatever moved (proc_sched.c) */
+/* CLOCK_MONOTONIC seconds: when files read by time, not by change, are due */
+struct node_due {
+	double			cmdline_read_at;	/* of the last cmdline read */
+	double			statm;		/* statm, whatever the stat line says */
+	double			oom_score;	/* oom_score, whatever moved (proc_sched.c) */
+};
 
+/*
+ * Its life in the tree (tree.c).  Out of the live index, its process ended
+ * or left the watched subtree: it is then on exactly one of
+ * internal->leaving (this pass, not yet settled), ->ending (new in this
+ * sample: stale in the next), ->stale, ->exited (a monitored process kept
+ * at the top) or ->detached (out of the tree, held by a monitor), by
+ * stale_link.
+ */
+struct node_life {
+	int			monitors;	/* vmon_proc_monitor() references */
 	bool			confirmed;	/* in the tree for the caller: its ctor has run, its dtor will */
-	bool			identified;	/* its start time read: the identity checks compare with it */
 	bool			exec_pending;	/* re-read cmdline and exe */
-	/*
-	 * Out of the live index (tree.c): its process ended or left the
-	 * watched subtree.  It is then on exactly one of internal->leaving
-	 * (this pass, not yet settled), ->ending (new in this sample: stale in
-	 * the next), ->stale, ->exited (a monitored process kept at the top)
-	 * or ->detached (out of the tree, held by a monitor), by stale_link.
-	 */
 	bool			left;
 	bool			ended;		/* ... because its process or thread ended */
 	bool			ending;		/* on internal->ending */
 	bool			exited;		/* on internal->exited */
 	bool			detached;	/* out of the tree, waiting for its last monitor to go */
+	bool			unmonitor_pending;	/* unmonitored during vmon_sample(): remove at its end */
 	bool			exit_seen;	/* the feed applied its exit (exit_ns is its time) */
+	bool			leader_gone;	/* the feed saw its leader thread exit while others ran on */
 	unsigned long long	exit_ns;
 	unsigned long long	ended_seq;	/* its entry in the ended table + 1 (ended.c), 0: none */
-	bool			unmonitor_pending;	/* unmonitored during vmon_sample(): remove at its end */
+	list_head_t		stale_link;	/* in one of the lists above */
+};
+
+/* the task iterator's (iter.c) */
+struct node_iter {
+	unsigned long long	cpu_prev_u, cpu_prev_s;	/* its last user/system split of the run time, ns */
+	bool			cpu_prev_known;
+	int			gen;		/* the pass that last took its record */
+	int			index;		/* this pass's record: its slot in the iterator's pool */
+	bool			same;		/* this pass's record is the last one's */
+};
+
+/*
+ * A node: the public vmon_proc_t followed by what only the library knows,
+ * in parts by concern.  Callers only ever see the vmon_proc_t, so it must
+ * stay the first member.
+ */
+typedef struct proc_node {
+	vmon_proc_t		pub;
+
+	/* identity: pid (pub.pid) and start time */
+	unsigned long long	start;		/* clock ticks after boot */
+	int			tgid;		/* a thread's process id; a process's own pid */
+	bool			identified;	/* its start read: the identity checks compare with it */
 	bool			start_approx;	/* start came from an event's time: may be off by one tick
 						 * until the first stat read sets it (see node_start_matches()) */
-	bool			leader_gone;	/* the feed saw its leader thread exit while others ran on */
-	int			fed;		/* vmon->generation in which the event feed last wrote its stat
-						 * store (0: never): that sample's read adds to what changed, it
-						 * does not start over; as a zombie it keeps its command line */
-	list_head_t		stale_link;	/* in internal->stale while stale */
 
-	/* the task iterator's last user/system split of the run time, ns (iter.c) */
-	unsigned long long	cpu_prev_u, cpu_prev_s;
-	bool			cpu_prev_known;
-	/* the pass that last took its record, and whether this pass's is the same (iter_probe()) */
-	int			iter_gen;
-	int			iter_index;	/* this pass's record: its slot in the iterator's pool */
-	bool			iter_same;
-	bool			retry;		/* a store failed in the last pass: read it all again (sample_node_busy()) */
+	struct node_fds		fds;
+	struct node_passes	pass;
+	struct node_stat_line	line;
+	struct node_ran		ran;
+	struct node_due		due;
+	struct node_life	life;
+	struct node_iter	iter;
 } proc_node_t;
 
 /* a per-process sample callback: the public struct, and the run_callbacks() call it was added in */

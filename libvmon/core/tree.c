@@ -140,20 +140,20 @@ proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc
 	INIT_LIST_HEAD(&node->pub.siblings);
 	INIT_LIST_HEAD(&node->pub.threads);
 	INIT_LIST_HEAD(&node->pub.sample_callbacks);
-	INIT_LIST_HEAD(&node->stale_link);
+	INIT_LIST_HEAD(&node->life.stale_link);
 	node->pub.pid = pid;
 	node->pub.is_thread = is_thread;
 	node->pub.is_new = 1;
 	node->pub.array_hint_pos = -1;
 	node->pub.wants = wants;
 	node->tgid = tgid;
-	node->dir_fd = -1;
-	node->schedstat_fd = -1;
-	node->pass_schedstat_fd = -1;
-	node->status_fd = -1;
-	node->seen = vmon->generation;
-	node->born = in->in_sample ? vmon->generation : vmon->generation + 1;
-	node->exec_pending = true;
+	node->fds.dir_fd = -1;
+	node->fds.schedstat_fd = -1;
+	node->fds.pass_schedstat_fd = -1;
+	node->fds.status_fd = -1;
+	node->pass.seen = vmon->generation;
+	node->pass.born = in->in_sample ? vmon->generation : vmon->generation + 1;
+	node->life.exec_pending = true;
 
 	if (pidmap_put(is_thread ? &in->threads : &in->procs, pid, node) < 0) {
 		free(node);
@@ -168,9 +168,9 @@ proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc
 /* the first successful read: the node is real, the caller gets to know it */
 void node_confirm(vmon_t *vmon, proc_node_t *node)
 {
-	if (node->confirmed)
+	if (node->life.confirmed)
 		return;
-	node->confirmed = true;
+	node->life.confirmed = true;
 	if (node->pub.is_thread)
 		vmon->internal->stats.threads_new++;
 	else
@@ -203,7 +203,7 @@ void node_refcnt_update(vmon_t *vmon, proc_node_t *node)
 {
 	bool tree = (vmon->flags & VMON_FLAG_PROC_ALL) || node->pub.parent || node->pub.is_thread;
 
-	node->pub.refcnt = node->monitors + (tree && !node->detached);
+	node->pub.refcnt = node->life.monitors + (tree && !node->life.detached);
 }
 
 /*
@@ -259,7 +259,7 @@ void node_release_warm_files(vmon_t *vmon, proc_node_t *node)
 	vmon_proc_vm_t *vm = proc->stores[VMON_STORE_PROC_VM];
 	vmon_proc_io_t *io = proc->stores[VMON_STORE_PROC_IO];
 
-	procfs_close_warm(vmon, &node->status_fd);
+	procfs_close_warm(vmon, &node->fds.status_fd);
 	if (stat)
 		procfs_close_warm(vmon, &stat->wchan_fd);
 	if (vm)
@@ -280,9 +280,9 @@ void node_release_files(vmon_t *vmon, proc_node_t *node)
 	vmon_proc_follow_children_t *children = proc->stores[VMON_STORE_PROC_FOLLOW_CHILDREN];
 
 	node_release_warm_files(vmon, node);
-	procfs_close_held(vmon, &node->schedstat_fd);
-	vmon->internal->fds_held -= node->hot_reserved;
-	node->hot_reserved = 0;
+	procfs_close_held(vmon, &node->fds.schedstat_fd);
+	vmon->internal->fds_held -= node->fds.hot_reserved;
+	node->fds.hot_reserved = 0;
 	if (stat)
 		procfs_close_held(vmon, &stat->stat_fd);
 	if (children)
@@ -402,7 +402,7 @@ static void ended_state(vmon_t *vmon, proc_node_t *node)
 
 	if (s)
 		proc_stat_ended(s, node->pub.has_exit_status);
-	node->state = 'X';
+	node->line.state = 'X';
 }
 
 /* stale now: in the tree for this sample, freed at the start of the next */
@@ -412,10 +412,10 @@ static void make_stale(vmon_t *vmon, proc_node_t *node)
 	vmon_proc_t *proc = &node->pub;
 
 	proc->is_stale = 1;
-	list_del_init(&node->stale_link);
-	list_add_tail(&node->stale_link, &in->stale);
+	list_del_init(&node->life.stale_link);
+	list_add_tail(&node->life.stale_link, &in->stale);
 	note_change(vmon, proc);
-	if (node->confirmed) {
+	if (node->life.confirmed) {
 		if (proc->is_thread)
 			in->stats.threads_stale++;
 		else
@@ -453,25 +453,25 @@ static void node_leave(vmon_t *vmon, proc_node_t *node, bool ended)
 	struct _vmon_internal *in = vmon->internal;
 	vmon_proc_t *proc = &node->pub, *child, *tmp;
 
-	if (node->left)
+	if (node->life.left)
 		return;
 	if (!proc->is_thread && ended && in->node_gone)
 		in->node_gone(vmon, node);	/* its exit may have come in since the pass began */
-	node->left = true;
-	node->ended = ended;
+	node->life.left = true;
+	node->life.ended = ended;
 	pidmap_del(proc->is_thread ? &in->threads : &in->procs, proc->pid, node);
 	node_release_fds(vmon, node);
 	if (ended) {
 		ended_state(vmon, node);
 		ended_add(vmon, node);
 	}
-	if (ended && !proc->is_thread && !proc->parent && node->monitors && !(vmon->flags & VMON_FLAG_PROC_ALL)) {
-		node->exited = true;
-		list_add_tail(&node->stale_link, &in->exited);
-		if (node->confirmed)
+	if (ended && !proc->is_thread && !proc->parent && node->life.monitors && !(vmon->flags & VMON_FLAG_PROC_ALL)) {
+		node->life.exited = true;
+		list_add_tail(&node->life.stale_link, &in->exited);
+		if (node->life.confirmed)
 			in->stats.procs_stale++;
 	} else {
-		list_add_tail(&node->stale_link, &in->leaving);
+		list_add_tail(&node->life.stale_link, &in->leaving);
 	}
 
 	if (!proc->is_thread) {
@@ -480,9 +480,9 @@ static void node_leave(vmon_t *vmon, proc_node_t *node, bool ended)
 	}
 	if (!(vmon->flags & VMON_FLAG_PROC_ALL)) {
 		list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
-			bool alive = !node_of(child)->left && procfs_node_exists(vmon, node_of(child));
+			bool alive = !node_of(child)->life.left && procfs_node_exists(vmon, node_of(child));
 
-			if (node_of(child)->monitors && alive)
+			if (node_of(child)->life.monitors && alive)
 				node_attach(vmon, node_of(child), NULL);
 			else
 				node_leave(vmon, node_of(child), !alive);
@@ -516,20 +516,20 @@ void node_settle(vmon_t *vmon)
 
 	if (list_empty(&in->leaving))
 		return;
-	list_for_each_entry(node, &in->leaving, stale_link) {
-		if (node->born != vmon->generation)
+	list_for_each_entry(node, &in->leaving, life.stale_link) {
+		if (node->pass.born != vmon->generation)
 			continue;
-		node->ending = true;
-		for (up = node->pub.parent; up && node_of(up)->left && !node_of(up)->exited; up = up->parent) {
-			if (node_of(up)->ending || node_of(up)->pub.is_stale)
+		node->life.ending = true;
+		for (up = node->pub.parent; up && node_of(up)->life.left && !node_of(up)->life.exited; up = up->parent) {
+			if (node_of(up)->life.ending || node_of(up)->pub.is_stale)
 				break;
-			node_of(up)->ending = true;
+			node_of(up)->life.ending = true;
 		}
 	}
-	list_for_each_entry_safe(node, tmp, &in->leaving, stale_link) {
-		list_del_init(&node->stale_link);
-		if (node->ending)
-			list_add_tail(&node->stale_link, &in->ending);
+	list_for_each_entry_safe(node, tmp, &in->leaving, life.stale_link) {
+		list_del_init(&node->life.stale_link);
+		if (node->life.ending)
+			list_add_tail(&node->life.stale_link, &in->ending);
 		else
 			make_stale(vmon, node);
 	}
@@ -545,14 +545,14 @@ void node_stale_ending(vmon_t *vmon)
 	struct _vmon_internal *in = vmon->internal;
 	proc_node_t *node, *tmp;
 
-	list_for_each_entry(node, &in->ending, stale_link) {
+	list_for_each_entry(node, &in->ending, life.stale_link) {
 		node->pub.is_new = 0;
 		node->pub.children_changed = 0;
 		node->pub.threads_changed = 0;
 		node->pub.activity = 0;
 	}
-	list_for_each_entry_safe(node, tmp, &in->ending, stale_link) {
-		node->ending = false;
+	list_for_each_entry_safe(node, tmp, &in->ending, life.stale_link) {
+		node->life.ending = false;
 		make_stale(vmon, node);
 	}
 }
@@ -587,9 +587,9 @@ static void node_unlink(vmon_t *vmon, proc_node_t *node)
 	list_del_init(&proc->bucket);
 	proc->parent = NULL;
 	array_remove(vmon, proc);
-	if (!node->left)
+	if (!node->life.left)
 		pidmap_del(proc->is_thread ? &vmon->internal->threads : &vmon->internal->procs, proc->pid, node);
-	node->left = true;
+	node->life.left = true;
 	node_release_fds(vmon, node);
 	ended_drop_node(vmon, node);
 }
@@ -612,17 +612,17 @@ static void node_free(vmon_t *vmon, proc_node_t *node)
  */
 void node_forget(vmon_t *vmon, proc_node_t *node)
 {
-	list_del_init(&node->stale_link);
-	if (!node->detached) {
+	list_del_init(&node->life.stale_link);
+	if (!node->life.detached) {
 		node_unlink(vmon, node);
-		if (node->monitors) {
-			node->detached = true;
+		if (node->life.monitors) {
+			node->life.detached = true;
 			node_refcnt_update(vmon, node);
-			list_add_tail(&node->stale_link, &vmon->internal->detached);
+			list_add_tail(&node->life.stale_link, &vmon->internal->detached);
 			return;
 		}
 	}
-	if (node->confirmed && vmon->proc_dtor_cb) {
+	if (node->life.confirmed && vmon->proc_dtor_cb) {
 		int prev = user_enter(vmon->internal, USER_NOTIFY);
 
 		vmon->proc_dtor_cb(vmon, &node->pub);
@@ -637,7 +637,7 @@ void node_free_stale(vmon_t *vmon)
 	struct _vmon_internal *in = vmon->internal;
 	proc_node_t *node, *tmp;
 
-	list_for_each_entry_safe(node, tmp, &in->stale, stale_link)
+	list_for_each_entry_safe(node, tmp, &in->stale, life.stale_link)
 		node_forget(vmon, node);
 }
 
@@ -649,8 +649,8 @@ void node_free_all(vmon_t *vmon)
 	proc_node_t *node, *tmp;
 
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-		list_for_each_entry_safe(node, tmp, lists[i], stale_link) {
-			node->monitors = 0;
+		list_for_each_entry_safe(node, tmp, lists[i], life.stale_link) {
+			node->life.monitors = 0;
 			node_forget(vmon, node);
 		}
 	}
@@ -666,7 +666,7 @@ void node_remove_subtree(vmon_t *vmon, proc_node_t *node)
 	vmon_proc_t *proc = &node->pub, *child, *tmp;
 
 	list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
-		if (node_of(child)->monitors)
+		if (node_of(child)->life.monitors)
 			node_attach(vmon, node_of(child), NULL);
 		else
 			node_remove_subtree(vmon, node_of(child));
@@ -687,7 +687,7 @@ void node_remove_subtree(vmon_t *vmon, proc_node_t *node)
  */
 void node_place_by_ppid(vmon_t *vmon, proc_node_t *node)
 {
-	proc_node_t *parent = pidmap_get(&vmon->internal->procs, node->ppid);
+	proc_node_t *parent = pidmap_get(&vmon->internal->procs, node->line.ppid);
 	vmon_proc_t *up;
 
 	if (parent == node)

@@ -374,7 +374,7 @@ void vmon_destroy(vmon_t *vmon)
 		node_free_all(vmon);
 		nr = collect_live(vmon, &all, &cap);
 		for (size_t i = 0; i < nr; i++) {
-			all[i]->monitors = 0;
+			all[i]->life.monitors = 0;
 			node_forget(vmon, all[i]);
 		}
 		free(all);
@@ -384,7 +384,7 @@ void vmon_destroy(vmon_t *vmon)
 
 			pidmap_for_each(map, pos) {
 				node = pidmap_node_at(map, pos);
-				node->monitors = 0;
+				node->life.monitors = 0;
 				node_forget(vmon, node);
 			}
 		}
@@ -444,7 +444,7 @@ static bool id_reused(vmon_t *vmon, proc_node_t *node, int err)
 
 	if (!proc->is_thread && !(vmon->flags & VMON_FLAG_PROC_ALL) && !proc->parent)
 		return false;
-	return err == ESTALE || (node->seen == vmon->generation && procfs_node_exists(vmon, node));
+	return err == ESTALE || (node->pass.seen == vmon->generation && procfs_node_exists(vmon, node));
 }
 
 static enum sampled sample_node(vmon_t *vmon, proc_node_t *node)
@@ -489,7 +489,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			node_confirm(vmon, node);
 			return SAMPLED;
 		}
-		if (!node->confirmed) {
+		if (!node->life.confirmed) {
 			in->stats.vanished++;
 			node_forget(vmon, node);
 			return SAMPLED_FORGOTTEN;
@@ -501,7 +501,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			reborn = node_new(vmon, proc->pid, node->tgid, proc->is_thread, proc->wants);
 			if (reborn) {
 				node_attach(vmon, reborn, parent);
-				reborn->seen = vmon->generation;
+				reborn->pass.seen = vmon->generation;
 				sample_node(vmon, reborn);
 			}
 			return SAMPLED_STALE;
@@ -511,7 +511,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 	}
 
 	proc->generation = vmon->generation;
-	node->seen = vmon->generation;
+	node->pass.seen = vmon->generation;
 	node_confirm(vmon, node);
 	/*
 	 * A node a store of which failed in the last pass for a reason that
@@ -519,9 +519,9 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 	 * the rules would skip as unchanged is made again (cmdline and exe
 	 * too), so that what the failure left unread is not left so.
 	 */
-	if (node->retry) {
-		node->ran_generation = vmon->generation;
-		node->ran_answer = 1;
+	if (node->pass.retry) {
+		node->ran.generation = vmon->generation;
+		node->ran.answer = 1;
 	}
 	retry = false;
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
@@ -548,8 +548,8 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			proc->activity |= (vmon_proc_wants_t)(1L << i);
 		}
 	}
-	node->exec_pending = false;
-	node->retry = retry;
+	node->life.exec_pending = false;
+	node->pass.retry = retry;
 	procfs_node_done(vmon, node);
 	return SAMPLED;
 }
@@ -559,10 +559,10 @@ static void sample_threads(vmon_t *vmon, vmon_proc_t *proc)
 {
 	vmon_proc_t *thread, *tmp;
 
-	if (node_of(proc)->left)
+	if (node_of(proc)->life.left)
 		return;
 	list_for_each_entry_safe(thread, tmp, &proc->threads, threads) {
-		if (!node_of(thread)->left && node_of(thread)->probed != vmon->generation)
+		if (!node_of(thread)->life.left && node_of(thread)->pass.probed != vmon->generation)
 			sample_node(vmon, node_of(thread));
 	}
 }
@@ -610,11 +610,11 @@ static void walk_explicit(vmon_t *vmon, proc_node_t *node)
 	 * Once a pass: a monitored process walked at the top, then found to
 	 * be a followed child of another, was sampled and saw its callbacks.
 	 */
-	if (node->walked == vmon->generation)
+	if (node->pass.walked == vmon->generation)
 		return;
-	node->walked = vmon->generation;
+	node->pass.walked = vmon->generation;
 	/* (a monitored process that ended is kept, not read) */
-	if (!node->left && node->probed != vmon->generation &&
+	if (!node->life.left && node->pass.probed != vmon->generation &&
 	    sample_node(vmon, node) == SAMPLED_FORGOTTEN)
 		return;
 	sample_threads(vmon, proc);
@@ -659,12 +659,12 @@ static size_t snapshot_procs(vmon_t *vmon)
  */
 static proc_node_t *gone_parent(vmon_t *vmon, const proc_node_t *node)
 {
-	proc_node_t *parent = pidmap_get(&vmon->internal->procs, node->ppid), *p;
+	proc_node_t *parent = pidmap_get(&vmon->internal->procs, node->line.ppid), *p;
 
-	if (parent || node->ppid <= 0)
+	if (parent || node->line.ppid <= 0)
 		return parent;
-	list_for_each_entry(p, &vmon->internal->leaving, stale_link) {
-		if (p->pub.pid == node->ppid && !p->pub.is_thread && p->born == vmon->generation &&
+	list_for_each_entry(p, &vmon->internal->leaving, life.stale_link) {
+		if (p->pub.pid == node->line.ppid && !p->pub.is_thread && p->pass.born == vmon->generation &&
 		    p != node && p->start <= node->start && (!parent || p->start > parent->start))
 			parent = p;
 	}
@@ -676,8 +676,8 @@ static void place_gone(vmon_t *vmon)
 	proc_node_t *node, *parent;
 	vmon_proc_t *up;
 
-	list_for_each_entry(node, &vmon->internal->leaving, stale_link) {
-		if (node->pub.is_thread || node->born != vmon->generation || node->ppid <= 0)
+	list_for_each_entry(node, &vmon->internal->leaving, life.stale_link) {
+		if (node->pub.is_thread || node->pass.born != vmon->generation || node->line.ppid <= 0)
 			continue;
 		parent = gone_parent(vmon, node);
 		for (up = parent ? &parent->pub : NULL; up; up = up->parent) {
@@ -721,13 +721,13 @@ static int sample_all(vmon_t *vmon)
 		/* (read afresh each time: a node made again for a reused id can move the array, node_new()) */
 		proc_node_t *node = in->snapshot[i];
 
-		if (node->left)
+		if (node->life.left)
 			continue;
-		if (listed && node->seen != vmon->generation) {
+		if (listed && node->pass.seen != vmon->generation) {
 			node_end(vmon, node);
 			continue;
 		}
-		if (node->probed == vmon->generation)
+		if (node->pass.probed == vmon->generation)
 			continue;
 		switch (sample_node(vmon, node)) {
 		case SAMPLED:
@@ -756,7 +756,7 @@ static int sample_all(vmon_t *vmon)
 	size_t moving = 0;
 	for (size_t i = 0; i < nr; i++) {
 		proc_node_t *node = in->snapshot[i];
-		vmon_proc_t *want = node->ppid ? (vmon_proc_t *)pidmap_get(&in->procs, node->ppid) : NULL;
+		vmon_proc_t *want = node->line.ppid ? (vmon_proc_t *)pidmap_get(&in->procs, node->line.ppid) : NULL;
 
 		if (want != node->pub.parent || list_empty(&node->pub.siblings))
 			in->snapshot[moving++] = node;
@@ -774,7 +774,7 @@ static int sample_all(vmon_t *vmon)
 
 static void clear_node_flags(vmon_t *vmon, vmon_proc_t *proc)
 {
-	if (node_of(proc)->born != vmon->generation)
+	if (node_of(proc)->pass.born != vmon->generation)
 		proc->is_new = 0;
 	proc->children_changed = 0;
 	proc->threads_changed = 0;
@@ -794,7 +794,7 @@ static void clear_pass_flags(vmon_t *vmon)
 		pidmap_for_each(maps[m], pos)
 			clear_node_flags(vmon, pidmap_node_at(maps[m], pos));
 	}
-	list_for_each_entry(node, &in->exited, stale_link)
+	list_for_each_entry(node, &in->exited, life.stale_link)
 		clear_node_flags(vmon, &node->pub);
 	vmon->processes_changed = in->monitors_changed;
 	in->monitors_changed = false;
@@ -863,7 +863,7 @@ int vmon_sample(vmon_t *vmon)
 		 * over after each, skipping those already walked */
 again:
 		list_for_each_entry(proc, &vmon->processes, siblings) {
-			if (node_of(proc)->walked != vmon->generation) {
+			if (node_of(proc)->pass.walked != vmon->generation) {
 				walk_explicit(vmon, node_of(proc));
 				goto again;
 			}
@@ -883,9 +883,9 @@ again:
 		vmon_proc_t *next = tree_next(vmon, proc, true);
 		proc_node_t *node = node_of(proc);
 
-		if (node->unmonitor_pending) {
+		if (node->life.unmonitor_pending) {
 			next = tree_next(vmon, proc, false);
-			node->unmonitor_pending = false;
+			node->life.unmonitor_pending = false;
 			node_remove_subtree(vmon, node);
 		}
 		proc = next;
@@ -996,7 +996,7 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 		}
 		in->busy = busy;
 		procfs_node_done(vmon, node);
-		node->probed = 0;	/* the next pass samples it whole */
+		node->pass.probed = 0;	/* the next pass samples it whole */
 		node_attach(vmon, node, NULL);
 		node_confirm(vmon, node);
 		in->monitors_changed = true;
@@ -1012,8 +1012,8 @@ vmon_proc_t *vmon_proc_monitor(vmon_t *vmon, int pid, vmon_proc_wants_t wants,
 	if (cb)
 		list_add_tail(&cb->pub.callbacks, &node->pub.sample_callbacks);
 	/* unmonitored earlier in this pass's callbacks, and monitored again: it stays */
-	node->unmonitor_pending = false;
-	node->monitors++;
+	node->life.unmonitor_pending = false;
+	node->life.monitors++;
 	node_refcnt_update(vmon, node);
 	return &node->pub;
 }
@@ -1036,23 +1036,23 @@ void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
 			free(cb);
 		}
 	}
-	if (node->monitors > 0)
-		node->monitors--;
+	if (node->life.monitors > 0)
+		node->life.monitors--;
 	node_refcnt_update(vmon, node);
-	if (node->monitors > 0)
+	if (node->life.monitors > 0)
 		return;
 
-	if (node->detached) {
+	if (node->life.detached) {
 		/* stale and already out of the tree: only the memory (and the dtor) was waiting for us */
 		node_forget(vmon, node);
 		return;
 	}
 	/* the tree still holds it: PROC_ALL, a followed child, a thread, or gone and not yet freed */
-	if ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent || proc->is_thread || (node->left && !node->exited))
+	if ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent || proc->is_thread || (node->life.left && !node->life.exited))
 		return;
 	/* during a pass, or from a ctor or dtor, it leaves at the end of the (next) pass */
 	if (vmon->internal->in_sample || vmon->internal->user != USER_NONE) {
-		node->unmonitor_pending = true;
+		node->life.unmonitor_pending = true;
 		vmon->internal->unmonitor_pending = true;
 		return;
 	}
@@ -1099,7 +1099,7 @@ static void set_node_wants(vmon_t *vmon, proc_node_t *node, vmon_proc_wants_t wa
 		/* followed children leave with the want, as they do on vmon_proc_unmonitor() */
 		if ((dropped & VMON_WANT_PROC_FOLLOW_CHILDREN) && !(vmon->flags & VMON_FLAG_PROC_ALL)) {
 			list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
-				if (node_of(child)->monitors)
+				if (node_of(child)->life.monitors)
 					node_attach(vmon, node_of(child), NULL);
 				else
 					node_remove_subtree(vmon, node_of(child));
@@ -1121,7 +1121,7 @@ int vmon_proc_set_wants(vmon_t *vmon, vmon_proc_t *proc, vmon_proc_wants_t wants
 		errno = EINVAL;	/* a thread samples what its process wants */
 		return -1;
 	}
-	if (!node_of(proc)->left)
+	if (!node_of(proc)->life.left)
 		set_node_wants(vmon, node_of(proc), wants | VMON_WANT_PROC_STAT);
 	return 0;
 }
@@ -1137,7 +1137,7 @@ int vmon_set_proc_wants(vmon_t *vmon, vmon_proc_wants_t wants)
 	wants |= VMON_WANT_PROC_STAT;
 	/* top down: a node's change can only remove nodes below it, so the walk goes on from there */
 	for (proc = tree_first(vmon); proc; proc = tree_next(vmon, proc, true)) {
-		if (!proc->is_thread && !node_of(proc)->left)
+		if (!proc->is_thread && !node_of(proc)->life.left)
 			set_node_wants(vmon, node_of(proc), (proc->wants & ~old) | wants);
 	}
 	vmon->proc_wants = wants;

@@ -414,7 +414,7 @@ static vmon_proc_stat_t *fill_identity(vmon_t *vmon, proc_node_t *node, const vm
 		vmon->internal->stats.errors++;
 		return NULL;
 	}
-	node->fed = vmon->generation;
+	node->pass.fed = vmon->generation;
 	proc_stat_event(s, ev, first);
 	return s;
 }
@@ -552,7 +552,7 @@ static proc_node_t *apply_fork(vmon_t *vmon, feed_t *f, feed_event_t *e)
 
 	if (node) {
 		/* a listing found it first; but after its exit, the same pid and tick is another process */
-		if (event_matches(f, node, ev) && !(node->exit_seen && ev->time_ns > node->exit_ns))
+		if (event_matches(f, node, ev) && !(node->life.exit_seen && ev->time_ns > node->life.exit_ns))
 			return node;
 		node_end(vmon, node);	/* the pid was reused: the process we knew is gone */
 	} else {
@@ -581,8 +581,8 @@ static proc_node_t *apply_fork(vmon_t *vmon, feed_t *f, feed_event_t *e)
 	node->start_approx = !(ev->has & VMON_EVENT_HAS_START);
 	/* the fork's start time is its identity (node_start_matches() allows an approximate one a tick) */
 	node->identified = (ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX)) != 0;
-	node->ppid = ev->ppid;
-	node->seen = vmon->generation;
+	node->line.ppid = ev->ppid;
+	node->pass.seen = vmon->generation;
 	node->pub.generation = vmon->generation;
 	fill_identity(vmon, node, ev, true);
 	node_attach(vmon, node, parent);	/* and its refcnt */
@@ -594,8 +594,8 @@ static void apply_exec(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 {
 	vmon_proc_stat_t *s;
 
-	node->exec_pending = true;	/* cmdline and exe are read again if it lives */
-	node->leader_gone = false;	/* an exec from another thread made it the leader */
+	node->life.exec_pending = true;	/* cmdline and exe are read again if it lives */
+	node->life.leader_gone = false;	/* an exec from another thread made it the leader */
 	s = fill_identity(vmon, node, ev, false);
 	if (s)
 		proc_stat_event_exec(s, ev);
@@ -606,10 +606,10 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 	vmon_proc_t *proc = &node->pub;
 	vmon_proc_stat_t *s = node_store(vmon, node, VMON_STORE_PROC_STAT);
 
-	node->fed = vmon->generation;
-	node->exit_seen = true;
-	node->exit_ns = ev->time_ns;
-	if (node->ended_seq)
+	node->pass.fed = vmon->generation;
+	node->life.exit_seen = true;
+	node->life.exit_ns = ev->time_ns;
+	if (node->life.ended_seq)
 		ended_exit(vmon, node);
 	if (s)
 		proc_stat_event_exit(s, node, ev);
@@ -719,13 +719,13 @@ static proc_node_t *apply_one(vmon_t *vmon, feed_t *f, feed_event_t *e, bool may
 
 	if (e->check_alive) {
 		/* a thread's exit: the process's only if its leader is gone too, and /proc agrees */
-		if (ev->tid != ev->pid && !node->leader_gone) {
+		if (ev->tid != ev->pid && !node->life.leader_gone) {
 			*counts = false;
 			return NULL;
 		}
 		if (!process_gone(vmon, node)) {
 			if (ev->tid == ev->pid)
-				node->leader_gone = true;
+				node->life.leader_gone = true;
 			*counts = false;
 			return NULL;
 		}
@@ -1074,9 +1074,9 @@ void feed_node_gone(vmon_t *vmon, proc_node_t *node)
 	 * The pid's present bit was left to that first read (fill_identity());
 	 * the pid is the events' all the same, and its last data says so.
 	 */
-	if (node->fed && s && !BITTEST(s->present, VMON_PROC_STAT_PID))
+	if (node->pass.fed && s && !BITTEST(s->present, VMON_PROC_STAT_PID))
 		proc_stat_keep_pid(s);
-	if (!f || !f->backend || f->applying || node->pub.has_exit_status || !node->confirmed)
+	if (!f || !f->backend || f->applying || node->pub.has_exit_status || !node->life.confirmed)
 		return;
 	feed_drain(vmon, f);
 	cpu = cpu_mark();

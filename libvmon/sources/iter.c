@@ -577,7 +577,7 @@ static int iter_list(vmon_t *vmon)
 			if (!node)
 				return -1;
 		}
-		node->seen = vmon->generation;
+		node->pass.seen = vmon->generation;
 	}
 	return 0;
 }
@@ -623,7 +623,7 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node)
 		return -1;
 	}
 	i = slot_of(it, node->pub.pid);
-	node->iter_index = i;
+	node->iter.index = i;
 	/*
 	 * A record the same as the last read's (the program sent its header
 	 * alone), which this node took in the last pass, gives the same values:
@@ -634,12 +634,12 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node)
 	 * the record nor the stores are touched: at 10,000 processes, every
 	 * cache line read per node shows.
 	 */
-	node->iter_same = !node->retry && (it->slot_state[i] & SLOT_SAME) && node->iter_gen == vmon->generation - 1 &&
+	node->iter.same = !node->pass.retry && (it->slot_state[i] & SLOT_SAME) && node->iter.gen == vmon->generation - 1 &&
 			  (node->pub.is_thread || (it->slot_state[i] & SLOT_ONE_THREAD));
-	node->iter_gen = vmon->generation;
-	node->num_threads_before = node->num_threads;
-	if (node->iter_same) {
-		node->ran_answer = 0;
+	node->iter.gen = vmon->generation;
+	node->line.num_threads_before = node->line.num_threads;
+	if (node->iter.same) {
+		node->ran.answer = 0;
 	} else {
 		r = &it->slots[i];
 		/*
@@ -651,26 +651,26 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node)
 			errno = ESRCH;
 			return -1;
 		}
-		if (node->confirmed && !node_start_matches(node, r->stat.start)) {
+		if (node->life.confirmed && !node_start_matches(node, r->stat.start)) {
 			errno = ESTALE;
 			return -1;
 		}
 		node->start = r->stat.start;
 		node->start_approx = false;
 		node->identified = true;	/* its identity, for the events that name it (ended.c) */
-		node->ppid = (int)r->stat.ppid;
-		node->num_threads = (int)r->stat.num_threads;
-		node->state = (char)r->stat.state;
-		node->ran_answer = !node->run_known || r->run_count != node->run_count || r->run_ns != node->run_ns;
-		node->run_known = true;
-		node->run_count = r->run_count;
-		node->run_ns = r->run_ns;
+		node->line.ppid = (int)r->stat.ppid;
+		node->line.num_threads = (int)r->stat.num_threads;
+		node->line.state = (char)r->stat.state;
+		node->ran.answer = !node->ran.known || r->run_count != node->ran.run_count || r->run_ns != node->ran.run_ns;
+		node->ran.known = true;
+		node->ran.run_count = r->run_count;
+		node->ran.run_ns = r->run_ns;
 	}
-	node->stat_same = false;
-	node->ran_generation = vmon->generation;
-	node->probed = vmon->generation;
-	node->probe = ++in->probes;
-	in->record_probe = node->probe;
+	node->line.same = false;
+	node->ran.generation = vmon->generation;
+	node->pass.probed = vmon->generation;
+	node->pass.probe = ++in->probes;
+	in->record_probe = node->pass.probe;
 	return 0;
 }
 
@@ -767,9 +767,9 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 	unsigned long long rtime, utime, stime, gtime;
 	int i, changes, c;
 
-	if (node->iter_same && !first)
+	if (node->iter.same && !first)
 		return 0;
-	i = node->iter_index;
+	i = node->iter.index;
 	r = &it->slots[i];
 	v = r->stat;
 	if (!node->pub.is_thread) {
@@ -783,24 +783,24 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 		v.majflt = g->majflt;
 		if (r->h.flags & ITER_GROUP_EXIT)
 			v.exit_code = r->group_exit_code;
-		if (!node->cpu_prev_known) {
-			node->cpu_prev_u = r->group_prev_utime_ns;
-			node->cpu_prev_s = r->group_prev_stime_ns;
+		if (!node->iter.cpu_prev_known) {
+			node->iter.cpu_prev_u = r->group_prev_utime_ns;
+			node->iter.cpu_prev_s = r->group_prev_stime_ns;
 		}
 	} else {
 		rtime = r->run_ns;
 		utime = r->stat.utime;
 		stime = r->stat.stime;
 		gtime = r->stat.guest_time;
-		if (!node->cpu_prev_known) {
-			node->cpu_prev_u = r->prev_utime_ns;
-			node->cpu_prev_s = r->prev_stime_ns;
+		if (!node->iter.cpu_prev_known) {
+			node->iter.cpu_prev_u = r->prev_utime_ns;
+			node->iter.cpu_prev_s = r->prev_stime_ns;
 		}
 	}
-	node->cpu_prev_known = true;
-	cputime_adjust(rtime, utime, stime, &node->cpu_prev_u, &node->cpu_prev_s);
-	v.utime = node->cpu_prev_u / it->tick_ns;
-	v.stime = node->cpu_prev_s / it->tick_ns;
+	node->iter.cpu_prev_known = true;
+	cputime_adjust(rtime, utime, stime, &node->iter.cpu_prev_u, &node->iter.cpu_prev_s);
+	v.utime = node->iter.cpu_prev_u / it->tick_ns;
+	v.stime = node->iter.cpu_prev_s / it->tick_ns;
 	v.guest_time = gtime / it->tick_ns;
 
 	/* the store's writer takes each number (proc_stat.c) */
@@ -820,7 +820,7 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 	 * new, and for a worker whenever it ran (it can have taken other work).
 	 */
 	if (r->h.flags & ITER_KTHREAD) {
-		if (first || ((r->h.flags & ITER_WQ_WORKER) && node->ran_answer != 0)) {
+		if (first || ((r->h.flags & ITER_WQ_WORKER) && node->ran.answer != 0)) {
 			c = kthread_comm(vmon, node, s, first);
 			if (c < 0)
 				return -1;
@@ -838,10 +838,10 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
-	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter_index];
+	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter.index];
 	int changes = 0;
 
-	if (node->iter_same && !first)
+	if (node->iter.same && !first)
 		return 0;
 	if (r->h.flags & ITER_HAS_MM)
 		return copy_part(desc, vm_copy, NELEM(vm_copy), &r->vm, s, s->changed, s->present, first);
@@ -867,10 +867,10 @@ static int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_IO];
 	const iter_t *it = vmon->internal->iter;
-	int i = node->iter_index;
+	int i = node->iter.index;
 	const struct iter_rec *r = &it->slots[i];
 
-	if (node->iter_same && !first)
+	if (node->iter.same && !first)
 		return 0;
 	return copy_part(desc, io_copy, NELEM(io_copy), node->pub.is_thread ? &r->io : &it->groups[i].io,
 			 s, s->changed, s->present, first);
@@ -879,9 +879,9 @@ static int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool
 static int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_SCHED];
-	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter_index];
+	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter.index];
 
-	if (node->iter_same && !first)
+	if (node->iter.same && !first)
 		return 0;
 	return copy_part(desc, sched_copy, NELEM(sched_copy), &r->sched, s, s->changed, s->present, first);
 }

@@ -96,8 +96,8 @@ static void replay_close(vmon_t *vmon)
 	vhash_for_each(&r->map, pos) {
 		proc_node_t *node = vhash_val_at(&r->map, pos);
 
-		if (node->left) {
-			node->monitors = 0;
+		if (node->life.left) {
+			node->life.monitors = 0;
 			node_forget(vmon, node);
 			vhash_remove_at(&r->map, pos);
 		}
@@ -252,7 +252,7 @@ static void index_live_nodes(vmon_t *vmon, struct replay *r, const vmon_log_samp
 
 		if (node && !node->pub.is_stale &&
 		    pidmap_get(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid) != node)
-			node->left = true;
+			node->life.left = true;
 	}
 }
 
@@ -307,7 +307,7 @@ static proc_node_t *event_node(vmon_t *vmon, const vmon_event_t *ev)
 	proc_node_t *live = pidmap_get(&in->procs, ev->pid), *gone = NULL, *node;
 	bool has_start = ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX);
 
-	list_for_each_entry(node, &in->stale, stale_link) {
+	list_for_each_entry(node, &in->stale, life.stale_link) {
 		if (node->pub.pid == ev->pid && !node->pub.is_thread &&
 		    (!gone || (has_start && node->start + 1 >= ev->start && node->start <= ev->start + 1)))
 			gone = node;
@@ -425,12 +425,12 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 	for (int i = 0; i < n; i++) {
 		r->nodes[i] = vhash_get(&r->map, s->procs[i].id);
 		if (r->nodes[i])
-			r->nodes[i]->seen = vmon->generation;
+			r->nodes[i]->pass.seen = vmon->generation;
 	}
 	vhash_for_each(&r->map, pos) {
 		proc_node_t *node = vhash_val_at(&r->map, pos);
 
-		if (node->seen != vmon->generation) {
+		if (node->pass.seen != vmon->generation) {
 			mark_changed(vmon, node->pub.parent, node->pub.is_thread);
 			node_forget(vmon, node);
 		}
@@ -455,7 +455,7 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 		if (!node) {
 			node = node_new(vmon, p->pid, thread ? s->procs[p->parent].pid : p->pid, thread, p->wants);
 			if (node) {
-				node->seen = vmon->generation;
+				node->pass.seen = vmon->generation;
 				node_confirm(vmon, node);
 				if (p->flags & VMON_LOG_PROC_STALE)
 					node_stale_now(vmon, node);

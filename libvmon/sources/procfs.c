@@ -195,13 +195,13 @@ bool procfs_hold_hot(vmon_t *vmon, proc_node_t *node, bool first)
 		if (need <= 0 || !room_for(vmon, need))
 			return false;
 		vmon->internal->fds_held += need;
-		node->hot_reserved = need - 1;
+		node->fds.hot_reserved = need - 1;
 		return true;
 	}
 	if (!stat || stat->stat_fd < 0)
 		return false;
-	if (node->hot_reserved > 0) {
-		node->hot_reserved--;
+	if (node->fds.hot_reserved > 0) {
+		node->fds.hot_reserved--;
 		return true;
 	}
 	return procfs_hold(vmon);
@@ -237,10 +237,10 @@ static bool hold_warm(vmon_t *vmon, bool dir)
 /* close a node's held directory (see node_release_fds()) */
 void procfs_close_dir(vmon_t *vmon, proc_node_t *node)
 {
-	if (!node->dir_held)
+	if (!node->fds.dir_held)
 		return;
-	procfs_close_warm(vmon, &node->dir_fd);
-	node->dir_held = false;
+	procfs_close_warm(vmon, &node->fds.dir_fd);
+	node->fds.dir_held = false;
 	vmon->internal->dirs_held--;
 }
 
@@ -418,10 +418,10 @@ static int held_fd_of(const proc_node_t *node)
 {
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
-	if (node->pass_schedstat_fd >= 0)
-		return node->pass_schedstat_fd;
-	if (node->schedstat_fd >= 0)
-		return node->schedstat_fd;
+	if (node->fds.pass_schedstat_fd >= 0)
+		return node->fds.pass_schedstat_fd;
+	if (node->fds.schedstat_fd >= 0)
+		return node->fds.schedstat_fd;
 	return stat ? stat->stat_fd : -1;
 }
 
@@ -442,8 +442,8 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 	char path[64];
 	int fd;
 
-	if (node->dir_fd >= 0)
-		return node->dir_fd;
+	if (node->fds.dir_fd >= 0)
+		return node->fds.dir_fd;
 
 	procfs_node_path(node, path);
 	fd = procfs_openat(vmon, in->proc_fd, path, O_RDONLY | O_DIRECTORY);
@@ -478,21 +478,21 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 		}
 		close(sfd);
 	}
-	node->dir_fd = fd;
-	node->dir_held = hold_warm(vmon, true);
+	node->fds.dir_fd = fd;
+	node->fds.dir_held = hold_warm(vmon, true);
 	return fd;
 }
 
 /* the end of the node's pass: what was opened only for it is closed */
 void procfs_node_done(vmon_t *vmon, proc_node_t *node)
 {
-	if (node->dir_fd >= 0 && !node->dir_held) {
-		close(node->dir_fd);
-		node->dir_fd = -1;
+	if (node->fds.dir_fd >= 0 && !node->fds.dir_held) {
+		close(node->fds.dir_fd);
+		node->fds.dir_fd = -1;
 	}
-	if (node->pass_schedstat_fd >= 0) {
-		close(node->pass_schedstat_fd);
-		node->pass_schedstat_fd = -1;
+	if (node->fds.pass_schedstat_fd >= 0) {
+		close(node->fds.pass_schedstat_fd);
+		node->fds.pass_schedstat_fd = -1;
 	}
 }
 
@@ -624,27 +624,27 @@ bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node)
  */
 void procfs_stat_line_keep(proc_node_t *node, const buf_t *line)
 {
-	if (node->stat_copy_cap < line->len) {
+	if (node->line.copy_cap < line->len) {
 		size_t cap = (line->len + 63) & ~(size_t)63;
-		char *copy = realloc(node->stat_copy, cap);
+		char *copy = realloc(node->line.copy, cap);
 
 		if (!copy) {
 			procfs_stat_line_forget(node);
 			return;
 		}
-		node->stat_copy = copy;
-		node->stat_copy_cap = cap;
+		node->line.copy = copy;
+		node->line.copy_cap = cap;
 	}
-	memcpy(node->stat_copy, line->data, line->len);
-	node->stat_copy_len = line->len;
+	memcpy(node->line.copy, line->data, line->len);
+	node->line.copy_len = line->len;
 }
 
 void procfs_stat_line_forget(proc_node_t *node)
 {
-	free(node->stat_copy);
-	node->stat_copy = NULL;
-	node->stat_copy_len = node->stat_copy_cap = 0;
-	node->stat_same = false;
+	free(node->line.copy);
+	node->line.copy = NULL;
+	node->line.copy_len = node->line.copy_cap = 0;
+	node->line.same = false;
 }
 
 /*
@@ -660,21 +660,21 @@ int procfs_ran(vmon_t *vmon, proc_node_t *node)
 	unsigned long long run_ns, wait_ns, count;
 	const char *p, *end;
 
-	if (node->ran_generation == vmon->generation)
-		return node->ran_answer;
-	node->ran_generation = vmon->generation;
-	node->ran_answer = -1;
+	if (node->ran.generation == vmon->generation)
+		return node->ran.answer;
+	node->ran.generation = vmon->generation;
+	node->ran.answer = -1;
 	if (!in->have_schedstat)
 		return -1;
-	if (node->pass_schedstat_fd >= 0) {
+	if (node->fds.pass_schedstat_fd >= 0) {
 		/* opened by procfs_probe() for this pass; kept if the budget allows */
-		if (read_whole(vmon, node->pass_schedstat_fd, &in->buf, false) < 0)
+		if (read_whole(vmon, node->fds.pass_schedstat_fd, &in->buf, false) < 0)
 			return -1;
 		if (procfs_hold_hot(vmon, node, false)) {
-			node->schedstat_fd = node->pass_schedstat_fd;
-			node->pass_schedstat_fd = -1;
+			node->fds.schedstat_fd = node->fds.pass_schedstat_fd;
+			node->fds.pass_schedstat_fd = -1;
 		}
-	} else if (procfs_read(vmon, node, "schedstat", &node->schedstat_fd, &in->buf) < 0) {
+	} else if (procfs_read(vmon, node, "schedstat", &node->fds.schedstat_fd, &in->buf) < 0) {
 		return -1;
 	}
 	p = in->buf.data;
@@ -687,9 +687,9 @@ int procfs_ran(vmon_t *vmon, proc_node_t *node)
 	 * a busy machine), not a kernel without sched_info: procfs_open_root()
 	 * asked that of our own task, which is running.
 	 */
-	node->ran_answer = !node->run_known || count != node->run_count || run_ns != node->run_ns;
-	node->run_known = true;
-	node->run_count = count;
-	node->run_ns = run_ns;
-	return node->ran_answer;
+	node->ran.answer = !node->ran.known || count != node->ran.run_count || run_ns != node->ran.run_ns;
+	node->ran.known = true;
+	node->ran.run_count = count;
+	node->ran.run_ns = run_ns;
+	return node->ran.answer;
 }

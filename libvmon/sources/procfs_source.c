@@ -35,7 +35,7 @@ static bool probe_by_name(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
 
-	return in->proc_is_live && in->have_schedstat && node->dir_fd < 0 && node->schedstat_fd < 0;
+	return in->proc_is_live && in->have_schedstat && node->fds.dir_fd < 0 && node->fds.schedstat_fd < 0;
 }
 
 /*
@@ -69,8 +69,8 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 		if (dir == in->proc_fd) {
 			/* schedstat first, then stat: see probe_by_name() */
 			strcpy(procfs_node_path(node, path), "/schedstat");
-			node->pass_schedstat_fd = procfs_openat(vmon, dir, path, O_RDONLY);
-			if (node->pass_schedstat_fd < 0) {
+			node->fds.pass_schedstat_fd = procfs_openat(vmon, dir, path, O_RDONLY);
+			if (node->fds.pass_schedstat_fd < 0) {
 				errno = procfs_gone_errno(errno);
 				return -1;
 			}
@@ -97,10 +97,10 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	}
 
 	/* a line the same as the last one parsed whole: what the tree needs has not moved either */
-	node->stat_same = node->stat_copy && line->len == node->stat_copy_len &&
-			  memcmp(line->data, node->stat_copy, line->len) == 0;
-	if (node->stat_same) {
-		node->num_threads_before = node->num_threads;
+	node->line.same = node->line.copy && line->len == node->line.copy_len &&
+			  memcmp(line->data, node->line.copy, line->len) == 0;
+	if (node->line.same) {
+		node->line.num_threads_before = node->line.num_threads;
 		goto done;
 	}
 
@@ -116,7 +116,7 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 		errno = ESRCH;
 		return -1;
 	}
-	node->state = id.state;
+	node->line.state = id.state;
 	if (node->identified && !node_start_matches(node, id.start)) {
 		errno = ESTALE;
 		return -1;
@@ -124,13 +124,13 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	node->start = id.start;
 	node->identified = true;
 	node->start_approx = false;
-	node->ppid = id.ppid;
-	node->num_threads_before = node->num_threads;
-	node->num_threads = id.num_threads;
+	node->line.ppid = id.ppid;
+	node->line.num_threads_before = node->line.num_threads;
+	node->line.num_threads = id.num_threads;
 done:
-	node->probed = vmon->generation;
-	node->probe = ++in->probes;
-	in->stat_line_probe = node->probe;
+	node->pass.probed = vmon->generation;
+	node->pass.probe = ++in->probes;
+	in->stat_line_probe = node->pass.probe;
 	return 0;
 }
 
@@ -162,7 +162,7 @@ int procfs_list(vmon_t *vmon, bool wanted)
 			if (!node)
 				return -1;
 		}
-		node->seen = vmon->generation;
+		node->pass.seen = vmon->generation;
 		errno = 0;
 	}
 	if (errno)

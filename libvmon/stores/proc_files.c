@@ -701,7 +701,7 @@ static void refresh_sharers(vmon_t *vmon, fd_node_t *fd)
 		files_table_t *ot = table_of(other);
 
 		if (ot == t || other->is_stale || fd_of(other)->read_gen == vmon->generation ||
-		    !ot->owner || ot->owner->left)
+		    !ot->owner || ot->owner->life.left)
 			continue;
 		refresh_remote(vmon, ot, fd_of(other));
 	}
@@ -934,7 +934,7 @@ static int table_sample(vmon_t *vmon, proc_node_t *node, files_table_t *t)
 	int ran;
 
 	t->pub.fds_changed = 0;
-	if (node->num_threads > 1) {
+	if (node->line.num_threads > 1) {
 		ran = 1;
 	} else {
 		/* asked on the first pass too: that read is the next one's baseline */
@@ -960,8 +960,8 @@ static int table_sample(vmon_t *vmon, proc_node_t *node, files_table_t *t)
 		int err = errno;
 
 		/* a fixture tree captured without fd directories: no fds, not a vanished process */
-		if (err == ESRCH && !vmon->internal->proc_is_live && t->owner->dir_fd >= 0 &&
-		    faccessat(t->owner->dir_fd, "fd", F_OK, 0) < 0 && errno == ENOENT) {
+		if (err == ESRCH && !vmon->internal->proc_is_live && t->owner->fds.dir_fd >= 0 &&
+		    faccessat(t->owner->fds.dir_fd, "fd", F_OK, 0) < 0 && errno == ENOENT) {
 			table_carry(vmon, t);
 			table_close_all(vmon, t);
 			return 0;

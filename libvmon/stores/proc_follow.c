@@ -86,7 +86,7 @@ static bool thread_listed(vmon_t *vmon, vmon_proc_t *proc, int tid, int *changes
 		node_attach(vmon, t, node_of(proc));
 		(*changes)++;
 	}
-	t->seen = vmon->generation;
+	t->pass.seen = vmon->generation;
 	return true;
 }
 
@@ -102,10 +102,10 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 	if (proc->is_thread)
 		return SAMPLE_UNCHANGED;
-	if (node->num_threads <= 1) {
+	if (node->line.num_threads <= 1) {
 		/* single-threaded: no thread nodes, nothing to read (the leader's thread node goes, not the leader) */
 		list_for_each_entry_safe(thread, tmp, &proc->threads, threads) {
-			if (node_of(thread)->left)
+			if (node_of(thread)->life.left)
 				continue;
 			if (thread->pid == proc->pid)
 				node_mark_stale(vmon, node_of(thread));
@@ -164,7 +164,7 @@ int proc_follow_threads_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 listed:
 	list_for_each_entry_safe(thread, tmp, &proc->threads, threads) {
-		if (node_of(thread)->seen != vmon->generation && !node_of(thread)->left) {
+		if (node_of(thread)->pass.seen != vmon->generation && !node_of(thread)->life.left) {
 			node_end(vmon, node_of(thread));
 			changes++;
 		}
@@ -207,7 +207,7 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		return -1;
 	acc->len = 0;
 
-	if (node->num_threads <= 1) {
+	if (node->line.num_threads <= 1) {
 		r = read_children(vmon, node, proc->pid, &s->children_fd, acc);
 	} else {
 		/* each thread's children: list the tasks, read their files once each */
@@ -268,7 +268,7 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		}
 		if (c->pub.parent != proc || list_empty(&c->pub.siblings))
 			node_attach(vmon, c, node);
-		c->seen = vmon->generation;
+		c->pass.seen = vmon->generation;
 	}
 
 	/*
@@ -281,10 +281,10 @@ int proc_follow_children_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
 		bool alive;
 
-		if (node_of(child)->left || node_of(child)->seen == vmon->generation)
+		if (node_of(child)->life.left || node_of(child)->pass.seen == vmon->generation)
 			continue;
 		alive = procfs_node_exists(vmon, node_of(child));
-		if (node_of(child)->monitors && alive)
+		if (node_of(child)->life.monitors && alive)
 			node_attach(vmon, node_of(child), NULL);
 		else if (alive)
 			node_mark_stale(vmon, node_of(child));

@@ -134,7 +134,7 @@ void proc_stat_event_exit(vmon_proc_stat_t *s, const proc_node_t *node, const vm
 	else if (!node->pub.has_exit_status)
 		parse_clear(FIELD(VMON_PROC_STAT_EXIT_CODE), s, s->changed, s->present);
 	/* dead, not yet reaped; one found gone already is X (proc_stat_ended()) */
-	if (!node->left)
+	if (!node->life.left)
 		proc_stat_set_number(s, VMON_PROC_STAT_STATE, 'Z', false);
 }
 
@@ -190,14 +190,14 @@ static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 		errno = err;
 		return -1;
 	}
-	node->cmdline_read_at = vmon->internal->now;
+	node->due.cmdline_read_at = vmon->internal->now;
 	/*
 	 * Empty from a process the event feed gave arguments: it is inside its
 	 * exit (its memory is gone), caught after its state was read (with the
 	 * task iterator, read at the start of the pass, the window is wider).
 	 * It keeps the arguments, as a zombie does (see the caller).
 	 */
-	if (buf->len == 0 && node->fed && s->cmdline.len > 0 && BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
+	if (buf->len == 0 && node->pass.fed && s->cmdline.len > 0 && BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
 		return 0;
 	return proc_stat_set_cmdline(s, buf->data, buf->len, first);
 }
@@ -321,13 +321,13 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	int changes = 0, ran, err = 0;
 
 	/* the source's probe read this node's line in this pass (or took its record) and allocated the store */
-	if (!s || node->probed != vmon->generation || (!stat_line_probed(in, node) && !record_probed(in, node))) {
+	if (!s || node->pass.probed != vmon->generation || (!stat_line_probed(in, node) && !record_probed(in, node))) {
 		errno = EINVAL;
 		return -1;
 	}
 	first = !BITTEST(s->present, VMON_PROC_STAT_PID);
 	prev_state = s->state;
-	if (node->fed != vmon->generation)
+	if (node->pass.fed != vmon->generation)
 		memset(s->changed, 0, sizeof(s->changed));	/* else the feed's changes of this pass stand */
 
 	/* the source's record in place of the line (the task iterator's), else the line its probe read */
@@ -335,7 +335,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (changes == SOURCE_NO_RECORD) {
 		changes = 0;
 		/* the same bytes as the last line parsed whole give the same values: nothing changed */
-		if (!node->stat_same) {
+		if (!node->line.same) {
 			changes = parse_line(vmon, s, &in->stat_line, first);
 			if (changes < 0) {
 				procfs_stat_line_forget(node);
@@ -348,7 +348,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	}
 
 	if (!first && execed(s))
-		node->exec_pending = true;
+		node->life.exec_pending = true;
 	/* read schedstat on the first pass too: the next pass needs its run count to skip anything */
 	ran = procfs_ran(vmon, node);
 	if (first)
@@ -362,15 +362,15 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		 * the one thing the feed has on a short life, once it is a
 		 * zombie or the feed saw it exit.
 		 */
-		if (node->fed && (s->state == 'Z' || proc->has_exit_status) &&
+		if (node->pass.fed && (s->state == 'Z' || proc->has_exit_status) &&
 		    BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
 			in->stats.reads_skipped++;
-		else if (node->exec_pending || node->retry ||
-		    (ran != 0 && in->now - node->cmdline_read_at >= CMDLINE_REFRESH_SECS))
+		else if (node->life.exec_pending || node->pass.retry ||
+		    (ran != 0 && in->now - node->due.cmdline_read_at >= CMDLINE_REFRESH_SECS))
 			tally(sample_cmdline(vmon, node, s, first), &changes, &err);
 		else
 			in->stats.reads_skipped++;
-		if (node->exec_pending || node->retry)
+		if (node->life.exec_pending || node->pass.retry)
 			tally(sample_exe(vmon, node, s, first), &changes, &err);
 	}
 

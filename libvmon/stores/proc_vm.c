@@ -46,8 +46,8 @@ static bool statm_may_skip(vmon_t *vmon, proc_node_t *node)
 {
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
-	if (node->exec_pending || node->num_threads > 1 || node->num_threads_before > 1 || !stat ||
-	    node->pub.errors[VMON_STORE_PROC_STAT] || vmon->internal->now >= node->statm_due)
+	if (node->life.exec_pending || node->line.num_threads > 1 || node->line.num_threads_before > 1 || !stat ||
+	    node->pub.errors[VMON_STORE_PROC_STAT] || vmon->internal->now >= node->due.statm)
 		return false;
 	if (BITTEST(stat->changed, VMON_PROC_STAT_VSIZE) || BITTEST(stat->changed, VMON_PROC_STAT_RSS) ||
 	    BITTEST(stat->changed, VMON_PROC_STAT_STARTCODE) || BITTEST(stat->changed, VMON_PROC_STAT_ENDCODE))
@@ -82,7 +82,7 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		return SAMPLE_UNCHANGED;
 	}
 	/* until this read succeeds, the next pass reads statm whatever the stat line says */
-	node->statm_due = 0;
+	node->due.statm = 0;
 	if (procfs_read(vmon, node, "statm", &s->statm_fd, buf) < 0)
 		return -1;
 	changes = parse_store(desc->fields, desc->fields_nr, VMON_SOURCE_POS, "statm", buf->data, buf->len,
@@ -90,12 +90,12 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (changes < 0)
 		return -1;
 	/* the next forced read: a full period from now, the first one sooner by up to half, by pid */
-	node->statm_due = vmon->internal->now + STATM_REFRESH_SECS *
+	node->due.statm = vmon->internal->now + STATM_REFRESH_SECS *
 			  (first ? 0.5 + (double)(node->pub.pid % 16) / 32.0 : 1.0);
 
 	/* a kernel thread has no address space and no memory lines to read */
-	if (first || node->exec_pending || (changes > 0 && s->size_pages)) {
-		if (procfs_read(vmon, node, "status", &node->status_fd, buf) < 0)
+	if (first || node->life.exec_pending || (changes > 0 && s->size_pages)) {
+		if (procfs_read(vmon, node, "status", &node->fds.status_fd, buf) < 0)
 			return -1;
 		r = parse_store(desc->fields, desc->fields_nr, VMON_SOURCE_KEY, "status", buf->data, buf->len,
 				s, s->changed, s->present, first);
