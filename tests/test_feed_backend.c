@@ -985,6 +985,31 @@ static struct churn_slot *churn_of(int pid, unsigned long long start)
 }
 
 /* every node whose parent is a loop, wherever it is in the tree (the loop goes, its children stay a while) */
+/* the last processes reported new or stale that are not counted as a loop's child, for churn_explain() */
+#define CHURN_OTHERS	4096
+static struct churn_other {
+	int			pid, ppid, parent, sample;
+	unsigned long long	start;
+	bool			has_stat, has_ppid, has_start, is_new, is_stale;
+} churn_others[CHURN_OTHERS];
+static unsigned churn_others_nr;
+static int churn_sample;
+
+static void churn_other(const vmon_proc_t *proc, const vmon_proc_stat_t *s)
+{
+	struct churn_other *o = &churn_others[churn_others_nr++ % CHURN_OTHERS];
+
+	*o = (struct churn_other){ .pid = proc->pid, .parent = proc->parent ? proc->parent->pid : 0,
+				   .sample = churn_sample, .has_stat = s != NULL, .is_new = proc->is_new,
+				   .is_stale = proc->is_stale };
+	if (s) {
+		o->has_ppid = BITTEST(s->present, VMON_PROC_STAT_PPID);
+		o->has_start = BITTEST(s->present, VMON_PROC_STAT_START);
+		o->ppid = (int)s->ppid;
+		o->start = s->start;
+	}
+}
+
 static void churn_walk_list(list_head_t *head, const pid_t *loops)
 {
 	vmon_proc_t *child;
@@ -993,8 +1018,11 @@ static void churn_walk_list(list_head_t *head, const pid_t *loops)
 		vmon_proc_stat_t *s = feedtest_stat(child);
 
 		churn_walk_list(&child->children, loops);
-		if (!s || (s->ppid != loops[0] && s->ppid != loops[1]) || !BITTEST(s->present, VMON_PROC_STAT_START))
+		if (!s || (s->ppid != loops[0] && s->ppid != loops[1]) || !BITTEST(s->present, VMON_PROC_STAT_START)) {
+			if (child->is_new || child->is_stale)
+				churn_other(child, s);
 			continue;
+		}
 		if (child->is_new && child->is_stale)
 			fail_msg("pid %d (start %llu): new and stale in one sample", child->pid, s->start);
 		churn_of(child->pid, s->start)->news += child->is_new;
@@ -1004,6 +1032,7 @@ static void churn_walk_list(list_head_t *head, const pid_t *loops)
 
 static void churn_walk(vmon_t *vmon, const pid_t *loops)
 {
+	churn_sample++;
 	churn_walk_list(&vmon->processes, loops);
 }
 
@@ -1017,6 +1046,15 @@ static void churn_explain(const struct churn_slot *c)
 			print_message(" start %llu (%d lives, new %d, stale %d)", churn[i].start, churn[i].lives,
 				      churn[i].news, churn[i].stales);
 	print_message("\n");
+	/* reported, but not as a loop's child with a start: a wrong parent, or a stat store without them? */
+	for (unsigned i = 0; i < CHURN_OTHERS && i < churn_others_nr; i++) {
+		const struct churn_other *o = &churn_others[i];
+
+		if (o->pid == c->pid)
+			print_message("  pid %d in sample %d: new %d stale %d, under %d, stat %d, ppid %d (%d), start %llu (%d)\n",
+				      o->pid, o->sample, o->is_new, o->is_stale, o->parent, o->has_stat, o->ppid,
+				      o->has_ppid, o->start, o->has_start);
+	}
 }
 
 static void test_churn(void **state)
@@ -1095,6 +1133,8 @@ static void test_churn(void **state)
 		/* the loop killed after a fork: a life not reported, whose parent changed before it went */
 		if (!c->lives) {
 			extra++;
+			print_message("pid %d (start %llu): reported (new %d, stale %d), not one of the loops' lives\n",
+				      c->pid, c->start, c->news, c->stales);
 			if (c->news > 1 || c->stales > 1)
 				fail_msg("pid %d (start %llu): unreported, new %d times, stale %d times", c->pid,
 					 c->start, c->news, c->stales);
