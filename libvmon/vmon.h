@@ -604,7 +604,7 @@ typedef struct _vmon_feed_stats_t {
 	unsigned long long	reconciles;	/* /proc listings made while the feed was healthy or after a loss */
 	unsigned long long	drains;		/* reads of the kernel buffers */
 	size_t			pending;	/* events read, waiting for the next vmon_sample() */
-	size_t			buffer_bytes;	/* the kernel buffer's size */
+	size_t			buffer_bytes;	/* the kernel buffer's size, whatever was asked */
 	int			fds;		/* file descriptors the feed holds (not in vmon_stats_t.fds_held) */
 	unsigned long long	cpu_ns;		/* CPU time (user and system) spent reading and applying events */
 	/* libvmon 1.1: the stream (vmon_feed_stream()) */

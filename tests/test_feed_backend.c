@@ -94,10 +94,14 @@ static bool carries_signal_status(void)
 
 static void open_or_skip(vmon_t *vmon, size_t buffer_bytes)
 {
+	vmon_feed_stats_t st;
 	char why[600];
 
 	if (!feedtest_open(vmon, FEED_BACKEND, VMON_FLAG_PROC_ALL, VMON_WANT_PROC_STAT, buffer_bytes, why, sizeof(why)))
 		SKIP_IF(true, "the %s backend cannot run here: %s", FEED_BACKEND, why);
+	/* every backend says the size its kernel buffer has (test_ring_size checks ebpf's against its mapping) */
+	assert_int_equal(vmon_feed_get_stats(vmon, &st), 0);
+	assert_true(st.buffer_bytes > 0);
 }
 
 static void msleep(int ms)
@@ -856,6 +860,7 @@ static size_t bpf_maps_mapped(size_t *largest)
 static void check_ring(size_t ask, size_t expect)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), largest, total;
+	vmon_feed_stats_t st;
 	vmon_attr_t attr;
 	vmon_t vmon;
 
@@ -867,6 +872,9 @@ static void check_ring(size_t ask, size_t expect)
 	attr.sampler = VMON_SAMPLER_PROC;
 	assert_true(vmon_init_attr(&vmon, &attr));
 	assert_true(vmon_sample(&vmon));
+	/* the stats say the size the ring has, not the size asked for */
+	assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
+	assert_int_equal(st.buffer_bytes, expect);
 	total = bpf_maps_mapped(&largest);
 	print_message("asked %zu: BPF maps mapped %zu bytes, the largest %zu\n", ask, total, largest);
 	assert_int_equal(largest, page + 2 * expect);

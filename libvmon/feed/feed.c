@@ -214,7 +214,7 @@ static bool try_backend(vmon_t *vmon, feed_t *f, vmon_feed_backend_t id, size_t 
 		return false;
 	}
 	before = host_count_fds(vmon);
-	if (b->open(vmon, f, buffer_bytes, &capacity, why, sizeof(why)) < 0) {
+	if (b->open(vmon, f, &buffer_bytes, &capacity, why, sizeof(why)) < 0) {
 		reason_add(f, b->name, why[0] ? why : strerror(errno));
 		f->priv = NULL;
 		return false;

@@ -37,11 +37,12 @@ typedef struct feed_backend {
 	const char		*name;		/* as VMON_FEED spells it */
 	vmon_feed_backend_t	id;
 	/*
-	 * Set up (buffer_bytes: the kernel buffer, 0 for the backend's
-	 * default), or write why not into why and return -1.  On success
-	 * *capacity is roughly how many events the kernel buffer holds.
+	 * Set up (*buffer_bytes: the kernel buffer asked for, 0 for the
+	 * backend's default), or write why not into why and return -1.  On
+	 * success *buffer_bytes is the size the kernel buffer has, and
+	 * *capacity roughly how many events it holds.
 	 */
-	int	(*open)(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *capacity, char *why, size_t why_size);
+	int	(*open)(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *capacity, char *why, size_t why_size);
 	/* read what the kernel has: events pushed, or -1 with errno */
 	int	(*drain)(vmon_t *vmon, feed_t *feed);
 	/* the fd that becomes readable when the kernel holds events */

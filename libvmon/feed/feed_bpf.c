@@ -163,7 +163,7 @@ static void bpf_close(feed_t *feed)
 	feed_set_priv(feed, NULL);
 }
 
-static int bpf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *capacity, char *why, size_t why_size)
+static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *capacity, char *why, size_t why_size)
 {
 	libbpf_print_fn_t old_print;
 	bpf_feed_t *b;
@@ -184,7 +184,8 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *cap
 	feed_set_priv(feed, b);
 	b->feed = feed;
 	b->page_kb = sysconf(_SC_PAGESIZE) / 1024;
-	size = ring_size(buffer_bytes ? buffer_bytes : BPF_DEFAULT_BUFFER);
+	size = ring_size(*buffer_bytes ? *buffer_bytes : BPF_DEFAULT_BUFFER);
+	*buffer_bytes = size;
 
 	host_libbpf_said[0] = '\0';
 	old_print = libbpf_set_print(host_libbpf_capture);

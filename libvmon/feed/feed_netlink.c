@@ -83,7 +83,7 @@ static void netlink_close(feed_t *feed)
 	feed_set_priv(feed, NULL);
 }
 
-static int netlink_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *capacity, char *why, size_t why_size)
+static int netlink_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *capacity, char *why, size_t why_size)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
 	netlink_feed_t *nl = calloc(1, sizeof(*nl));
@@ -104,15 +104,17 @@ static int netlink_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t 
 		snprintf(why, why_size, "netlink connector socket: %s", strerror(errno));
 		goto fail;
 	}
-	if (!buffer_bytes)
-		buffer_bytes = NETLINK_DEFAULT_BUFFER;
-	size = buffer_bytes > (size_t)(1 << 30) ? 1 << 30 : (int)buffer_bytes;
+	if (!*buffer_bytes)
+		*buffer_bytes = NETLINK_DEFAULT_BUFFER;
+	size = *buffer_bytes > (size_t)(1 << 30) ? 1 << 30 : (int)*buffer_bytes;
 	/* the kernel doubles what it is given, for its own overhead: ask for half */
 	size = size / 2 > 0 ? size / 2 : 1;
 	if (setsockopt(nl->sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
 		setsockopt(nl->sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (getsockopt(nl->sock, SOL_SOCKET, SO_RCVBUF, &got, &len) == 0 && got > 0)
+	if (getsockopt(nl->sock, SOL_SOCKET, SO_RCVBUF, &got, &len) == 0 && got > 0) {
 		*capacity = (size_t)got / NETLINK_BYTES_PER_EVENT;
+		*buffer_bytes = (size_t)got;	/* what the kernel granted (net.core.rmem_max bounds SO_RCVBUF) */
+	}
 	if (bind(nl->sock, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		snprintf(why, why_size, "cannot join the proc connector group (%s%s)", strerror(errno),
 			 errno == EPERM ? ": needs CAP_NET_ADMIN on this kernel" : "");

@@ -430,7 +430,7 @@ static void perf_close(feed_t *feed)
 	feed_set_priv(feed, NULL);
 }
 
-static int perf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *capacity, char *why, size_t why_size)
+static int perf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *capacity, char *why, size_t why_size)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 	size_t per_cpu, size;
@@ -452,10 +452,11 @@ static int perf_open(vmon_t *vmon, feed_t *feed, size_t buffer_bytes, size_t *ca
 		goto fail;
 	if (cpus < 1)
 		cpus = 1;
-	per_cpu = (buffer_bytes ? buffer_bytes : PERF_DEFAULT_BUFFER) / (size_t)cpus;
+	per_cpu = (*buffer_bytes ? *buffer_bytes : PERF_DEFAULT_BUFFER) / (size_t)cpus;
 	for (size = (size_t)p->page_size; size < per_cpu && size < ((size_t)1 << 28); size <<= 1)
 		;
 	p->ring_size = size;
+	*buffer_bytes = size * (size_t)cpus;	/* one ring a CPU, its tracepoints' events all in it */
 	p->cpus = (int)cpus;
 	p->rings = calloc((size_t)cpus * TP_NR, sizeof(*p->rings));
 	p->alive = calloc((size_t)cpus, sizeof(*p->alive));
