@@ -116,6 +116,11 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 		errno = ESRCH;
 		return -1;
 	}
+	/* ... or a zombie reaped between the kernel's reads of its state and its parent (feed_read_stat()) */
+	if (id.state == 'Z' && id.ppid == 0 && node->identified && node->line.ppid != 0) {
+		errno = ESRCH;
+		return -1;
+	}
 	node->line.state = id.state;
 	if (node->identified && !node_start_matches(node, id.start)) {
 		errno = ESTALE;
