@@ -36,10 +36,10 @@ struct node_stat_line {
 	char			*copy;		/* procfs_stat_line_keep() */
 	size_t			copy_len;
 	size_t			copy_cap;
-	bool			same;		/* this pass's line is the copy */
 	int			ppid;
 	int			num_threads;
 	int			num_threads_before;	/* at the pass before (for PROC_IO's skip) */
+	bool			same;		/* this pass's line is the copy */
 	char			state;
 };
 
@@ -96,7 +96,9 @@ struct node_iter {
 /*
  * A node: the public vmon_proc_t followed by what only the library knows,
  * in parts by concern.  Callers only ever see the vmon_proc_t, so it must
- * stay the first member.
+ * stay the first member.  There is one per task: 488 bytes, with the parts'
+ * small members together (a part's padding is rounded to 8 bytes, and the
+ * allocator's chunks to 16).
  */
 typedef struct proc_node {
 	vmon_proc_t		pub;

@@ -55,12 +55,17 @@ typedef struct iter iter_t;
 
 #define ITER_LISTING_SECS	10.0	/* how often /proc is listed for what the iterator does not show */
 
-/* the group's sums, for a leader's record */
+/* a group's sums: what it keeps of its exited threads (on the leader's record) and each live thread's */
 typedef struct iter_group {
 	unsigned long long	utime_ns, stime_ns, run_ns, gtime_ns, minflt, majflt;
 	struct iter_io		io;
-	int			first_thread;	/* slot of a thread of the group, -1: none but the leader */
 } iter_group_t;
+
+/* a record unpacked (slot_unpack()), written as words */
+typedef union iter_unpacked {
+	struct iter_rec		rec;
+	__u64			w[sizeof(struct iter_rec) / sizeof(__u64)];
+} iter_unpacked_t;
 
 /*
  * A read gives a stream of records, one per task: a whole struct iter_rec,
@@ -69,14 +74,23 @@ typedef struct iter_group {
  * a pool that lives from read to read: a whole record replaces its task's
  * slot, a header keeps it.  After a good read, the slots it did not show
  * are freed.
+ *
+ * A slot keeps its record packed (rec_pack(): about 210 bytes of the 784
+ * at an idle process, most words being small or 0), and a pass unpacks the
+ * record of a node only when it takes values from it: most nodes of an idle
+ * system take none (iter_probe()'s same).  A group's sums are made so too,
+ * for the leader whose stores take them (group_of()).
  */
 struct iter {
 	struct iter_bpf		*skel;
 	struct bpf_link		*link;
 	char			*stream;	/* a read's bytes, ITER_STREAM_BYTES: those of a record not yet whole */
-	struct iter_rec		*slots;		/* per slot: its task's last whole record */
-	/* per slot, apart from the records so that a pass over the nodes reads them without touching the records: */
+	/* per slot: */
+	unsigned char		**slot_rec;	/* its task's last whole record, packed */
+	unsigned short		*slot_cap;	/* ... the bytes it has room for */
 	unsigned long long	*slot_read;	/* the read that last showed it, 0: free */
+	unsigned long long	*slot_hash;	/* its record's iter_hdr.hash */
+	int			*slot_tid;	/* its task */
 	int			*slot_tgid;	/* its task's thread group */
 	unsigned char		*slot_state;	/* SLOT_* */
 	size_t			slots_cap;
@@ -84,8 +98,14 @@ struct iter {
 	size_t			free_nr;
 	int			*shown;		/* the slots the last read showed, in its order */
 	size_t			nr;
-	iter_group_t		*groups;	/* per slot: a leader's group sums */
+	int			*first_thread;	/* per slot: a leader's first thread slot, or -1 */
 	int			*next_thread;	/* per slot: the next thread slot of its group, or -1 */
+	unsigned char		pack[sizeof(struct iter_rec) / sizeof(__u64) * 10];	/* rec_pack()'s, at most */
+	iter_unpacked_t		rec;		/* the record of slot rec_slot, in this read */
+	int			rec_slot;	/* -1: none */
+	iter_unpacked_t		thread_rec;	/* a thread's, for group_of() */
+	iter_group_t		group;		/* the sums of group_slot's group, in this read */
+	int			group_slot;	/* -1: none */
 	int			*by_tid;	/* tid -> slot, -1 */
 	size_t			by_tid_cap;
 	unsigned long long	read_nr;	/* this read's number (1, 2, ...) */
@@ -142,13 +162,18 @@ static void iter_close(vmon_t *vmon)
 		munmap(it->held, it->held_size);
 	iter_bpf__destroy(it->skel);
 	free(it->stream);
-	free(it->slots);
+	for (size_t i = 0; i < it->slots_cap; i++)
+		free(it->slot_rec[i]);
+	free(it->slot_rec);
+	free(it->slot_cap);
 	free(it->slot_read);
+	free(it->slot_hash);
+	free(it->slot_tid);
 	free(it->slot_tgid);
 	free(it->slot_state);
 	free(it->free_slots);
 	free(it->shown);
-	free(it->groups);
+	free(it->first_thread);
 	free(it->next_thread);
 	free(it->by_tid);
 	free(it);
@@ -199,6 +224,7 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 		snprintf(why, why_size, "%s", strerror(errno));
 		return -1;
 	}
+	it->rec_slot = it->group_slot = -1;
 	it->tick_ns = vmon->ticks_per_sec > 0 ? 1000000000ull / (unsigned long long)vmon->ticks_per_sec : 10000000ull;
 	while (page > 1 && (1L << shift) < page)
 		shift++;
@@ -263,12 +289,21 @@ static int slots_grow(iter_t *it)
 	size_t cap = it->slots_cap ? it->slots_cap + it->slots_cap / 2 : 1024;
 	void *p;
 
-	if (!(p = realloc(it->slots, cap * sizeof(*it->slots))))
+	if (!(p = realloc(it->slot_rec, cap * sizeof(*it->slot_rec))))
 		return -1;
-	it->slots = p;
-	if (!(p = realloc(it->groups, cap * sizeof(*it->groups))))
+	it->slot_rec = p;
+	if (!(p = realloc(it->slot_cap, cap * sizeof(*it->slot_cap))))
 		return -1;
-	it->groups = p;
+	it->slot_cap = p;
+	if (!(p = realloc(it->slot_hash, cap * sizeof(*it->slot_hash))))
+		return -1;
+	it->slot_hash = p;
+	if (!(p = realloc(it->slot_tid, cap * sizeof(*it->slot_tid))))
+		return -1;
+	it->slot_tid = p;
+	if (!(p = realloc(it->first_thread, cap * sizeof(*it->first_thread))))
+		return -1;
+	it->first_thread = p;
 	if (!(p = realloc(it->next_thread, cap * sizeof(*it->next_thread))))
 		return -1;
 	it->next_thread = p;
@@ -290,6 +325,8 @@ static int slots_grow(iter_t *it)
 	/* pushed highest first: the low slots are used first */
 	for (size_t i = cap; i > it->slots_cap; i--) {
 		it->slot_read[i - 1] = 0;
+		it->slot_rec[i - 1] = NULL;
+		it->slot_cap[i - 1] = 0;
 		it->free_slots[it->free_nr++] = (int)(i - 1);
 	}
 	it->slots_cap = cap;
@@ -313,15 +350,109 @@ static void held_set(iter_t *it, const struct iter_rec *r)
 
 static void slot_free(iter_t *it, int slot)
 {
-	unsigned tid = it->slots[slot].h.tid;
+	unsigned tid = (unsigned)it->slot_tid[slot];
 	struct iter_held *e = &it->held[tid & it->held_mask];
 
-	if (e->tid == tid && e->hash == it->slots[slot].h.hash)
+	if (e->tid == tid && e->hash == it->slot_hash[slot])
 		e->tid = 0;
 	if (tid < it->by_tid_cap && it->by_tid[tid] == slot)
 		it->by_tid[tid] = -1;
+	free(it->slot_rec[slot]);
+	it->slot_rec[slot] = NULL;
+	it->slot_cap[slot] = 0;
 	it->slot_read[slot] = 0;
 	it->free_slots[it->free_nr++] = slot;
+}
+
+/*
+ * The words of a record a slot keeps: all but the header's ids and hashes
+ * (the slot has those apart, and the volatile hash is the held entry's).
+ */
+#define REC_WORDS	(sizeof(struct iter_rec) / sizeof(__u64))
+#define REC_SKIP(_i)	((_i) == 0 || (_i) == 2 || (_i) == 3)
+
+_Static_assert(sizeof(struct iter_rec) % sizeof(__u64) == 0, "iter_rec is whole words");
+_Static_assert(offsetof(struct iter_hdr, flags) == 8 && offsetof(struct iter_hdr, hash) == 16 &&
+	       offsetof(struct iter_hdr, volatile_hash) == 24, "rec_pack() skips the header's words 0, 2 and 3");
+
+/* a record's words as LEB128 (7 bits a byte, the high bit: more follow) into it->pack: its bytes */
+static size_t rec_pack(iter_t *it, const struct iter_rec *r)
+{
+	unsigned char *out = it->pack;
+	size_t n = 0;
+
+	for (size_t i = 0; i < REC_WORDS; i++) {
+		__u64 x;
+
+		if (REC_SKIP(i))
+			continue;
+		memcpy(&x, (const char *)r + i * sizeof(x), sizeof(x));
+		while (x >= 0x80) {
+			out[n++] = (unsigned char)(x | 0x80);
+			x >>= 7;
+		}
+		out[n++] = (unsigned char)x;
+	}
+	return n;
+}
+
+/* a slot's record, unpacked into u */
+static const struct iter_rec *slot_unpack(const iter_t *it, int slot, iter_unpacked_t *u)
+{
+	const unsigned char *p = it->slot_rec[slot];
+
+	for (size_t i = 0; i < REC_WORDS; i++) {
+		unsigned shift = 0;
+		__u64 x = 0;
+		unsigned char b;
+
+		if (REC_SKIP(i))
+			continue;
+		do {
+			b = *p++;
+			x |= (__u64)(b & 0x7f) << shift;
+			shift += 7;
+		} while (b & 0x80);
+		u->w[i] = x;
+	}
+	u->rec.h.tid = (__u32)it->slot_tid[slot];
+	u->rec.h.tgid = (__u32)it->slot_tgid[slot];
+	u->rec.h.hash = it->slot_hash[slot];
+	u->rec.h.volatile_hash = 0;
+	return &u->rec;
+}
+
+/* the record of a slot shown by this read, for a node's probe and fills */
+static const struct iter_rec *rec_of(iter_t *it, int slot)
+{
+	if (it->rec_slot != slot) {
+		slot_unpack(it, slot, &it->rec);
+		it->rec_slot = slot;
+	}
+	return &it->rec.rec;
+}
+
+/* keep a whole record of the stream in a slot (not yet shown by this read): -1 when out of memory */
+static int slot_keep(iter_t *it, int slot, const struct iter_rec *r)
+{
+	size_t len = rec_pack(it, r);
+
+	/* room in steps of 16 bytes, given back when much too large: records change size a little, often */
+	if (len > it->slot_cap[slot] || it->slot_cap[slot] > len + 64) {
+		size_t cap = (len + 15) & ~(size_t)15;
+		unsigned char *p = realloc(it->slot_rec[slot], cap);
+
+		if (!p)
+			return -1;
+		it->slot_rec[slot] = p;
+		it->slot_cap[slot] = (unsigned short)cap;
+	}
+	memcpy(it->slot_rec[slot], it->pack, len);
+	it->slot_tid[slot] = (int)r->h.tid;
+	it->slot_tgid[slot] = (int)r->h.tgid;
+	it->slot_hash[slot] = r->h.hash;
+	it->slot_state[slot] = r->h.tid == r->h.tgid && r->stat.num_threads == 1 ? SLOT_ONE_THREAD : 0;
+	return 0;
 }
 
 /* by_tid[] reaches tid */
@@ -352,47 +483,57 @@ static void io_add(struct iter_io *sum, const struct iter_io *add)
 		s[i] += a[i];
 }
 
-/* add the records up by thread group: a leader's groups[] entry sums its group */
+/* the thread groups of this read: each leader's list of its threads' slots */
 static void iter_group(iter_t *it)
 {
 	for (size_t k = 0; k < it->nr; k++) {
 		int i = it->shown[k];
-		const struct iter_rec *r = &it->slots[i];
-		iter_group_t *g = &it->groups[i];
 
 		it->next_thread[i] = -1;
-		if (r->h.tid != r->h.tgid)
-			continue;
-		g->utime_ns = r->dead_utime_ns + r->stat.utime;
-		g->stime_ns = r->dead_stime_ns + r->stat.stime;
-		g->run_ns = r->dead_run_ns + r->run_ns;
-		g->gtime_ns = r->dead_gtime_ns + r->stat.guest_time;
-		g->minflt = r->dead_minflt + r->stat.minflt;
-		g->majflt = r->dead_majflt + r->stat.majflt;
-		g->io = r->dead_io;
-		io_add(&g->io, &r->io);
-		g->first_thread = -1;
+		if (it->slot_tid[i] == it->slot_tgid[i])
+			it->first_thread[i] = -1;
 	}
 	for (size_t k = 0; k < it->nr; k++) {
-		int i = it->shown[k];
-		const struct iter_rec *r = &it->slots[i];
-		iter_group_t *g;
-		int leader;
+		int i = it->shown[k], tgid = it->slot_tgid[i], leader;
 
-		if (r->h.tid == r->h.tgid || r->h.tgid >= it->by_tid_cap || (leader = it->by_tid[r->h.tgid]) < 0 ||
+		if (it->slot_tid[i] == tgid || (size_t)tgid >= it->by_tid_cap || (leader = it->by_tid[tgid]) < 0 ||
 		    it->slot_read[leader] != it->read_nr)
 			continue;
-		g = &it->groups[leader];
-		g->utime_ns += r->stat.utime;
-		g->stime_ns += r->stat.stime;
-		g->run_ns += r->run_ns;
-		g->gtime_ns += r->stat.guest_time;
-		g->minflt += r->stat.minflt;
-		g->majflt += r->stat.majflt;
-		io_add(&g->io, &r->io);
-		it->next_thread[i] = g->first_thread;
-		g->first_thread = i;
+		it->next_thread[i] = it->first_thread[leader];
+		it->first_thread[leader] = i;
 	}
+}
+
+static void group_add(iter_group_t *g, const struct iter_rec *r)
+{
+	g->utime_ns += r->stat.utime;
+	g->stime_ns += r->stat.stime;
+	g->run_ns += r->run_ns;
+	g->gtime_ns += r->stat.guest_time;
+	g->minflt += r->stat.minflt;
+	g->majflt += r->stat.majflt;
+	io_add(&g->io, &r->io);
+}
+
+/* the sums of the group of the leader in slot i, whose record is r, in this read */
+static const iter_group_t *group_of(iter_t *it, int i, const struct iter_rec *r)
+{
+	iter_group_t *g = &it->group;
+
+	if (it->group_slot == i)
+		return g;
+	g->utime_ns = r->dead_utime_ns;
+	g->stime_ns = r->dead_stime_ns;
+	g->run_ns = r->dead_run_ns;
+	g->gtime_ns = r->dead_gtime_ns;
+	g->minflt = r->dead_minflt;
+	g->majflt = r->dead_majflt;
+	g->io = r->dead_io;
+	group_add(g, r);
+	for (int t = it->first_thread[i]; t >= 0; t = it->next_thread[t])
+		group_add(g, slot_unpack(it, t, &it->thread_rec));
+	it->group_slot = i;
+	return g;
 }
 
 /*
@@ -425,17 +566,21 @@ static ssize_t take_records(iter_t *it, size_t len)
 			e->volatile_hash = h->volatile_hash;
 			it->slot_state[slot] |= SLOT_SAME;
 		} else {
+			const struct iter_rec *r = (const struct iter_rec *)h;
+
 			if (slot < 0 || it->slot_read[slot] == it->read_nr) {
 				/* a new task (or one shown twice: the second gets its own slot) */
 				if (it->free_nr == 0 && slots_grow(it) < 0)
 					return -1;
-				slot = it->free_slots[--it->free_nr];
+				slot = it->free_slots[it->free_nr - 1];
+				if (slot_keep(it, slot, r) < 0)
+					return -1;
+				it->free_nr--;
 				it->by_tid[h->tid] = slot;
+			} else if (slot_keep(it, slot, r) < 0) {
+				return -1;
 			}
-			memcpy(&it->slots[slot], h, sizeof(struct iter_rec));
-			held_set(it, &it->slots[slot]);
-			it->slot_tgid[slot] = (int)h->tgid;
-			it->slot_state[slot] = h->tid == h->tgid && it->slots[slot].stat.num_threads == 1 ? SLOT_ONE_THREAD : 0;
+			held_set(it, r);
 		}
 		it->slot_read[slot] = it->read_nr;
 		if (it->nr == it->slots_cap)
@@ -512,6 +657,7 @@ static int iter_read(vmon_t *vmon)
 	}
 	it->reads++;
 	it->read_nr++;
+	it->rec_slot = it->group_slot = -1;
 	if (read_stream(it) < 0)
 		goto fail;
 	/* the slots of tasks gone (a compact array: the scan is cheap next to the read) */
@@ -566,14 +712,14 @@ static int iter_list(vmon_t *vmon)
 	iter_t *it = in->iter;
 
 	for (size_t k = 0; k < it->nr; k++) {
-		const struct iter_rec *r = &it->slots[it->shown[k]];
+		int i = it->shown[k], tid = it->slot_tid[i];
 		proc_node_t *node;
 
-		if (r->h.tid != r->h.tgid)
+		if (tid != it->slot_tgid[i])
 			continue;
-		node = pidmap_get(&in->procs, (int)r->h.tid);
+		node = pidmap_get(&in->procs, tid);
 		if (!node) {
-			node = node_new(vmon, (int)r->h.tid, (int)r->h.tid, false, vmon->proc_wants);
+			node = node_new(vmon, tid, tid, false, vmon->proc_wants);
 			if (!node)
 				return -1;
 		}
@@ -641,7 +787,7 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node)
 	if (node->iter.same) {
 		node->ran.answer = 0;
 	} else {
-		r = &it->slots[i];
+		r = rec_of(it, i);
 		/*
 		 * A task being reaped ('X') no longer has its parent (0), group or
 		 * session: it is gone, as procfs_probe() finds it, and a process
@@ -688,12 +834,12 @@ static int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor)
 		return node->pub.pid;
 	}
 	if (*cursor <= -3)
-		*cursor = it->groups[-3 - *cursor].first_thread;
+		*cursor = it->first_thread[-3 - *cursor];
 	else if (*cursor >= 0)
 		*cursor = it->next_thread[*cursor];
 	if (*cursor < 0)
 		return 0;
-	return (int)it->slots[*cursor].h.tid;
+	return it->slot_tid[*cursor];
 }
 
 /*
@@ -770,10 +916,10 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 	if (node->iter.same && !first)
 		return 0;
 	i = node->iter.index;
-	r = &it->slots[i];
+	r = rec_of(it, i);
 	v = r->stat;
 	if (!node->pub.is_thread) {
-		const iter_group_t *g = &it->groups[i];
+		const iter_group_t *g = group_of(it, i, r);
 
 		rtime = g->run_ns;
 		utime = g->utime_ns;
@@ -838,11 +984,12 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
-	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter.index];
+	const struct iter_rec *r;
 	int changes = 0;
 
 	if (node->iter.same && !first)
 		return 0;
+	r = rec_of(vmon->internal->iter, node->iter.index);
 	if (r->h.flags & ITER_HAS_MM)
 		return copy_part(desc, vm_copy, NELEM(vm_copy), &r->vm, s, s->changed, s->present, first);
 	/* no address space: statm reads all zeros, status has no memory lines */
@@ -866,23 +1013,25 @@ static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool
 static int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_IO];
-	const iter_t *it = vmon->internal->iter;
+	iter_t *it = vmon->internal->iter;
 	int i = node->iter.index;
-	const struct iter_rec *r = &it->slots[i];
+	const struct iter_rec *r;
 
 	if (node->iter.same && !first)
 		return 0;
-	return copy_part(desc, io_copy, NELEM(io_copy), node->pub.is_thread ? &r->io : &it->groups[i].io,
+	r = rec_of(it, i);
+	return copy_part(desc, io_copy, NELEM(io_copy), node->pub.is_thread ? &r->io : &group_of(it, i, r)->io,
 			 s, s->changed, s->present, first);
 }
 
 static int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_SCHED];
-	const struct iter_rec *r = &vmon->internal->iter->slots[node->iter.index];
+	const struct iter_rec *r;
 
 	if (node->iter.same && !first)
 		return 0;
+	r = rec_of(vmon->internal->iter, node->iter.index);
 	return copy_part(desc, sched_copy, NELEM(sched_copy), &r->sched, s, s->changed, s->present, first);
 }
 
