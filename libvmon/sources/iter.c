@@ -10,13 +10,13 @@
  * fill their stores from the node's record (iter_fill_*()), through the
  * defs/ rows wrapped in vmon_task() (the VMON_TASK_COPY tables below).
  * Threads are found from the records of their group, and in PROC_ALL mode
- * the processes too (iter_list()).  What the records cannot give (cmdline,
- * exe, wchan, the owner's uid, a kernel thread's full name) is still read
- * from /proc, under the same rules as without the iterator: only when it
- * can have changed, as the records' run counts tell.  The owner's uid
- * comes with the record, and wchan with it where the program could read
- * it and this process may see every task's (CAP_SYS_PTRACE: /proc shows
- * "0" to a caller without ptrace access).
+ * the processes too (iter_list()).  The records give the owner's uid, and
+ * wchan where the program could read it and this process may see every
+ * task's (CAP_SYS_PTRACE: /proc shows "0" to a caller without ptrace access).
+ * What the records cannot give (cmdline, exe, a kernel thread's full name,
+ * a wchan the program did not read) is still read from /proc, under the
+ * same rules as without the iterator: only when it can have changed, as
+ * the records' run counts tell.
  *
  * A process is summed over its threads as /proc/PID/stat and io sum it: the
  * group's counters of its exited threads (on the leader's record) plus each
