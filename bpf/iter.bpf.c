@@ -46,6 +46,7 @@ const volatile __u32 page_shift = 12;
 #define T_IDLE			(T_UNINTERRUPTIBLE | T_NOLOAD)
 #define T_RTLOCK_WAIT		0x1000
 #define T_FROZEN		0x8000
+#define T_WAKING		0x200
 #define T_REPORT_IDLE		(T_REPORT + 1)
 
 #define PF_KTHREAD_		0x00200000
@@ -332,6 +333,8 @@ const volatile __u32 held_mask = 0;
  * multiplies from waiting on each other.
  */
 #define HASH_K	0x9e3779b97f4a7c15ULL
+/* the record up to its wchan, which a task that did not run is not read for (fill_wchan()) */
+#define HASHED_WORDS	((int)(__builtin_offsetof(struct iter_rec, wchan_state) / 8))
 
 static __always_inline __u64 rotl27(__u64 x)
 {
@@ -350,13 +353,13 @@ static __always_inline __u64 rec_hash(const struct iter_rec *r)
 	__u64 h0 = 1, h1 = 2, h2 = 3, h3 = 4;
 	int i;
 
-	for (i = 0; i + 4 <= (int)(sizeof(*r) / 8); i += 4) {
+	for (i = 0; i + 4 <= HASHED_WORDS; i += 4) {
 		h0 = mix(h0, w[i]);
 		h1 = mix(h1, w[i + 1]);
 		h2 = mix(h2, w[i + 2]);
 		h3 = mix(h3, w[i + 3]);
 	}
-	for (; i < (int)(sizeof(*r) / 8); i++)
+	for (; i < HASHED_WORDS; i++)
 		h0 = mix(h0, w[i]);
 	return h0 ^ rotl27(h1) ^ (h2 << 1 | h2 >> 63) ^ (h3 * HASH_K);
 }
@@ -516,6 +519,9 @@ static __always_inline void fill_stable(struct iter_rec *r, struct task_struct *
 	/* status's context switches: the task's own, counted as it leaves the CPU */
 	r->sched.voluntary_ctxt = t->nvcsw;
 	r->sched.involuntary_ctxt = t->nivcsw;
+	/* task_dump_owner() for a directory: /proc/PID's owner does not follow dumpability, its files' do */
+	r->uid = (t->flags & PF_KTHREAD_) ? 0 : t->real_cred->euid.val;
+	r->pad2 = 0;
 
 	r->stat.sigignore = 0;
 	r->stat.sigcatch = 0;
@@ -580,6 +586,48 @@ static __always_inline void fill_stable(struct iter_rec *r, struct task_struct *
 	}
 }
 
+/*
+ * /proc/PID/wchan: get_wchan(), 0 for a task running, waking or on a run
+ * queue, else the first return address on its stack outside the scheduler
+ * and the lock functions, named.  bpf_get_task_stack() takes the stack as
+ * stack_trace_save_tsk() does, which leaves those functions out itself, so
+ * its first entry is that address; %pB names address - 1 (a return
+ * address's call), so it is given address + 1 to name the address itself,
+ * as /proc does.  Read only for a task that ran since the record user space
+ * holds (or none is held): one that did not sleeps where it slept.  Without
+ * the kernel's locks the task can wake meanwhile: then nothing is given
+ * (user space reads /proc).
+ */
+static __always_inline void fill_wchan(struct iter_rec *r, struct task_struct *t, const struct iter_held *e)
+{
+	static const char fmt[] = "%pB";
+	unsigned int state = t->__state;
+	__u64 ip[1], arg[1];
+	long n;
+
+	r->wchan_state = ITER_WCHAN_NONE;
+	r->pad3 = 0;
+	/* helpers of Linux 5.9 and 5.13: without them, /proc (the iterator itself needs 5.8) */
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_task_stack) ||
+	    !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_snprintf))
+		return;
+	if (state == 0 || state == T_WAKING || t->on_rq) {
+		r->wchan_state = ITER_WCHAN_RUNNABLE;
+		return;
+	}
+	if ((e && e->run_ns == r->run_ns && e->run_count == r->run_count) || t->on_cpu)
+		return;
+	n = bpf_get_task_stack(t, ip, sizeof(ip), 0);
+	if (n < (long)sizeof(ip[0]) || !ip[0])
+		return;
+	if (t->__state != state || t->on_rq || t->on_cpu || t->sched_info.pcount != r->run_count)
+		return;
+	arg[0] = ip[0] + 1;
+	n = bpf_snprintf(r->wchan, sizeof(r->wchan), fmt, arg, sizeof(arg));
+	if (n > 0)
+		r->wchan_state = ITER_WCHAN_SYMBOL;
+}
+
 SEC("iter/task")
 int vmon_tasks(struct bpf_iter__task *ctx)
 {
@@ -628,6 +676,7 @@ int vmon_tasks(struct bpf_iter__task *ctx)
 		return 0;
 	}
 	fill_stable(r, t, sig, sh, mm, e);
+	fill_wchan(r, t, e);
 	r->h.hash = rec_hash(r);
 	r->h.volatile_hash = vhash;
 	if (e && e->hash == r->h.hash) {

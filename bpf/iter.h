@@ -21,6 +21,12 @@
 #endif
 
 #define ITER_COMM_LEN	16
+#define ITER_WCHAN_LEN	48
+
+/* struct iter_rec.wchan_state */
+#define ITER_WCHAN_NONE		0	/* not read: see the last record's, or /proc */
+#define ITER_WCHAN_RUNNABLE	1	/* running or about to: /proc says "0" */
+#define ITER_WCHAN_SYMBOL	2	/* asleep; wchan has the %pB of where */
 
 /* struct iter_rec.flags */
 #define ITER_HAS_MM		0x1	/* the task has an address space: the vm part is filled */
@@ -99,6 +105,23 @@ struct iter_rec {
 	struct iter_vm	vm;
 	struct iter_io	io;
 	struct iter_sched sched;
+	/*
+	 * The owner /proc shows for the task's directory (task_dump_owner()
+	 * for a directory's mode): its effective uid, root for a kernel thread.
+	 */
+	__u32		uid;
+	__u32		pad2;
+	/*
+	 * Not in the hash (rec_hash()): where the task sleeps, as the kernel
+	 * names it, read only when it ran since the record user space holds
+	 * (else that record's stands: a task that did not run sleeps where it
+	 * slept) or is runnable ("0").  With ITER_WCHAN_SYMBOL, wchan is what
+	 * the kernel's %pB prints of the address, "name+off/size [module]",
+	 * cut to ITER_WCHAN_LEN: /proc/PID/wchan is the name.
+	 */
+	__u32		wchan_state;	/* ITER_WCHAN_* */
+	__u32		pad3;
+	char		wchan[ITER_WCHAN_LEN];
 };
 
 #endif

@@ -66,6 +66,9 @@ static const struct store_text {
 	  "A thread's\n.Fa cmdline ,\n.Fa argv\nand\n.Fa exe\nare empty: they are its process's.\n"
 	  "The\n.Fa exe\nof another user's process cannot be read: it is empty with its\n.Fa present\nbit clear,\n"
 	  "and that is no error of the store.\n"
+	  "With the task iterator\n.Pq Xr vmon_set_sampler 3\n"
+	  "the numbers, the command name, the owner and, for a task that ran, the wait channel come from its\n"
+	  "record instead, with the same values.\n"
 	  "See\n.Xr vmon 3\nfor when each file is read again.\n" },
 	{ "proc_vm", "vmon_proc_vm_t",
 	  "Memory:\n.Pa /proc/PID/statm\nunless the stat line shows it cannot have moved, and the memory lines of\n"

@@ -9,7 +9,9 @@
  * (memory).  The fallback tests check that
  * /proc takes over, with a reason, wherever the iterator cannot be used.
  * A node made where a freed one was is never filled with the freed one's
- * record.
+ * record.  The owner and wchan come with the record: children that sleep
+ * in known places as other users are checked against fstat(/proc/PID) and
+ * /proc/PID/wchan.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -21,8 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -1029,6 +1034,239 @@ static void test_resident_as_statm(void **state)
 	reap(kid[1], SIGKILL);
 }
 
+/*
+ * The owner and wchan from the record (iter.c), against /proc: children
+ * that change their effective uid and dumpability and sleep in a pipe's
+ * read, nanosleep() and waitpid(); then one wakes, changes its uid and
+ * sleeps elsewhere.  No wchan is read from /proc for them (their stores'
+ * wchan_fd stays -1: the library holds the file it reads).  A caller
+ * without CAP_SYS_PTRACE gets /proc's "0" for another user's process.
+ */
+enum { WHERE_PIPE, WHERE_NANOSLEEP, WHERE_WAIT, WHERE_NR };
+
+struct where {
+	int	how;		/* WHERE_* */
+	int	ctl;		/* WHERE_PIPE: a byte on it: euid 4321 and nanosleep() */
+	uid_t	ruid, euid;	/* setresuid(ruid, euid, 0) */
+	int	dumpable;	/* PR_SET_DUMPABLE after it */
+	pid_t	parent;
+};
+
+/* a change of credentials clears the parent-death signal: set again, so that a failed test leaves no child */
+static int where_setresuid(const struct where *w, uid_t r, uid_t e, uid_t s)
+{
+	if (setresuid(r, e, s) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != w->parent)
+		return -1;
+	return 0;
+}
+
+static int child_where(void *arg)
+{
+	const struct where *w = arg;
+	struct timespec ts = { 100000, 0 };
+	char c;
+
+	if (where_setresuid(w, w->ruid, w->euid, 0) < 0 || prctl(PR_SET_DUMPABLE, w->dumpable, 0, 0, 0) < 0)
+		return 1;
+	switch (w->how) {
+	case WHERE_PIPE:
+		if (read(w->ctl, &c, 1) != 1)
+			return 1;
+		if (where_setresuid(w, (uid_t)-1, 0, (uid_t)-1) < 0 || where_setresuid(w, (uid_t)-1, 4321, (uid_t)-1) < 0)
+			return 1;
+		break;
+	case WHERE_WAIT: {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return 1;
+	}
+	}
+	for (;;)
+		nanosleep(&ts, NULL);
+	return 0;
+}
+
+/* /proc/PID/wchan as this process reads it */
+static void read_wchan(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+static uid_t proc_owner(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return stat(path, &st) == 0 ? st.st_uid : (uid_t)-1;
+}
+
+static bool where_asleep(void *arg)
+{
+	const pid_t *pids = arg;
+	char w[128];
+
+	for (int i = 0; i < WHERE_NR; i++) {
+		read_wchan(pids[i], w, sizeof(w));
+		if (proc_state(pids[i]) != 'S' || strcmp(w, "0") == 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The store against /proc, around a sample that could not have moved the
+ * child (its run count and wchan the same before and after): 1 compared,
+ * 0 it moved.  `record`: its wchan must not have been read from /proc.
+ */
+static int check_where(vmon_t *vmon, pid_t pid, bool record, char *wchan, size_t size)
+{
+	char after[128];
+	unsigned long long runs = run_count(pid);
+	vmon_proc_stat_t *s;
+	vmon_stats_t st;
+
+	read_wchan(pid, wchan, size);
+	assert_true(vmon_sample(vmon));
+	read_wchan(pid, after, sizeof(after));
+	if (run_count(pid) != runs || strcmp(wchan, after) != 0)
+		return 0;
+	s = pstat(must_find(vmon, pid));
+	assert_true(vmon_field_present(&vmon_proc_store_descs[VMON_STORE_PROC_STAT],
+				       &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_WCHAN], s));
+	assert_string_equal(s->wchan.array, wchan);
+	assert_int_equal(s->uid, proc_owner(pid));
+	/* a pass whose read failed (the task list changed under it) reads /proc: then it may have */
+	vmon_get_stats(vmon, &st);
+	if (record && st.iter_reads == st.samples)
+		assert_int_equal(s->wchan_fd, -1);
+	else if (record)
+		print_message("a pass read /proc (%llu of %llu through the iterator): wchan's source not checked\n",
+			      st.iter_reads, st.samples);
+	return 1;
+}
+
+/* the same as a process without CAP_SYS_PTRACE: /proc shows it "0" for another user's child; exit status */
+static int where_unprivileged(pid_t pid)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	char w[128];
+	vmon_attr_t attr;
+	vmon_proc_t *proc;
+	vmon_t vmon;
+	int ret = 0;
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return 10;
+	data[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective &= ~CAP_TO_MASK(CAP_SYS_PTRACE);
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return 11;
+	read_wchan(pid, w, sizeof(w));
+	if (strcmp(w, "0") != 0)
+		return 12;	/* /proc still shows it: nothing to check */
+	vmon_attr_default(&attr);
+	attr.flags = VMON_FLAG_PROC_ALL;
+	attr.proc_wants = VMON_WANT_PROC_STAT;
+	attr.sampler = VMON_SAMPLER_ITER;
+	attr.feed = "none";
+	if (!vmon_init_attr(&vmon, &attr))
+		return 13;
+	if (vmon_get_sampler(&vmon) != VMON_SAMPLER_ITER)
+		ret = 14;
+	else if (!vmon_sample(&vmon) || !vmon_sample(&vmon))
+		ret = 15;
+	else if (!(proc = vmon_proc_lookup(&vmon, pid)) || !pstat(proc)->wchan.array)
+		ret = 16;
+	else if (strcmp(pstat(proc)->wchan.array, "0") != 0)
+		ret = 17;
+	vmon_destroy(&vmon);
+	return ret;
+}
+
+static void test_owner_wchan(void **state)
+{
+	static const char *const names[WHERE_NR] = { "read on a pipe", "nanosleep", "waitpid" };
+	struct where w[WHERE_NR] = {
+		{ WHERE_PIPE, -1, 1000, 2000, 1 },	/* euid not ruid, dumpable */
+		{ WHERE_NANOSLEEP, -1, 3000, 3000, 0 },	/* another user, not dumpable */
+		{ WHERE_WAIT, -1, 0, 0, 0 },		/* root, not dumpable */
+	};
+	char wchan[WHERE_NR][128], moved[128];
+	pid_t *pids, helper;
+	int ctl[2], compared = 0, status;
+	vmon_t it;
+
+	(void)state;
+	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
+	skip_without_iter();
+	assert_int_equal(pipe(ctl), 0);
+	w[WHERE_PIPE].ctl = ctl[0];
+	kids = pids = calloc(WHERE_NR, sizeof(*pids));
+	assert_non_null(pids);
+	for (int i = 0; i < WHERE_NR; i++) {
+		w[i].parent = getpid();
+		pids[i] = spawn_fn(child_where, &w[i]);
+		kids_nr++;
+	}
+	close(ctl[0]);
+	assert_true(wait_for(where_asleep, pids, 20000));
+
+	init_sampler(&it, VMON_SAMPLER_ITER);
+	assert_true(vmon_sample(&it));
+	for (int i = 0; i < WHERE_NR; i++) {
+		/* a child that moved in the sample (under valgrind, say) is tried again */
+		for (int tries = 0; tries < 20 && !check_where(&it, pids[i], true, wchan[i], sizeof(wchan[i])); tries++)
+			;
+		print_message("%s: wchan %s, owner %u\n", names[i], wchan[i], (unsigned)proc_owner(pids[i]));
+		compared++;
+	}
+	assert_int_equal(proc_owner(pids[WHERE_PIPE]), 2000);
+	assert_int_equal(proc_owner(pids[WHERE_NANOSLEEP]), 3000);
+
+	/* it runs, changes its owner and sleeps elsewhere: the record says so */
+	assert_int_equal(write(ctl[1], "x", 1), 1);
+	for (int tries = 0; tries < 2000 && (proc_owner(pids[WHERE_PIPE]) != 4321 || !where_asleep(pids)); tries++)
+		usleep(10000);
+	assert_int_equal(proc_owner(pids[WHERE_PIPE]), 4321);
+	for (int tries = 0; tries < 20 && !check_where(&it, pids[WHERE_PIPE], true, moved, sizeof(moved)); tries++)
+		;
+	print_message("woken: wchan %s, owner %u\n", moved, (unsigned)proc_owner(pids[WHERE_PIPE]));
+	assert_string_not_equal(moved, wchan[WHERE_PIPE]);
+	vmon_destroy(&it);
+
+	helper = fork();
+	assert_true(helper >= 0);
+	if (helper == 0)
+		_exit(where_unprivileged(pids[WHERE_PIPE]));
+	assert_int_equal(waitpid(helper, &status, 0), helper);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 12)
+		print_message("without CAP_SYS_PTRACE /proc still names the wchan here: not checked\n");
+	else
+		assert_int_equal(WEXITSTATUS(status), 0);
+
+	kill_kids();
+	close(ctl[1]);
+	assert_int_equal(compared, WHERE_NR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1041,6 +1279,7 @@ int main(void)
 		cmocka_unit_test(test_handler_changed_by_thread),
 		cmocka_unit_test_teardown(test_probe_identity, teardown_kids),
 		cmocka_unit_test(test_resident_as_statm),
+		cmocka_unit_test_teardown(test_owner_wchan, teardown_kids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);

@@ -49,6 +49,7 @@ struct _vmon_internal {
 	unsigned long long	probes;		/* procfs_probe() and iter_probe() calls */
 	unsigned long long	stat_line_probe;	/* the probe that read stat_line */
 	unsigned long long	record_probe;	/* the last probe that took a source's record (iter_probe()) */
+	unsigned	stat_given;	/* PROC_STAT's reads a source's fill gave in place of /proc, this call (STAT_GIVEN_*) */
 	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
 	long		page_size;
 	int		in_sample;

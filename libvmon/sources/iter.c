@@ -10,10 +10,13 @@
  * fill their stores from the node's record (iter_fill_*()), through the
  * defs/ rows wrapped in vmon_task() (the VMON_TASK_COPY tables below).
  * Threads are found from the records of their group, and in PROC_ALL mode
- * the processes too (iter_list()).  What the records cannot give (cmdline,
- * exe, wchan, the owner's uid, a kernel thread's full name) is still read
- * from /proc, under the same rules as without the iterator: only when it
- * can have changed, as the records' run counts tell.
+ * the processes too (iter_list()).  The records give the owner's uid, and
+ * wchan where the program could read it and this process may see every
+ * task's (CAP_SYS_PTRACE: /proc shows "0" to a caller without ptrace access).
+ * What the records cannot give (cmdline, exe, a kernel thread's full name,
+ * a wchan the program did not read) is still read from /proc, under the
+ * same rules as without the iterator: only when it can have changed, as
+ * the records' run counts tell.
  *
  * A process is summed over its threads as /proc/PID/stat and io sum it: the
  * group's counters of its exited threads (on the leader's record) plus each
@@ -38,7 +41,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -119,6 +124,7 @@ struct iter {
 	unsigned long long	reads, read_errors;
 	double			next_listing;	/* when iter_listing_due() says yes next */
 	int			fds;		/* held: the program, its link and maps */
+	bool			wchan_ok;	/* the records' wchan is what /proc/PID/wchan shows us (may_trace()) */
 };
 
 /* the copy tables: { symbol, offset in the record part } per vmon_task() row */
@@ -203,6 +209,22 @@ static unsigned held_entries(void)
 	return n;
 }
 
+/*
+ * /proc/PID/wchan names the function only to a caller that may ptrace the
+ * task (ptrace_may_access(), read mode), "0" to others; the program reads
+ * every task's.  Its names are then ours only with CAP_SYS_PTRACE in
+ * effect, which passes that check for every task.
+ */
+static bool may_trace(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return false;
+	return data[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective & CAP_TO_MASK(CAP_SYS_PTRACE);
+}
+
 static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -269,6 +291,7 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	it->fds = before >= 0 ? host_count_fds(vmon) - before : 0;
 	if (it->fds < 0)
 		it->fds = 0;
+	it->wchan_ok = may_trace();
 	in->iter = it;
 	return 0;
 
@@ -905,13 +928,37 @@ static int kthread_comm(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bo
 	return proc_stat_set_text(s, VMON_PROC_STAT_COMM, buf->data, buf->len + 1, first);
 }
 
+/*
+ * wchan from the record: "0" for a task running or runnable, else the
+ * name %pB printed before its "+offset"; nothing (a /proc read if due)
+ * where the program read none, or its text holds no name whole.
+ */
+static int give_wchan(vmon_t *vmon, const struct iter_rec *r, vmon_proc_stat_t *s, bool first)
+{
+	const char *plus;
+
+	if (!vmon->internal->iter->wchan_ok)
+		return 0;
+	switch (r->wchan_state) {
+	case ITER_WCHAN_RUNNABLE:
+		return proc_stat_give_wchan(vmon, s, "0", 1, first);
+	case ITER_WCHAN_SYMBOL:
+		plus = memchr(r->wchan, '+', sizeof(r->wchan));
+		if (!plus || plus == r->wchan || memchr(r->wchan, '\0', (size_t)(plus - r->wchan)))
+			return 0;
+		return proc_stat_give_wchan(vmon, s, r->wchan, (size_t)(plus - r->wchan), first);
+	default:
+		return 0;
+	}
+}
+
 static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
 {
 	iter_t *it = vmon->internal->iter;
 	struct iter_stat v;
 	const struct iter_rec *r;
 	unsigned long long rtime, utime, stime, gtime;
-	int i, changes, c;
+	int i, changes, c, c2;
 
 	if (node->iter.same && !first)
 		return 0;
@@ -978,7 +1025,9 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 			return -1;
 		changes += c;
 	}
-	return changes;
+	if ((c = proc_stat_give_uid(vmon, s, r->uid, first)) < 0 || (c2 = give_wchan(vmon, r, s, first)) < 0)
+		return -1;
+	return changes + c + c2;
 }
 
 static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool first)

@@ -19,7 +19,9 @@
  *
  * With the task iterator (iter.c) the numbers and comm come from the
  * node's record instead of the stat line; these rules stay, the record's
- * run count answering "did it run?".
+ * run count answering "did it run?".  Its record gives the owner too, and
+ * wchan where the program could read it (proc_stat_give_*()): those are
+ * then not read from /proc.
  *
  * This file is the store's one writer: the line's parser here, and the
  * setters below for what others know (the iterator's record, the event
@@ -86,6 +88,20 @@ int proc_stat_set_text(vmon_proc_stat_t *s, int sym, const char *text, size_t le
 	if (r >= 0)
 		BITSET(s->present, sym);
 	return r;
+}
+
+/* the owner, as fstat of the node's /proc directory would give it, from the source's record */
+int proc_stat_give_uid(vmon_t *vmon, vmon_proc_stat_t *s, unsigned uid, bool first)
+{
+	vmon->internal->stat_given |= STAT_GIVEN_UID;
+	return proc_stat_set_number(s, VMON_PROC_STAT_UID, uid, first);
+}
+
+/* wchan, what /proc/PID/wchan would read, from the source's record */
+int proc_stat_give_wchan(vmon_t *vmon, vmon_proc_stat_t *s, const char *name, size_t len, bool first)
+{
+	vmon->internal->stat_given |= STAT_GIVEN_WCHAN;
+	return proc_stat_set_text(s, VMON_PROC_STAT_WCHAN, name, len, first);
 }
 
 /* what any event says of its process: parent, start, owner, name */
@@ -331,6 +347,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		memset(s->changed, 0, sizeof(s->changed));	/* else the feed's changes of this pass stand */
 
 	/* the source's record in place of the line (the task iterator's), else the line its probe read */
+	in->stat_given = 0;
 	changes = source_fill(vmon, node, VMON_STORE_PROC_STAT, s, first);
 	if (changes == SOURCE_NO_RECORD) {
 		changes = 0;
@@ -375,8 +392,14 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	}
 
 	if (first || ran != 0 || s->state != prev_state) {
-		tally(sample_wchan(vmon, node, s, first), &changes, &err);
-		tally(sample_uid(vmon, node, s, first), &changes, &err);
+		if (!(in->stat_given & STAT_GIVEN_WCHAN))
+			tally(sample_wchan(vmon, node, s, first), &changes, &err);
+		else
+			in->stats.reads_skipped++;
+		if (!(in->stat_given & STAT_GIVEN_UID))
+			tally(sample_uid(vmon, node, s, first), &changes, &err);
+		else
+			in->stats.reads_skipped++;
 	} else {
 		in->stats.reads_skipped += 2;
 	}

@@ -25,6 +25,11 @@ void proc_stat_free(vmon_t *vmon, vmon_proc_stat_t *store);
 int proc_stat_set_number(vmon_proc_stat_t *s, int sym, unsigned long long v, bool first);
 int proc_stat_set_text(vmon_proc_stat_t *s, int sym, const char *text, size_t len, bool first);
 int proc_stat_set_cmdline(vmon_proc_stat_t *s, const char *text, size_t len, bool first);
+/* a source's record in place of /proc for the owner (fstat of the directory) and wchan, in its fill */
+#define STAT_GIVEN_UID		0x1
+#define STAT_GIVEN_WCHAN	0x2
+int proc_stat_give_uid(vmon_t *vmon, vmon_proc_stat_t *s, unsigned uid, bool first);
+int proc_stat_give_wchan(vmon_t *vmon, vmon_proc_stat_t *s, const char *name, size_t len, bool first);
 void proc_stat_event(vmon_proc_stat_t *s, const vmon_event_t *ev, bool first);
 void proc_stat_event_exec(vmon_proc_stat_t *s, const vmon_event_t *ev);
 void proc_stat_event_exit(vmon_proc_stat_t *s, const proc_node_t *node, const vmon_event_t *ev);
