@@ -20,7 +20,6 @@
 
 #define ARENA_FIRST	(4 * 1024 - 64)	/* with the header and malloc's, within a page */
 #define ARENA_CHUNK	(256 * 1024)
-#define ARENA_ALIGN	16
 
 struct vt_arena_chunk {
 	vt_arena_chunk_t	*next;
@@ -32,13 +31,13 @@ struct vt_arena_chunk {
 void *vt_arena_alloc(vt_arena_t *arena, size_t size)
 {
 	vt_arena_chunk_t *c = arena->cur;
-	size_t need = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	size_t need = (size + VT_ARENA_ALIGN - 1) & ~(size_t)(VT_ARENA_ALIGN - 1);
 
 	/* the chunks after cur are empty ones kept from before the last reset */
 	while (c && c->cap - c->used < need)
 		c = c->next;
 	if (!c) {
-		size_t cap = ARENA_FIRST;
+		size_t cap = arena->first || !arena->expect ? ARENA_FIRST : arena->expect;
 		vt_arena_chunk_t **tail = &arena->first;
 
 		while (*tail) {
@@ -60,6 +59,17 @@ void *vt_arena_alloc(vt_arena_t *arena, size_t size)
 	arena->bytes += need;
 	c->used += need;
 	return (char *)c->data + c->used - need;
+}
+
+/*
+ * The size of the arena's first chunk, before anything is allocated: a
+ * copy whose size is known (near enough: more goes into another chunk)
+ * takes that much and no more.
+ */
+void vt_arena_expect(vt_arena_t *arena, size_t size)
+{
+	if (!arena->first)
+		arena->expect = (size + VT_ARENA_ALIGN - 1) & ~(size_t)(VT_ARENA_ALIGN - 1);
 }
 
 char *vt_arena_strndup(vt_arena_t *arena, const char *s, size_t len)

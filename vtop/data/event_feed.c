@@ -37,8 +37,15 @@
 #include "data/columns.h"
 #include "data/sampler.h"
 
-/* events held between two takes; beyond, the oldest are dropped and counted */
-#define VT_FEED_RING	8192
+/*
+ * Events held between two takes; beyond, the oldest are dropped and
+ * counted.  The ring starts at VT_FEED_RING_MIN and doubles as events wait
+ * (a fork storm while the screen is busy), and a take that empties a big one
+ * makes it small again: 8,192 events are 2.5 MB, which a storm made resident
+ * and kept so.
+ */
+#define VT_FEED_RING_MIN	256
+#define VT_FEED_RING		8192
 
 struct vt_feed {
 	vmon_t			*vmon;
@@ -60,6 +67,7 @@ struct vt_feed {
 	/* the hand-over: filled by the callback (sampling thread), emptied by vt_feed_take() */
 	pthread_mutex_t		lock;
 	vt_event_t		*ring;
+	int			cap;		/* VT_FEED_RING_MIN to VT_FEED_RING */
 	int			head;		/* where the next event goes */
 	int			nr;
 	unsigned long long	dropped;	/* since the last take */
@@ -146,12 +154,31 @@ void vt_event_from_feed(vt_event_t *e, const vmon_event_t *ev, double offset, un
 	}
 }
 
+/* the ring's events, oldest first, into a ring of cap (>= nr) that starts with them; under the lock */
+static int ring_resize(vt_feed_t *f, int cap)
+{
+	vt_event_t *v = malloc(sizeof(*v) * (size_t)cap);
+
+	if (!v)
+		return -1;
+	for (int i = 0; i < f->nr; i++)
+		v[i] = f->ring[(f->head - f->nr + i + f->cap) % f->cap];
+	free(f->ring);
+	f->ring = v;
+	f->cap = cap;
+	f->head = f->nr % cap;
+	return 0;
+}
+
 static void ring_push(vt_feed_t *f, const vt_event_t *e)
 {
 	pthread_mutex_lock(&f->lock);
+	/* not grown (no memory): the oldest goes, counted as any the ring cannot hold */
+	if (f->nr == f->cap && f->cap < VT_FEED_RING)
+		ring_resize(f, f->cap * 2);
 	f->ring[f->head] = *e;
-	f->head = (f->head + 1) % VT_FEED_RING;
-	if (f->nr < VT_FEED_RING)
+	f->head = (f->head + 1) % f->cap;
+	if (f->nr < f->cap)
 		f->nr++;
 	else
 		f->dropped++;	/* the oldest was written over */
@@ -228,13 +255,14 @@ int vt_feed_open(vt_feed_t **out, vmon_t *vmon, const char *backend, bool tree_o
 	if (vt_feed_check_backend(backend, err, err_size) < 0)
 		return -1;
 	f = calloc(1, sizeof(*f));
-	if (!f || !(f->ring = calloc(VT_FEED_RING, sizeof(*f->ring)))) {
+	if (!f || !(f->ring = calloc(VT_FEED_RING_MIN, sizeof(*f->ring)))) {
 		free(f);
 		snprintf(err, err_size, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
 	pthread_mutex_init(&f->lock, NULL);
+	f->cap = VT_FEED_RING_MIN;
 	f->tree_only = tree_only;
 	f->escape_flags = escape_flags;
 	f->vmon = vmon;
@@ -360,8 +388,11 @@ int vt_feed_take(vt_feed_t *f, vt_event_t *out, int max, unsigned long long *dro
 	pthread_mutex_lock(&f->lock);
 	n = f->nr < max ? f->nr : max;
 	for (int i = 0; i < n; i++)
-		out[i] = f->ring[(f->head - f->nr + i + VT_FEED_RING) % VT_FEED_RING];
+		out[i] = f->ring[(f->head - f->nr + i + f->cap) % f->cap];
 	f->nr -= n;
+	/* emptied after a storm: small again (not made small, no memory: it stays as it is) */
+	if (!f->nr && f->cap > VT_FEED_RING_MIN)
+		ring_resize(f, VT_FEED_RING_MIN);
 	*dropped = f->dropped;
 	f->dropped = 0;
 	pthread_mutex_unlock(&f->lock);

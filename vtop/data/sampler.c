@@ -255,15 +255,28 @@ void vt_source_fini(vt_source_t *src)
  * heap by itself, and the sampler's thread has a heap of its own.  So once
  * the free bytes grew by HEAP_SLACK over their least since the last trim,
  * the heap is trimmed: RSS comes back down a refresh or two after a storm,
- * and a steady system never pays for the walk.
+ * and a steady system never pays for the walk.  Counting the free bytes is
+ * itself a walk of every free chunk (mallinfo2()), so it is done when the
+ * rows fell by HEAP_ROWS_FELL from their most since the last count (what a
+ * storm's end looks like), and else every HEAP_EVERY samples.
  */
 #define HEAP_SLACK	(1u << 20)
+#define HEAP_ROWS_FELL	16
+#define HEAP_EVERY	16
 
-static void heap_settle(vt_source_t *src)
+static void heap_settle(vt_source_t *src, int rows)
 {
 #if defined(HAVE_MALLINFO2) && defined(HAVE_MALLOC_TRIM)
-	size_t free_now = mallinfo2().fordblks;
+	size_t free_now;
 
+	if (rows > src->heap_rows_most)
+		src->heap_rows_most = rows;
+	/* the first sample counts: the free bytes have no least yet */
+	if (src->heap_free_low && rows + HEAP_ROWS_FELL > src->heap_rows_most && ++src->heap_samples < HEAP_EVERY)
+		return;
+	src->heap_rows_most = rows;
+	src->heap_samples = 0;
+	free_now = mallinfo2().fordblks;
 	if (free_now < src->heap_free_low)
 		src->heap_free_low = free_now;
 	if (free_now - src->heap_free_low < HEAP_SLACK)
@@ -272,6 +285,7 @@ static void heap_settle(vt_source_t *src)
 	src->heap_free_low = mallinfo2().fordblks;
 #else
 	(void)src;
+	(void)rows;
 #endif
 }
 
@@ -316,7 +330,7 @@ int vt_source_sample(vt_source_t *src, vt_snapshot_t *snap)
 			src->monitored_procs[i] = NULL;
 		}
 	}
-	heap_settle(src);
+	heap_settle(src, snap->rows_nr);
 	return 0;
 }
 

@@ -82,6 +82,8 @@ typedef struct vt_source {
 	int		rollup_nr;
 	char		source_why[200];	/* vt_source_init(): why the iterator asked for is not used, escaped */
 	size_t		heap_free_low;		/* the heap's free bytes, their least since it was last trimmed */
+	int		heap_rows_most;		/* the most rows since the free bytes were last counted */
+	int		heap_samples;		/* samples since then */
 } vt_source_t;
 
 int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t wants, const char *proc_root,

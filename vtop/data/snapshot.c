@@ -5,8 +5,8 @@
  * reallocates what the tree points to; the screen must be able to draw, sort
  * and search while that runs.  So after each sample the builder copies what
  * vtop shows into a vt_snapshot_t: every wanted store of every node (a
- * memcpy each, then the strings they point to, all in the snapshot's arena),
- * plus what vtop derives: CPU%, I/O rates, the user name, the command line
+ * memcpy each, then the strings they point to; made once and shared by the
+ * snapshots while the node's stores do not change), plus what vtop derives: CPU%, I/O rates, the user name, the command line
  * escaped once.  A snapshot is then read-only and can be handed to another
  * thread.
  *
@@ -68,6 +68,23 @@ struct vt_priv {
 	size_t			made_arg0_len;
 	size_t			made_arg0_base;
 	unsigned long long	exited_seq;	/* the snapshot that showed it exited (and kept its ghost), 0 none */
+	struct vt_share		*share;		/* its stores as last copied */
+};
+
+/*
+ * A node's stores copied once and shared by every snapshot whose row shows
+ * them unchanged.  The screen holds three snapshots (sampler.c), each with
+ * a copy of every process's stores: 31 MB of copies at 10,000 processes,
+ * most of them of idle processes whose stores had not changed.  Now a
+ * process's stores are copied again only when they differ from the last
+ * copy, and the snapshots and the node hold references to it.  The
+ * references are taken and dropped only in the thread that builds (and
+ * clears) snapshots; the screen's thread only reads the copies.
+ */
+struct vt_share {
+	int		refs;
+	void		*stores[VMON_STORE_PROC_NR];
+	vt_arena_t	arena;
 };
 
 struct vt_ghost {
@@ -80,6 +97,21 @@ struct vt_user {
 	char	*name;
 };
 
+static void share_put(struct vt_share *sh)
+{
+	if (!sh || --sh->refs > 0)
+		return;
+	vt_arena_free(&sh->arena);
+	free(sh);
+}
+
+/* the rows' references to shared copies */
+static void put_rows(vt_snapshot_t *snap)
+{
+	for (int i = 0; i < snap->rows_nr; i++)
+		share_put(snap->rows[i].share);
+}
+
 void vt_snapshot_init(vt_snapshot_t *snap)
 {
 	memset(snap, 0, sizeof(*snap));
@@ -91,6 +123,7 @@ void vt_snapshot_clear(vt_snapshot_t *snap)
 	int cap = snap->rows_cap;
 	vt_arena_t arena = snap->arena;
 
+	put_rows(snap);
 	vt_arena_reset(&arena);
 	memset(snap, 0, sizeof(*snap));
 	snap->rows = rows;
@@ -100,6 +133,7 @@ void vt_snapshot_clear(vt_snapshot_t *snap)
 
 void vt_snapshot_free(vt_snapshot_t *snap)
 {
+	put_rows(snap);
 	free(snap->rows);
 	vt_arena_free(&snap->arena);
 	memset(snap, 0, sizeof(*snap));
@@ -198,10 +232,123 @@ static void *copy_store(vt_arena_t *arena, const vmon_store_desc_t *desc, const 
 	return dst;
 }
 
+static size_t aligned(size_t n)
+{
+	return (n + VT_ARENA_ALIGN - 1) & ~(size_t)(VT_ARENA_ALIGN - 1);
+}
+
+/* what copy_store() takes of the arena for src, near enough (a string of argv outside cmdline is not counted) */
+static size_t store_bytes(const vmon_store_desc_t *desc, const char *src)
+{
+	size_t n = aligned(desc->size);
+
+	for (int i = 0; i < desc->fields_nr; i++) {
+		const vmon_field_t *f = &desc->fields[i];
+		const vmon_char_array_t *a = (const vmon_char_array_t *)(src + f->offset);
+		char *const *v;
+		size_t k = 0;
+
+		if (f->offset + f->size > desc->size)
+			continue;
+		if (f->type == VMON_TYPE_char_array && a->array)
+			n += aligned(a->len + 1);
+		if (f->type != VMON_TYPE_str_array || !(v = *(char *const *const *)(src + f->offset)))
+			continue;
+		while (v[k])
+			k++;
+		n += aligned(sizeof(*v) * (k + 1));
+	}
+	return n;
+}
+
+/* two strings of a char_array or str_array field, both absent or both the same bytes */
+static bool text_equal(const char *x, size_t x_len, const char *y, size_t y_len)
+{
+	return !x == !y && x_len == y_len && (!x || !memcmp(x, y, x_len));
+}
+
+/*
+ * Does the copy show what the library's store holds now?  Compared field by
+ * field over the store's table (the text of strings and vectors, not their
+ * pointers), and its present[] bitmap: all that vtop reads of a store.  The
+ * members no field describes (changed[], the library's fds) are as they were
+ * when the copy was made: every field's changed bit is set in a node's first
+ * sample and clear in the next, which would make every copy new twice.
+ */
+static bool store_equal(const vmon_store_desc_t *desc, const char *copy, const char *live)
+{
+	if (desc->present_offset &&
+	    memcmp(copy + desc->present_offset, live + desc->present_offset, BITNSLOTS(desc->fields_nr)))
+		return false;
+	for (int i = 0; i < desc->fields_nr; i++) {
+		const vmon_field_t *f = &desc->fields[i];
+		const char *x = copy + f->offset, *y = live + f->offset;
+
+		if (f->offset + f->size > desc->size)
+			continue;
+		if (f->type == VMON_TYPE_char_array) {
+			const vmon_char_array_t *ax = (const vmon_char_array_t *)x, *ay = (const vmon_char_array_t *)y;
+
+			if (!text_equal(ax->array, ax->len, ay->array, ay->len))
+				return false;
+		} else if (f->type == VMON_TYPE_str_array) {
+			char *const *vx = *(char *const *const *)x, *const *vy = *(char *const *const *)y;
+
+			if (!vx != !vy)
+				return false;
+			for (size_t k = 0; vx && (vx[k] || vy[k]); k++) {
+				if (!vx[k] || !vy[k] || strcmp(vx[k], vy[k]) != 0)
+					return false;
+			}
+		} else if (memcmp(x, y, f->size) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* the stores of mask (bits of VMON_STORE_PROC_*) of proc: its last copy if they did not change, else a new one */
+static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *proc, unsigned long mask)
+{
+	struct vt_share *sh = priv->share;
+	size_t size = 0;
+	int i;
+
+	for (i = 0; sh && i < VMON_STORE_PROC_NR; i++) {
+		if (!(mask & (1UL << i)) != !sh->stores[i] ||
+		    (sh->stores[i] && !store_equal(&vmon_proc_store_descs[i], sh->stores[i], proc->stores[i])))
+			break;
+	}
+	if (sh && i == VMON_STORE_PROC_NR)
+		return sh;
+	sh = calloc(1, sizeof(*sh));
+	if (!sh)
+		return NULL;
+	sh->refs = 1;
+	for (i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if (mask & (1UL << i))
+			size += store_bytes(&vmon_proc_store_descs[i], proc->stores[i]);
+	}
+	vt_arena_expect(&sh->arena, size);
+	for (i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if (!(mask & (1UL << i)))
+			continue;
+		sh->stores[i] = copy_store(&sh->arena, &vmon_proc_store_descs[i], proc->stores[i]);
+		if (!sh->stores[i]) {
+			share_put(sh);
+			return NULL;
+		}
+	}
+	share_put(priv->share);
+	priv->share = sh;
+	return sh;
+}
+
 /* a row's strings and stores, again, into another arena */
 static int row_copy(vt_arena_t *arena, vt_row_t *out, const vt_row_t *in)
 {
 	*out = *in;
+	out->share = NULL;
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 		if (!in->stores[i])
 			continue;
@@ -231,6 +378,7 @@ static void priv_dtor(vmon_t *vmon, vmon_proc_t *proc)
 		free(priv->command);
 		free(priv->made_from);
 		free(priv->made);
+		share_put(priv->share);
 	}
 	free(priv);
 	proc->foo = NULL;
@@ -533,6 +681,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	struct vt_priv *priv = proc->foo;
 	vt_row_t *row = new_row(snap);
 	bool gone = vt_proc_gone(proc);
+	unsigned long mask = 0;
 
 	if (!row)
 		return NULL;
@@ -551,7 +700,19 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 		row->errors[i] = proc->errors[i];
 		/* the open files are a list, copied for the one process shown (files.c) */
-		if (!proc->stores[i] || !(proc->wants & (1L << i)) || i == VMON_STORE_PROC_FILES)
+		if (proc->stores[i] && (proc->wants & (1L << i)) && i != VMON_STORE_PROC_FILES)
+			mask |= 1UL << i;
+	}
+	if (!gone && priv && !b->borrow) {
+		row->share = share_stores(priv, proc, mask);
+		if (!row->share)
+			return NULL;
+		row->share->refs++;
+		memcpy(row->stores, row->share->stores, sizeof(row->stores));
+		mask = 0;
+	}
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if (!(mask & (1UL << i)))
 			continue;
 		/* an exited row's copy is changed below: its own, also when borrowing */
 		if (b->borrow && !gone) {

@@ -20,11 +20,15 @@ typedef struct vt_arena {
 	vt_arena_chunk_t	*first;
 	vt_arena_chunk_t	*cur;
 	size_t			bytes;	/* handed out since the last reset */
+	size_t			expect;	/* the first chunk's size if not 0 (vt_arena_expect()) */
 } vt_arena_t;
+
+#define VT_ARENA_ALIGN	16	/* of everything an arena hands out */
 
 void *vt_arena_alloc(vt_arena_t *arena, size_t size);
 char *vt_arena_strndup(vt_arena_t *arena, const char *s, size_t len);
 void vt_arena_reset(vt_arena_t *arena);
+void vt_arena_expect(vt_arena_t *arena, size_t size);
 void vt_arena_free(vt_arena_t *arena);
 
 /* --- snapshot.c --- */
@@ -55,6 +59,7 @@ typedef struct vt_row {
 	double			io_write_rate;	/* bytes/s to storage, -1 unknown */
 	void			*stores[VMON_STORE_PROC_NR];	/* copies; NULL when not sampled */
 	int			errors[VMON_STORE_PROC_NR];
+	struct vt_share		*share;		/* the stores' copies when shared with other snapshots, else NULL */
 } vt_row_t;
 
 typedef struct vt_cpu_pct {

@@ -179,6 +179,56 @@ static void test_snapshot_copies(void **state)
 	world_close(&w);
 }
 
+/*
+ * The screen's snapshots share the copy of a process whose stores did not
+ * change, and each keeps the copy it was built with when one did: the older
+ * snapshot still shows the values of its sample, the newer the new ones.
+ */
+static void test_snapshot_shares(void **state)
+{
+	static const char *const again[] = { "nap", "30", NULL };
+	world_t w;
+	vt_snapshot_t older;
+	unsigned long long ticks;
+	const vmon_proc_stat_t *s100, *s101, *n100, *n101, *n102;
+	int i;
+
+	world_open(&w);
+	tick(&w, 1);
+	sample(&w);
+	older = w.snap;
+	vt_snapshot_init(&w.snap);
+	s101 = older.rows[vt_snapshot_find(&older, 101, 0)].stores[VMON_STORE_PROC_STAT];
+	ticks = s101->utime + s101->stime;
+	assert_int_not_equal(ticks, 100);
+	proc_stat(&w.fx, 101, 100, "sleep", 'S', 510, 70, 30, 0);
+	fixture_proc(&w.fx, 102, 100, NULL, 'S', 520, again);
+	tick(&w, 1);
+	sample(&w);
+	s100 = older.rows[vt_snapshot_find(&older, 100, 0)].stores[VMON_STORE_PROC_STAT];
+	n100 = row_of(&w, 100)->stores[VMON_STORE_PROC_STAT];
+	n101 = row_of(&w, 101)->stores[VMON_STORE_PROC_STAT];
+	n102 = row_of(&w, 102)->stores[VMON_STORE_PROC_STAT];
+	/* unchanged: one copy, still the snapshot's own and not the library's */
+	assert_ptr_equal(s100, n100);
+	assert_ptr_not_equal(n100, vmon_proc_lookup(&w.src.vmon, 100)->stores[VMON_STORE_PROC_STAT]);
+	/* its CPU times changed: a copy of its own, and the older snapshot's as it was */
+	assert_ptr_not_equal(s101, n101);
+	assert_int_equal(s101->utime + s101->stime, ticks);
+	assert_int_equal(n101->utime + n101->stime, 100);
+	/* it exec'd: its new arguments in the new snapshot only */
+	i = vt_snapshot_find(&older, 102, 0);
+	assert_string_equal(older.rows[i].command, "sleep 20");
+	assert_string_equal(((const vmon_proc_stat_t *)older.rows[i].stores[VMON_STORE_PROC_STAT])->argv[1], "20");
+	assert_string_equal(row_of(&w, 102)->command, "nap 30");
+	assert_string_equal(n102->argv[1], "30");
+	vt_snapshot_free(&older);
+	/* the newer one's copies outlive the older snapshot's references */
+	assert_int_equal(n100->start, 500);
+	assert_string_equal(n102->argv[0], "nap");
+	world_close(&w);
+}
+
 static void test_tree_flattening(void **state)
 {
 	world_t w;
@@ -1413,6 +1463,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snapshot_copies),
+		cmocka_unit_test(test_snapshot_shares),
 		cmocka_unit_test(test_tree_flattening),
 		cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_sort),
