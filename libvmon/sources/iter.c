@@ -80,7 +80,7 @@ typedef union iter_unpacked {
  * slot, a header keeps it.  After a good read, the slots it did not show
  * are freed.
  *
- * A slot keeps its record packed (rec_pack(): about 210 bytes of the 784
+ * A slot keeps its record packed (rec_pack(): about 210 bytes of the 848
  * at an idle process, most words being small or 0), and a pass unpacks the
  * record of a node only when it takes values from it: most nodes of an idle
  * system take none (iter_probe()'s same).  A group's sums are made so too,
@@ -620,7 +620,7 @@ corrupt:
 
 /*
  * One read of the iterator, taken as it comes through a buffer of
- * ITER_STREAM_BYTES: the whole read in one buffer was 784 bytes a task at
+ * ITER_STREAM_BYTES: the whole read in one buffer was 848 bytes a task at
  * the first read (every record whole), 4 to 8 MB held from then on at 5,000
  * processes, for a stream that is mostly 32-byte headers after it.  A
  * stream cut inside a record fails the read (EPROTO).
