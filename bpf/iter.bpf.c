@@ -598,10 +598,46 @@ static __always_inline void fill_stable(struct iter_rec *r, struct task_struct *
  * the kernel's locks the task can wake meanwhile: then nothing is given
  * (user space reads /proc).
  */
+/*
+ * The names %pB gave, by address: most tasks that ran sleep again where
+ * many others do (a pipe's read, a poll, a futex), and the lookup in the
+ * kernel's symbol table is most of what wchan costs.  Only a name of the
+ * kernel's own text is kept, which no module or BPF program can replace at
+ * that address: one found ('+'), whole, without a " [module]" (modules,
+ * BPF programs and trampolines are named so).
+ */
+struct wchan_name {
+	char	s[ITER_WCHAN_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct wchan_name);
+} wchan_names SEC(".maps");
+
+/* a name %pB gave (n its length, the NUL counted) that wchan_names may keep */
+static __always_inline bool wchan_name_lasts(const char *s, long n)
+{
+	bool plus = false;
+
+	if (n > ITER_WCHAN_LEN)
+		return false;
+	for (int i = 0; i < ITER_WCHAN_LEN && s[i]; i++) {
+		if (s[i] == '[')
+			return false;
+		if (s[i] == '+')
+			plus = true;
+	}
+	return plus;
+}
+
 static __always_inline void fill_wchan(struct iter_rec *r, struct task_struct *t, const struct iter_held *e)
 {
 	static const char fmt[] = "%pB";
 	unsigned int state = t->__state;
+	struct wchan_name *name;
 	__u64 ip[1], arg[1];
 	long n;
 
@@ -622,10 +658,21 @@ static __always_inline void fill_wchan(struct iter_rec *r, struct task_struct *t
 		return;
 	if (t->__state != state || t->on_rq || t->on_cpu || t->sched_info.pcount != r->run_count)
 		return;
+	name = bpf_map_lookup_elem(&wchan_names, &ip[0]);
+	if (name) {
+		__builtin_memcpy(r->wchan, name->s, sizeof(r->wchan));
+		r->wchan_state = ITER_WCHAN_SYMBOL;
+		return;
+	}
+	/* zeros after the name: the name kept is those bytes, not another task's behind them */
+	__builtin_memset(r->wchan, 0, sizeof(r->wchan));
 	arg[0] = ip[0] + 1;
 	n = bpf_snprintf(r->wchan, sizeof(r->wchan), fmt, arg, sizeof(arg));
-	if (n > 0)
-		r->wchan_state = ITER_WCHAN_SYMBOL;
+	if (n <= 0)
+		return;
+	r->wchan_state = ITER_WCHAN_SYMBOL;
+	if (wchan_name_lasts(r->wchan, n))
+		bpf_map_update_elem(&wchan_names, &ip[0], r->wchan, BPF_ANY);
 }
 
 SEC("iter/task")

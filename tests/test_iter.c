@@ -1267,6 +1267,106 @@ static void test_owner_wchan(void **state)
 	assert_int_equal(compared, WHERE_NR);
 }
 
+/*
+ * wchan of tasks that ran and sleep again (the program keeps the names of
+ * addresses it looked up, iter.bpf.c's wchan_names): children reading
+ * each its pipe, all asleep at one address, each woken by a byte and
+ * asleep there again, then one sent to nanosleep() by an 'm'.  Every name
+ * against /proc, none read from it; the ones that stayed keep theirs, the
+ * one that moved has the new one.
+ */
+#define AGAIN_NR	3
+
+static int child_again(void *arg)
+{
+	const int *fd = arg;
+	struct timespec ts = { 100000, 0 };
+	char c;
+
+	do {
+		if (read(*fd, &c, 1) != 1)
+			return 1;
+	} while (c != 'm');
+	for (;;)
+		nanosleep(&ts, NULL);
+	return 0;
+}
+
+struct again {
+	pid_t			pid;
+	unsigned long long	runs;	/* the run count it must pass */
+};
+
+/* asleep again after running, not runnable ("0") */
+static bool again_asleep(void *arg)
+{
+	const struct again *a = arg;
+	char w[128];
+
+	read_wchan(a->pid, w, sizeof(w));
+	return run_count(a->pid) > a->runs && proc_state(a->pid) == 'S' && strcmp(w, "0") != 0;
+}
+
+/* wake child i with byte c and compare its wchan once it sleeps again */
+static void wake_again(vmon_t *vmon, const pid_t *pids, const int *ctl, int i, char c, char *wchan, size_t size)
+{
+	struct again a = { pids[i], run_count(pids[i]) };
+
+	assert_int_equal(write(ctl[i], &c, 1), 1);
+	assert_true(wait_for(again_asleep, &a, 20000));
+	for (int tries = 0; tries < 20 && !check_where(vmon, pids[i], true, wchan, size); tries++)
+		;
+}
+
+static void test_wchan_again(void **state)
+{
+	char first[AGAIN_NR][128], again[128];
+	int ctl[AGAIN_NR], fds[2];
+	struct again a;
+	pid_t *pids;
+	vmon_t it;
+
+	(void)state;
+	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
+	skip_without_iter();
+	kids = pids = calloc(AGAIN_NR, sizeof(*pids));
+	assert_non_null(pids);
+	for (int i = 0; i < AGAIN_NR; i++) {
+		assert_int_equal(pipe(fds), 0);
+		pids[i] = spawn_fn(child_again, &fds[0]);
+		kids_nr++;
+		close(fds[0]);
+		ctl[i] = fds[1];
+		a.pid = pids[i];
+		a.runs = 0;
+		assert_true(wait_for(again_asleep, &a, 20000));
+	}
+	init_sampler(&it, VMON_SAMPLER_ITER);
+	assert_true(vmon_sample(&it));
+	for (int i = 0; i < AGAIN_NR; i++) {
+		for (int tries = 0; tries < 20 && !check_where(&it, pids[i], true, first[i], sizeof(first[i])); tries++)
+			;
+		assert_string_equal(first[i], first[0]);
+	}
+	print_message("asleep: wchan %s\n", first[0]);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < AGAIN_NR; i++) {
+			wake_again(&it, pids, ctl, i, 'x', again, sizeof(again));
+			assert_string_equal(again, first[i]);
+		}
+	}
+	wake_again(&it, pids, ctl, 1, 'm', again, sizeof(again));
+	print_message("moved: wchan %s\n", again);
+	assert_string_not_equal(again, first[1]);
+	/* the others, woken again, stayed */
+	wake_again(&it, pids, ctl, 0, 'x', again, sizeof(again));
+	assert_string_equal(again, first[0]);
+	vmon_destroy(&it);
+	kill_kids();
+	for (int i = 0; i < AGAIN_NR; i++)
+		close(ctl[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1280,6 +1380,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_probe_identity, teardown_kids),
 		cmocka_unit_test(test_resident_as_statm),
 		cmocka_unit_test_teardown(test_owner_wchan, teardown_kids),
+		cmocka_unit_test_teardown(test_wchan_again, teardown_kids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);

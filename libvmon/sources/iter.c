@@ -37,6 +37,7 @@
  */
 #include "config.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,8 +81,8 @@ typedef union iter_unpacked {
  * slot, a header keeps it.  After a good read, the slots it did not show
  * are freed.
  *
- * A slot keeps its record packed (rec_pack(): about 210 bytes of the 848
- * at an idle process, most words being small or 0), and a pass unpacks the
+ * A slot keeps its record packed (rec_pack(): about 220 bytes of the 848
+ * at a sleeping process, most words being small or 0), and a pass unpacks the
  * record of a node only when it takes values from it: most nodes of an idle
  * system take none (iter_probe()'s same).  A group's sums are made so too,
  * for the leader whose stores take them (group_of()).
@@ -105,7 +106,7 @@ struct iter {
 	size_t			nr;
 	int			*first_thread;	/* per slot: a leader's first thread slot, or -1 */
 	int			*next_thread;	/* per slot: the next thread slot of its group, or -1 */
-	unsigned char		pack[sizeof(struct iter_rec) / sizeof(__u64) * 10];	/* rec_pack()'s, at most */
+	unsigned char		pack[sizeof(struct iter_rec) + 64];	/* rec_pack()'s, at most */
 	iter_unpacked_t		rec;		/* the record of slot rec_slot, in this read */
 	int			rec_slot;	/* -1: none */
 	iter_unpacked_t		thread_rec;	/* a thread's, for group_of() */
@@ -392,51 +393,77 @@ static void slot_free(iter_t *it, int slot)
  * (the slot has those apart, and the volatile hash is the held entry's).
  */
 #define REC_WORDS	(sizeof(struct iter_rec) / sizeof(__u64))
-#define REC_SKIP(_i)	((_i) == 0 || (_i) == 2 || (_i) == 3)
 
 _Static_assert(sizeof(struct iter_rec) % sizeof(__u64) == 0, "iter_rec is whole words");
 _Static_assert(offsetof(struct iter_hdr, flags) == 8 && offsetof(struct iter_hdr, hash) == 16 &&
 	       offsetof(struct iter_hdr, volatile_hash) == 24, "rec_pack() skips the header's words 0, 2 and 3");
 
-/* a record's words as LEB128 (7 bits a byte, the high bit: more follow) into it->pack: its bytes */
+/*
+ * A record packed: a nibble per word kept (its bytes, 0 to 8: the high
+ * zero bytes dropped), then each word's bytes, least significant first.
+ * No branch per byte, as LEB128 had: unpack loads 8 bytes at each word
+ * and masks, so a slot has PACK_SLACK bytes after them.  The nibbles:
+ * word 1's in the first byte, then words 4 and 5, 6 and 7, ... a byte each.
+ */
+#define PACK_PAIRS	((REC_WORDS - 4) / 2)
+#define PACK_TAGS	(1 + PACK_PAIRS)
+#define PACK_SLACK	sizeof(__u64)
+
+_Static_assert((REC_WORDS - 4) % 2 == 0, "the words after the header go in pairs");
+_Static_assert(PACK_TAGS + (REC_WORDS - 3) * sizeof(__u64) + PACK_SLACK <= sizeof(((iter_t *)0)->pack),
+	       "pack holds any record");
+
+/* word i of r at out: its bytes (*n) */
+static unsigned char *pack_word(unsigned char *out, const struct iter_rec *r, size_t i, unsigned *n)
+{
+	__u64 x;
+
+	memcpy(&x, (const char *)r + i * sizeof(x), sizeof(x));
+	*n = x ? (unsigned)(71 - __builtin_clzll(x)) / 8 : 0;
+	x = htole64(x);
+	memcpy(out, &x, sizeof(x));
+	return out + *n;
+}
+
+/* a record's words into it->pack: its bytes, less PACK_SLACK (which it->pack has after them) */
 static size_t rec_pack(iter_t *it, const struct iter_rec *r)
 {
-	unsigned char *out = it->pack;
-	size_t n = 0;
+	unsigned char *tags = it->pack, *out = it->pack + PACK_TAGS;
+	unsigned a, b;
 
-	for (size_t i = 0; i < REC_WORDS; i++) {
-		__u64 x;
-
-		if (REC_SKIP(i))
-			continue;
-		memcpy(&x, (const char *)r + i * sizeof(x), sizeof(x));
-		while (x >= 0x80) {
-			out[n++] = (unsigned char)(x | 0x80);
-			x >>= 7;
-		}
-		out[n++] = (unsigned char)x;
+	out = pack_word(out, r, 1, &a);
+	tags[0] = (unsigned char)a;
+	for (size_t j = 0; j < PACK_PAIRS; j++) {
+		out = pack_word(out, r, 4 + 2 * j, &a);
+		out = pack_word(out, r, 5 + 2 * j, &b);
+		tags[1 + j] = (unsigned char)(a | b << 4);
 	}
-	return n;
+	return (size_t)(out - it->pack);
+}
+
+/* the word at p of n bytes into *w; past it */
+static const unsigned char *unpack_word(const unsigned char *p, unsigned n, __u64 *w)
+{
+	static const __u64 keep[16] = {
+		0, 0xff, 0xffff, 0xffffff, 0xffffffffULL, 0xffffffffffULL, 0xffffffffffffULL, 0xffffffffffffffULL,
+		~0ULL,
+	};
+	__u64 x;
+
+	memcpy(&x, p, sizeof(x));
+	*w = le64toh(x) & keep[n];
+	return p + n;
 }
 
 /* a slot's record, unpacked into u */
 static const struct iter_rec *slot_unpack(const iter_t *it, int slot, iter_unpacked_t *u)
 {
-	const unsigned char *p = it->slot_rec[slot];
+	const unsigned char *tags = it->slot_rec[slot], *p = tags + PACK_TAGS;
 
-	for (size_t i = 0; i < REC_WORDS; i++) {
-		unsigned shift = 0;
-		__u64 x = 0;
-		unsigned char b;
-
-		if (REC_SKIP(i))
-			continue;
-		do {
-			b = *p++;
-			x |= (__u64)(b & 0x7f) << shift;
-			shift += 7;
-		} while (b & 0x80);
-		u->w[i] = x;
+	p = unpack_word(p, tags[0] & 0xf, &u->w[1]);
+	for (size_t j = 0; j < PACK_PAIRS; j++) {
+		p = unpack_word(p, tags[1 + j] & 0xf, &u->w[4 + 2 * j]);
+		p = unpack_word(p, tags[1 + j] >> 4, &u->w[5 + 2 * j]);
 	}
 	u->rec.h.tid = (__u32)it->slot_tid[slot];
 	u->rec.h.tgid = (__u32)it->slot_tgid[slot];
@@ -458,7 +485,7 @@ static const struct iter_rec *rec_of(iter_t *it, int slot)
 /* keep a whole record of the stream in a slot (not yet shown by this read): -1 when out of memory */
 static int slot_keep(iter_t *it, int slot, const struct iter_rec *r)
 {
-	size_t len = rec_pack(it, r);
+	size_t len = rec_pack(it, r) + PACK_SLACK;
 
 	/* room in steps of 16 bytes, given back when much too large: records change size a little, often */
 	if (len > it->slot_cap[slot] || it->slot_cap[slot] > len + 64) {
