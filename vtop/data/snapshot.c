@@ -84,7 +84,14 @@ struct vt_priv {
 struct vt_share {
 	int		refs;
 	void		*stores[VMON_STORE_PROC_NR];
+	int		errors[VMON_STORE_PROC_NR];
 	vt_arena_t	arena;
+};
+
+/* a row's own stores and errors, in an arena: exited rows, ghosts, rows without history */
+struct vt_row_stores {
+	void	*stores[VMON_STORE_PROC_NR];
+	int	errors[VMON_STORE_PROC_NR];
 };
 
 struct vt_ghost {
@@ -105,11 +112,19 @@ static void share_put(struct vt_share *sh)
 	free(sh);
 }
 
+/* the shared copy a row's stores are in, or NULL */
+static struct vt_share *row_share(const vt_row_t *row)
+{
+	if (!(row->flags & VT_ROW_SHARED))
+		return NULL;
+	return (struct vt_share *)((char *)row->stores - offsetof(struct vt_share, stores));
+}
+
 /* the rows' references to shared copies */
 static void put_rows(vt_snapshot_t *snap)
 {
 	for (int i = 0; i < snap->rows_nr; i++)
-		share_put(snap->rows[i].share);
+		share_put(row_share(&snap->rows[i]));
 }
 
 void vt_snapshot_init(vt_snapshot_t *snap)
@@ -314,6 +329,8 @@ static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *pr
 	size_t size = 0;
 	int i;
 
+	if (sh && memcmp(sh->errors, proc->errors, sizeof(sh->errors)) != 0)
+		sh = NULL;
 	for (i = 0; sh && i < VMON_STORE_PROC_NR; i++) {
 		if (!(mask & (1UL << i)) != !sh->stores[i] ||
 		    (sh->stores[i] && !store_equal(&vmon_proc_store_descs[i], sh->stores[i], proc->stores[i])))
@@ -325,6 +342,7 @@ static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *pr
 	if (!sh)
 		return NULL;
 	sh->refs = 1;
+	memcpy(sh->errors, proc->errors, sizeof(sh->errors));
 	for (i = 0; i < VMON_STORE_PROC_NR; i++) {
 		if (mask & (1UL << i))
 			size += store_bytes(&vmon_proc_store_descs[i], proc->stores[i]);
@@ -344,16 +362,35 @@ static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *pr
 	return sh;
 }
 
+/* the row's own arrays of stores (all NULL) and errors (those of errors), in arena */
+static struct vt_row_stores *row_stores(vt_arena_t *arena, vt_row_t *row, const int *errors)
+{
+	struct vt_row_stores *own = vt_arena_alloc(arena, sizeof(*own));
+
+	if (!own)
+		return NULL;
+	memset(own->stores, 0, sizeof(own->stores));
+	memcpy(own->errors, errors, sizeof(own->errors));
+	row->stores = own->stores;
+	row->errors = own->errors;
+	row->flags &= (unsigned char)~VT_ROW_SHARED;
+	return own;
+}
+
 /* a row's strings and stores, again, into another arena */
 static int row_copy(vt_arena_t *arena, vt_row_t *out, const vt_row_t *in)
 {
+	struct vt_row_stores *own;
+
 	*out = *in;
-	out->share = NULL;
+	own = row_stores(arena, out, in->errors);
+	if (!own)
+		return -1;
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 		if (!in->stores[i])
 			continue;
-		out->stores[i] = copy_store(arena, &vmon_proc_store_descs[i], in->stores[i]);
-		if (!out->stores[i])
+		own->stores[i] = copy_store(arena, &vmon_proc_store_descs[i], in->stores[i]);
+		if (!own->stores[i])
 			return -1;
 	}
 	out->command = vt_arena_strndup(arena, in->command, strlen(in->command));
@@ -508,8 +545,15 @@ static vt_row_t *new_row(vt_snapshot_t *snap)
 		snap->rows = rows;
 		snap->rows_cap = cap;
 	}
-	memset(&snap->rows[snap->rows_nr], 0, sizeof(vt_row_t));
-	return &snap->rows[snap->rows_nr++];
+	/* no stores until add_node() gives some: a row it could not finish is still safe to read */
+	static void *const no_stores[VMON_STORE_PROC_NR];
+	static const int no_errors[VMON_STORE_PROC_NR];
+	vt_row_t *row = &snap->rows[snap->rows_nr++];
+
+	memset(row, 0, sizeof(*row));
+	row->stores = no_stores;
+	row->errors = no_errors;
+	return row;
 }
 
 /* how a command text is made: from argv or comm, in brackets or not, with which vmon_escape() flags */
@@ -681,7 +725,8 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	struct vt_priv *priv = proc->foo;
 	vt_row_t *row = new_row(snap);
 	bool gone = vt_proc_gone(proc);
-	unsigned long mask = 0;
+	unsigned long mask = 0, present_mask = 0;
+	struct vt_row_stores *own;
 
 	if (!row)
 		return NULL;
@@ -698,30 +743,41 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	if (gone)
 		row->flags |= VT_ROW_EXITED;
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
-		row->errors[i] = proc->errors[i];
+		if (proc->stores[i])
+			present_mask |= 1UL << i;
 		/* the open files are a list, copied for the one process shown (files.c) */
 		if (proc->stores[i] && (proc->wants & (1L << i)) && i != VMON_STORE_PROC_FILES)
 			mask |= 1UL << i;
 	}
 	if (!gone && priv && !b->borrow) {
-		row->share = share_stores(priv, proc, mask);
-		if (!row->share)
+		struct vt_share *sh = share_stores(priv, proc, mask);
+
+		if (!sh)
 			return NULL;
-		row->share->refs++;
-		memcpy(row->stores, row->share->stores, sizeof(row->stores));
-		mask = 0;
-	}
-	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
-		if (!(mask & (1UL << i)))
-			continue;
-		/* an exited row's copy is changed below: its own, also when borrowing */
-		if (b->borrow && !gone) {
-			row->stores[i] = proc->stores[i];
-			continue;
+		sh->refs++;
+		row->stores = sh->stores;
+		row->errors = sh->errors;
+		row->flags |= VT_ROW_SHARED;
+	} else if (b->borrow && !gone && mask == present_mask) {
+		/* the library's arrays as they are: every store it holds is one the row shows */
+		row->stores = proc->stores;
+		row->errors = proc->errors;
+	} else {
+		own = row_stores(&snap->arena, row, proc->errors);
+		if (!own)
+			return NULL;
+		for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+			if (!(mask & (1UL << i)))
+				continue;
+			/* an exited row's copy is changed below: its own, also when borrowing */
+			if (b->borrow && !gone) {
+				own->stores[i] = proc->stores[i];
+				continue;
+			}
+			own->stores[i] = copy_store(&snap->arena, &vmon_proc_store_descs[i], proc->stores[i]);
+			if (!own->stores[i])
+				return NULL;
 		}
-		row->stores[i] = copy_store(&snap->arena, &vmon_proc_store_descs[i], proc->stores[i]);
-		if (!row->stores[i])
-			return NULL;
 	}
 	s = row->stores[VMON_STORE_PROC_STAT];
 	io = row->stores[VMON_STORE_PROC_IO];
@@ -1126,7 +1182,7 @@ static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
 		return -1;
 	}
 	g->row.parent = -1;
-	g->row.flags &= ~VT_ROW_NEW;
+	g->row.flags &= (unsigned char)~VT_ROW_NEW;
 	b->ghosts_nr++;
 	return 0;
 }

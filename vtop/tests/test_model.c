@@ -1397,6 +1397,7 @@ static void test_machine_columns(void **state)
 	int cols[VT_MAX_COLUMNS];
 	char buf[64], err[128];
 	vmon_proc_stat_t stat;
+	void *stores[VMON_STORE_PROC_NR];
 	vt_row_t row;
 	world_t w;
 
@@ -1414,7 +1415,10 @@ static void test_machine_columns(void **state)
 	assert_int_equal(vt_columns[vt_column_find("pid")].width, 7);
 	memcpy(&row, row_of(&w, 100), sizeof(row));
 	memcpy(&stat, row.stores[VMON_STORE_PROC_STAT], sizeof(stat));
-	row.stores[VMON_STORE_PROC_STAT] = &stat;
+	memcpy(stores, row.stores, sizeof(stores));
+	stores[VMON_STORE_PROC_STAT] = &stat;
+	row.stores = stores;
+	row.flags &= (unsigned char)~VT_ROW_SHARED;
 	stat.pid = row.pid = 4194304;
 	vt_column_format(&vt_columns[vt_column_find("pid")], &row, &w.snap, buf, sizeof(buf), false);
 	assert_string_equal(buf, "4194304");
