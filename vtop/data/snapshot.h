@@ -94,6 +94,25 @@ typedef struct vt_event {
 	char	args[160];	/* exec: the arguments, separated by spaces */
 } vt_event_t;
 
+/* --- event_ring.c: the last max events, their text kept at its length --- */
+typedef struct vt_event_ring {
+	struct vt_event_slot	*slots;		/* max, in a ring: an event's numbers and where its text is */
+	int			max;
+	int			nr;
+	int			head;		/* the next slot to fill */
+	char			*text;		/* a byte ring of the events' texts, oldest first */
+	size_t			text_cap;
+	size_t			text_used;
+	size_t			text_tail;	/* the oldest event's text */
+} vt_event_ring_t;
+
+int vt_event_ring_init(vt_event_ring_t *r, int max);
+void vt_event_ring_free(vt_event_ring_t *r);
+void vt_event_ring_clear(vt_event_ring_t *r);
+int vt_event_ring_push(vt_event_ring_t *r, const vt_event_t *e);
+void vt_event_ring_get(const vt_event_ring_t *r, int k, vt_event_t *out);
+void vt_event_ring_peek(const vt_event_ring_t *r, int k, int *pid, char *kind, double *when);
+
 typedef struct vt_snapshot {
 	vt_row_t		*rows;
 	int			rows_nr;

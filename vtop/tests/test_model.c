@@ -1254,6 +1254,87 @@ static vmon_proc_t *fake_node(const vmon_proc_t *real, int pid, vmon_proc_stat_t
 	return p;
 }
 
+/* the i-th event of test_event_ring: texts of every length, some past their field and cut to fit */
+static void ring_event(vt_event_t *e, int i)
+{
+	static const char cut_here[] = "\\\\\\x1b\xc3\xa9\xe2\x82\xac";	/* \\, \x1b, an e acute and a euro sign */
+	char text[400];
+	size_t len = (size_t)(i * 7) % sizeof(text);
+
+	memset(e, 0, sizeof(*e));
+	e->when = 1000.0 + i;
+	e->kind = "NEX"[i % 3];
+	e->from_feed = i % 2;
+	e->pid = 100 + i;
+	e->ppid = i % 5 ? 1 : 0;
+	e->exit_code = i % 3 == 2 ? i % 256 : -1;
+	for (size_t k = 0; k < len; k++)
+		text[k] = (char)('a' + (i + (int)k) % 26);
+	/* a cut must not fall inside an escape or a UTF-8 character */
+	if (len > 40)
+		memcpy(text + 35, cut_here, sizeof(cut_here) - 1);
+	vt_text_fit(e->comm, sizeof(e->comm), text, len % 50);
+	if (e->kind == 'E') {
+		vt_text_fit(e->file, sizeof(e->file), text, len % 120);
+		vt_text_fit(e->args, sizeof(e->args), text, len);
+	}
+}
+
+/*
+ * The event log's ring keeps the same count as the array it replaced and
+ * every event's text as it was cut to fit, across the byte ring's wrap and
+ * growth, for events whose text is empty, short or as long as its field.
+ */
+static void test_event_ring(void **state)
+{
+	enum { MAX = 10000, PUSHED = 25013 };
+	vt_event_ring_t r;
+	vt_event_t want, got;
+	size_t full = 0;
+
+	assert_int_equal(vt_event_ring_init(&r, MAX), 0);
+	for (int i = 0; i < PUSHED; i++) {
+		ring_event(&want, i);
+		assert_int_equal(vt_event_ring_push(&r, &want), 0);
+		assert_int_equal(r.nr, i < MAX ? i + 1 : MAX);
+		if (i % 997 == 0) {
+			/* the newest and the oldest kept, as they came */
+			vt_event_ring_get(&r, 0, &got);
+			assert_string_equal(got.args, want.args);
+			ring_event(&want, i + 1 - r.nr);
+			vt_event_ring_get(&r, r.nr - 1, &got);
+			assert_string_equal(got.comm, want.comm);
+			assert_true(got.when == want.when);
+		}
+	}
+	for (int k = 0; k < MAX; k++) {
+		ring_event(&want, PUSHED - 1 - k);
+		vt_event_ring_get(&r, k, &got);
+		assert_true(got.when == want.when);
+		assert_int_equal(got.kind, want.kind);
+		assert_int_equal(got.from_feed, want.from_feed);
+		assert_int_equal(got.pid, want.pid);
+		assert_int_equal(got.ppid, want.ppid);
+		assert_int_equal(got.exit_code, want.exit_code);
+		assert_string_equal(got.comm, want.comm);
+		assert_string_equal(got.file, want.file);
+		assert_string_equal(got.args, want.args);
+		if (strlen(want.args) == sizeof(want.args) - 1 && strstr(want.args, "..."))
+			full++;
+	}
+	/* long texts were among them, kept as cut; the text's bytes are those of the events kept */
+	assert_true(full > 0);
+	assert_true(r.text_cap < (size_t)MAX * (sizeof(want.comm) + sizeof(want.file) + sizeof(want.args)));
+	vt_event_ring_clear(&r);
+	assert_int_equal(r.nr, 0);
+	ring_event(&want, 2);
+	assert_int_equal(vt_event_ring_push(&r, &want), 0);
+	vt_event_ring_get(&r, 0, &got);
+	assert_int_equal(r.nr, 1);
+	assert_string_equal(got.args, want.args);
+	vt_event_ring_free(&r);
+}
+
 static int rows_of(const world_t *w, int pid)
 {
 	int n = 0;
@@ -1488,6 +1569,7 @@ int main(void)
 		cmocka_unit_test(test_feed_meter),
 		cmocka_unit_test(test_feed_events),
 		cmocka_unit_test(test_text_fit),
+		cmocka_unit_test(test_event_ring),
 		cmocka_unit_test(test_text_filter),
 		cmocka_unit_test(test_one_row_per_process),
 		cmocka_unit_test(test_real_ppid),
