@@ -48,7 +48,9 @@ struct vt_priv {
 	 * The last command line a process showed.  A zombie's cmdline reads
 	 * empty (its memory is gone, and the library reports what /proc
 	 * shows), but a process that just exited should still be known by
-	 * its arguments, on its row and in the event log.
+	 * its arguments, on its row and in the event log.  Most of the time
+	 * it is the text made last: then it is that one (command == made),
+	 * owned by command, not a copy.
 	 */
 	char			*command;
 	size_t			arg0_len;
@@ -86,6 +88,11 @@ struct vt_share {
 	void		*stores[VMON_STORE_PROC_NR];
 	int		errors[VMON_STORE_PROC_NR];
 	vt_arena_t	arena;
+	/* the rows' command text, made from these stores, or NULL */
+	char		*command;
+	unsigned	command_how;	/* command_how() */
+	unsigned	arg0_len;
+	unsigned	arg0_base;
 };
 
 /* a row's own stores and errors, in an arena: exited rows, ghosts, rows without history */
@@ -108,6 +115,7 @@ static void share_put(struct vt_share *sh)
 {
 	if (!sh || --sh->refs > 0)
 		return;
+	free(sh->command);
 	vt_arena_free(&sh->arena);
 	free(sh);
 }
@@ -412,9 +420,10 @@ static void priv_dtor(vmon_t *vmon, vmon_proc_t *proc)
 
 	(void)vmon;
 	if (priv) {
+		if (priv->made != priv->command)
+			free(priv->made);
 		free(priv->command);
 		free(priv->made_from);
-		free(priv->made);
 		share_put(priv->share);
 	}
 	free(priv);
@@ -430,11 +439,13 @@ static void last_command(vt_snapshot_t *snap, vt_row_t *row, const vmon_proc_sta
 		return;
 	if (has_args) {
 		if (!priv->command || strcmp(priv->command, row->command) != 0) {
-			char *copy = strdup(row->command);
+			/* the text made last, if it is this one, else a copy */
+			char *copy = priv->made && !strcmp(priv->made, row->command) ? priv->made : strdup(row->command);
 
 			if (!copy)
 				return;
-			free(priv->command);
+			if (priv->command != priv->made)
+				free(priv->command);
 			priv->command = copy;
 		}
 		priv->arg0_len = row->arg0_len;
@@ -621,7 +632,8 @@ static void command_remember(struct vt_priv *priv, unsigned how, const vmon_proc
 	}
 	memcpy(made, row->command, len + 1);
 	free(priv->made_from);
-	free(priv->made);
+	if (priv->made != priv->command)
+		free(priv->made);
 	priv->made_from = from;
 	priv->made_from_len = from_len;
 	priv->made_how = how;
@@ -629,6 +641,31 @@ static void command_remember(struct vt_priv *priv, unsigned how, const vmon_proc
 	priv->made_len = len;
 	priv->made_arg0_len = row->arg0_len;
 	priv->made_arg0_base = row->arg0_base;
+}
+
+/*
+ * Room for a row's command text: in its shared copy, which the snapshots
+ * that share the copy share too (an idle process's text was copied into
+ * each of the three), else in the snapshot.  A copy that has a text already
+ * (made another way: the escaping changed) keeps it for the rows that
+ * point to it.
+ */
+static char *command_room(vt_snapshot_t *snap, struct vt_share *sh, size_t size)
+{
+	if (!sh || sh->command)
+		return vt_arena_alloc(&snap->arena, size);
+	sh->command = malloc(size);
+	return sh->command;
+}
+
+/* the row's text is the shared copy's: how it was made, for the rows after */
+static void command_share(struct vt_share *sh, const vt_row_t *row, unsigned how)
+{
+	if (!sh || sh->command != row->command)
+		return;
+	sh->command_how = how;
+	sh->arg0_len = row->arg0_len;
+	sh->arg0_base = row->arg0_base;
 }
 
 /* the command line, escaped once per exec here so that drawing, filtering and every format share it */
@@ -641,6 +678,7 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 	bool brackets = s && !use_argv && !(row->flags & VT_ROW_THREAD);
 	const vmon_field_t *f = use_argv ? argv_f : comm_f;
 	unsigned how = command_how(use_argv, brackets, b->escape_flags);
+	struct vt_share *sh = row_share(row);
 	size_t len;
 	char *text;
 
@@ -648,14 +686,28 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		row->command = "?";
 		return 0;
 	}
+	if (sh && sh->command && sh->command_how == how) {
+		/* made from these very stores (s is the shared copy's) */
+		row->command = sh->command;
+		row->arg0_len = sh->arg0_len;
+		row->arg0_base = sh->arg0_base;
+		return 0;
+	}
 	if (priv && command_made(priv, how, s, use_argv)) {
 		/* borrowed: made again (and freed) no sooner than the next snapshot's build */
-		text = b->borrow ? priv->made : vt_arena_strndup(&snap->arena, priv->made, priv->made_len);
+		if (b->borrow) {
+			text = priv->made;
+		} else {
+			text = command_room(snap, sh, priv->made_len + 1);
+			if (text)
+				memcpy(text, priv->made, priv->made_len + 1);
+		}
 		if (!text)
 			return -1;
 		row->command = text;
 		row->arg0_len = priv->made_arg0_len;
 		row->arg0_base = priv->made_arg0_base;
+		command_share(sh, row, how);
 		return 0;
 	}
 	/* escaped into the scratch buffer once, grown and done again only for a longer line */
@@ -670,7 +722,7 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		b->scratch = bigger;
 		b->scratch_cap = len + 256;
 	}
-	text = vt_arena_alloc(&snap->arena, len + 3);
+	text = command_room(snap, sh, len + 3);
 	if (!text)
 		return -1;
 	/* a process without arguments (a kernel thread, a zombie) shows [comm], as ps(1) does */
@@ -692,6 +744,7 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 				row->arg0_base = i + 1;
 		}
 	}
+	command_share(sh, row, how);
 	if (priv)
 		command_remember(priv, how, s, use_argv, row, len);
 	return 0;

@@ -209,8 +209,12 @@ static void test_snapshot_shares(void **state)
 	n100 = row_of(&w, 100)->stores[VMON_STORE_PROC_STAT];
 	n101 = row_of(&w, 101)->stores[VMON_STORE_PROC_STAT];
 	n102 = row_of(&w, 102)->stores[VMON_STORE_PROC_STAT];
-	/* unchanged: one copy, still the snapshot's own and not the library's */
+	/* unchanged: one copy, still the snapshot's own and not the library's, and one command text */
 	assert_ptr_equal(s100, n100);
+	assert_ptr_equal(older.rows[vt_snapshot_find(&older, 100, 0)].command, row_of(&w, 100)->command);
+	assert_string_equal(row_of(&w, 100)->command, "/bin/sh -c work");
+	assert_int_equal(row_of(&w, 100)->arg0_len, strlen("/bin/sh"));
+	assert_int_equal(row_of(&w, 100)->arg0_base, strlen("/bin/"));
 	assert_ptr_not_equal(n100, vmon_proc_lookup(&w.src.vmon, 100)->stores[VMON_STORE_PROC_STAT]);
 	/* its CPU times changed: a copy of its own, and the older snapshot's as it was */
 	assert_ptr_not_equal(s101, n101);
@@ -221,6 +225,7 @@ static void test_snapshot_shares(void **state)
 	assert_string_equal(older.rows[i].command, "sleep 20");
 	assert_string_equal(((const vmon_proc_stat_t *)older.rows[i].stores[VMON_STORE_PROC_STAT])->argv[1], "20");
 	assert_string_equal(row_of(&w, 102)->command, "nap 30");
+	assert_ptr_not_equal(older.rows[i].command, row_of(&w, 102)->command);
 	assert_string_equal(n102->argv[1], "30");
 	vt_snapshot_free(&older);
 	/* the newer one's copies outlive the older snapshot's references */
