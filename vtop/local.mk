@@ -22,6 +22,7 @@ vtop_libvtop_la_SOURCES = \
 	vtop/data/sampler.c \
 	vtop/data/files.c \
 	vtop/data/event_feed.c \
+	vtop/data/event_ring.c \
 	vtop/data/replay.c \
 	vtop/batch/batch.c \
 	vtop/batch/events.c \

@@ -48,7 +48,9 @@ struct vt_priv {
 	 * The last command line a process showed.  A zombie's cmdline reads
 	 * empty (its memory is gone, and the library reports what /proc
 	 * shows), but a process that just exited should still be known by
-	 * its arguments, on its row and in the event log.
+	 * its arguments, on its row and in the event log.  Most of the time
+	 * it is the text made last: then it is that one (command == made),
+	 * owned by command, not a copy.
 	 */
 	char			*command;
 	size_t			arg0_len;
@@ -84,7 +86,19 @@ struct vt_priv {
 struct vt_share {
 	int		refs;
 	void		*stores[VMON_STORE_PROC_NR];
+	int		errors[VMON_STORE_PROC_NR];
 	vt_arena_t	arena;
+	/* the rows' command text, made from these stores, or NULL */
+	char		*command;
+	unsigned	command_how;	/* command_how() */
+	unsigned	arg0_len;
+	unsigned	arg0_base;
+};
+
+/* a row's own stores and errors, in an arena: exited rows, ghosts, rows without history */
+struct vt_row_stores {
+	void	*stores[VMON_STORE_PROC_NR];
+	int	errors[VMON_STORE_PROC_NR];
 };
 
 struct vt_ghost {
@@ -101,15 +115,24 @@ static void share_put(struct vt_share *sh)
 {
 	if (!sh || --sh->refs > 0)
 		return;
+	free(sh->command);
 	vt_arena_free(&sh->arena);
 	free(sh);
+}
+
+/* the shared copy a row's stores are in, or NULL */
+static struct vt_share *row_share(const vt_row_t *row)
+{
+	if (!(row->flags & VT_ROW_SHARED))
+		return NULL;
+	return (struct vt_share *)((char *)row->stores - offsetof(struct vt_share, stores));
 }
 
 /* the rows' references to shared copies */
 static void put_rows(vt_snapshot_t *snap)
 {
 	for (int i = 0; i < snap->rows_nr; i++)
-		share_put(snap->rows[i].share);
+		share_put(row_share(&snap->rows[i]));
 }
 
 void vt_snapshot_init(vt_snapshot_t *snap)
@@ -314,6 +337,8 @@ static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *pr
 	size_t size = 0;
 	int i;
 
+	if (sh && memcmp(sh->errors, proc->errors, sizeof(sh->errors)) != 0)
+		sh = NULL;
 	for (i = 0; sh && i < VMON_STORE_PROC_NR; i++) {
 		if (!(mask & (1UL << i)) != !sh->stores[i] ||
 		    (sh->stores[i] && !store_equal(&vmon_proc_store_descs[i], sh->stores[i], proc->stores[i])))
@@ -325,6 +350,7 @@ static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *pr
 	if (!sh)
 		return NULL;
 	sh->refs = 1;
+	memcpy(sh->errors, proc->errors, sizeof(sh->errors));
 	for (i = 0; i < VMON_STORE_PROC_NR; i++) {
 		if (mask & (1UL << i))
 			size += store_bytes(&vmon_proc_store_descs[i], proc->stores[i]);
@@ -344,16 +370,35 @@ static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *pr
 	return sh;
 }
 
+/* the row's own arrays of stores (all NULL) and errors (those of errors), in arena */
+static struct vt_row_stores *row_stores(vt_arena_t *arena, vt_row_t *row, const int *errors)
+{
+	struct vt_row_stores *own = vt_arena_alloc(arena, sizeof(*own));
+
+	if (!own)
+		return NULL;
+	memset(own->stores, 0, sizeof(own->stores));
+	memcpy(own->errors, errors, sizeof(own->errors));
+	row->stores = own->stores;
+	row->errors = own->errors;
+	row->flags &= (unsigned char)~VT_ROW_SHARED;
+	return own;
+}
+
 /* a row's strings and stores, again, into another arena */
 static int row_copy(vt_arena_t *arena, vt_row_t *out, const vt_row_t *in)
 {
+	struct vt_row_stores *own;
+
 	*out = *in;
-	out->share = NULL;
+	own = row_stores(arena, out, in->errors);
+	if (!own)
+		return -1;
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 		if (!in->stores[i])
 			continue;
-		out->stores[i] = copy_store(arena, &vmon_proc_store_descs[i], in->stores[i]);
-		if (!out->stores[i])
+		own->stores[i] = copy_store(arena, &vmon_proc_store_descs[i], in->stores[i]);
+		if (!own->stores[i])
 			return -1;
 	}
 	out->command = vt_arena_strndup(arena, in->command, strlen(in->command));
@@ -375,9 +420,10 @@ static void priv_dtor(vmon_t *vmon, vmon_proc_t *proc)
 
 	(void)vmon;
 	if (priv) {
+		if (priv->made != priv->command)
+			free(priv->made);
 		free(priv->command);
 		free(priv->made_from);
-		free(priv->made);
 		share_put(priv->share);
 	}
 	free(priv);
@@ -393,11 +439,13 @@ static void last_command(vt_snapshot_t *snap, vt_row_t *row, const vmon_proc_sta
 		return;
 	if (has_args) {
 		if (!priv->command || strcmp(priv->command, row->command) != 0) {
-			char *copy = strdup(row->command);
+			/* the text made last, if it is this one, else a copy */
+			char *copy = priv->made && !strcmp(priv->made, row->command) ? priv->made : strdup(row->command);
 
 			if (!copy)
 				return;
-			free(priv->command);
+			if (priv->command != priv->made)
+				free(priv->command);
 			priv->command = copy;
 		}
 		priv->arg0_len = row->arg0_len;
@@ -508,8 +556,15 @@ static vt_row_t *new_row(vt_snapshot_t *snap)
 		snap->rows = rows;
 		snap->rows_cap = cap;
 	}
-	memset(&snap->rows[snap->rows_nr], 0, sizeof(vt_row_t));
-	return &snap->rows[snap->rows_nr++];
+	/* no stores until add_node() gives some: a row it could not finish is still safe to read */
+	static void *const no_stores[VMON_STORE_PROC_NR];
+	static const int no_errors[VMON_STORE_PROC_NR];
+	vt_row_t *row = &snap->rows[snap->rows_nr++];
+
+	memset(row, 0, sizeof(*row));
+	row->stores = no_stores;
+	row->errors = no_errors;
+	return row;
 }
 
 /* how a command text is made: from argv or comm, in brackets or not, with which vmon_escape() flags */
@@ -577,7 +632,8 @@ static void command_remember(struct vt_priv *priv, unsigned how, const vmon_proc
 	}
 	memcpy(made, row->command, len + 1);
 	free(priv->made_from);
-	free(priv->made);
+	if (priv->made != priv->command)
+		free(priv->made);
 	priv->made_from = from;
 	priv->made_from_len = from_len;
 	priv->made_how = how;
@@ -585,6 +641,31 @@ static void command_remember(struct vt_priv *priv, unsigned how, const vmon_proc
 	priv->made_len = len;
 	priv->made_arg0_len = row->arg0_len;
 	priv->made_arg0_base = row->arg0_base;
+}
+
+/*
+ * Room for a row's command text: in its shared copy, which the snapshots
+ * that share the copy share too (an idle process's text was copied into
+ * each of the three), else in the snapshot.  A copy that has a text already
+ * (made another way: the escaping changed) keeps it for the rows that
+ * point to it.
+ */
+static char *command_room(vt_snapshot_t *snap, struct vt_share *sh, size_t size)
+{
+	if (!sh || sh->command)
+		return vt_arena_alloc(&snap->arena, size);
+	sh->command = malloc(size);
+	return sh->command;
+}
+
+/* the row's text is the shared copy's: how it was made, for the rows after */
+static void command_share(struct vt_share *sh, const vt_row_t *row, unsigned how)
+{
+	if (!sh || sh->command != row->command)
+		return;
+	sh->command_how = how;
+	sh->arg0_len = row->arg0_len;
+	sh->arg0_base = row->arg0_base;
 }
 
 /* the command line, escaped once per exec here so that drawing, filtering and every format share it */
@@ -597,6 +678,7 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 	bool brackets = s && !use_argv && !(row->flags & VT_ROW_THREAD);
 	const vmon_field_t *f = use_argv ? argv_f : comm_f;
 	unsigned how = command_how(use_argv, brackets, b->escape_flags);
+	struct vt_share *sh = row_share(row);
 	size_t len;
 	char *text;
 
@@ -604,14 +686,28 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		row->command = "?";
 		return 0;
 	}
+	if (sh && sh->command && sh->command_how == how) {
+		/* made from these very stores (s is the shared copy's) */
+		row->command = sh->command;
+		row->arg0_len = sh->arg0_len;
+		row->arg0_base = sh->arg0_base;
+		return 0;
+	}
 	if (priv && command_made(priv, how, s, use_argv)) {
 		/* borrowed: made again (and freed) no sooner than the next snapshot's build */
-		text = b->borrow ? priv->made : vt_arena_strndup(&snap->arena, priv->made, priv->made_len);
+		if (b->borrow) {
+			text = priv->made;
+		} else {
+			text = command_room(snap, sh, priv->made_len + 1);
+			if (text)
+				memcpy(text, priv->made, priv->made_len + 1);
+		}
 		if (!text)
 			return -1;
 		row->command = text;
 		row->arg0_len = priv->made_arg0_len;
 		row->arg0_base = priv->made_arg0_base;
+		command_share(sh, row, how);
 		return 0;
 	}
 	/* escaped into the scratch buffer once, grown and done again only for a longer line */
@@ -626,7 +722,7 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		b->scratch = bigger;
 		b->scratch_cap = len + 256;
 	}
-	text = vt_arena_alloc(&snap->arena, len + 3);
+	text = command_room(snap, sh, len + 3);
 	if (!text)
 		return -1;
 	/* a process without arguments (a kernel thread, a zombie) shows [comm], as ps(1) does */
@@ -648,6 +744,7 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 				row->arg0_base = i + 1;
 		}
 	}
+	command_share(sh, row, how);
 	if (priv)
 		command_remember(priv, how, s, use_argv, row, len);
 	return 0;
@@ -681,7 +778,8 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	struct vt_priv *priv = proc->foo;
 	vt_row_t *row = new_row(snap);
 	bool gone = vt_proc_gone(proc);
-	unsigned long mask = 0;
+	unsigned long mask = 0, present_mask = 0;
+	struct vt_row_stores *own;
 
 	if (!row)
 		return NULL;
@@ -698,30 +796,41 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	if (gone)
 		row->flags |= VT_ROW_EXITED;
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
-		row->errors[i] = proc->errors[i];
+		if (proc->stores[i])
+			present_mask |= 1UL << i;
 		/* the open files are a list, copied for the one process shown (files.c) */
 		if (proc->stores[i] && (proc->wants & (1L << i)) && i != VMON_STORE_PROC_FILES)
 			mask |= 1UL << i;
 	}
 	if (!gone && priv && !b->borrow) {
-		row->share = share_stores(priv, proc, mask);
-		if (!row->share)
+		struct vt_share *sh = share_stores(priv, proc, mask);
+
+		if (!sh)
 			return NULL;
-		row->share->refs++;
-		memcpy(row->stores, row->share->stores, sizeof(row->stores));
-		mask = 0;
-	}
-	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
-		if (!(mask & (1UL << i)))
-			continue;
-		/* an exited row's copy is changed below: its own, also when borrowing */
-		if (b->borrow && !gone) {
-			row->stores[i] = proc->stores[i];
-			continue;
+		sh->refs++;
+		row->stores = sh->stores;
+		row->errors = sh->errors;
+		row->flags |= VT_ROW_SHARED;
+	} else if (b->borrow && !gone && mask == present_mask) {
+		/* the library's arrays as they are: every store it holds is one the row shows */
+		row->stores = proc->stores;
+		row->errors = proc->errors;
+	} else {
+		own = row_stores(&snap->arena, row, proc->errors);
+		if (!own)
+			return NULL;
+		for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+			if (!(mask & (1UL << i)))
+				continue;
+			/* an exited row's copy is changed below: its own, also when borrowing */
+			if (b->borrow && !gone) {
+				own->stores[i] = proc->stores[i];
+				continue;
+			}
+			own->stores[i] = copy_store(&snap->arena, &vmon_proc_store_descs[i], proc->stores[i]);
+			if (!own->stores[i])
+				return NULL;
 		}
-		row->stores[i] = copy_store(&snap->arena, &vmon_proc_store_descs[i], proc->stores[i]);
-		if (!row->stores[i])
-			return NULL;
 	}
 	s = row->stores[VMON_STORE_PROC_STAT];
 	io = row->stores[VMON_STORE_PROC_IO];
@@ -1126,7 +1235,7 @@ static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
 		return -1;
 	}
 	g->row.parent = -1;
-	g->row.flags &= ~VT_ROW_NEW;
+	g->row.flags &= (unsigned char)~VT_ROW_NEW;
 	b->ghosts_nr++;
 	return 0;
 }

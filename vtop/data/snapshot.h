@@ -37,29 +37,38 @@ enum {
 	VT_ROW_KTHREAD	= 1 << 1,	/* a kernel thread (or a thread of one) */
 	VT_ROW_NEW	= 1 << 2,	/* first seen in this sample */
 	VT_ROW_EXITED	= 1 << 3,	/* gone: shown for a few refreshes after it exited */
+	VT_ROW_SHARED	= 1 << 4,	/* stores and errors are a shared copy's (snapshot.c holds a reference) */
 };
 
-/* one process or thread, copied out of the library's tree */
+/*
+ * One process or thread, copied out of the library's tree.  Three
+ * snapshots hold a row of every process each, so its members are as narrow
+ * as their ranges allow and its stores are a pointer: 96 bytes, not 224.
+ */
 typedef struct vt_row {
 	int			pid;
 	int			ppid;		/* the tree parent's pid (a thread's: its process); 0 at the top */
 	int			parent;		/* index of the tree parent in the snapshot, -1 at the top */
-	unsigned		flags;		/* VT_ROW_* */
-	unsigned long long	start;		/* start time, ticks after boot: with pid, its identity */
-	int			exited_age;	/* exited rows: refreshes since it exited, 0 in the first */
 	int			exit_code;	/* exited rows: wait status if known, else -1 */
+	unsigned long long	start;		/* start time, ticks after boot: with pid, its identity */
 	uid_t			uid;
+	unsigned		arg0_len;	/* bytes of command that are argv[0] (escaped) */
+	unsigned		arg0_base;	/* offset of argv[0]'s last path component in command */
+	unsigned short		exited_age;	/* exited rows: refreshes since it exited, 0 in the first */
+	unsigned char		flags;		/* VT_ROW_* */
+	char			state;		/* stat state, 'X' for an exited row */
 	const char		*user;		/* user name, or the uid in decimal */
 	const char		*command;	/* argv (or [comm]) escaped, one line */
-	size_t			arg0_len;	/* bytes of command that are argv[0] (escaped) */
-	size_t			arg0_base;	/* offset of argv[0]'s last path component in command */
-	char			state;		/* stat state, 'X' for an exited row */
 	double			cpu_pct;	/* of one CPU, over the last interval */
 	double			io_read_rate;	/* bytes/s from storage, -1 unknown */
 	double			io_write_rate;	/* bytes/s to storage, -1 unknown */
-	void			*stores[VMON_STORE_PROC_NR];	/* copies; NULL when not sampled */
-	int			errors[VMON_STORE_PROC_NR];
-	struct vt_share		*share;		/* the stores' copies when shared with other snapshots, else NULL */
+	/*
+	 * VMON_STORE_PROC_NR stores (copies; NULL when not sampled) and their
+	 * errnos: a copy shared with other snapshots (VT_ROW_SHARED), the
+	 * library's own when borrowing, else the snapshot's
+	 */
+	void *const		*stores;
+	const int		*errors;
 } vt_row_t;
 
 typedef struct vt_cpu_pct {
@@ -84,6 +93,25 @@ typedef struct vt_event {
 	char	file[80];	/* exec: the program's path */
 	char	args[160];	/* exec: the arguments, separated by spaces */
 } vt_event_t;
+
+/* --- event_ring.c: the last max events, their text kept at its length --- */
+typedef struct vt_event_ring {
+	struct vt_event_slot	*slots;		/* max, in a ring: an event's numbers and where its text is */
+	int			max;
+	int			nr;
+	int			head;		/* the next slot to fill */
+	char			*text;		/* a byte ring of the events' texts, oldest first */
+	size_t			text_cap;
+	size_t			text_used;
+	size_t			text_tail;	/* the oldest event's text */
+} vt_event_ring_t;
+
+int vt_event_ring_init(vt_event_ring_t *r, int max);
+void vt_event_ring_free(vt_event_ring_t *r);
+void vt_event_ring_clear(vt_event_ring_t *r);
+int vt_event_ring_push(vt_event_ring_t *r, const vt_event_t *e);
+void vt_event_ring_get(const vt_event_ring_t *r, int k, vt_event_t *out);
+void vt_event_ring_peek(const vt_event_ring_t *r, int k, int *pid, char *kind, double *when);
 
 typedef struct vt_snapshot {
 	vt_row_t		*rows;

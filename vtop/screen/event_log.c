@@ -14,7 +14,8 @@
 #include "tui.h"
 
 /*
- * Two rings: every event (the last TUI_EVENTS_MAX), and, while the list is
+ * Two rings (vt_event_ring_t: each event's text kept at its length): every
+ * event (the last TUI_EVENTS_MAX), and, while the list is
  * filtered, what the filter matches, kept as it arrives.  The log was the
  * first ring filtered when shown: in a fork storm, fifty matching runs were
  * "nothing that matches the filter yet" while their exited rows were on the
@@ -31,13 +32,9 @@
 
 /* the rings above, what the filter matched, and how far down the page is */
 static struct {
-	vt_event_t		*events;	/* a ring of the last TUI_EVENTS_MAX */
-	int			events_nr;
-	int			events_head;
+	vt_event_ring_t		events;		/* the last TUI_EVENTS_MAX */
 	unsigned long long	events_dropped;	/* the feed's that the sampler's ring could not hold */
-	vt_event_t		*matches;	/* a ring of TUI_EVENTS_MAX, allocated with the first filter */
-	int			matches_nr;
-	int			matches_head;
+	vt_event_ring_t		matches;	/* TUI_EVENTS_MAX, its slots allocated with the first filter */
 	unsigned long long	matches_dropped;	/* matches the ring could not hold */
 	char			matches_filter[256];	/* the filter they are matches of */
 	bool			matches_regex;
@@ -47,30 +44,15 @@ static struct {
 
 int event_log_init(void)
 {
-	elog.events = calloc(TUI_EVENTS_MAX, sizeof(*elog.events));
-	return elog.events ? 0 : -1;
+	return vt_event_ring_init(&elog.events, TUI_EVENTS_MAX);
 }
 
 void event_log_free(void)
 {
-	free(elog.events);
-	free(elog.matches);
+	vt_event_ring_free(&elog.events);
+	vt_event_ring_free(&elog.matches);
 	free(elog.matched_pids);
 	memset(&elog, 0, sizeof(elog));
-}
-
-static void ring_push(vt_event_t *ring, int *nr, int *head, const vt_event_t *e)
-{
-	ring[*head] = *e;
-	*head = (*head + 1) % TUI_EVENTS_MAX;
-	if (*nr < TUI_EVENTS_MAX)
-		(*nr)++;
-}
-
-/* the k-th newest event of a ring, 0 the newest */
-static const vt_event_t *ring_at(const vt_event_t *ring, int head, int k)
-{
-	return &ring[(head - 1 - k + 2 * TUI_EVENTS_MAX) % TUI_EVENTS_MAX];
 }
 
 static bool filtering(const tui_t *t)
@@ -103,9 +85,10 @@ static void set_pid_matched(tui_t *t, int pid, bool on)
 
 static void keep_match(tui_t *t, const vt_event_t *e)
 {
-	if (elog.matches_nr == TUI_EVENTS_MAX)
+	if (elog.matches.nr == elog.matches.max)
 		elog.matches_dropped++;
-	ring_push(elog.matches, &elog.matches_nr, &elog.matches_head, e);
+	if (vt_event_ring_push(&elog.matches, e) < 0)
+		elog.matches_dropped++;
 }
 
 /* e, the k-th newest of the whole log, against the filter */
@@ -119,20 +102,27 @@ static void match_event(tui_t *t, const vt_event_t *e, int k)
 		int before[8], nr = 0;
 
 		/* the fork and the execs of this life before this one, oldest first */
-		for (int j = k + 1; j < elog.events_nr && j <= k + FORK_LOOKBACK; j++) {
-			const vt_event_t *f = ring_at(elog.events, elog.events_head, j);
+		for (int j = k + 1; j < elog.events.nr && j <= k + FORK_LOOKBACK; j++) {
+			int pid;
+			char kind;
+			double when;
 
-			if (f->pid != e->pid)
+			vt_event_ring_peek(&elog.events, j, &pid, &kind, &when);
+			if (pid != e->pid)
 				continue;
-			if (f->kind == 'X')
+			if (kind == 'X')
 				break;
 			if (nr < 8)
 				before[nr++] = j;
-			if (f->kind == 'N')
+			if (kind == 'N')
 				break;
 		}
-		while (nr > 0)
-			keep_match(t, ring_at(elog.events, elog.events_head, before[--nr]));
+		while (nr > 0) {
+			vt_event_t f;
+
+			vt_event_ring_get(&elog.events, before[--nr], &f);
+			keep_match(t, &f);
+		}
 	}
 	if (text || pid_matched(t, e->pid)) {
 		keep_match(t, e);
@@ -156,28 +146,34 @@ static bool matches_sync(tui_t *t)
 		elog.matches_filter[0] = '\0';	/* events arrive unmatched: stale for any filter */
 		return false;
 	}
-	if (elog.matches && !strcmp(elog.matches_filter, filter) && elog.matches_regex == regex)
+	if (elog.matches.slots && !strcmp(elog.matches_filter, filter) && elog.matches_regex == regex)
 		return true;
-	if (!elog.matches)
-		elog.matches = calloc(TUI_EVENTS_MAX, sizeof(*elog.matches));
+	if (!elog.matches.slots && vt_event_ring_init(&elog.matches, TUI_EVENTS_MAX) < 0)
+		return false;
 	if (!elog.matched_pids)
 		elog.matched_pids = calloc(PID_LIMIT / 8, 1);
-	if (!elog.matches || !elog.matched_pids)
+	if (!elog.matched_pids)
 		return false;
 	memset(elog.matched_pids, 0, PID_LIMIT / 8);
-	elog.matches_nr = 0;
-	elog.matches_head = 0;
+	vt_event_ring_clear(&elog.matches);
 	elog.matches_dropped = 0;
 	snprintf(elog.matches_filter, sizeof(elog.matches_filter), "%s", filter);
 	elog.matches_regex = regex;
-	for (int k = elog.events_nr - 1; k >= 0; k--)
-		match_event(t, ring_at(elog.events, elog.events_head, k), k);
+	for (int k = elog.events.nr - 1; k >= 0; k--) {
+		vt_event_t e;
+
+		vt_event_ring_get(&elog.events, k, &e);
+		match_event(t, &e, k);
+	}
 	return true;
 }
 
 static void log_event(tui_t *t, const vt_event_t *e, bool filtered)
 {
-	ring_push(elog.events, &elog.events_nr, &elog.events_head, e);
+	if (vt_event_ring_push(&elog.events, e) < 0) {
+		elog.events_dropped++;
+		return;
+	}
 	if (filtered)
 		match_event(t, e, 0);
 }
@@ -206,11 +202,9 @@ void event_log_add(tui_t *t, const vt_snapshot_t *snap)
 
 void event_log_clear(tui_t *t)
 {
-	elog.events_nr = 0;
-	elog.events_head = 0;
+	vt_event_ring_clear(&elog.events);
 	elog.events_dropped = 0;
-	elog.matches_nr = 0;
-	elog.matches_head = 0;
+	vt_event_ring_clear(&elog.matches);
 	elog.matches_dropped = 0;
 	if (elog.matched_pids)
 		memset(elog.matched_pids, 0, PID_LIMIT / 8);
@@ -239,9 +233,12 @@ static void event_line(page_t *p, const vt_event_t *e)
 /* the matches newest first: a fork found back when its exec matched came into the ring after later events */
 static int newer_first(const void *a, const void *b)
 {
-	int x = *(const int *)a, y = *(const int *)b;
-	double wx = ring_at(elog.matches, elog.matches_head, x)->when, wy = ring_at(elog.matches, elog.matches_head, y)->when;
+	int x = *(const int *)a, y = *(const int *)b, pid;
+	double wx, wy;
+	char kind;
 
+	vt_event_ring_peek(&elog.matches, x, &pid, &kind, &wx);
+	vt_event_ring_peek(&elog.matches, y, &pid, &kind, &wy);
 	if (wx != wy)
 		return wx < wy ? 1 : -1;
 	return (x > y) - (x < y);
@@ -267,6 +264,7 @@ static void events_draw(tui_t *t)
 	bool filtered = matches_sync(t);
 	page_t p = { 0 };
 	int *order = NULL;
+	vt_event_t e;
 
 	if (!t->snap->feed_active) {
 		if (t->snap->feed_why[0])
@@ -281,18 +279,22 @@ static void events_draw(tui_t *t)
 		page_add(&p, "no memory to keep what the filter matches: every event is shown");
 	if (filtered && elog.matches_dropped)
 		page_add(&p, "%llu older matching events dropped: more than %d matched", elog.matches_dropped, TUI_EVENTS_MAX);
-	if (filtered && (order = malloc(sizeof(*order) * (size_t)(elog.matches_nr + 1)))) {
-		for (int k = 0; k < elog.matches_nr; k++)
+	if (filtered && (order = malloc(sizeof(*order) * (size_t)(elog.matches.nr + 1)))) {
+		for (int k = 0; k < elog.matches.nr; k++)
 			order[k] = k;
-		qsort(order, (size_t)elog.matches_nr, sizeof(*order), newer_first);
-		for (int k = 0; k < elog.matches_nr; k++)
-			event_line(&p, ring_at(elog.matches, elog.matches_head, order[k]));
+		qsort(order, (size_t)elog.matches.nr, sizeof(*order), newer_first);
+		for (int k = 0; k < elog.matches.nr; k++) {
+			vt_event_ring_get(&elog.matches, order[k], &e);
+			event_line(&p, &e);
+		}
 		free(order);
 	} else if (!filtered) {
-		for (int k = 0; k < elog.events_nr; k++)
-			event_line(&p, ring_at(elog.events, elog.events_head, k));
+		for (int k = 0; k < elog.events.nr; k++) {
+			vt_event_ring_get(&elog.events, k, &e);
+			event_line(&p, &e);
+		}
 	}
-	if (filtered ? !elog.matches_nr : !elog.events_nr)
+	if (filtered ? !elog.matches.nr : !elog.events.nr)
 		page_add(&p, filtered ? "nothing that matches the filter yet" : "nothing yet");
 	page_draw(t, &elog.scroll, &p, " Esc q e: back   c: clear   Z: pause   Up Down PgUp PgDn: scroll");
 	page_free(&p);

@@ -209,8 +209,12 @@ static void test_snapshot_shares(void **state)
 	n100 = row_of(&w, 100)->stores[VMON_STORE_PROC_STAT];
 	n101 = row_of(&w, 101)->stores[VMON_STORE_PROC_STAT];
 	n102 = row_of(&w, 102)->stores[VMON_STORE_PROC_STAT];
-	/* unchanged: one copy, still the snapshot's own and not the library's */
+	/* unchanged: one copy, still the snapshot's own and not the library's, and one command text */
 	assert_ptr_equal(s100, n100);
+	assert_ptr_equal(older.rows[vt_snapshot_find(&older, 100, 0)].command, row_of(&w, 100)->command);
+	assert_string_equal(row_of(&w, 100)->command, "/bin/sh -c work");
+	assert_int_equal(row_of(&w, 100)->arg0_len, strlen("/bin/sh"));
+	assert_int_equal(row_of(&w, 100)->arg0_base, strlen("/bin/"));
 	assert_ptr_not_equal(n100, vmon_proc_lookup(&w.src.vmon, 100)->stores[VMON_STORE_PROC_STAT]);
 	/* its CPU times changed: a copy of its own, and the older snapshot's as it was */
 	assert_ptr_not_equal(s101, n101);
@@ -221,6 +225,7 @@ static void test_snapshot_shares(void **state)
 	assert_string_equal(older.rows[i].command, "sleep 20");
 	assert_string_equal(((const vmon_proc_stat_t *)older.rows[i].stores[VMON_STORE_PROC_STAT])->argv[1], "20");
 	assert_string_equal(row_of(&w, 102)->command, "nap 30");
+	assert_ptr_not_equal(older.rows[i].command, row_of(&w, 102)->command);
 	assert_string_equal(n102->argv[1], "30");
 	vt_snapshot_free(&older);
 	/* the newer one's copies outlive the older snapshot's references */
@@ -1254,6 +1259,87 @@ static vmon_proc_t *fake_node(const vmon_proc_t *real, int pid, vmon_proc_stat_t
 	return p;
 }
 
+/* the i-th event of test_event_ring: texts of every length, some past their field and cut to fit */
+static void ring_event(vt_event_t *e, int i)
+{
+	static const char cut_here[] = "\\\\\\x1b\xc3\xa9\xe2\x82\xac";	/* \\, \x1b, an e acute and a euro sign */
+	char text[400];
+	size_t len = (size_t)(i * 7) % sizeof(text);
+
+	memset(e, 0, sizeof(*e));
+	e->when = 1000.0 + i;
+	e->kind = "NEX"[i % 3];
+	e->from_feed = i % 2;
+	e->pid = 100 + i;
+	e->ppid = i % 5 ? 1 : 0;
+	e->exit_code = i % 3 == 2 ? i % 256 : -1;
+	for (size_t k = 0; k < len; k++)
+		text[k] = (char)('a' + (i + (int)k) % 26);
+	/* a cut must not fall inside an escape or a UTF-8 character */
+	if (len > 40)
+		memcpy(text + 35, cut_here, sizeof(cut_here) - 1);
+	vt_text_fit(e->comm, sizeof(e->comm), text, len % 50);
+	if (e->kind == 'E') {
+		vt_text_fit(e->file, sizeof(e->file), text, len % 120);
+		vt_text_fit(e->args, sizeof(e->args), text, len);
+	}
+}
+
+/*
+ * The event log's ring keeps the same count as the array it replaced and
+ * every event's text as it was cut to fit, across the byte ring's wrap and
+ * growth, for events whose text is empty, short or as long as its field.
+ */
+static void test_event_ring(void **state)
+{
+	enum { MAX = 10000, PUSHED = 25013 };
+	vt_event_ring_t r;
+	vt_event_t want, got;
+	size_t full = 0;
+
+	assert_int_equal(vt_event_ring_init(&r, MAX), 0);
+	for (int i = 0; i < PUSHED; i++) {
+		ring_event(&want, i);
+		assert_int_equal(vt_event_ring_push(&r, &want), 0);
+		assert_int_equal(r.nr, i < MAX ? i + 1 : MAX);
+		if (i % 997 == 0) {
+			/* the newest and the oldest kept, as they came */
+			vt_event_ring_get(&r, 0, &got);
+			assert_string_equal(got.args, want.args);
+			ring_event(&want, i + 1 - r.nr);
+			vt_event_ring_get(&r, r.nr - 1, &got);
+			assert_string_equal(got.comm, want.comm);
+			assert_true(got.when == want.when);
+		}
+	}
+	for (int k = 0; k < MAX; k++) {
+		ring_event(&want, PUSHED - 1 - k);
+		vt_event_ring_get(&r, k, &got);
+		assert_true(got.when == want.when);
+		assert_int_equal(got.kind, want.kind);
+		assert_int_equal(got.from_feed, want.from_feed);
+		assert_int_equal(got.pid, want.pid);
+		assert_int_equal(got.ppid, want.ppid);
+		assert_int_equal(got.exit_code, want.exit_code);
+		assert_string_equal(got.comm, want.comm);
+		assert_string_equal(got.file, want.file);
+		assert_string_equal(got.args, want.args);
+		if (strlen(want.args) == sizeof(want.args) - 1 && strstr(want.args, "..."))
+			full++;
+	}
+	/* long texts were among them, kept as cut; the text's bytes are those of the events kept */
+	assert_true(full > 0);
+	assert_true(r.text_cap < (size_t)MAX * (sizeof(want.comm) + sizeof(want.file) + sizeof(want.args)));
+	vt_event_ring_clear(&r);
+	assert_int_equal(r.nr, 0);
+	ring_event(&want, 2);
+	assert_int_equal(vt_event_ring_push(&r, &want), 0);
+	vt_event_ring_get(&r, 0, &got);
+	assert_int_equal(r.nr, 1);
+	assert_string_equal(got.args, want.args);
+	vt_event_ring_free(&r);
+}
+
 static int rows_of(const world_t *w, int pid)
 {
 	int n = 0;
@@ -1397,6 +1483,7 @@ static void test_machine_columns(void **state)
 	int cols[VT_MAX_COLUMNS];
 	char buf[64], err[128];
 	vmon_proc_stat_t stat;
+	void *stores[VMON_STORE_PROC_NR];
 	vt_row_t row;
 	world_t w;
 
@@ -1414,7 +1501,10 @@ static void test_machine_columns(void **state)
 	assert_int_equal(vt_columns[vt_column_find("pid")].width, 7);
 	memcpy(&row, row_of(&w, 100), sizeof(row));
 	memcpy(&stat, row.stores[VMON_STORE_PROC_STAT], sizeof(stat));
-	row.stores[VMON_STORE_PROC_STAT] = &stat;
+	memcpy(stores, row.stores, sizeof(stores));
+	stores[VMON_STORE_PROC_STAT] = &stat;
+	row.stores = stores;
+	row.flags &= (unsigned char)~VT_ROW_SHARED;
 	stat.pid = row.pid = 4194304;
 	vt_column_format(&vt_columns[vt_column_find("pid")], &row, &w.snap, buf, sizeof(buf), false);
 	assert_string_equal(buf, "4194304");
@@ -1484,6 +1574,7 @@ int main(void)
 		cmocka_unit_test(test_feed_meter),
 		cmocka_unit_test(test_feed_events),
 		cmocka_unit_test(test_text_fit),
+		cmocka_unit_test(test_event_ring),
 		cmocka_unit_test(test_text_filter),
 		cmocka_unit_test(test_one_row_per_process),
 		cmocka_unit_test(test_real_ppid),
