@@ -223,12 +223,16 @@ tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK_CHECKED)
 # test_feed_<backend>: thousands of short-lived processes) and vtop's screen
 # tests, which look for their own processes among everything on the machine
 # and select rows by line as htop does, must not run at the same time under
-# make -j: the heavy tests start once the screen tests are done.
+# make -j: the heavy tests start once the screen tests are done.  So too
+# vtop --events' test (events_json_csv.py), which follows its children by pid
+# among every process's events (a storm beside it reuses their pids within
+# seconds) and reads them through perf too (which loses what an offline CPU
+# did), and e2e_sched.py, which sets its child's affinity to CPU 1.
 # check-valgrind empties the list: it runs no screen test.
 if BUILD_VTOP
 VMON_HEAVY_AFTER = vtop/tests/e2e.py.log vtop/tests/e2e_files.py.log vtop/tests/e2e_feed.py.log \
 	vtop/tests/batch.py.log vtop/tests/replay.py.log vtop/tests/e2e_act.py.log vtop/tests/e2e_text.py.log \
-	vtop/tests/e2e_churn.py.log
+	vtop/tests/e2e_churn.py.log vtop/tests/events_json_csv.py.log vtop/tests/e2e_sched.py.log
 endif
 tests/test_fdlimit.log tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log \
 tests/test_chart.log: \

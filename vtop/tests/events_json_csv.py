@@ -166,6 +166,24 @@ def all_exited(fmt, out, kids):
     return all(pid in exited for pid, _, _ in kids)
 
 
+def life_of(evs, parent):
+    """Of one pid's events, in the order written, those of the life that parent forked.  The pid may have been
+    another process's too while the storm ran (pids wrap quickly beside another test's fork storm): each fork
+    starts a life, and the events before the first fork are a life that began before vtop did.  The life forked
+    by parent if there is one (or by a parent the backend does not name), else the first that has a fork, so that
+    its wrong parent is reported."""
+    lives = [[]]
+    for e in evs:
+        if e["kind"] == "fork" and lives[-1]:
+            lives.append([])
+        lives[-1].append(e)
+    forked = [life for life in lives if life and life[0]["kind"] == "fork"]
+    for life in forked:
+        if life[0]["ppid"] in (parent, None):
+            return life
+    return forked[0] if forked else [e for life in lives for e in life]
+
+
 def account(backend, fmt, events, kids, span_ns):
     """Every child: its fork, exec and exit, each right; what the backend does not carry, null.  span_ns: from
     before the first child was spawned to after the last was reaped, which no child's life exceeds."""
@@ -175,7 +193,7 @@ def account(backend, fmt, events, kids, span_ns):
         by_pid.setdefault(e["pid"], []).append(e)
     missing, wrong, no_args, no_status = [], [], 0, 0
     for pid, argv, (how, n) in kids:
-        mine = by_pid.get(pid, [])
+        mine = life_of(by_pid.get(pid, []), me)
         forks = [e for e in mine if e["kind"] == "fork"]
         execs = [e for e in mine if e["kind"] == "exec"]
         exits = [e for e in mine if e["kind"] == "exit"]
@@ -300,7 +318,8 @@ def main():
         started = ev.started()
         p = spawn(["/bin/sleep", "1.5"])
         p.wait()
-        ev.read_until(lambda out: b'"kind":"exit","time"' in out and str(p.pid).encode() in out.split(b'"kind":"exit"')[-1], 20)
+        ev.read_until(lambda out: any(o["pid"] == p.pid and o["kind"] == "exit"
+                                      for o in map(json.loads, whole(out).decode().splitlines())), 20)
         out, err = ev.end()
         objs = [json.loads(line) for line in out.decode().splitlines()]
         mine = [o for o in objs if o["pid"] == p.pid]
