@@ -602,9 +602,14 @@ static __always_inline void fill_stable(struct iter_rec *r, struct task_struct *
  * The names %pB gave, by address: most tasks that ran sleep again where
  * many others do (a pipe's read, a poll, a futex), and the lookup in the
  * kernel's symbol table is most of what wchan costs.  Only a name of the
- * kernel's own text is kept, which no module or BPF program can replace at
- * that address: one found ('+'), whole, without a " [module]" (modules,
- * BPF programs and trampolines are named so).
+ * kernel's own text is kept, which nothing loaded later can replace at that
+ * address: one found ('+'), whole, neither a module's (" [module]") nor
+ * BPF's.  BPF programs, trampolines and dispatchers are named without a
+ * module ("bpf_prog_<tag>_<name>", "bpf_trampoline_<key>",
+ * "bpf_dispatcher_<name>") and their text is freed and reused at the same
+ * addresses: a task blocked under an fexit program on a lock function sleeps
+ * in a trampoline, whose address may be another program's a moment later.
+ * A name of the kernel's own beginning "bpf_" is looked up each time.
  */
 struct wchan_name {
 	char	s[ITER_WCHAN_LEN];
@@ -623,6 +628,8 @@ static __always_inline bool wchan_name_lasts(const char *s, long n)
 	bool plus = false;
 
 	if (n > ITER_WCHAN_LEN)
+		return false;
+	if (s[0] == 'b' && s[1] == 'p' && s[2] == 'f' && s[3] == '_')
 		return false;
 	for (int i = 0; i < ITER_WCHAN_LEN && s[i]; i++) {
 		if (s[i] == '[')
