@@ -162,22 +162,25 @@ def all_exited(fmt, out, kids):
     out = whole(out)
     if not out:
         return False
-    exited = {e["pid"] for e in parse(fmt, out, quiet=True) if e["kind"] == "exit"}
-    return all(pid in exited for pid, _, _ in kids)
+    by_pid = {}
+    for e in parse(fmt, out, quiet=True):
+        by_pid.setdefault(e["pid"], []).append(e)
+    me = os.getpid()
+    return all(any(e["kind"] == "exit" for e in life_of(by_pid.get(pid, []), me)) for pid, _, _ in kids)
 
 
 def life_of(evs, parent):
     """Of one pid's events, in the order written, those of the life that parent forked.  The pid may have been
-    another process's too while the storm ran (pids wrap quickly beside another test's fork storm): each fork
-    starts a life, and the events before the first fork are a life that began before vtop did.  The life forked
-    by parent if there is one (or by a parent the backend does not name), else the first that has a fork, so that
-    its wrong parent is reported."""
+    another process's too while the storm ran (pids wrap quickly beside another test's fork storm): each fork (or,
+    without a feed, each "new") starts a life, and the events before the first are a life that began before vtop
+    did.  The life forked by parent if there is one (or by a parent the backend does not name), else the first
+    that has a fork, so that its wrong parent is reported."""
     lives = [[]]
     for e in evs:
-        if e["kind"] == "fork" and lives[-1]:
+        if e["kind"] in ("fork", "new") and lives[-1]:
             lives.append([])
         lives[-1].append(e)
-    forked = [life for life in lives if life and life[0]["kind"] == "fork"]
+    forked = [life for life in lives if life and life[0]["kind"] in ("fork", "new")]
     for life in forked:
         if life[0]["ppid"] in (parent, None):
             return life
@@ -318,11 +321,14 @@ def main():
         started = ev.started()
         p = spawn(["/bin/sleep", "1.5"])
         p.wait()
-        ev.read_until(lambda out: any(o["pid"] == p.pid and o["kind"] == "exit"
-                                      for o in map(json.loads, whole(out).decode().splitlines())), 20)
+        def child_life(out):
+            """The child's life among the whole records so far."""
+            objs = [json.loads(line) for line in whole(out).decode().splitlines()]
+            return life_of([o for o in objs if o["pid"] == p.pid], os.getpid())
+
+        ev.read_until(lambda out: any(o["kind"] == "exit" for o in child_life(out)), 20)
         out, err = ev.end()
-        objs = [json.loads(line) for line in out.decode().splitlines()]
-        mine = [o for o in objs if o["pid"] == p.pid]
+        mine = child_life(out)
         check(started and [o["kind"] for o in mine] == ["new", "exit"],
               "--backend none: the child found new, then gone (%s)" % [o["kind"] for o in mine])
         check(mine and all(o["args"] is None and o["comm"] is None and o["tid"] is None for o in mine),
