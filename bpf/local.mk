@@ -1,12 +1,20 @@
 # bpf/local.mk: the eBPF program of the event feed, compiled with clang
 # -target bpf against the running kernel's BTF and embedded in libvmon as a
-# skeleton (bpftool gen skeleton): nothing extra is installed.
+# light skeleton (bpftool gen skeleton -L): nothing extra is installed.
+#
+# A light skeleton is loaded by a BPF program of its own, in the kernel,
+# which does the CO-RE relocations and finds the attach points against the
+# kernel's BTF where it already is: libbpf's skeleton parsed all of
+# /sys/kernel/btf/vmlinux in the caller instead (5 to 6 MB read, copied and
+# indexed for each object, about 9 MB of a start-up's peak RSS).  It needs
+# Linux 5.17 (CO-RE relocations in BPF_PROG_LOAD); the backends and the
+# /proc source that need no BPF remain for older kernels.
 #
 #   bpf/vmlinux.h	every kernel type, from $(VMLINUX_BTF) (bpftool btf dump);
 #			CO-RE relocates the program to whatever kernel loads it
 #   bpf/feed.bpf.o	the program, debug info stripped (BTF kept)
-#   bpf/feed.skel.h	the skeleton libvmon/feed/feed_bpf.c includes
-#   bpf/iter.bpf.o, bpf/iter.skel.h
+#   bpf/feed.lskel.h	the light skeleton libvmon/feed/feed_bpf.c includes
+#   bpf/iter.bpf.o, bpf/iter.lskel.h
 #			the task iterator (libvmon/sources/iter.c), whose record
 #			(bpf/iter.h) is generated from the defs/ tables
 #
@@ -33,22 +41,22 @@ bpf/feed.bpf.o: $(srcdir)/bpf/feed.bpf.c $(srcdir)/bpf/feed.h bpf/vmlinux.h
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -I$(builddir)/bpf -I$(srcdir)/bpf $(LIBBPF_CFLAGS) \
 		-c $(srcdir)/bpf/feed.bpf.c -o $@.tmp && $(LLVM_STRIP) -g $@.tmp && mv $@.tmp $@
 
-bpf/feed.skel.h: bpf/feed.bpf.o
-	$(AM_V_GEN)$(BPFTOOL) gen skeleton bpf/feed.bpf.o name feed_bpf >$@.tmp && mv $@.tmp $@
+bpf/feed.lskel.h: bpf/feed.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton -L bpf/feed.bpf.o name feed_bpf >$@.tmp && mv $@.tmp $@
 
 bpf/iter.bpf.o: $(srcdir)/bpf/iter.bpf.c $(srcdir)/bpf/iter.h bpf/vmlinux.h $(VMON_DEFS:%=$(srcdir)/%)
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -I$(builddir)/bpf -I$(srcdir)/bpf -I$(srcdir) $(LIBBPF_CFLAGS) \
 		-c $(srcdir)/bpf/iter.bpf.c -o $@.tmp && $(LLVM_STRIP) -g $@.tmp && mv $@.tmp $@
 
-bpf/iter.skel.h: bpf/iter.bpf.o
-	$(AM_V_GEN)$(BPFTOOL) gen skeleton bpf/iter.bpf.o name iter_bpf >$@.tmp && mv $@.tmp $@
+bpf/iter.lskel.h: bpf/iter.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton -L bpf/iter.bpf.o name iter_bpf >$@.tmp && mv $@.tmp $@
 
-BUILT_SOURCES += bpf/feed.skel.h bpf/iter.skel.h
-CLEANFILES += bpf/vmlinux.h bpf/vmlinux.h.tmp bpf/feed.bpf.o bpf/feed.bpf.o.tmp bpf/feed.skel.h bpf/feed.skel.h.tmp \
-	bpf/iter.bpf.o bpf/iter.bpf.o.tmp bpf/iter.skel.h bpf/iter.skel.h.tmp
+BUILT_SOURCES += bpf/feed.lskel.h bpf/iter.lskel.h
+CLEANFILES += bpf/vmlinux.h bpf/vmlinux.h.tmp bpf/feed.bpf.o bpf/feed.bpf.o.tmp bpf/feed.lskel.h bpf/feed.lskel.h.tmp \
+	bpf/iter.bpf.o bpf/iter.bpf.o.tmp bpf/iter.lskel.h bpf/iter.lskel.h.tmp
 
-libvmon_libvmon_la_SOURCES += libvmon/feed/feed_bpf.c
-nodist_libvmon_libvmon_la_SOURCES = bpf/feed.skel.h bpf/iter.skel.h
+libvmon_libvmon_la_SOURCES += libvmon/feed/feed_bpf.c libvmon/util/light_skel.c libvmon/util/light_skel.h
+nodist_libvmon_libvmon_la_SOURCES = bpf/feed.lskel.h bpf/iter.lskel.h
 libvmon_libvmon_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
 libvmon_libvmon_la_LIBADD = $(VMON_UTIL_LIBS) $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
 else

@@ -51,7 +51,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/log/log_read.c \
 	libvmon/util/buf.c libvmon/util/buf.h \
 	libvmon/util/escape.c \
-	libvmon/util/host.c libvmon/util/host.h libvmon/util/libbpf_said.h
+	libvmon/util/host.c libvmon/util/host.h
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
 VMON_UTIL_LIBS = libvmon/util/libvmonutil.la
 libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)

@@ -1,13 +1,13 @@
 /*
- * feed_bpf.c: the ebpf backend: bpf/feed.bpf.c, embedded as a skeleton,
- * on the sched_process_fork, _exec and _exit tracepoints, one BPF ring
- * buffer read with libbpf.
+ * feed_bpf.c: the ebpf backend: bpf/feed.bpf.c, embedded as a light
+ * skeleton, on the sched_process_fork, _exec and _exit tracepoints, one BPF
+ * ring buffer read with libbpf.
  *
- * Reach: every process of the system.  It needs the kernel's BTF
- * (/sys/kernel/btf/vmlinux: CO-RE relocates the program to the running
- * kernel), BTF tracepoints (Linux 5.5) and the BPF ring buffer (5.8), and
- * CAP_BPF with CAP_PERFMON (or CAP_SYS_ADMIN) to load.  No kprobes and no
- * fentry: locked-down kernels refuse those.
+ * Reach: every process of the system.  It needs the kernel's BTF (the
+ * kernel relocates the programs to its own types as it loads them: CO-RE in
+ * BPF_PROG_LOAD, Linux 5.17), and CAP_BPF with CAP_PERFMON (or
+ * CAP_SYS_ADMIN) to load.  No kprobes and no fentry: locked-down kernels
+ * refuse those.
  *
  * What it fills: everything vmon_event_t has.  The start time is the
  * kernel's own (task->start_boottime, the value /proc shows, so identity is
@@ -32,14 +32,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "feed/feed.h"
 #include "util/clock.h"
-#include "util/libbpf_said.h"
+#include "util/light_skel.h"
 #include "bpf/feed.h"
-#include "bpf/feed.skel.h"
+/* bpftool's generated code subtracts void pointers (a GNU extension) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpointer-arith"
+#include "bpf/feed.lskel.h"
+#pragma GCC diagnostic pop
 
 /*
  * 1 MiB: the lives of about 2,500 processes (a fork and an exit take 112
@@ -60,28 +63,6 @@ typedef struct bpf_feed {
 	long			page_kb;
 	int			pushed;		/* during a drain */
 } bpf_feed_t;
-
-/* does sched_process_exit pass group_dead (its BTF prototype has three arguments)? */
-static bool exit_has_group_dead(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	bool has = false;
-	int id;
-
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF);
-	t = id > 0 ? btf__type_by_id(btf, (unsigned)id) : NULL;
-	if (t)
-		t = btf__type_by_id(btf, t->type);	/* the pointer */
-	if (t && btf_is_ptr(t))
-		t = btf__type_by_id(btf, t->type);	/* the prototype: ctx, task[, group_dead] */
-	if (t && btf_is_func_proto(t))
-		has = btf_vlen(t) >= 3;
-	btf__free(btf);
-	return has;
-}
 
 static size_t ring_size(size_t want)
 {
@@ -163,9 +144,46 @@ static void bpf_close(feed_t *feed)
 	feed_set_priv(feed, NULL);
 }
 
+/* libbpf's complaints while it maps the ring: errno says as much, and vtop's screen is no place for them */
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+/*
+ * The programs loaded, with the ring of size bytes: 0 or an errno; with
+ * said, the kernel's reason if it refuses them.  Whether sched_process_exit
+ * passes group_dead (Linux 6.11 and later: its prototype has a third
+ * argument) is not asked of the kernel's BTF, which would take parsing all
+ * of it: the verifier refuses a program that reads an argument the
+ * tracepoint does not have, so bpf_open() tries with it first.
+ */
+static int load_programs(bpf_feed_t *b, size_t size, bool group_dead, char *said, size_t said_size)
+{
+	char *kernel_log = NULL;
+	int err;
+
+	feed_bpf__destroy(b->skel);
+	b->skel = feed_bpf__open();
+	if (!b->skel)
+		return errno;
+	b->skel->rodata->has_group_dead = group_dead;
+	b->skel->rodata->wakeup_bytes = size / 8;
+	b->skel->rodata->wakeup_interval_ns = FEED_WAKEUP_INTERVAL_MS * 1000000ull;
+	b->skel->maps.events.max_entries = (__u32)size;
+	if (said)
+		kernel_log = light_skel_log_on(&b->skel->ctx);
+	err = feed_bpf__load(b->skel) < 0 ? errno : 0;
+	if (said)
+		light_skel_reason(kernel_log, said, said_size);
+	return err;
+}
+
 static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *capacity, char *why, size_t why_size)
 {
 	libbpf_print_fn_t old_print;
+	char said[160] = "";
 	bpf_feed_t *b;
 	size_t size;
 	int err;
@@ -187,47 +205,43 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 	size = ring_size(*buffer_bytes ? *buffer_bytes : BPF_DEFAULT_BUFFER);
 	*buffer_bytes = size;
 
-	host_libbpf_said[0] = '\0';
-	old_print = libbpf_set_print(host_libbpf_capture);
-	b->skel = feed_bpf__open();
-	if (!b->skel) {
-		err = errno;
-		snprintf(why, why_size, "cannot open the BPF object: %s", strerror(err));
-		goto fail;
+	err = load_programs(b, size, true, NULL, 0);
+	if (err && err != EPERM)
+		err = load_programs(b, size, false, NULL, 0);
+	if (err && err != EPERM) {
+		/* once more with the kernel's log, to say why */
+		int again = load_programs(b, size, false, said, sizeof(said));
+
+		if (!again)
+			err = 0;
+		else if (again != err)
+			said[0] = '\0';	/* the log failed that load (ENOSPC: too long, before Linux 6.4) */
 	}
-	b->skel->rodata->has_group_dead = exit_has_group_dead();
-	b->skel->rodata->wakeup_bytes = size / 8;
-	b->skel->rodata->wakeup_interval_ns = FEED_WAKEUP_INTERVAL_MS * 1000000ull;
-	err = bpf_map__set_max_entries(b->skel->maps.events, (__u32)size);
-	if (!err)
-		err = feed_bpf__load(b->skel);
 	if (err) {
-		err = -err;
-		if (err == EPERM || err == EACCES)
+		if (err == EPERM)
 			snprintf(why, why_size, "loading the BPF programs was refused (%s): it needs CAP_BPF and CAP_PERFMON, or root",
 				 strerror(err));
 		else
-			snprintf(why, why_size, "loading the BPF programs failed (%s)%s%s", strerror(err),
-				 host_libbpf_said[0] ? ": " : "", host_libbpf_said);
+			snprintf(why, why_size, "loading the BPF programs failed (%s)%s%s%s", strerror(err),
+				 err == EINVAL || err == E2BIG ? " (light skeletons need Linux 5.17)" : "",
+				 said[0] ? ": " : "", said);
 		goto fail;
 	}
-	err = feed_bpf__attach(b->skel);
-	if (err) {
-		snprintf(why, why_size, "attaching to the sched_process tracepoints failed: %s", strerror(-err));
+	if (feed_bpf__attach(b->skel) < 0) {
+		snprintf(why, why_size, "attaching to the sched_process tracepoints failed: %s", strerror(errno));
 		goto fail;
 	}
-	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), on_record, b, NULL);
+	old_print = libbpf_set_print(libbpf_quiet);
+	b->rb = ring_buffer__new(b->skel->maps.events.map_fd, on_record, b, NULL);
+	libbpf_set_print(old_print);
 	if (!b->rb) {
 		snprintf(why, why_size, "cannot map the BPF ring buffer: %s", strerror(errno));
 		goto fail;
 	}
-	libbpf_set_print(old_print);
-	host_libbpf_loaded();
 	*capacity = size / BPF_BYTES_PER_EVENT;
 	return 0;
 
 fail:
-	libbpf_set_print(old_print);
 	bpf_close(feed);
 	return -1;
 }

@@ -1,7 +1,7 @@
 /*
  * iter.c: the task iterator, libvmon's second sampling source (iter_*).
  *
- * One read of a BPF task iterator (bpf/iter.bpf.c, embedded as a skeleton)
+ * One read of a BPF task iterator (bpf/iter.bpf.c, embedded as a light skeleton)
  * at the start of a pass gives a record per task of the system; the pass
  * then takes what /proc's stat, statm, status (its memory lines and context
  * switches) and io would give from those records instead of reading files:
@@ -33,7 +33,8 @@
  *
  * Used only on the live /proc of the first pid namespace (the records carry
  * that namespace's ids), and only where the program loads: CAP_BPF and
- * CAP_PERFMON (or CAP_SYS_ADMIN), BTF, iter/task (Linux 5.8).
+ * CAP_PERFMON (or CAP_SYS_ADMIN), BTF, and the kernel's CO-RE relocation of
+ * a light skeleton's programs (Linux 5.17; iter/task is from 5.8).
  */
 #include "config.h"
 
@@ -53,9 +54,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "util/libbpf_said.h"
+#include "util/light_skel.h"
 #include "bpf/iter.h"
-#include "bpf/iter.skel.h"
+/* bpftool's generated code subtracts void pointers (a GNU extension) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpointer-arith"
+#include "bpf/iter.lskel.h"
+#pragma GCC diagnostic pop
 
 typedef struct iter iter_t;
 
@@ -88,8 +93,7 @@ typedef union iter_unpacked {
  * for the leader whose stores take them (group_of()).
  */
 struct iter {
-	struct iter_bpf		*skel;
-	struct bpf_link		*link;
+	struct iter_bpf		*skel;		/* loaded and attached: skel->links.vmon_tasks_fd */
 	char			*stream;	/* a read's bytes, ITER_STREAM_BYTES: those of a record not yet whole */
 	/* per slot: */
 	unsigned char		**slot_rec;	/* its task's last whole record, packed */
@@ -164,7 +168,6 @@ static void iter_close(vmon_t *vmon)
 
 	if (!it)
 		return;
-	bpf_link__destroy(it->link);
 	if (it->held)
 		munmap(it->held, it->held_size);
 	iter_bpf__destroy(it->skel);
@@ -226,14 +229,41 @@ static bool may_trace(void)
 	return data[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective & CAP_TO_MASK(CAP_SYS_PTRACE);
 }
 
+/* the program loaded and attached with held_mask's table: 0 or an errno; with said, the kernel's reason if it refuses it */
+static int load_program(iter_t *it, int page_shift, char *said, size_t said_size)
+{
+	char *kernel_log = NULL;
+	int cpus, err;
+
+	iter_bpf__destroy(it->skel);
+	it->skel = iter_bpf__open();
+	if (!it->skel)
+		return errno;
+	it->skel->rodata->tick_ns = it->tick_ns;
+	it->skel->rodata->page_shift = (__u32)page_shift;
+	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
+	cpus = libbpf_num_possible_cpus();
+	it->skel->rodata->nr_cpus = cpus > 0 ? (__u32)cpus : 1;
+	it->skel->rodata->held_mask = it->held_mask;
+	it->skel->maps.held.max_entries = it->held_mask + 1;
+	if (said)
+		kernel_log = light_skel_log_on(&it->skel->ctx);
+	err = iter_bpf__load(it->skel) < 0 ? errno : 0;
+	if (said)
+		light_skel_reason(kernel_log, said, said_size);
+	if (!err && iter_bpf__attach(it->skel) < 0)
+		err = errno;
+	return err;
+}
+
 static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 {
 	struct _vmon_internal *in = vmon->internal;
-	libbpf_print_fn_t old_print;
 	const char *not_here = host_root_reason(vmon);
+	char said[160] = "";
 	iter_t *it;
 	long page = sysconf(_SC_PAGESIZE);
-	int shift = 0, err, before, cpus;
+	int shift = 0, err, before;
 
 	if (in->iter)
 		return 0;
@@ -253,42 +283,26 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 		shift++;
 
 	before = host_count_fds(vmon);
-	host_libbpf_said[0] = '\0';
-	old_print = libbpf_set_print(host_libbpf_capture);
-	it->skel = iter_bpf__open();
-	if (!it->skel) {
-		err = errno;
-		goto fail;
-	}
-	it->skel->rodata->tick_ns = it->tick_ns;
-	it->skel->rodata->page_shift = (__u32)shift;
-	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
-	cpus = libbpf_num_possible_cpus();
-	it->skel->rodata->nr_cpus = cpus > 0 ? (__u32)cpus : 1;
 	it->held_mask = held_entries() - 1;
-	it->skel->rodata->held_mask = it->held_mask;
-	if (bpf_map__set_max_entries(it->skel->maps.held, it->held_mask + 1) < 0) {
-		err = errno;
-		goto fail;
+	err = load_program(it, shift, NULL, 0);
+	if (err && err != EPERM) {
+		/* once more with the kernel's log, to say why */
+		int again = load_program(it, shift, said, sizeof(said));
+
+		if (!again)
+			err = 0;
+		else if (again != err)
+			said[0] = '\0';	/* the log failed that load (ENOSPC: too long, before Linux 6.4) */
 	}
-	if (iter_bpf__load(it->skel) < 0) {
-		err = errno;
+	if (err)
 		goto fail;
-	}
 	it->held_size = ((it->held_mask + 1) * sizeof(struct iter_held) + (size_t)page - 1) & ~((size_t)page - 1);
-	it->held = mmap(NULL, it->held_size, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(it->skel->maps.held), 0);
+	it->held = mmap(NULL, it->held_size, PROT_READ | PROT_WRITE, MAP_SHARED, it->skel->maps.held.map_fd, 0);
 	if (it->held == MAP_FAILED) {
 		err = errno;
 		it->held = NULL;
 		goto fail;
 	}
-	it->link = bpf_program__attach_iter(it->skel->progs.vmon_tasks, NULL);
-	if (!it->link) {
-		err = errno;
-		goto fail;
-	}
-	libbpf_set_print(old_print);
-	host_libbpf_loaded();
 	it->fds = before >= 0 ? host_count_fds(vmon) - before : 0;
 	if (it->fds < 0)
 		it->fds = 0;
@@ -297,10 +311,10 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	return 0;
 
 fail:
-	libbpf_set_print(old_print);
 	snprintf(why, why_size, "loading the task iterator: %s%s%s%s", strerror(err),
-		 err == EPERM ? " (it needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" : "",
-		 host_libbpf_said[0] ? ": " : "", host_libbpf_said);
+		 err == EPERM ? " (it needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" :
+		 err == EINVAL || err == E2BIG ? " (light skeletons need Linux 5.17)" : "",
+		 said[0] ? ": " : "", said);
 	in->iter = it;
 	iter_close(vmon);
 	errno = err;
@@ -663,7 +677,7 @@ static int read_stream(iter_t *it)
 	if (!it->stream && !(it->stream = malloc(ITER_STREAM_BYTES)))
 		return -1;
 	it->nr = 0;
-	fd = bpf_iter_create(bpf_link__fd(it->link));
+	fd = bpf_iter_create(it->skel->links.vmon_tasks_fd);
 	if (fd < 0)
 		return -1;
 	for (;;) {

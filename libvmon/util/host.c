@@ -2,17 +2,13 @@
  * host.c: what the event feed and the task iterator both ask of the
  * system they run on: whether the kernel's pids are the proc root's, how
  * many fds this process holds (to count what a BPF program or a ring
- * took), and libbpf's last complaint while a program loads.
+ * took).
  */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#ifdef HAVE_MALLOC_TRIM
-#include <malloc.h>
-#endif
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +16,6 @@
 #include <unistd.h>
 
 #include "core/internal.h"
-#ifdef HAVE_BPF
-#include "util/libbpf_said.h"
-#endif
 
 /* the fds this process has open, the directory's own included (a difference cancels it) */
 int host_count_fds(vmon_t *vmon)
@@ -110,37 +103,3 @@ const char *host_root_reason(vmon_t *vmon)
 	buf_free(&status);
 	return reason;
 }
-
-#ifdef HAVE_BPF
-char host_libbpf_said[200];
-
-int host_libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[sizeof(host_libbpf_said)];
-	size_t len;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	len = strlen(line);
-	while (len && (line[len - 1] == '\n' || line[len - 1] == ' '))
-		line[--len] = '\0';
-	if (len)
-		memcpy(host_libbpf_said, line, len + 1);
-	return 0;
-}
-
-/*
- * A load parses the kernel's BTF for CO-RE (5 to 6 MB of heap on this
- * machine's kernel, once per BPF object and once more for the feed's own
- * look-up) and frees it; what the library allocates meanwhile keeps the
- * heap's top from shrinking, so without a trim those pages stay resident for
- * the program's life: a third of vtop's heap.
- */
-void host_libbpf_loaded(void)
-{
-#ifdef HAVE_MALLOC_TRIM
-	malloc_trim(0);
-#endif
-}
-#endif

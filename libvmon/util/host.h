@@ -1,6 +1,6 @@
 /*
  * host.h: what the event feed and the task iterator ask of the system they
- * run on (host.c); libbpf_said.h has libbpf's side.
+ * run on (host.c); light_skel.h has what loading their BPF programs shares.
  */
 #ifndef VMON_HOST_H
 #define VMON_HOST_H
