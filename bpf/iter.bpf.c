@@ -310,11 +310,11 @@ static __always_inline void fill_sigactions(struct iter_rec *r, struct sighand_s
 }
 
 /*
- * What user space holds (libvmon/sources/iter.c writes it, mmapped, between reads):
- * for each task it has a record of, that record's hash and the figures its
- * signal dispositions were read at, in the entry of index tid & mask.  Two
- * tasks of the same index share an entry: the one not in it gets whole
- * records, as does a task the entry does not name.
+ * What user space holds (libvmon/sources/iter_held.c writes it, mmapped,
+ * between reads): for each task it has a record of, that record's hash and
+ * the figures its signal dispositions were read at, in one of the
+ * ITER_HELD_PROBES entries from iter_held_home() on (bpf/iter.h).  A task
+ * it has no entry for gets whole records.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -325,6 +325,23 @@ struct {
 } held SEC(".maps");
 
 const volatile __u32 held_mask = 0;
+
+/* the entry user space holds of task tid, or NULL: its probes until a free entry */
+static __always_inline struct iter_held *held_find(__u32 tid)
+{
+	__u32 home = iter_held_home(tid, held_mask);
+
+	for (__u32 n = 0; n < ITER_HELD_PROBES && n <= held_mask; n++) {
+		__u32 i = (home + n) & held_mask;
+		struct iter_held *e = bpf_map_lookup_elem(&held, &i);
+
+		if (!e || !e->tid)
+			return NULL;
+		if (e->tid == tid)
+			return e;
+	}
+	return NULL;
+}
 
 /*
  * The record's hash: four lanes of (rotate, xor, multiply), each step a
@@ -691,7 +708,7 @@ int vmon_tasks(struct bpf_iter__task *ctx)
 	struct mm_struct *mm;
 	struct iter_held *e;
 	struct iter_rec *r;
-	__u32 zero = 0, slot;
+	__u32 zero = 0;
 	__u64 vhash;
 
 	if (!t)
@@ -700,10 +717,7 @@ int vmon_tasks(struct bpf_iter__task *ctx)
 	if (!r)
 		return 0;
 	/* the record user space holds of this task, if any */
-	slot = (__u32)t->pid & held_mask;
-	e = bpf_map_lookup_elem(&held, &slot);
-	if (e && e->tid != (__u32)t->pid)
-		e = NULL;
+	e = held_find((__u32)t->pid);
 	sig = t->signal;
 	sh = t->sighand;
 	mm = t->mm;

@@ -72,8 +72,12 @@ struct iter_hdr {
 };
 
 /*
- * An entry of the table user space keeps for the program (the held map,
- * index tid & mask): the record it holds of task tid.
+ * An entry of the table user space keeps for the program (the held map):
+ * the record it holds of task tid.  The table is open-addressed: a tid's
+ * entry is one of ITER_HELD_PROBES from iter_held_home() on (wrapping),
+ * with no free entry before it.  User space alone writes it, between reads
+ * (libvmon/sources/iter_held.c); the table is sized by the tasks there are,
+ * not by pid_max, and a task that finds no room gets whole records.
  */
 struct iter_held {
 	__u32		tid;		/* 0: none */
@@ -86,6 +90,20 @@ struct iter_held {
 };
 
 #define ITER_HELD_SIGS		0x1	/* the record's dispositions were the process's own (ITER_SIGS_OWN) */
+
+#define ITER_HELD_PROBES	16	/* entries the program looks at for a tid */
+
+/*
+ * Where a tid's probes begin in a table of mask + 1 entries: a
+ * multiplicative hash, so that the runs of consecutive tids a fork storm
+ * leaves do not fill runs of consecutive entries.
+ */
+static inline __u32 iter_held_home(__u32 tid, __u32 mask)
+{
+	__u32 h = tid * 2654435761u;
+
+	return (h ^ (h >> 16)) & mask;
+}
 
 struct iter_rec {
 	struct iter_hdr	h;

@@ -23,7 +23,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/core/dump.c \
 	libvmon/sources/source.c libvmon/sources/source.h \
 	libvmon/sources/procfs.c libvmon/sources/procfs.h libvmon/sources/procfs_source.c \
-	libvmon/sources/iter.c \
+	libvmon/sources/iter.c libvmon/sources/iter_held.c libvmon/sources/iter_held.h \
 	libvmon/sources/log_replay.c \
 	libvmon/stores/parse.c libvmon/stores/parse.h \
 	libvmon/stores/stores.h \

@@ -121,6 +121,13 @@ tests_test_hash_CPPFLAGS = $(TESTS_CPP)
 tests_test_hash_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
 tests_test_hash_LDFLAGS = $(TESTS_LINK)
 
+# the task iterator's held table (libvmon/sources/iter_held.c) against a plain list of its tids
+VMON_UNIT_TESTS += tests/test_iter_held
+tests_test_iter_held_SOURCES = tests/test_iter_held.c libvmon/sources/iter_held.c
+tests_test_iter_held_CPPFLAGS = $(TESTS_CPP)
+tests_test_iter_held_LDADD = $(CMOCKA_LIBS)
+tests_test_iter_held_LDFLAGS = $(TESTS_LINK)
+
 # the read-avoidance rules and the fd budget's priorities, on fixtures and on live children
 VMON_UNIT_TESTS += tests/test_skip
 tests_test_skip_SOURCES = tests/test_skip.c

@@ -1367,6 +1367,126 @@ static void test_wchan_again(void **state)
 		close(ctl[i]);
 }
 
+/* the bytes this process has read(2) so far (/proc/self/io: rchar) */
+static unsigned long long read_bytes(void)
+{
+	FILE *f = fopen("/proc/self/io", "re");
+	unsigned long long n = 0;
+	char line[128];
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "rchar: %llu", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The entries of the iterator's held table, from the fdinfo of its map (an
+ * mmappable array of 56-byte values, struct iter_held); 0 if none is open.
+ */
+#define HELD_VALUE_SIZE	56
+#define MMAPABLE	0x400	/* BPF_F_MMAPABLE */
+
+static unsigned long held_entries_open(void)
+{
+	DIR *d = opendir("/proc/self/fdinfo");
+	unsigned long entries = 0;
+	struct dirent *de;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		unsigned long type = 0, value = 0, max = 0, flags = 0;
+		char path[300], line[128];
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", de->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			sscanf(line, "map_type: %lu", &type);
+			sscanf(line, "value_size: %lu", &value);
+			sscanf(line, "max_entries: %lu", &max);
+			sscanf(line, "map_flags: %lx", &flags);
+		}
+		fclose(f);
+		if (type == 2 && value == HELD_VALUE_SIZE && (flags & MMAPABLE))	/* BPF_MAP_TYPE_ARRAY */
+			entries = max;
+	}
+	closedir(d);
+	return entries;
+}
+
+/* the tasks of the system (/proc/loadavg's "running/total") */
+static unsigned long tasks_total(void)
+{
+	unsigned long running, total = 0;
+	FILE *f = fopen("/proc/loadavg", "re");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%*s %*s %*s %lu/%lu", &running, &total), 2);
+	fclose(f);
+	return total;
+}
+
+/*
+ * The held table is sized by the tasks there are, not by pid_max: twice
+ * them (a power of two, at least 1,024 entries) when the iterator loads,
+ * and loaded again twice as large once they outgrow half of it.  After it
+ * grew, a task that did not change costs its header alone again: the read
+ * of an idle pass is a small part of one that sent every record whole (the
+ * pass after the growth, the new table empty).  With the table as it was
+ * (no growth, most tasks without an entry) it would be nearly as large.
+ */
+static void test_held_sized_by_need(void **state)
+{
+	unsigned long tasks = tasks_total(), entries, grown;
+	unsigned long long before, whole, idle;
+	vmon_t vmon;
+	int nr;
+
+	(void)state;
+	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
+	skip_without_iter();
+	init_sampler(&vmon, VMON_SAMPLER_ITER);
+	entries = held_entries_open();
+	print_message("%lu tasks: a held table of %lu entries\n", tasks, entries);
+	assert_true(entries >= 1024);
+	assert_true(entries <= 1024 || entries <= 4 * tasks);
+
+	/* more than half as many tasks again as it has entries */
+	nr = (int)(entries / 2) + 200;
+	SKIP_IF(under_valgrind() || nr > 6000, "%d children to outgrow the table: too many here", nr);
+	kids = calloc((size_t)nr, sizeof(*kids));
+	assert_non_null(kids);
+	for (int i = 0; i < nr; i++) {
+		kids[i] = spawn_sleeper();
+		kids_nr++;
+	}
+	for (int i = 0; i < nr; i++)
+		assert_true(wait_sleeping(kids[i], 60000));
+	assert_true(vmon_sample(&vmon));	/* the tasks counted */
+	before = read_bytes();
+	assert_true(vmon_sample(&vmon));	/* the program loaded again: every record whole */
+	whole = read_bytes() - before;
+	grown = held_entries_open();
+	before = read_bytes();
+	assert_true(vmon_sample(&vmon));	/* the children asleep: their headers */
+	idle = read_bytes() - before;
+	print_message("%d children: the table grew to %lu entries; a pass read %llu bytes with every record whole, %llu idle\n",
+		      nr, grown, whole, idle);
+	assert_true(grown > entries);
+	assert_true(grown >= 2 * (unsigned long)nr);
+	assert_true(idle < whole / 4);
+	for (int i = 0; i < nr; i++)
+		must_find(&vmon, kids[i]);
+	vmon_destroy(&vmon);
+	kill_kids();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1381,6 +1501,7 @@ int main(void)
 		cmocka_unit_test(test_resident_as_statm),
 		cmocka_unit_test_teardown(test_owner_wchan, teardown_kids),
 		cmocka_unit_test_teardown(test_wchan_again, teardown_kids),
+		cmocka_unit_test_teardown(test_held_sized_by_need, teardown_kids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);

@@ -40,6 +40,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@
 
 #include "util/light_skel.h"
 #include "bpf/iter.h"
+#include "sources/iter_held.h"
 /* bpftool's generated code subtracts void pointers (a GNU extension) */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpointer-arith"
@@ -119,9 +121,9 @@ struct iter {
 	int			*by_tid;	/* tid -> slot, -1 */
 	size_t			by_tid_cap;
 	unsigned long long	read_nr;	/* this read's number (1, 2, ...) */
-	struct iter_held	*held;		/* the program's held map, mmapped: what the slots hold */
+	held_table_t		held;		/* the program's held map, mmapped: what the slots hold */
 	size_t			held_size;	/* bytes mapped */
-	unsigned		held_mask;	/* entries - 1 */
+	int			page_shift;
 	int			generation;	/* vmon->generation of the last good read */
 #define SLOT_SAME	0x1	/* the last read sent the header alone */
 #define SLOT_ONE_THREAD	0x2	/* a group leader, without other threads */
@@ -168,8 +170,8 @@ static void iter_close(vmon_t *vmon)
 
 	if (!it)
 		return;
-	if (it->held)
-		munmap(it->held, it->held_size);
+	if (it->held.e)
+		munmap(it->held.e, it->held_size);
 	iter_bpf__destroy(it->skel);
 	free(it->stream);
 	for (size_t i = 0; i < it->slots_cap; i++)
@@ -191,26 +193,42 @@ static void iter_close(vmon_t *vmon)
 }
 
 /*
- * The held table's entries: one per possible tid up to pid_max (none then
- * share an entry), at most HELD_MAX: 56 bytes each, 1.8 MB at 32,768, 7.3 MB at the most.
+ * The held table's entries: twice the tasks there are (a power of two),
+ * so that a task's entry is seldom beyond its probes, and the table is
+ * loaded again twice as large when the tasks outgrow half of it
+ * (held_grow()).  56 bytes each: 112 kB at 1,000 tasks, where one entry
+ * per possible tid was 1.8 MB at a pid_max of 32,768 and 7.3 MB at most.
  */
 #define HELD_MIN	1024u
-#define HELD_MAX	(1u << 17)
+#define HELD_MAX	(1u << 20)
 
-static unsigned held_entries(void)
+static unsigned held_entries(unsigned long tasks)
 {
-	unsigned long pid_max = 32768;
 	unsigned n = HELD_MIN;
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
 
-	if (f) {
-		if (fscanf(f, "%lu", &pid_max) != 1)
-			pid_max = 32768;
-		fclose(f);
-	}
-	while (n < HELD_MAX && n < pid_max)
+	while (n < HELD_MAX && n < 2 * tasks)
 		n *= 2;
 	return n;
+}
+
+/* the tasks of the system now (/proc/loadavg's "running/total"), 0 if unknown */
+static unsigned long tasks_now(vmon_t *vmon)
+{
+	unsigned long running, total = 0;
+	char line[128];
+	ssize_t n;
+	int fd = openat(vmon->internal->proc_fd, "loadavg", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	line[n] = '\0';
+	if (sscanf(line, "%*s %*s %*s %lu/%lu", &running, &total) != 2)
+		return 0;
+	return total;
 }
 
 /*
@@ -229,41 +247,88 @@ static bool may_trace(void)
 	return data[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective & CAP_TO_MASK(CAP_SYS_PTRACE);
 }
 
-/* the program loaded and attached with held_mask's table: 0 or an errno; with said, the kernel's reason if it refuses it */
-static int load_program(iter_t *it, int page_shift, char *said, size_t said_size)
+/*
+ * The program loaded and attached with a held table of mask + 1 entries,
+ * into *skel: 0 or an errno; with said, the kernel's reason if it refuses it.
+ */
+static int load_program(iter_t *it, unsigned mask, struct iter_bpf **skel, char *said, size_t said_size)
 {
 	char *kernel_log = NULL;
 	int cpus, err;
 
-	iter_bpf__destroy(it->skel);
-	it->skel = iter_bpf__open();
-	if (!it->skel)
+	*skel = iter_bpf__open();
+	if (!*skel)
 		return errno;
-	it->skel->rodata->tick_ns = it->tick_ns;
-	it->skel->rodata->page_shift = (__u32)page_shift;
+	(*skel)->rodata->tick_ns = it->tick_ns;
+	(*skel)->rodata->page_shift = (__u32)it->page_shift;
 	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
 	cpus = libbpf_num_possible_cpus();
-	it->skel->rodata->nr_cpus = cpus > 0 ? (__u32)cpus : 1;
-	it->skel->rodata->held_mask = it->held_mask;
-	it->skel->maps.held.max_entries = it->held_mask + 1;
+	(*skel)->rodata->nr_cpus = cpus > 0 ? (__u32)cpus : 1;
+	(*skel)->rodata->held_mask = mask;
+	(*skel)->maps.held.max_entries = mask + 1;
 	if (said)
-		kernel_log = light_skel_log_on(&it->skel->ctx);
-	err = iter_bpf__load(it->skel) < 0 ? errno : 0;
+		kernel_log = light_skel_log_on(&(*skel)->ctx);
+	err = iter_bpf__load(*skel) < 0 ? errno : 0;
 	if (said)
 		light_skel_reason(kernel_log, said, said_size);
-	if (!err && iter_bpf__attach(it->skel) < 0)
+	if (!err && iter_bpf__attach(*skel) < 0)
 		err = errno;
+	if (err) {
+		iter_bpf__destroy(*skel);
+		*skel = NULL;
+	}
 	return err;
+}
+
+/* skel, loaded with a held table of mask + 1 entries, made the program read: 0 or an errno */
+static int use_program(iter_t *it, struct iter_bpf *skel, unsigned mask)
+{
+	size_t page = (size_t)1 << it->page_shift;
+	size_t size = (((size_t)mask + 1) * sizeof(struct iter_held) + page - 1) & ~(page - 1);
+	void *held = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, skel->maps.held.map_fd, 0);
+
+	if (held == MAP_FAILED)
+		return errno;
+	if (it->held.e)
+		munmap(it->held.e, it->held_size);
+	iter_bpf__destroy(it->skel);
+	it->skel = skel;
+	it->held.e = held;
+	it->held.mask = mask;
+	it->held.nr = 0;	/* a new map is all 0 */
+	it->held_size = size;
+	return 0;
+}
+
+/*
+ * The last read's tasks filled more than half the held table: the program
+ * loaded again with one twice as large (a few milliseconds), and the next
+ * read sends every record whole, as the first did.  If that fails, the
+ * table stays as it is: the tasks it has no room for get whole records.
+ */
+static void held_grow(iter_t *it)
+{
+	unsigned mask = held_entries(it->nr) - 1;
+	struct iter_bpf *skel;
+
+	if (mask <= it->held.mask || load_program(it, mask, &skel, NULL, 0) != 0)
+		return;
+	if (use_program(it, skel, mask) != 0) {
+		iter_bpf__destroy(skel);
+		return;
+	}
 }
 
 static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 {
 	struct _vmon_internal *in = vmon->internal;
 	const char *not_here = host_root_reason(vmon);
+	struct iter_bpf *skel;
 	char said[160] = "";
 	iter_t *it;
 	long page = sysconf(_SC_PAGESIZE);
-	int shift = 0, err, before;
+	unsigned mask;
+	int err, before;
 
 	if (in->iter)
 		return 0;
@@ -279,30 +344,25 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	}
 	it->rec_slot = it->group_slot = -1;
 	it->tick_ns = vmon->ticks_per_sec > 0 ? 1000000000ull / (unsigned long long)vmon->ticks_per_sec : 10000000ull;
-	while (page > 1 && (1L << shift) < page)
-		shift++;
+	while (page > 1 && (1L << it->page_shift) < page)
+		it->page_shift++;
 
 	before = host_count_fds(vmon);
-	it->held_mask = held_entries() - 1;
-	err = load_program(it, shift, NULL, 0);
+	mask = held_entries(tasks_now(vmon)) - 1;
+	err = load_program(it, mask, &skel, NULL, 0);
 	if (err && err != EPERM) {
 		/* once more with the kernel's log, to say why */
-		int again = load_program(it, shift, said, sizeof(said));
+		int again = load_program(it, mask, &skel, said, sizeof(said));
 
 		if (!again)
 			err = 0;
 		else if (again != err)
 			said[0] = '\0';	/* the log failed that load (ENOSPC: too long, before Linux 6.4) */
 	}
+	if (!err && (err = use_program(it, skel, mask)) != 0)
+		iter_bpf__destroy(skel);
 	if (err)
 		goto fail;
-	it->held_size = ((it->held_mask + 1) * sizeof(struct iter_held) + (size_t)page - 1) & ~((size_t)page - 1);
-	it->held = mmap(NULL, it->held_size, PROT_READ | PROT_WRITE, MAP_SHARED, it->skel->maps.held.map_fd, 0);
-	if (it->held == MAP_FAILED) {
-		err = errno;
-		it->held = NULL;
-		goto fail;
-	}
 	it->fds = before >= 0 ? host_count_fds(vmon) - before : 0;
 	if (it->fds < 0)
 		it->fds = 0;
@@ -374,9 +434,10 @@ static int slots_grow(iter_t *it)
 /* the held entry of a slot's record: the program sends a header alone while the task's record has its hash */
 static void held_set(iter_t *it, const struct iter_rec *r)
 {
-	struct iter_held *e = &it->held[r->h.tid & it->held_mask];
+	struct iter_held *e = held_place(&it->held, r->h.tid);
 
-	e->tid = r->h.tid;
+	if (!e)
+		return;		/* no room within its probes: its records come whole */
 	e->hash = r->h.hash;
 	e->volatile_hash = r->h.volatile_hash;
 	e->run_ns = r->run_ns;
@@ -389,10 +450,10 @@ static void held_set(iter_t *it, const struct iter_rec *r)
 static void slot_free(iter_t *it, int slot)
 {
 	unsigned tid = (unsigned)it->slot_tid[slot];
-	struct iter_held *e = &it->held[tid & it->held_mask];
+	struct iter_held *e = held_find(&it->held, tid);
 
-	if (e->tid == tid && e->hash == it->slot_hash[slot])
-		e->tid = 0;
+	if (e && e->hash == it->slot_hash[slot])
+		held_remove(&it->held, e);
 	if (tid < it->by_tid_cap && it->by_tid[tid] == slot)
 		it->by_tid[tid] = -1;
 	free(it->slot_rec[slot]);
@@ -622,9 +683,9 @@ static ssize_t take_records(iter_t *it, size_t len)
 			return -1;
 		slot = it->by_tid[h->tid];
 		if (h->flags & ITER_SAME) {
-			struct iter_held *e = &it->held[h->tid & it->held_mask];
+			struct iter_held *e = held_find(&it->held, h->tid);
 
-			if (slot < 0 || it->slot_tgid[slot] != (int)h->tgid || e->tid != h->tid || e->hash != h->hash)
+			if (slot < 0 || it->slot_tgid[slot] != (int)h->tgid || !e || e->hash != h->hash)
 				goto corrupt;
 			/* the same record, its memory or handlers perhaps no longer shared (iter.bpf.c) */
 			e->volatile_hash = h->volatile_hash;
@@ -719,6 +780,8 @@ static int iter_read(vmon_t *vmon)
 		errno = EINVAL;
 		return -1;
 	}
+	if (it->nr > (it->held.mask + 1) / 2)
+		held_grow(it);
 	it->reads++;
 	it->read_nr++;
 	it->rec_slot = it->group_slot = -1;
@@ -740,7 +803,7 @@ fail:
 	 * table could do so again: the next read is told nothing is held.
 	 */
 	if (errno == EPROTO)
-		memset(it->held, 0, it->held_size);
+		held_clear(&it->held);
 	it->read_errors++;
 	it->generation = 0;
 	return -1;
