@@ -55,7 +55,8 @@ BUILT_SOURCES += bpf/feed.lskel.h bpf/iter.lskel.h
 CLEANFILES += bpf/vmlinux.h bpf/vmlinux.h.tmp bpf/feed.bpf.o bpf/feed.bpf.o.tmp bpf/feed.lskel.h bpf/feed.lskel.h.tmp \
 	bpf/iter.bpf.o bpf/iter.bpf.o.tmp bpf/iter.lskel.h bpf/iter.lskel.h.tmp
 
-libvmon_libvmon_la_SOURCES += libvmon/feed/feed_bpf.c libvmon/util/light_skel.c libvmon/util/light_skel.h
+libvmon_libvmon_la_SOURCES += libvmon/feed/feed_bpf.c libvmon/feed/bpf_ring.c libvmon/feed/bpf_ring.h \
+	libvmon/util/light_skel.c libvmon/util/light_skel.h
 nodist_libvmon_libvmon_la_SOURCES = bpf/feed.lskel.h bpf/iter.lskel.h
 libvmon_libvmon_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
 libvmon_libvmon_la_LIBADD = $(VMON_UTIL_LIBS) $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)

@@ -1,7 +1,7 @@
 /*
  * feed_bpf.c: the ebpf backend: bpf/feed.bpf.c, embedded as a light
  * skeleton, on the sched_process_fork, _exec and _exit tracepoints, one BPF
- * ring buffer read with libbpf.
+ * ring buffer read by bpf_ring.c.
  *
  * Reach: every process of the system.  It needs the kernel's BTF (the
  * kernel relocates the programs to its own types as it loads them: CO-RE in
@@ -27,13 +27,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <bpf/libbpf.h>
 
+#include "feed/bpf_ring.h"
 #include "feed/feed.h"
 #include "util/clock.h"
 #include "util/light_skel.h"
@@ -47,16 +46,16 @@
 /*
  * 1 MiB: the lives of about 2,500 processes (a fork and an exit take 112
  * bytes each with the ring's header, an exec 150 and more with its path and arguments), a third of a
- * second of an 8,000/s storm with the reader woken at each eighth.  libbpf
- * maps the data twice (so that a record never wraps), both resident from
- * the start: 2 MiB of RSS, 16 MiB at the 8 MiB this was.
+ * second of an 8,000/s storm with the reader woken at each eighth.  Its
+ * data is mapped once (bpf_ring.c) and resident from the start: 1 MiB of
+ * RSS, where libbpf's reader mapped it twice (16 MiB at the 8 MiB this was).
  */
 #define BPF_DEFAULT_BUFFER	(1u << 20)
 #define BPF_BYTES_PER_EVENT	160	/* a fork or an exit takes 128 bytes in the ring, an exec more */
 
 typedef struct bpf_feed {
 	struct feed_bpf		*skel;
-	struct ring_buffer	*rb;
+	bpf_ring_t		*ring;
 	feed_t			*feed;
 	unsigned long long	lost_seen;	/* the sum of skel->bss->lost[] at the last drain */
 	unsigned long long	drained_ns;	/* CLOCK_BOOTTIME when the last drain began */
@@ -74,7 +73,7 @@ static size_t ring_size(size_t want)
 	return size;
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+static int on_record(void *ctx, const void *data, size_t size)
 {
 	bpf_feed_t *b = ctx;
 	const struct feed_rec *r = data;
@@ -138,17 +137,10 @@ static void bpf_close(feed_t *feed)
 
 	if (!b)
 		return;
-	ring_buffer__free(b->rb);
+	bpf_ring_close(b->ring);
 	feed_bpf__destroy(b->skel);
 	free(b);
 	feed_set_priv(feed, NULL);
-}
-
-/* libbpf's complaints while it maps the ring: errno says as much, and vtop's screen is no place for them */
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level, (void)fmt, (void)ap;
-	return 0;
 }
 
 /*
@@ -182,7 +174,6 @@ static int load_programs(bpf_feed_t *b, size_t size, bool group_dead, char *said
 
 static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *capacity, char *why, size_t why_size)
 {
-	libbpf_print_fn_t old_print;
 	char said[160] = "";
 	bpf_feed_t *b;
 	size_t size;
@@ -231,10 +222,8 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 		snprintf(why, why_size, "attaching to the sched_process tracepoints failed: %s", strerror(errno));
 		goto fail;
 	}
-	old_print = libbpf_set_print(libbpf_quiet);
-	b->rb = ring_buffer__new(b->skel->maps.events.map_fd, on_record, b, NULL);
-	libbpf_set_print(old_print);
-	if (!b->rb) {
+	b->ring = bpf_ring_open(b->skel->maps.events.map_fd, size, on_record, b);
+	if (!b->ring) {
 		snprintf(why, why_size, "cannot map the BPF ring buffer: %s", strerror(errno));
 		goto fail;
 	}
@@ -255,17 +244,15 @@ static int bpf_drain(vmon_t *vmon, feed_t *feed)
 	(void)vmon;
 	b->pushed = 0;
 	b->drained_ns = vclock_ns(CLOCK_BOOTTIME);
-	r = ring_buffer__consume(b->rb);
+	r = bpf_ring_consume(b->ring);
 	for (size_t i = 0; i < sizeof(b->skel->bss->lost) / sizeof(b->skel->bss->lost[0]); i++)
 		lost += b->skel->bss->lost[i];
 	if (lost > b->lost_seen) {
 		feed_lost(feed, lost - b->lost_seen);
 		b->lost_seen = lost;
 	}
-	if (r < 0) {
-		errno = -r;
+	if (r < 0)
 		return -1;
-	}
 	return b->pushed;
 }
 
@@ -273,7 +260,7 @@ static int bpf_fd(const feed_t *feed)
 {
 	const bpf_feed_t *b = feed_priv(feed);
 
-	return ring_buffer__epoll_fd(b->rb);
+	return bpf_ring_fd(b->ring);
 }
 
 /*

@@ -1,0 +1,29 @@
+/*
+ * bpf_ring.h: the reader of a BPF ring buffer (BPF_MAP_TYPE_RINGBUF), for
+ * the ebpf backend (feed_bpf.c).
+ *
+ * libbpf's reader maps the ring's data twice, one copy after the other, so
+ * that a record that wraps at the end reads as one piece: both copies are
+ * resident from the start (remap_vmalloc_range()), 2 MiB of RSS for a ring
+ * of 1 MiB.  This one maps the data once and copies the rare record that
+ * wraps into a buffer of its own.
+ */
+#ifndef VMON_BPF_RING_H
+#define VMON_BPF_RING_H
+
+#include <stddef.h>
+
+typedef struct bpf_ring bpf_ring_t;
+
+/* called for each record, in the order written: its bytes; non-zero stops the read there */
+typedef int (*bpf_ring_record_fn)(void *arg, const void *data, size_t size);
+
+/* the ring of map_fd (size bytes of data) mapped: NULL with errno */
+bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *arg);
+/* every record committed so far: how many were read, or -1 with errno */
+int bpf_ring_consume(bpf_ring_t *ring);
+/* the fd to poll: readable while records wait */
+int bpf_ring_fd(const bpf_ring_t *ring);
+void bpf_ring_close(bpf_ring_t *ring);
+
+#endif
