@@ -149,7 +149,8 @@ static void bpf_close(feed_t *feed)
  * passes group_dead (Linux 6.11 and later: its prototype has a third
  * argument) is not asked of the kernel's BTF, which would take parsing all
  * of it: the verifier refuses a program that reads an argument the
- * tracepoint does not have, so bpf_open() tries with it first.
+ * tracepoint does not have, so bpf_open() tries with it first, and again
+ * without it only when the verifier refused.
  */
 static int load_programs(bpf_feed_t *b, size_t size, bool group_dead, char *said, size_t said_size)
 {
@@ -175,6 +176,8 @@ static int load_programs(bpf_feed_t *b, size_t size, bool group_dead, char *said
 static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *capacity, char *why, size_t why_size)
 {
 	char said[160] = "";
+	bool group_dead = true;
+	int low_fds[3] = { -1, -1, -1 };
 	bpf_feed_t *b;
 	size_t size;
 	int err;
@@ -196,25 +199,28 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 	size = ring_size(*buffer_bytes ? *buffer_bytes : BPF_DEFAULT_BUFFER);
 	*buffer_bytes = size;
 
-	err = load_programs(b, size, true, NULL, 0);
-	if (err && err != EPERM)
-		err = load_programs(b, size, false, NULL, 0);
+	light_skel_hold_low_fds(low_fds);
+	err = load_programs(b, size, group_dead, NULL, 0);
+	if (light_skel_refused(err)) {
+		group_dead = false;	/* a kernel before 6.11, or a refusal the next try says more of */
+		err = load_programs(b, size, group_dead, NULL, 0);
+	}
 	if (err && err != EPERM) {
 		/* once more with the kernel's log, to say why */
-		int again = load_programs(b, size, false, said, sizeof(said));
+		int again = load_programs(b, size, group_dead, said, sizeof(said));
 
 		if (!again)
 			err = 0;
-		else if (again != err)
-			said[0] = '\0';	/* the log failed that load (ENOSPC: too long, before Linux 6.4) */
+		else if (again != err || !light_skel_refused(err))
+			said[0] = '\0';	/* not the verifier's refusal, or the log failed the load (ENOSPC) */
 	}
 	if (err) {
-		if (err == EPERM)
+		if (err == EPERM || (err == EACCES && !said[0]))
 			snprintf(why, why_size, "loading the BPF programs was refused (%s): it needs CAP_BPF and CAP_PERFMON, or root",
 				 strerror(err));
 		else
 			snprintf(why, why_size, "loading the BPF programs failed (%s)%s%s%s", strerror(err),
-				 err == EINVAL || err == E2BIG ? " (light skeletons need Linux 5.17)" : "",
+				 (err == EINVAL || err == E2BIG) && !said[0] ? " (this needs Linux 5.17 or later)" : "",
 				 said[0] ? ": " : "", said);
 		goto fail;
 	}
@@ -222,6 +228,7 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 		snprintf(why, why_size, "attaching to the sched_process tracepoints failed: %s", strerror(errno));
 		goto fail;
 	}
+	light_skel_release_low_fds(low_fds);
 	b->ring = bpf_ring_open(b->skel->maps.events.map_fd, size, on_record, b);
 	if (!b->ring) {
 		snprintf(why, why_size, "cannot map the BPF ring buffer: %s", strerror(errno));
@@ -231,6 +238,7 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 	return 0;
 
 fail:
+	light_skel_release_low_fds(low_fds);
 	bpf_close(feed);
 	return -1;
 }

@@ -123,6 +123,7 @@ struct iter {
 	unsigned long long	read_nr;	/* this read's number (1, 2, ...) */
 	held_table_t		held;		/* the program's held map, mmapped: what the slots hold */
 	size_t			held_size;	/* bytes mapped */
+	unsigned		held_failed;	/* a table's mask the program could not be loaded with, 0: none */
 	int			page_shift;
 	int			generation;	/* vmon->generation of the last good read */
 #define SLOT_SAME	0x1	/* the last read sent the header alone */
@@ -254,7 +255,7 @@ static bool may_trace(void)
 static int load_program(iter_t *it, unsigned mask, struct iter_bpf **skel, char *said, size_t said_size)
 {
 	char *kernel_log = NULL;
-	int cpus, err;
+	int cpus, err, low_fds[3];
 
 	*skel = iter_bpf__open();
 	if (!*skel)
@@ -268,11 +269,13 @@ static int load_program(iter_t *it, unsigned mask, struct iter_bpf **skel, char 
 	(*skel)->maps.held.max_entries = mask + 1;
 	if (said)
 		kernel_log = light_skel_log_on(&(*skel)->ctx);
+	light_skel_hold_low_fds(low_fds);
 	err = iter_bpf__load(*skel) < 0 ? errno : 0;
 	if (said)
 		light_skel_reason(kernel_log, said, said_size);
 	if (!err && iter_bpf__attach(*skel) < 0)
 		err = errno;
+	light_skel_release_low_fds(low_fds);
 	if (err) {
 		iter_bpf__destroy(*skel);
 		*skel = NULL;
@@ -304,18 +307,24 @@ static int use_program(iter_t *it, struct iter_bpf *skel, unsigned mask)
  * The last read's tasks filled more than half the held table: the program
  * loaded again with one twice as large (a few milliseconds), and the next
  * read sends every record whole, as the first did.  If that fails, the
- * table stays as it is: the tasks it has no room for get whole records.
+ * table stays as it is (the tasks it has no room for get whole records),
+ * and a table as large is not tried again: only a larger one, when the
+ * tasks are twice as many again.
  */
 static void held_grow(iter_t *it)
 {
 	unsigned mask = held_entries(it->nr) - 1;
 	struct iter_bpf *skel;
 
-	if (mask <= it->held.mask || load_program(it, mask, &skel, NULL, 0) != 0)
+	if (mask <= it->held.mask || (it->held_failed && mask <= it->held_failed))
 		return;
+	if (load_program(it, mask, &skel, NULL, 0) != 0) {
+		it->held_failed = mask;
+		return;
+	}
 	if (use_program(it, skel, mask) != 0) {
 		iter_bpf__destroy(skel);
-		return;
+		it->held_failed = mask;
 	}
 }
 
@@ -356,8 +365,8 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 
 		if (!again)
 			err = 0;
-		else if (again != err)
-			said[0] = '\0';	/* the log failed that load (ENOSPC: too long, before Linux 6.4) */
+		else if (again != err || !light_skel_refused(err))
+			said[0] = '\0';	/* not the verifier's refusal, or the log failed the load (ENOSPC) */
 	}
 	if (!err && (err = use_program(it, skel, mask)) != 0)
 		iter_bpf__destroy(skel);
@@ -372,8 +381,8 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 
 fail:
 	snprintf(why, why_size, "loading the task iterator: %s%s%s%s", strerror(err),
-		 err == EPERM ? " (it needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" :
-		 err == EINVAL || err == E2BIG ? " (light skeletons need Linux 5.17)" : "",
+		 err == EPERM || (err == EACCES && !said[0]) ? " (it needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" :
+		 (err == EINVAL || err == E2BIG) && !said[0] ? " (this needs Linux 5.17 or later)" : "",
 		 said[0] ? ": " : "", said);
 	in->iter = it;
 	iter_close(vmon);

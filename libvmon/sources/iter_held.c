@@ -22,6 +22,8 @@ struct iter_held *held_find(const held_table_t *t, unsigned tid)
 {
 	unsigned i = iter_held_home(tid, t->mask);
 
+	if (!tid)
+		return NULL;	/* 0 marks a free entry */
 	for (unsigned n = 0; n < ITER_HELD_PROBES && n <= t->mask; n++, i = (i + 1) & t->mask) {
 		if (t->e[i].tid == tid)
 			return &t->e[i];

@@ -16,9 +16,24 @@
 #include <string.h>
 #include <bpf/skel_internal.h>	/* it wants errno.h and string.h first */
 
+/*
+ * fds 0, 1 and 2 that are not open, held on /dev/null while a skeleton
+ * loads and attaches (held[] says which, -1 for none), and let go after:
+ * the generated code takes an fd of 0 for none (it neither keeps nor closes
+ * it), and a caller with its standard input closed would be given 0 for
+ * the first map, program or link.
+ */
+void light_skel_hold_low_fds(int held[3]);
+void light_skel_release_low_fds(int held[3]);	/* and sets them to -1 */
+
 /* have the next load of ctx's skeleton keep the kernel's log; NULL without memory for it */
 char *light_skel_log_on(struct bpf_loader_ctx *ctx);
-/* the log's last line that says something, into said; frees the log */
+/* what the verifier said it refused, into said ("" if the log does not say); frees the log */
 void light_skel_reason(char *log, char *said, size_t said_size);
+/* is err an errno the verifier refuses a program with (and its log says why)? */
+static inline int light_skel_refused(int err)
+{
+	return err == EACCES || err == EINVAL;
+}
 
 #endif
