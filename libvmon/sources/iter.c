@@ -123,7 +123,8 @@ struct iter {
 	unsigned long long	read_nr;	/* this read's number (1, 2, ...) */
 	held_table_t		held;		/* the program's held map, mmapped: what the slots hold */
 	size_t			held_size;	/* bytes mapped */
-	unsigned		held_failed;	/* a table's mask the program could not be loaded with, 0: none */
+	unsigned		held_failed;	/* a larger table's mask the program could not be loaded with, 0: none */
+	unsigned		held_sparse;	/* reads in a row that found the table under an eighth full */
 	int			page_shift;
 	int			generation;	/* vmon->generation of the last good read */
 #define SLOT_SAME	0x1	/* the last read sent the header alone */
@@ -195,13 +196,15 @@ static void iter_close(vmon_t *vmon)
 
 /*
  * The held table's entries: twice the tasks there are (a power of two),
- * so that a task's entry is seldom beyond its probes, and the table is
- * loaded again twice as large when the tasks outgrow half of it
- * (held_grow()).  56 bytes each: 112 kB at 1,000 tasks, where one entry
- * per possible tid was 1.8 MB at a pid_max of 32,768 and 7.3 MB at most.
+ * so that a task's entry is seldom beyond its probes; the program is
+ * loaded again with a table sized so when the tasks outgrow half of it,
+ * or stay under an eighth of it for HELD_SPARSE_READS reads (held_resize()).
+ * 56 bytes each: 112 kB at 1,000 tasks, where one entry per possible tid
+ * was 1.8 MB at a pid_max of 32,768 and 7.3 MB at most.
  */
-#define HELD_MIN	1024u
-#define HELD_MAX	(1u << 20)
+#define HELD_MIN		1024u
+#define HELD_MAX		(1u << 20)
+#define HELD_SPARSE_READS	16
 
 static unsigned held_entries(unsigned long tasks)
 {
@@ -304,27 +307,40 @@ static int use_program(iter_t *it, struct iter_bpf *skel, unsigned mask)
 }
 
 /*
- * The last read's tasks filled more than half the held table: the program
- * loaded again with one twice as large (a few milliseconds), and the next
- * read sends every record whole, as the first did.  If that fails, the
- * table stays as it is (the tasks it has no room for get whole records),
- * and a table as large is not tried again: only a larger one, when the
- * tasks are twice as many again.
+ * Before a read: the held table sized again for the last read's tasks
+ * when they filled more than half of it (at once: tasks without room get
+ * whole records) or less than an eighth for HELD_SPARSE_READS reads (after
+ * a burst of processes: memory back within a minute at vtop's refresh).
+ * The program is loaded again with the new table (a few milliseconds) and
+ * the next read sends every record whole, as the first did.  If that
+ * fails, the table stays as it is; a larger table that failed is not
+ * tried again, only a larger one still, when the tasks are twice as many.
  */
-static void held_grow(iter_t *it)
+static void held_resize(iter_t *it)
 {
 	unsigned mask = held_entries(it->nr) - 1;
 	struct iter_bpf *skel;
 
-	if (mask <= it->held.mask || (it->held_failed && mask <= it->held_failed))
+	if (mask > it->held.mask) {
+		if (it->held_failed && mask <= it->held_failed)
+			return;
+	} else if (it->nr < (it->held.mask + 1) / 8 && mask < it->held.mask) {
+		if (++it->held_sparse < HELD_SPARSE_READS)
+			return;
+	} else {
+		it->held_sparse = 0;
 		return;
+	}
+	it->held_sparse = 0;
 	if (load_program(it, mask, &skel, NULL, 0) != 0) {
-		it->held_failed = mask;
+		if (mask > it->held.mask)
+			it->held_failed = mask;
 		return;
 	}
 	if (use_program(it, skel, mask) != 0) {
 		iter_bpf__destroy(skel);
-		it->held_failed = mask;
+		if (mask > it->held.mask)
+			it->held_failed = mask;
 	}
 }
 
@@ -789,8 +805,7 @@ static int iter_read(vmon_t *vmon)
 		errno = EINVAL;
 		return -1;
 	}
-	if (it->nr > (it->held.mask + 1) / 2)
-		held_grow(it);
+	held_resize(it);
 	it->reads++;
 	it->read_nr++;
 	it->rec_slot = it->group_slot = -1;
