@@ -605,9 +605,14 @@ static int slot_keep(iter_t *it, int slot, const struct iter_rec *r)
 {
 	size_t len = rec_pack(it, r) + PACK_SLACK;
 
-	/* room in steps of 16 bytes, given back when much too large: records change size a little, often */
+	/*
+	 * Room in steps of 16 bytes, given back when much too large: records
+	 * change size a little, often.  Each step is what a chunk of glibc's
+	 * malloc holds (16-byte multiples less its 8-byte header): a request of
+	 * a multiple of 16 took a chunk of 16 bytes more, 8 of them unused.
+	 */
 	if (len > it->slot_cap[slot] || it->slot_cap[slot] > len + 64) {
-		size_t cap = (len + 15) & ~(size_t)15;
+		size_t cap = ((len + 8 + 15) & ~(size_t)15) - 8;
 		unsigned char *p = realloc(it->slot_rec[slot], cap);
 
 		if (!p)
