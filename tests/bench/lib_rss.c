@@ -9,9 +9,8 @@
  * The RSS and, apart, its anonymous part (RssAnon: the heap, where the
  * library's nodes, stores and the iterator's slots are): the rest is mostly
  * shared libraries and the BPF maps, whose pages become resident as they
- * are touched (the iterator's held table, an entry per possible pid, is
- * touched where the pids are: 1.8 MB at pid_max 32,768 once they spread
- * over the range), a cost that grows with the processes up to a bound.
+ * are touched (the iterator's held table: 56 bytes an entry, two to four
+ * entries a task, in the pages the tids hash to; the feed's ring).
  *
  * Each count is measured in a process of its own (forked before the library
  * is touched), so that no count inherits another's heap.  The idle children
