@@ -331,8 +331,9 @@ static void every_allocation(enum mode mode)
 		long total = phase_allocations[phase];
 
 		print_message("%s, %s: %ld allocations, each failed in turn\n", modes[mode], phases[phase], total);
+		/* the counting malloc sees the library's: 72 and 50 since a node's stores are in its block */
 		if (phase == PHASE_SAMPLING)
-			assert_true(total > 50);
+			assert_true(total > 40);
 		for (long n = 0; n < total; n++) {
 			if (getenv("OOM_TRACE"))
 				print_message("failing allocation %ld of %s\n", n, phases[phase]);

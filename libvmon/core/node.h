@@ -34,8 +34,8 @@ struct node_passes {
 /* its stat line: the last one parsed whole, and what the tree takes of this pass's, whatever the wants */
 struct node_stat_line {
 	char			*copy;		/* procfs_stat_line_keep() */
-	size_t			copy_len;
-	size_t			copy_cap;
+	unsigned		copy_len;	/* (a stat line is well under a page) */
+	unsigned		copy_cap;
 	int			ppid;
 	int			num_threads;
 	int			num_threads_before;	/* at the pass before (for PROC_IO's skip) */
@@ -47,9 +47,9 @@ struct node_stat_line {
 struct node_ran {
 	unsigned long long	run_ns;
 	unsigned long long	run_count;
-	bool			known;		/* run_ns and run_count were read */
 	int			generation;	/* the pass answer is for */
-	int			answer;		/* 1 ran, 0 did not, -1 cannot tell */
+	bool			known;		/* run_ns and run_count were read */
+	signed char		answer;		/* 1 ran, 0 did not, -1 cannot tell */
 };
 
 /* CLOCK_MONOTONIC seconds: when files read by time, not by change, are due */
@@ -96,9 +96,10 @@ struct node_iter {
 /*
  * A node: the public vmon_proc_t followed by what only the library knows,
  * in parts by concern.  Callers only ever see the vmon_proc_t, so it must
- * stay the first member.  There is one per task: 488 bytes, with the parts'
+ * stay the first member.  There is one per task: 472 bytes, with the parts'
  * small members together (a part's padding is rounded to 8 bytes, and the
- * allocator's chunks to 16).
+ * allocator's chunks to 16), and after it in the same block the room of
+ * the stores it wanted when it was made (node_new()).
  */
 typedef struct proc_node {
 	vmon_proc_t		pub;
@@ -109,6 +110,7 @@ typedef struct proc_node {
 	bool			identified;	/* its start read: the identity checks compare with it */
 	bool			start_approx;	/* start came from an event's time: may be off by one tick
 						 * until the first stat read sets it (see node_start_matches()) */
+	unsigned short		rooms;		/* the stores (1 << id) with room after the node (tree.c) */
 
 	struct node_fds		fds;
 	struct node_passes	pass;

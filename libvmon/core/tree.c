@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -125,16 +126,67 @@ static int snapshot_reserve(struct _vmon_internal *in, size_t nr)
 	return 0;
 }
 
+/*
+ * A store's room in the node's block: every node has a PROC_STAT store, and
+ * most keep the wants they were made with, so the stores wanted then are
+ * made in the block (node_store()), not in blocks of their own: an idle
+ * process of PROC_STAT|PROC_VM|PROC_IO was four blocks of 496, 512, 176
+ * and 80 bytes (the allocator's 8 bytes each, rounded to 16), now one of
+ * 1,200.  A room stays the node's while its store is dropped, for its
+ * store to come back to.  The open files' table is shared by a process's
+ * threads, and made elsewhere (proc_files.c): never in a room.
+ */
+#define ROOM_ALIGN	sizeof(unsigned long long)
+
+static size_t room_size(int id)
+{
+	return (vmon_proc_store_descs[id].size + ROOM_ALIGN - 1) & ~(ROOM_ALIGN - 1);
+}
+
+static unsigned short rooms_for(vmon_proc_wants_t wants)
+{
+	unsigned short rooms = 1u << VMON_STORE_PROC_STAT;
+
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if ((wants & (1L << i)) && i != VMON_STORE_PROC_FILES)
+			rooms |= (unsigned short)(1u << i);
+	}
+	return rooms;
+}
+
+/* the room of store id after the node, or NULL: the rooms follow it in the stores' order */
+static void *node_room(proc_node_t *node, int id)
+{
+	size_t off = sizeof(*node);
+
+	if (!(node->rooms & (1u << id)))
+		return NULL;
+	for (int i = 0; i < id; i++) {
+		if (node->rooms & (1u << i))
+			off += room_size(i);
+	}
+	return (char *)node + off;
+}
+
 proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc_wants_t wants)
 {
 	struct _vmon_internal *in = vmon->internal;
+	unsigned short rooms = rooms_for(wants);
+	size_t size = sizeof(proc_node_t);
 	proc_node_t *node;
 
+	_Static_assert(sizeof(proc_node_t) % ROOM_ALIGN == 0, "the rooms after a node are aligned");
+	_Static_assert(VMON_STORE_PROC_NR <= 16, "rooms has a bit per store");
 	if ((!is_thread && snapshot_reserve(in, in->procs.nr + 1) < 0) || array_reserve(vmon) < 0)
 		return NULL;
-	node = calloc(1, sizeof(*node));
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if (rooms & (1u << i))
+			size += room_size(i);
+	}
+	node = calloc(1, size);
 	if (!node)
 		return NULL;
+	node->rooms = rooms;
 	INIT_LIST_HEAD(&node->pub.bucket);
 	INIT_LIST_HEAD(&node->pub.children);
 	INIT_LIST_HEAD(&node->pub.siblings);
@@ -235,9 +287,12 @@ void node_attach(vmon_t *vmon, proc_node_t *node, proc_node_t *parent)
 	node_refcnt_update(vmon, node);
 }
 
-/* free what a store owns; its held fds are closed by node_release_fds() */
-static void store_free(const vmon_store_desc_t *desc, void *store)
+/* free what the node's store id owns, and the store unless it is in its room; its held fds are closed by node_release_fds() */
+static void store_free(proc_node_t *node, int id)
 {
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[id];
+	void *store = node->pub.stores[id];
+
 	if (!store)
 		return;
 	for (int i = 0; i < desc->fields_nr && desc->fields != NULL; i++) {
@@ -248,7 +303,9 @@ static void store_free(const vmon_store_desc_t *desc, void *store)
 		else if (f->type == VMON_TYPE_str_array)
 			free(*(char ***)((char *)store + f->offset));
 	}
-	free(store);
+	if (store != node_room(node, id))
+		free(store);
+	node->pub.stores[id] = NULL;
 }
 
 /* close the warm files the node holds between passes (procfs.c says which are warm) */
@@ -320,8 +377,11 @@ void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t id)
 	void **store = &node->pub.stores[id];
 
 	if (!*store) {
-		*store = calloc(1, vmon_proc_store_descs[id].size);
-		if (!*store)
+		size_t size = vmon_proc_store_descs[id].size;
+
+		if ((*store = node_room(node, id)))
+			memset(*store, 0, size);
+		else if (!(*store = calloc(1, size)))
 			return NULL;
 		switch (id) {
 		case VMON_STORE_PROC_STAT: {
@@ -350,10 +410,8 @@ static void stores_free(vmon_t *vmon, proc_node_t *node)
 {
 	/* open files: a table threads share, with fds linked to objects other processes share */
 	proc_files_put(vmon, &node->pub);
-	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
-		store_free(&vmon_proc_store_descs[i], node->pub.stores[i]);
-		node->pub.stores[i] = NULL;
-	}
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++)
+		store_free(node, i);
 }
 
 /*
@@ -372,7 +430,7 @@ void node_drop_stores(vmon_t *vmon, proc_node_t *node, vmon_proc_wants_t dropped
 		if (i == VMON_STORE_PROC_FILES)
 			proc_files_put(vmon, &node->pub);	/* a shared table, fds linked to objects */
 		else
-			store_free(&vmon_proc_store_descs[i], node->pub.stores[i]);
+			store_free(node, i);
 		node->pub.stores[i] = NULL;
 		node->pub.errors[i] = 0;
 	}

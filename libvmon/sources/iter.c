@@ -113,6 +113,7 @@ struct iter {
 	int			*first_thread;	/* per slot: a leader's first thread slot, or -1 */
 	int			*next_thread;	/* per slot: the next thread slot of its group, or -1 */
 	unsigned char		pack[sizeof(struct iter_rec) + 64];	/* rec_pack()'s, at most */
+	iter_unpacked_t		packing;	/* rec_pack()'s words, before they are packed */
 	iter_unpacked_t		rec;		/* the record of slot rec_slot, in this read */
 	int			rec_slot;	/* -1: none */
 	iter_unpacked_t		thread_rec;	/* a thread's, for group_of() */
@@ -500,25 +501,50 @@ _Static_assert(offsetof(struct iter_hdr, flags) == 8 && offsetof(struct iter_hdr
 
 /*
  * A record packed: a nibble per word kept (its bytes, 0 to 8: the high
- * zero bytes dropped), then each word's bytes, least significant first.
- * No branch per byte, as LEB128 had: unpack loads 8 bytes at each word
- * and masks, so a slot has PACK_SLACK bytes after them.  The nibbles:
- * word 1's in the first byte, then words 4 and 5, 6 and 7, ... a byte each.
+ * zero bytes dropped; PACK_ONES: all ones, no bytes), then each word's
+ * bytes, least significant first.  No branch per byte, as LEB128 had:
+ * unpack loads 8 bytes at each word and masks, so a slot has PACK_SLACK
+ * bytes after them.  The nibbles: word 1's in the first byte, then words
+ * 4 and 5, 6 and 7, ... a byte each.
+ *
+ * A process's addresses (its code, data, heap, stack, arguments and
+ * environment) are 6 bytes each, and 10 of them were more than a quarter
+ * of an idle process's packed record; each lies near another, so it is
+ * kept as its XOR with that one (pack_near[]), 1 to 3 bytes.  A word of
+ * all ones (tpgid without a terminal, rsslim unlimited) takes none.
  */
 #define PACK_PAIRS	((REC_WORDS - 4) / 2)
 #define PACK_TAGS	(1 + PACK_PAIRS)
 #define PACK_SLACK	sizeof(__u64)
+#define PACK_ONES	9u
+
+#define REC_WORD(_member)	(offsetof(struct iter_rec, _member) / sizeof(__u64))
+
+/* { word, the word it is kept as an XOR with }: the second comes first in the record or earlier here */
+static const unsigned char pack_near[][2] = {
+	{ REC_WORD(stat.endcode),	REC_WORD(stat.startcode) },
+	{ REC_WORD(stat.start_data),	REC_WORD(stat.endcode) },
+	{ REC_WORD(stat.end_data),	REC_WORD(stat.start_data) },
+	{ REC_WORD(stat.start_brk),	REC_WORD(stat.end_data) },
+	{ REC_WORD(stat.arg_start),	REC_WORD(stat.startstack) },
+	{ REC_WORD(stat.arg_end),	REC_WORD(stat.arg_start) },
+	{ REC_WORD(stat.env_start),	REC_WORD(stat.arg_end) },
+	{ REC_WORD(stat.env_end),	REC_WORD(stat.env_start) },
+};
 
 _Static_assert((REC_WORDS - 4) % 2 == 0, "the words after the header go in pairs");
 _Static_assert(PACK_TAGS + (REC_WORDS - 3) * sizeof(__u64) + PACK_SLACK <= sizeof(((iter_t *)0)->pack),
 	       "pack holds any record");
 
-/* word i of r at out: its bytes (*n) */
-static unsigned char *pack_word(unsigned char *out, const struct iter_rec *r, size_t i, unsigned *n)
+/* word i of w at out: its tag (*n), the bytes it takes after it */
+static unsigned char *pack_word(unsigned char *out, const __u64 *w, size_t i, unsigned *n)
 {
-	__u64 x;
+	__u64 x = w[i];
 
-	memcpy(&x, (const char *)r + i * sizeof(x), sizeof(x));
+	if (x == ~0ULL) {
+		*n = PACK_ONES;
+		return out;
+	}
 	*n = x ? (unsigned)(71 - __builtin_clzll(x)) / 8 : 0;
 	x = htole64(x);
 	memcpy(out, &x, sizeof(x));
@@ -529,30 +555,36 @@ static unsigned char *pack_word(unsigned char *out, const struct iter_rec *r, si
 static size_t rec_pack(iter_t *it, const struct iter_rec *r)
 {
 	unsigned char *tags = it->pack, *out = it->pack + PACK_TAGS;
+	iter_unpacked_t *u = &it->packing;
 	unsigned a, b;
 
-	out = pack_word(out, r, 1, &a);
+	memcpy(u, r, sizeof(*r));
+	for (size_t k = 0; k < NELEM(pack_near); k++)
+		u->w[pack_near[k][0]] ^= ((const __u64 *)r)[pack_near[k][1]];
+	out = pack_word(out, u->w, 1, &a);
 	tags[0] = (unsigned char)a;
 	for (size_t j = 0; j < PACK_PAIRS; j++) {
-		out = pack_word(out, r, 4 + 2 * j, &a);
-		out = pack_word(out, r, 5 + 2 * j, &b);
+		out = pack_word(out, u->w, 4 + 2 * j, &a);
+		out = pack_word(out, u->w, 5 + 2 * j, &b);
 		tags[1 + j] = (unsigned char)(a | b << 4);
 	}
 	return (size_t)(out - it->pack);
 }
 
-/* the word at p of n bytes into *w; past it */
+/* the word at p of tag n into *w; past it */
 static const unsigned char *unpack_word(const unsigned char *p, unsigned n, __u64 *w)
 {
 	static const __u64 keep[16] = {
 		0, 0xff, 0xffff, 0xffffff, 0xffffffffULL, 0xffffffffffULL, 0xffffffffffffULL, 0xffffffffffffffULL,
 		~0ULL,
 	};
+	static const __u64 ones[16] = { [PACK_ONES] = ~0ULL };
+	static const unsigned char bytes[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
 	__u64 x;
 
 	memcpy(&x, p, sizeof(x));
-	*w = le64toh(x) & keep[n];
-	return p + n;
+	*w = (le64toh(x) & keep[n]) | ones[n];
+	return p + bytes[n];
 }
 
 /* a slot's record, unpacked into u */
@@ -565,6 +597,8 @@ static const struct iter_rec *slot_unpack(const iter_t *it, int slot, iter_unpac
 		p = unpack_word(p, tags[1 + j] & 0xf, &u->w[4 + 2 * j]);
 		p = unpack_word(p, tags[1 + j] >> 4, &u->w[5 + 2 * j]);
 	}
+	for (size_t k = 0; k < NELEM(pack_near); k++)
+		u->w[pack_near[k][0]] ^= u->w[pack_near[k][1]];
 	u->rec.h.tid = (__u32)it->slot_tid[slot];
 	u->rec.h.tgid = (__u32)it->slot_tgid[slot];
 	u->rec.h.hash = it->slot_hash[slot];
@@ -587,9 +621,14 @@ static int slot_keep(iter_t *it, int slot, const struct iter_rec *r)
 {
 	size_t len = rec_pack(it, r) + PACK_SLACK;
 
-	/* room in steps of 16 bytes, given back when much too large: records change size a little, often */
+	/*
+	 * Room in steps of 16 bytes, given back when much too large: records
+	 * change size a little, often.  Each step is what a chunk of glibc's
+	 * malloc holds (16-byte multiples less its 8-byte header): a request of
+	 * a multiple of 16 took a chunk of 16 bytes more, 8 of them unused.
+	 */
 	if (len > it->slot_cap[slot] || it->slot_cap[slot] > len + 64) {
-		size_t cap = (len + 15) & ~(size_t)15;
+		size_t cap = ((len + 8 + 15) & ~(size_t)15) - 8;
 		unsigned char *p = realloc(it->slot_rec[slot], cap);
 
 		if (!p)

@@ -633,10 +633,10 @@ void procfs_stat_line_keep(proc_node_t *node, const buf_t *line)
 			return;
 		}
 		node->line.copy = copy;
-		node->line.copy_cap = cap;
+		node->line.copy_cap = (unsigned)cap;
 	}
 	memcpy(node->line.copy, line->data, line->len);
-	node->line.copy_len = line->len;
+	node->line.copy_len = (unsigned)line->len;
 }
 
 void procfs_stat_line_forget(proc_node_t *node)

@@ -6,6 +6,12 @@
  *
  *	tests/bench/lib_rss [--procs 0,1000,5000]
  *
+ * The RSS and, apart, its anonymous part (RssAnon: the heap, where the
+ * library's nodes, stores and the iterator's slots are): the rest is mostly
+ * shared libraries and the BPF maps, whose pages become resident as they
+ * are touched (the iterator's held table: 56 bytes an entry, two to four
+ * entries a task, in the pages the tids hash to; the feed's ring).
+ *
  * Each count is measured in a process of its own (forked before the library
  * is touched), so that no count inherits another's heap.  The idle children
  * are killed and reaped at the end, and die with this program should it die
@@ -42,7 +48,7 @@ static long status_kb(const char *field)
 	return kb;
 }
 
-/* in a child: the client's RSS after three samples, written to fd as "procs kb" */
+/* in a child: the client's RSS after three samples, written to fd as "procs kb anon_kb ..." */
 static void measure(int fd)
 {
 	const struct timespec pause_200ms = { 0, 200000000L };
@@ -63,7 +69,8 @@ static void measure(int fd)
 	}
 	vmon_get_stats(&vmon, &st);
 	vmon_feed_get_stats(&vmon, &fst);
-	dprintf(fd, "%d %ld %s %s\n", st.procs, status_kb("VmRSS"), vmon_sampler_name(vmon_get_sampler(&vmon)),
+	dprintf(fd, "%d %ld %ld %s %s\n", st.procs, status_kb("VmRSS"), status_kb("RssAnon"),
+		vmon_sampler_name(vmon_get_sampler(&vmon)),
 		vmon_feed_backend_name(fst.backend));
 	_exit(0);
 }
@@ -83,18 +90,19 @@ static void reap_idle(void)
 int main(int argc, char **argv)
 {
 	const char *procs = argc == 3 && strcmp(argv[1], "--procs") == 0 ? argv[2] : "0,1000,5000";
-	long base_kb = -1;
+	long base_kb = -1, base_anon_kb = -1;
 	int base_procs = 0, have = 0;
 
 	if (argc != 1 && argc != 3) {
 		fprintf(stderr, "usage: lib_rss [--procs 0,1000,5000]\n");
 		return 2;
 	}
-	printf("%8s %8s %10s %12s  %s\n", "idle", "procs", "RSS KB", "KB/process", "sampler, feed");
+	printf("%8s %8s %10s %12s %10s %12s  %s\n", "idle", "procs", "RSS KB", "KB/process", "anon KB", "anon KB/proc",
+	       "sampler, feed");
 	for (const char *p = procs; *p; ) {
 		int want = atoi(p), pfd[2], nprocs;
 		char line[256], sampler[64] = "", feed[64] = "";
-		long kb;
+		long kb, anon_kb;
 		ssize_t n;
 		FILE *in;
 		pid_t pid;
@@ -132,17 +140,20 @@ int main(int argc, char **argv)
 		if (in)
 			fclose(in);
 		waitpid(pid, NULL, 0);
-		if (n <= 0 || sscanf(line, "%d %ld %63s %63s", &nprocs, &kb, sampler, feed) != 4) {
+		if (n <= 0 || sscanf(line, "%d %ld %ld %63s %63s", &nprocs, &kb, &anon_kb, sampler, feed) != 5) {
 			fprintf(stderr, "lib_rss: the client failed at %d idle processes\n", want);
 			reap_idle();
 			return 1;
 		}
 		if (base_kb < 0) {
 			base_kb = kb;
+			base_anon_kb = anon_kb;
 			base_procs = nprocs;
 		}
-		printf("%8d %8d %10ld %12.2f  %s, %s\n", want, nprocs, kb,
-		       nprocs > base_procs ? (double)(kb - base_kb) / (double)(nprocs - base_procs) : 0.0, sampler, feed);
+		printf("%8d %8d %10ld %12.2f %10ld %12.2f  %s, %s\n", want, nprocs, kb,
+		       nprocs > base_procs ? (double)(kb - base_kb) / (double)(nprocs - base_procs) : 0.0, anon_kb,
+		       nprocs > base_procs ? (double)(anon_kb - base_anon_kb) / (double)(nprocs - base_procs) : 0.0,
+		       sampler, feed);
 		fflush(stdout);
 		p = strchr(p, ',');
 		if (!p)
