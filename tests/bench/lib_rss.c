@@ -10,7 +10,9 @@
  * library's nodes, stores and the iterator's slots are): the rest is mostly
  * shared libraries and the BPF maps, whose pages become resident as they
  * are touched (the iterator's held table: 56 bytes an entry, two to four
- * entries a task, in the pages the tids hash to; the feed's ring).
+ * entries a task, in the pages the tids hash to; the feed's ring).  And the
+ * peak (VmHWM): loading the BPF programs once read the kernel's BTF whole
+ * into the heap (libbpf's skeletons), 9 to 10 MB of a start-up's peak.
  *
  * Each count is measured in a process of its own (forked before the library
  * is touched), so that no count inherits another's heap.  The idle children
@@ -48,7 +50,7 @@ static long status_kb(const char *field)
 	return kb;
 }
 
-/* in a child: the client's RSS after three samples, written to fd as "procs kb anon_kb ..." */
+/* in a child: the client's RSS after three samples and its peak, written to fd as "procs kb anon_kb peak_kb ..." */
 static void measure(int fd)
 {
 	const struct timespec pause_200ms = { 0, 200000000L };
@@ -69,7 +71,7 @@ static void measure(int fd)
 	}
 	vmon_get_stats(&vmon, &st);
 	vmon_feed_get_stats(&vmon, &fst);
-	dprintf(fd, "%d %ld %ld %s %s\n", st.procs, status_kb("VmRSS"), status_kb("RssAnon"),
+	dprintf(fd, "%d %ld %ld %ld %s %s\n", st.procs, status_kb("VmRSS"), status_kb("RssAnon"), status_kb("VmHWM"),
 		vmon_sampler_name(vmon_get_sampler(&vmon)),
 		vmon_feed_backend_name(fst.backend));
 	_exit(0);
@@ -97,12 +99,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: lib_rss [--procs 0,1000,5000]\n");
 		return 2;
 	}
-	printf("%8s %8s %10s %12s %10s %12s  %s\n", "idle", "procs", "RSS KB", "KB/process", "anon KB", "anon KB/proc",
-	       "sampler, feed");
+	printf("%8s %8s %10s %12s %10s %12s %10s  %s\n", "idle", "procs", "RSS KB", "KB/process", "anon KB", "anon KB/proc",
+	       "peak KB", "sampler, feed");
 	for (const char *p = procs; *p; ) {
 		int want = atoi(p), pfd[2], nprocs;
 		char line[256], sampler[64] = "", feed[64] = "";
-		long kb, anon_kb;
+		long kb, anon_kb, peak_kb;
 		ssize_t n;
 		FILE *in;
 		pid_t pid;
@@ -140,7 +142,7 @@ int main(int argc, char **argv)
 		if (in)
 			fclose(in);
 		waitpid(pid, NULL, 0);
-		if (n <= 0 || sscanf(line, "%d %ld %ld %63s %63s", &nprocs, &kb, &anon_kb, sampler, feed) != 5) {
+		if (n <= 0 || sscanf(line, "%d %ld %ld %ld %63s %63s", &nprocs, &kb, &anon_kb, &peak_kb, sampler, feed) != 6) {
 			fprintf(stderr, "lib_rss: the client failed at %d idle processes\n", want);
 			reap_idle();
 			return 1;
@@ -150,10 +152,10 @@ int main(int argc, char **argv)
 			base_anon_kb = anon_kb;
 			base_procs = nprocs;
 		}
-		printf("%8d %8d %10ld %12.2f %10ld %12.2f  %s, %s\n", want, nprocs, kb,
+		printf("%8d %8d %10ld %12.2f %10ld %12.2f %10ld  %s, %s\n", want, nprocs, kb,
 		       nprocs > base_procs ? (double)(kb - base_kb) / (double)(nprocs - base_procs) : 0.0, anon_kb,
 		       nprocs > base_procs ? (double)(anon_kb - base_anon_kb) / (double)(nprocs - base_procs) : 0.0,
-		       sampler, feed);
+		       peak_kb, sampler, feed);
 		fflush(stdout);
 		p = strchr(p, ',');
 		if (!p)
