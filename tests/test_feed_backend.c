@@ -59,6 +59,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -1065,6 +1066,67 @@ static void test_stdin_closed(void **state)
 	close(saved);
 }
 
+/* the bytes the allocator has given out and not had back, mmapped blocks too (0: it does not say, as under ASan) */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/*
+ * A storm grows the feed's queue, its outbox and their arenas to its size;
+ * after it, a pass that uses little of them gives them back, so that the
+ * heap in use returns to about where it was before the storm (vtop's
+ * memory after process churn: the issue's "returns to its steady size").
+ * Here: 15.0 MB before, 21.8 with 3,000 lives' events queued, 16.2 three
+ * samples after; 29.1 when they were kept.
+ * The storm's events wait in the queue (read, not applied: no sample) until
+ * one sample applies them all, then quiet samples end their nodes.
+ */
+static void test_storm_memory(void **state)
+{
+	int n = feedtest_scale(3000), spawned = 0, alive = 0;
+	size_t before, during, after;
+	vmon_t vmon;
+
+	(void)state;
+	SKIP_IF(strcmp(FEED_BACKEND, "ebpf") != 0, "the queue is the same for every backend: run once, with ebpf's tests");
+	open_or_skip(&vmon, 0);
+	for (int i = 0; i < 3; i++)
+		assert_true(vmon_sample(&vmon));
+	before = heap_in_use();
+	if (!before)
+		vmon_destroy(&vmon);
+	SKIP_IF(!before, "the allocator does not say what it has given out (mallinfo2)");
+	for (int reaped = 0; reaped < n; reaped++) {
+		unsigned long long start;
+		int status;
+
+		while (alive < 50 && spawned < n) {
+			assert_true(feedtest_spawn("exit", spawned % 200, "storm", -1, -1) > 0);
+			spawned++;
+			alive++;
+		}
+		assert_true(feedtest_reap_any(&start, &status) > 0);
+		alive--;
+		if (reaped % 50 == 0)
+			vmon_feed_process(&vmon);	/* into the queue, as a caller's poll loop would */
+	}
+	vmon_feed_process(&vmon);
+	during = heap_in_use();
+	assert_true(vmon_sample(&vmon));	/* every event applied: the outbox as large */
+	for (int i = 0; i < 3; i++)
+		assert_true(vmon_sample(&vmon));
+	after = heap_in_use();
+	print_message("heap in use: %zu kB before %d lives, %zu kB with their events queued, %zu kB three samples after\n",
+		      before / 1024, n, during / 1024, after / 1024);
+	/* the storm's events took megabytes, and at least three quarters of them came back */
+	assert_true(during > before + (size_t)n * 200);
+	assert_true(after < before + (during - before) / 4);
+	vmon_destroy(&vmon);
+}
+
 static void test_cpu_hotplug(void **state)
 {
 	vmon_feed_stats_t before, after;
@@ -1779,6 +1841,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_forced_loss, feedtest_teardown),
 		cmocka_unit_test(test_ring_size),
 		cmocka_unit_test(test_stdin_closed),
+		cmocka_unit_test_teardown(test_storm_memory, feedtest_teardown),
 		cmocka_unit_test_teardown(test_cpu_hotplug, hotplug_teardown),
 		cmocka_unit_test_teardown(test_prompt, feedtest_teardown),
 		cmocka_unit_test_teardown(test_stream, feedtest_teardown),

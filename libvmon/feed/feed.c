@@ -68,6 +68,11 @@
 #define VMON_FEED_QUEUE_MAX		(1u << 20)
 /* with a stream, events held for a tree that is not sampled; beyond, the next sample lists /proc */
 #define VMON_FEED_UNSAMPLED_MAX		(1u << 16)
+/* the queue's first size, in events, and the outbox's */
+#define FEED_QUEUE_FIRST		1024
+#define FEED_OUT_FIRST			64
+/* an arena this large or less is kept whatever a pass used of it */
+#define FEED_ARENA_KEEP			(64 * 1024)
 
 struct feed {
 	const feed_backend_t	*backend;	/* NULL: no feed */
@@ -302,6 +307,24 @@ void feed_close(vmon_t *vmon)
 
 /* --- the queue --- */
 
+/*
+ * A storm's events grow the queue, the outbox and their arenas to its size
+ * (200 bytes an event and its strings: 10 MB after 30,000 events between
+ * two samples); emptied by a pass that used under a quarter of them, they
+ * are given back, so that after the storm the memory returns to its steady
+ * size instead of staying at the storm's.  A steady rate keeps them.
+ */
+static bool oversized(size_t cap, size_t first, size_t used)
+{
+	return cap > first && used < cap / 4;
+}
+
+static void arena_fit(buf_t *arena, size_t used)
+{
+	if (oversized(arena->cap, FEED_ARENA_KEEP, used))
+		buf_free(arena);
+}
+
 feed_event_t *feed_push(feed_t *f, vmon_event_kind_t kind)
 {
 	feed_event_t *e;
@@ -311,7 +334,7 @@ feed_event_t *feed_push(feed_t *f, vmon_event_kind_t kind)
 		return NULL;
 	}
 	if (f->q_nr == f->q_cap) {
-		size_t cap = f->q_cap ? f->q_cap * 2 : 1024;
+		size_t cap = f->q_cap ? f->q_cap * 2 : FEED_QUEUE_FIRST;
 		feed_event_t *q = realloc(f->q, sizeof(*q) * cap);
 
 		if (!q) {
@@ -915,7 +938,7 @@ static void feed_hold(vmon_t *vmon, feed_t *f, const vmon_event_t *ev, proc_node
 	struct outgoing *o;
 
 	if (f->out_nr == f->out_cap) {
-		size_t cap = f->out_cap ? f->out_cap * 2 : 64;
+		size_t cap = f->out_cap ? f->out_cap * 2 : FEED_OUT_FIRST;
 		struct outgoing *v = realloc(f->out, sizeof(*v) * cap);
 
 		if (!v) {
@@ -966,6 +989,12 @@ void feed_flush(vmon_t *vmon)
 			o->ev.args = f->out_arena.data + o->args_off;
 		feed_deliver(vmon, &o->ev, o->node);
 	}
+	if (oversized(f->out_cap, FEED_OUT_FIRST, f->out_nr)) {
+		free(f->out);
+		f->out = NULL;
+		f->out_cap = 0;
+	}
+	arena_fit(&f->out_arena, f->out_arena.len);
 	f->out_nr = 0;
 	f->out_arena.len = 0;
 }
@@ -1057,6 +1086,12 @@ void feed_apply(vmon_t *vmon)
 	if (deferred) {
 		keep_deferred(f);
 	} else {
+		if (oversized(f->q_cap, FEED_QUEUE_FIRST, f->q_nr)) {
+			free(f->q);
+			f->q = NULL;
+			f->q_cap = 0;
+		}
+		arena_fit(&f->arena, f->arena.len);
 		f->q_nr = 0;
 		f->arena.len = 0;
 		f->q_deferred = false;
