@@ -182,6 +182,30 @@ static void test_reserve(void **state)
 	vhash_fini(&h);
 }
 
+/* after a storm: most entries gone, the table made small again with the rest still found; a full one is kept */
+static void test_fit(void **state)
+{
+	vhash_t h = { 0 };
+	size_t big;
+
+	(void)state;
+	for (int i = 1; i <= 10000; i++)
+		assert_int_equal(vhash_add(&h, (uint64_t)i, (void *)(uintptr_t)i), 0);
+	big = h.mask + 1;
+	assert_int_equal(vhash_fit(&h), 0);
+	assert_int_equal(h.mask + 1, big);	/* as full as it was made: kept */
+	for (int i = 11; i <= 10000; i++)
+		assert_true(vhash_remove(&h, (uint64_t)i, (void *)(uintptr_t)i));
+	assert_int_equal(vhash_fit(&h), 0);
+	assert_true(h.mask + 1 <= 64);
+	assert_int_equal(h.tombs, 0);
+	assert_int_equal(h.nr, 10);
+	for (int i = 1; i <= 10; i++)
+		assert_ptr_equal(vhash_get(&h, (uint64_t)i), (void *)(uintptr_t)i);
+	assert_null(vhash_get(&h, 11));
+	vhash_fini(&h);
+}
+
 /* random operations against the reference, with keys from a small range so that they meet */
 static void test_random(void **state)
 {
@@ -222,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_remove_tombstones),
 		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_fit),
 		cmocka_unit_test(test_random),
 	};
 

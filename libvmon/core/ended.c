@@ -81,9 +81,11 @@ static void drop_first(struct ended_table *t)
 	t->first++;
 }
 
-static int grow(struct ended_table *t)
+#define ENDED_FIRST	256	/* entries */
+
+/* the ring with room for cap entries (a power of two), the entries held kept */
+static int resize(struct ended_table *t, size_t cap)
 {
-	size_t cap = t->ring ? (t->mask + 1) * 2 : 256;
 	ended_t *ring = malloc(sizeof(*ring) * cap);
 
 	if (!ring)
@@ -111,7 +113,8 @@ void ended_add(vmon_t *vmon, proc_node_t *node)
 	if (!t || !node->identified || node->pub.is_thread || node->life.ended_seq)
 		return;
 	if (t->next - t->first > t->mask || !t->ring) {
-		if ((t->ring && t->next - t->first >= ENDED_MAX) || grow(t) < 0) {
+		if ((t->ring && t->next - t->first >= ENDED_MAX) ||
+		    resize(t, t->ring ? (t->mask + 1) * 2 : ENDED_FIRST) < 0) {
 			if (!t->ring)
 				return;
 			drop_first(t);
@@ -162,8 +165,19 @@ void ended_expire(vmon_t *vmon)
 {
 	struct ended_table *t = vmon->internal->ended;
 
+	size_t held, cap = ENDED_FIRST;
+
 	while (t && t->first < t->next && t->ring[t->first & t->mask].pass + ENDED_PASSES < vmon->generation)
 		drop_first(t);
+	if (!t || !t->ring)
+		return;
+	/* a storm's ring and index made small again once it is over (a failure keeps them as they are) */
+	held = (size_t)(t->next - t->first);
+	while (cap < held * 2)
+		cap *= 2;
+	if (held * 8 < t->mask + 1 && cap < t->mask + 1)
+		resize(t, cap);
+	vhash_fit(&t->latest);
 }
 
 static bool start_matches(const ended_t *e, const vmon_event_t *ev, unsigned long long tick_ns)

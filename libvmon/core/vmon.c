@@ -823,6 +823,9 @@ int vmon_sample(vmon_t *vmon)
 	in->stats.samples++;
 
 	node_free_stale(vmon);
+	/* the pid indexes made small again after a storm of short lives (no position is held here) */
+	vhash_fit(&in->procs);
+	vhash_fit(&in->threads);
 	clear_pass_flags(vmon);
 	node_stale_ending(vmon);
 	ended_expire(vmon);

@@ -70,6 +70,22 @@ int vhash_reserve(vhash_t *h, size_t n)
 	return rebuild(h, size);
 }
 
+/*
+ * After a storm of short lives the pid indexes were sized for it, and
+ * stayed so: made small again (a quarter full at most) once the entries
+ * fill under an eighth, so that memory returns to its steady size.
+ */
+int vhash_fit(vhash_t *h)
+{
+	size_t size = h->mask + 1, fit = VHASH_MIN;
+
+	if (!h->slots || h->nr * 8 >= size)
+		return 0;
+	while (fit < h->nr * 4 + 4)
+		fit *= 2;
+	return fit < size ? rebuild(h, fit) : 0;
+}
+
 size_t vhash_find_next(const vhash_t *h, uint64_t key, size_t pos)
 {
 	size_t i;

@@ -44,6 +44,8 @@ typedef struct vhash {
 void vhash_fini(vhash_t *h);
 /* room for n entries without a rebuild; -1 ENOMEM */
 int vhash_reserve(vhash_t *h, size_t n);
+/* made smaller when its entries fill under an eighth of it; not while a position is held */
+int vhash_fit(vhash_t *h);
 /* every entry gone, the memory kept */
 void vhash_clear(vhash_t *h);
 
