@@ -104,7 +104,7 @@ struct vt_row_stores {
 };
 
 struct vt_ghost {
-	vt_row_t	row;	/* its stores and command a shared copy's (share_row()), one reference */
+	vt_row_t	row;	/* its stores and command the exited row's shared copy's (add_node()), one reference */
 };
 
 struct vt_user {
@@ -331,23 +331,13 @@ static bool store_equal(const vmon_store_desc_t *desc, const char *copy, const c
 	return true;
 }
 
-/* the stores of mask (bits of VMON_STORE_PROC_*) of proc: its last copy if they did not change, else a new one */
-static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *proc, unsigned long mask)
+/* a new shared copy of the stores of mask (bits of VMON_STORE_PROC_*) of proc, one reference */
+static struct vt_share *share_copy(const vmon_proc_t *proc, unsigned long mask)
 {
-	struct vt_share *sh = priv->share;
+	struct vt_share *sh = calloc(1, sizeof(*sh));
 	size_t size = 0;
 	int i;
 
-	if (sh && memcmp(sh->errors, proc->errors, sizeof(sh->errors)) != 0)
-		sh = NULL;
-	for (i = 0; sh && i < VMON_STORE_PROC_NR; i++) {
-		if (!(mask & (1UL << i)) != !sh->stores[i] ||
-		    (sh->stores[i] && !store_equal(&vmon_proc_store_descs[i], sh->stores[i], proc->stores[i])))
-			break;
-	}
-	if (sh && i == VMON_STORE_PROC_NR)
-		return sh;
-	sh = calloc(1, sizeof(*sh));
 	if (!sh)
 		return NULL;
 	sh->refs = 1;
@@ -366,6 +356,27 @@ static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *pr
 			return NULL;
 		}
 	}
+	return sh;
+}
+
+/* the stores of mask of proc: its last copy if they did not change, else a new one */
+static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *proc, unsigned long mask)
+{
+	struct vt_share *sh = priv->share;
+	int i;
+
+	if (sh && memcmp(sh->errors, proc->errors, sizeof(sh->errors)) != 0)
+		sh = NULL;
+	for (i = 0; sh && i < VMON_STORE_PROC_NR; i++) {
+		if (!(mask & (1UL << i)) != !sh->stores[i] ||
+		    (sh->stores[i] && !store_equal(&vmon_proc_store_descs[i], sh->stores[i], proc->stores[i])))
+			break;
+	}
+	if (sh && i == VMON_STORE_PROC_NR)
+		return sh;
+	sh = share_copy(proc, mask);
+	if (!sh)
+		return NULL;
 	share_put(priv->share);
 	priv->share = sh;
 	return sh;
@@ -384,42 +395,6 @@ static struct vt_row_stores *row_stores(vt_arena_t *arena, vt_row_t *row, const 
 	row->errors = own->errors;
 	row->flags &= (unsigned char)~VT_ROW_SHARED;
 	return own;
-}
-
-/*
- * An exited row's stores, errors and command copied into a shared copy of
- * their own: its ghost's (add_ghosts()), which the rows of the next
- * snapshots point to as a live process's rows point to theirs, where each
- * snapshot had a copy of every ghost (a storm keeps thousands for a few
- * refreshes).  One block of its size for the stores: a first chunk of 4
- * KiB held about 1 KB.
- */
-static struct vt_share *share_row(const vt_row_t *row)
-{
-	struct vt_share *sh = calloc(1, sizeof(*sh));
-	size_t size = 0, len = strlen(row->command);
-	int i;
-
-	if (!sh)
-		return NULL;
-	sh->refs = 1;
-	memcpy(sh->errors, row->errors, sizeof(sh->errors));
-	for (i = 0; i < VMON_STORE_PROC_NR; i++) {
-		if (row->stores[i])
-			size += store_bytes(&vmon_proc_store_descs[i], row->stores[i]);
-	}
-	vt_arena_expect(&sh->arena, size);
-	for (i = 0; i < VMON_STORE_PROC_NR; i++) {
-		if (row->stores[i] && !(sh->stores[i] = copy_store(&sh->arena, &vmon_proc_store_descs[i], row->stores[i])))
-			break;
-	}
-	sh->command = malloc(len + 1);
-	if (i < VMON_STORE_PROC_NR || !sh->command) {
-		share_put(sh);
-		return NULL;
-	}
-	memcpy(sh->command, row->command, len + 1);
-	return sh;
 }
 
 /* --- the builder --- */
@@ -855,6 +830,20 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		/* the library's arrays as they are: every store it holds is one the row shows */
 		row->stores = proc->stores;
 		row->errors = proc->errors;
+	} else if (gone) {
+		/*
+		 * a copy of its own (changed below), and shared: its ghost's too
+		 * (keep_ghost()), which the next snapshots' rows point to, where
+		 * each snapshot copied every exited row again (a storm keeps
+		 * thousands for a few refreshes)
+		 */
+		struct vt_share *sh = share_copy(proc, mask);
+
+		if (!sh)
+			return NULL;
+		row->stores = sh->stores;
+		row->errors = sh->errors;
+		row->flags |= VT_ROW_SHARED;
 	} else {
 		own = row_stores(&snap->arena, row, proc->errors);
 		if (!own)
@@ -862,8 +851,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 			if (!(mask & (1UL << i)))
 				continue;
-			/* an exited row's copy is changed below: its own, also when borrowing */
-			if (b->borrow && !gone) {
+			if (b->borrow) {
 				own->stores[i] = proc->stores[i];
 				continue;
 			}
@@ -1254,15 +1242,25 @@ static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
 		b->ghosts = v;
 		b->ghosts_cap = cap;
 	}
-	sh = share_row(row);
-	if (!sh)
+	/* the exited row's shared copy (add_node()), with its command: the text the row shows */
+	sh = row_share(row);
+	if (!sh) {
+		errno = EINVAL;
 		return -1;
+	}
+	if (row->command != sh->command) {
+		/* made elsewhere (a zombie's last arguments, vtop -b's node's text): no other row has the copy's */
+		char *command = strdup(row->command);
+
+		if (!command)
+			return -1;
+		free(sh->command);
+		sh->command = command;
+	}
+	sh->refs++;
 	g = &b->ghosts[b->ghosts_nr];
 	g->row = *row;
-	g->row.stores = sh->stores;
-	g->row.errors = sh->errors;
 	g->row.command = sh->command;
-	g->row.flags |= VT_ROW_SHARED;
 	g->row.parent = -1;
 	g->row.flags &= (unsigned char)~VT_ROW_NEW;
 	b->ghosts_nr++;
