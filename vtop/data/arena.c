@@ -83,10 +83,26 @@ char *vt_arena_strndup(vt_arena_t *arena, const char *s, size_t len)
 	return d;
 }
 
+/*
+ * The chunks the arena's last use did not touch are given back: a
+ * snapshot's arena grows with a storm's exited rows, and kept every chunk
+ * it ever had (three snapshots, tens of MB after one); a steady use keeps
+ * the chunks it takes each time.  The first stays.
+ */
 void vt_arena_reset(vt_arena_t *arena)
 {
-	for (vt_arena_chunk_t *c = arena->first; c; c = c->next)
+	vt_arena_chunk_t **link = &arena->first, *c, *next;
+
+	for (c = arena->first; c; c = next) {
+		next = c->next;
+		if (c->used == 0 && c != arena->first) {
+			*link = next;
+			free(c);
+			continue;
+		}
 		c->used = 0;
+		link = &c->next;
+	}
 	arena->cur = arena->first;
 	arena->bytes = 0;
 }

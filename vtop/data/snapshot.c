@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,8 +43,7 @@ struct vt_priv {
 	unsigned long long	ticks;		/* utime + stime */
 	unsigned long long	read_bytes;
 	unsigned long long	write_bytes;
-	bool			have_ticks;
-	bool			have_io;
+	unsigned long long	exited_seq;	/* the snapshot that showed it exited (and kept its ghost), 0 none */
 	/*
 	 * The last command line a process showed.  A zombie's cmdline reads
 	 * empty (its memory is gone, and the library reports what /proc
@@ -53,8 +53,6 @@ struct vt_priv {
 	 * owned by command, not a copy.
 	 */
 	char			*command;
-	size_t			arg0_len;
-	size_t			arg0_base;
 	/*
 	 * The row's command text as set_command() made it last, and what it
 	 * made it from (the arguments, each with its NUL, or comm; and how):
@@ -63,14 +61,18 @@ struct vt_priv {
 	 * changes only at exec.
 	 */
 	char			*made_from;
-	size_t			made_from_len;
-	unsigned		made_how;
 	char			*made;
-	size_t			made_len;
-	size_t			made_arg0_len;
-	size_t			made_arg0_base;
-	unsigned long long	exited_seq;	/* the snapshot that showed it exited (and kept its ghost), 0 none */
 	struct vt_share		*share;		/* its stores as last copied */
+	/* lengths and offsets in one command line (under ARG_MAX): a node's history in 96 bytes, not 136 */
+	unsigned		arg0_len;
+	unsigned		arg0_base;
+	unsigned		made_from_len;
+	unsigned		made_how;
+	unsigned		made_len;
+	unsigned		made_arg0_len;
+	unsigned		made_arg0_base;
+	bool			have_ticks;
+	bool			have_io;
 };
 
 /*
@@ -102,8 +104,7 @@ struct vt_row_stores {
 };
 
 struct vt_ghost {
-	vt_row_t	row;
-	vt_arena_t	arena;	/* its own copies */
+	vt_row_t	row;	/* its stores and command the exited row's shared copy's (add_node()), one reference */
 };
 
 struct vt_user {
@@ -330,23 +331,13 @@ static bool store_equal(const vmon_store_desc_t *desc, const char *copy, const c
 	return true;
 }
 
-/* the stores of mask (bits of VMON_STORE_PROC_*) of proc: its last copy if they did not change, else a new one */
-static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *proc, unsigned long mask)
+/* a new shared copy of the stores of mask (bits of VMON_STORE_PROC_*) of proc, one reference */
+static struct vt_share *share_copy(const vmon_proc_t *proc, unsigned long mask)
 {
-	struct vt_share *sh = priv->share;
+	struct vt_share *sh = calloc(1, sizeof(*sh));
 	size_t size = 0;
 	int i;
 
-	if (sh && memcmp(sh->errors, proc->errors, sizeof(sh->errors)) != 0)
-		sh = NULL;
-	for (i = 0; sh && i < VMON_STORE_PROC_NR; i++) {
-		if (!(mask & (1UL << i)) != !sh->stores[i] ||
-		    (sh->stores[i] && !store_equal(&vmon_proc_store_descs[i], sh->stores[i], proc->stores[i])))
-			break;
-	}
-	if (sh && i == VMON_STORE_PROC_NR)
-		return sh;
-	sh = calloc(1, sizeof(*sh));
 	if (!sh)
 		return NULL;
 	sh->refs = 1;
@@ -365,6 +356,27 @@ static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *pr
 			return NULL;
 		}
 	}
+	return sh;
+}
+
+/* the stores of mask of proc: its last copy if they did not change, else a new one */
+static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *proc, unsigned long mask)
+{
+	struct vt_share *sh = priv->share;
+	int i;
+
+	if (sh && memcmp(sh->errors, proc->errors, sizeof(sh->errors)) != 0)
+		sh = NULL;
+	for (i = 0; sh && i < VMON_STORE_PROC_NR; i++) {
+		if (!(mask & (1UL << i)) != !sh->stores[i] ||
+		    (sh->stores[i] && !store_equal(&vmon_proc_store_descs[i], sh->stores[i], proc->stores[i])))
+			break;
+	}
+	if (sh && i == VMON_STORE_PROC_NR)
+		return sh;
+	sh = share_copy(proc, mask);
+	if (!sh)
+		return NULL;
 	share_put(priv->share);
 	priv->share = sh;
 	return sh;
@@ -383,26 +395,6 @@ static struct vt_row_stores *row_stores(vt_arena_t *arena, vt_row_t *row, const 
 	row->errors = own->errors;
 	row->flags &= (unsigned char)~VT_ROW_SHARED;
 	return own;
-}
-
-/* a row's strings and stores, again, into another arena */
-static int row_copy(vt_arena_t *arena, vt_row_t *out, const vt_row_t *in)
-{
-	struct vt_row_stores *own;
-
-	*out = *in;
-	own = row_stores(arena, out, in->errors);
-	if (!own)
-		return -1;
-	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
-		if (!in->stores[i])
-			continue;
-		own->stores[i] = copy_store(arena, &vmon_proc_store_descs[i], in->stores[i]);
-		if (!own->stores[i])
-			return -1;
-	}
-	out->command = vt_arena_strndup(arena, in->command, strlen(in->command));
-	return out->command ? 0 : -1;
 }
 
 /* --- the builder --- */
@@ -482,7 +474,7 @@ void vt_builder_hook(vt_builder_t *b)
 void vt_builder_reset(vt_builder_t *b, vmon_t *vmon)
 {
 	for (int i = 0; i < b->ghosts_nr; i++)
-		vt_arena_free(&b->ghosts[i].arena);
+		share_put(row_share(&b->ghosts[i].row));
 	b->ghosts_nr = 0;
 	free(b->prev_cpu_ticks);
 	b->prev_cpu_ticks = NULL;
@@ -505,7 +497,6 @@ void vt_builder_fini(vt_builder_t *b)
 	free(b->users);
 	free(b->prev_cpu_ticks);
 	vhash_fini(&b->pid_index);
-	vhash_fini(&b->key_index);
 	free(b->scratch);
 	memset(b, 0, sizeof(*b));
 }
@@ -598,9 +589,14 @@ static bool command_made(const struct vt_priv *priv, unsigned how, const vmon_pr
 	return k == end;
 }
 
-/* remember the row's text and its input for the next refresh (not remembered: made again, no error) */
-static void command_remember(struct vt_priv *priv, unsigned how, const vmon_proc_stat_t *s, bool use_argv,
-			     const vt_row_t *row, size_t len)
+/*
+ * Remember the row's text and its input for the next refresh (not
+ * remembered: made again, no error).  own is the row's text if it is
+ * already a block of its own (malloc'd for the node: vtop -b's rows), taken
+ * as it is instead of copied; false when not remembered, own not taken.
+ */
+static bool command_remember(struct vt_priv *priv, unsigned how, const vmon_proc_stat_t *s, bool use_argv,
+			     const vt_row_t *row, size_t len, char *own)
 {
 	size_t from_len = 0;
 	char *from, *made;
@@ -611,12 +607,15 @@ static void command_remember(struct vt_priv *priv, unsigned how, const vmon_proc
 	} else {
 		from_len = comm_len(s);
 	}
+	if (from_len > UINT_MAX || len > UINT_MAX)
+		return false;
 	from = malloc(from_len ? from_len : 1);
-	made = malloc(len + 1);
+	made = own ? own : malloc(len + 1);
 	if (!from || !made) {
 		free(from);
-		free(made);
-		return;
+		if (!own)
+			free(made);
+		return false;
 	}
 	if (use_argv) {
 		char *p = from;
@@ -630,17 +629,19 @@ static void command_remember(struct vt_priv *priv, unsigned how, const vmon_proc
 	} else if (from_len) {
 		memcpy(from, s->comm.array, from_len);
 	}
-	memcpy(made, row->command, len + 1);
+	if (!own)
+		memcpy(made, row->command, len + 1);
 	free(priv->made_from);
 	if (priv->made != priv->command)
 		free(priv->made);
 	priv->made_from = from;
-	priv->made_from_len = from_len;
+	priv->made_from_len = (unsigned)from_len;
 	priv->made_how = how;
 	priv->made = made;
-	priv->made_len = len;
+	priv->made_len = (unsigned)len;
 	priv->made_arg0_len = row->arg0_len;
 	priv->made_arg0_base = row->arg0_base;
+	return true;
 }
 
 /*
@@ -681,6 +682,7 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 	struct vt_share *sh = row_share(row);
 	size_t len;
 	char *text;
+	bool own;
 
 	if (!s) {
 		row->command = "?";
@@ -722,7 +724,13 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		b->scratch = bigger;
 		b->scratch_cap = len + 256;
 	}
-	text = command_room(snap, sh, len + 3);
+	/*
+	 * Borrowing, the node's remembered text is the row's from the next
+	 * refresh on; made there from the first, it is not also in the
+	 * snapshot's arena (whose chunks stay: 0.5 MB at 10,000 processes)
+	 */
+	own = b->borrow && priv;
+	text = own ? malloc(len + 3) : command_room(snap, sh, len + 3);
 	if (!text)
 		return -1;
 	/* a process without arguments (a kernel thread, a zombie) shows [comm], as ps(1) does */
@@ -745,8 +753,15 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		}
 	}
 	command_share(sh, row, how);
+	if (own) {
+		if (command_remember(priv, how, s, use_argv, row, len, text))
+			return 0;
+		row->command = vt_arena_strndup(&snap->arena, text, len);
+		free(text);
+		return row->command ? 0 : -1;
+	}
 	if (priv)
-		command_remember(priv, how, s, use_argv, row, len);
+		command_remember(priv, how, s, use_argv, row, len, NULL);
 	return 0;
 }
 
@@ -815,6 +830,20 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		/* the library's arrays as they are: every store it holds is one the row shows */
 		row->stores = proc->stores;
 		row->errors = proc->errors;
+	} else if (gone) {
+		/*
+		 * a copy of its own (changed below), and shared: its ghost's too
+		 * (keep_ghost()), which the next snapshots' rows point to, where
+		 * each snapshot copied every exited row again (a storm keeps
+		 * thousands for a few refreshes)
+		 */
+		struct vt_share *sh = share_copy(proc, mask);
+
+		if (!sh)
+			return NULL;
+		row->stores = sh->stores;
+		row->errors = sh->errors;
+		row->flags |= VT_ROW_SHARED;
 	} else {
 		own = row_stores(&snap->arena, row, proc->errors);
 		if (!own)
@@ -822,8 +851,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
 			if (!(mask & (1UL << i)))
 				continue;
-			/* an exited row's copy is changed below: its own, also when borrowing */
-			if (b->borrow && !gone) {
+			if (b->borrow) {
 				own->stores[i] = proc->stores[i];
 				continue;
 			}
@@ -1029,21 +1057,6 @@ static void count_state(vt_snapshot_t *snap, const vt_row_t *row)
 #define ROW_VAL(i)	((void *)(uintptr_t)(i))
 #define VAL_ROW(v)	((int)(uintptr_t)(v))
 
-/* processes, live and exited, by pid: one pid may be both, an exited row and the live one that reused it */
-static int index_rows(vt_builder_t *b, const vt_snapshot_t *snap)
-{
-	vhash_clear(&b->pid_index);
-	if (vhash_reserve(&b->pid_index, (size_t)snap->rows_nr) < 0)
-		return -1;
-	for (int i = 0; i < snap->rows_nr; i++) {
-		const vt_row_t *r = &snap->rows[i];
-
-		if (!(r->flags & VT_ROW_THREAD) && vhash_add(&b->pid_index, (uint64_t)(unsigned)r->pid, ROW_VAL(i)) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 /*
  * The parent of a process that started at `start`, among the rows of pid
  * ppid: the one with the latest start not after it.  Pids are unique among
@@ -1065,7 +1078,7 @@ static int lookup_parent(const vt_builder_t *b, const vt_snapshot_t *snap, int p
 		int i = VAL_ROW(vhash_val_at(index, pos));
 		const vt_row_t *r = &snap->rows[i];
 
-		if (r->pid != ppid || r->start > start + 1)
+		if (r->pid != ppid || (r->flags & VT_ROW_THREAD) || r->start > start + 1)
 			continue;
 		if (r->start > start)
 			late = late < 0 || !(r->flags & VT_ROW_EXITED) ? i : late;
@@ -1127,18 +1140,14 @@ static void place_exited(const vt_builder_t *b, vt_snapshot_t *snap)
  * identity, emptied at the start of each build.  The key folds pid and
  * start into 64 bits; rows of one key are compared whole.
  */
-static uint64_t key_of(int pid, unsigned long long start)
-{
-	return ((uint64_t)(unsigned)pid << 40) ^ start;
-}
-
+/* the row of (pid, start), -1 if there is none yet */
 static int keys_find(const vt_builder_t *b, const vt_snapshot_t *snap, int pid, unsigned long long start)
 {
-	uint64_t key = key_of(pid, start);
+	uint64_t key = (uint64_t)(unsigned)pid;
 
-	for (size_t pos = vhash_find(&b->key_index, key); pos != VHASH_END;
-	     pos = vhash_find_next(&b->key_index, key, pos)) {
-		int i = VAL_ROW(vhash_val_at(&b->key_index, pos));
+	for (size_t pos = vhash_find(&b->pid_index, key); pos != VHASH_END;
+	     pos = vhash_find_next(&b->pid_index, key, pos)) {
+		int i = VAL_ROW(vhash_val_at(&b->pid_index, pos));
 
 		if (snap->rows[i].pid == pid && snap->rows[i].start == start)
 			return i;
@@ -1151,7 +1160,7 @@ static int keys_add(vt_builder_t *b, const vt_snapshot_t *snap)
 {
 	const vt_row_t *r = &snap->rows[snap->rows_nr - 1];
 
-	return vhash_add(&b->key_index, key_of(r->pid, r->start), ROW_VAL(snap->rows_nr - 1));
+	return vhash_add(&b->pid_index, (uint64_t)(unsigned)r->pid, ROW_VAL(snap->rows_nr - 1));
 }
 
 static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
@@ -1195,7 +1204,7 @@ static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 
 		g->row.exited_age++;
 		if (g->row.exited_age >= b->exited_keep) {
-			vt_arena_free(&g->arena);
+			share_put(row_share(&g->row));
 			continue;
 		}
 		b->ghosts[kept++] = *g;
@@ -1203,7 +1212,11 @@ static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 		if (keys_find(b, snap, g->row.pid, g->row.start) >= 0)
 			continue;
 		row = new_row(snap);
-		if (!row || row_copy(&snap->arena, row, &b->ghosts[kept - 1].row) < 0 || keys_add(b, snap) < 0)
+		if (!row)
+			return -1;
+		*row = b->ghosts[kept - 1].row;
+		row_share(row)->refs++;
+		if (keys_add(b, snap) < 0)
 			return -1;
 		row->parent = -1;	/* place_exited() */
 	}
@@ -1215,6 +1228,7 @@ static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 
 static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
 {
+	struct vt_share *sh;
 	struct vt_ghost *g;
 
 	if (b->exited_keep <= 1)
@@ -1228,12 +1242,25 @@ static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
 		b->ghosts = v;
 		b->ghosts_cap = cap;
 	}
-	g = &b->ghosts[b->ghosts_nr];
-	memset(&g->arena, 0, sizeof(g->arena));
-	if (row_copy(&g->arena, &g->row, row) < 0) {
-		vt_arena_free(&g->arena);
+	/* the exited row's shared copy (add_node()), with its command: the text the row shows */
+	sh = row_share(row);
+	if (!sh) {
+		errno = EINVAL;
 		return -1;
 	}
+	if (row->command != sh->command) {
+		/* made elsewhere (a zombie's last arguments, vtop -b's node's text): no other row has the copy's */
+		char *command = strdup(row->command);
+
+		if (!command)
+			return -1;
+		free(sh->command);
+		sh->command = command;
+	}
+	sh->refs++;
+	g = &b->ghosts[b->ghosts_nr];
+	g->row = *row;
+	g->row.command = sh->command;
 	g->row.parent = -1;
 	g->row.flags &= (unsigned char)~VT_ROW_NEW;
 	b->ghosts_nr++;
@@ -1375,9 +1402,9 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 			 b->prev_mono ? mono - b->prev_mono : 0;
 
 	old = b->ghosts_nr;
-	vhash_clear(&b->key_index);
+	vhash_clear(&b->pid_index);
 	if (add_system(b, snap) < 0 || add_tree(b, snap, boottime, dt_ticks) < 0 ||
-	    add_ghosts(b, snap, old) < 0 || index_rows(b, snap) < 0)
+	    add_ghosts(b, snap, old) < 0)
 		return -1;
 	place_exited(b, snap);
 

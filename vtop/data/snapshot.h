@@ -201,8 +201,13 @@ typedef struct vt_builder {
 	int			users_nr;
 	int			users_cap;
 
-	vhash_t			pid_index;	/* pid -> row index, for parents (a pid may have two rows) */
-	vhash_t			key_index;	/* (pid, start) -> row index, one row each */
+	/*
+	 * pid -> index of each of its rows: a process's one row by (pid,
+	 * start), and a parent among the rows of a pid (an exited one and
+	 * the live one that reused it).  One index for both: 0.56 MB at
+	 * 10,000 processes, and no second one built each refresh.
+	 */
+	vhash_t			pid_index;
 	char			*scratch;	/* a command line being escaped */
 	size_t			scratch_cap;
 } vt_builder_t;

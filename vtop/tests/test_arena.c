@@ -62,6 +62,49 @@ static void test_apart_and_kept(void **state)
 	free(again);
 }
 
+/* what the process has malloc'd, in the heap and in mappings of their own */
+static size_t in_use(void)
+{
+#ifdef HAVE_MALLINFO2
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+#else
+	return 0;	/* not counted: the pointers are still checked */
+#endif
+}
+
+/*
+ * A use that took many chunks (a storm's exited rows), then a small one:
+ * the chunks the small one left untouched are given back at the reset
+ * after it, and the first stays.
+ */
+static void test_storm_given_back(void **state)
+{
+	unsigned char **pieces = calloc(PIECES, sizeof(*pieces));
+	vt_arena_t arena = { 0 };
+	size_t before, storm;
+	void *p;
+
+	(void)state;
+	assert_non_null(pieces);
+	before = in_use();
+	fill(&arena, pieces);
+	storm = in_use() - before;
+	/* the reset after the big use keeps its chunks (the next use may be as big) */
+	vt_arena_reset(&arena);
+	assert_true(in_use() - before == storm);
+	p = vt_arena_alloc(&arena, 100);
+	assert_ptr_equal(p, pieces[0]);
+	vt_arena_reset(&arena);
+	print_message("a storm's arena: %zu bytes, after a small use and a reset %zu\n", storm, in_use() - before);
+	/* the first chunk, which the first piece (of 300 KiB) made its size */
+	assert_true(in_use() - before <= malloc_usable_size(arena.first) + 64);
+	assert_ptr_equal(vt_arena_alloc(&arena, 100), pieces[0]);
+	vt_arena_free(&arena);
+	free(pieces);
+}
+
 static void test_small_stays_small(void **state)
 {
 	vt_arena_t arena = { 0 };
@@ -82,6 +125,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_apart_and_kept),
+		cmocka_unit_test(test_storm_given_back),
 		cmocka_unit_test(test_small_stays_small),
 	};
 

@@ -603,6 +603,55 @@ static void test_exited_rows(void **state)
 }
 
 /*
+ * An exited row kept for its refreshes: the snapshots that show it share
+ * one copy of it (its ghost's), where each had its own, and that copy
+ * outlives the ghost for a snapshot still held.
+ */
+static void test_ghost_shared(void **state)
+{
+	world_t w;
+	vt_snapshot_t found, older;
+	const vt_row_t *r, *o, *f;
+
+	world_open(&w);
+	tick(&w, 1);
+	sample(&w);
+	fixture_remove(&w.fx, "102");
+	tick(&w, 1);
+	sample(&w);
+	found = w.snap;
+	vt_snapshot_init(&w.snap);
+	tick(&w, 1);
+	sample(&w);
+	older = w.snap;
+	vt_snapshot_init(&w.snap);
+	tick(&w, 1);
+	sample(&w);
+	f = &found.rows[vt_snapshot_find(&found, 102, 0)];
+	o = &older.rows[vt_snapshot_find(&older, 102, 0)];
+	r = row_of(&w, 102);
+	assert_true(f->flags & VT_ROW_EXITED);
+	assert_int_equal(f->exited_age, 0);
+	assert_int_equal(o->exited_age, 1);
+	assert_int_equal(r->exited_age, 2);
+	assert_ptr_equal(f->stores[VMON_STORE_PROC_STAT], o->stores[VMON_STORE_PROC_STAT]);
+	assert_ptr_equal(o->stores[VMON_STORE_PROC_STAT], r->stores[VMON_STORE_PROC_STAT]);
+	assert_ptr_equal(o->command, r->command);
+	assert_string_equal(f->command, "sleep 20");
+	assert_string_equal(r->command, "sleep 20");
+	vt_snapshot_free(&found);
+	/* its last refresh is past: the older snapshot's row is whole */
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(vt_snapshot_find(&w.snap, 102, 0), -1);
+	assert_int_equal(((const vmon_proc_stat_t *)o->stores[VMON_STORE_PROC_STAT])->state, 'X');
+	assert_int_equal(((const vmon_proc_stat_t *)o->stores[VMON_STORE_PROC_STAT])->start, 520);
+	assert_string_equal(o->command, "sleep 20");
+	vt_snapshot_free(&older);
+	world_close(&w);
+}
+
+/*
  * The parent exits a sample before its child: the library moves the child
  * to the top when the parent's node goes, and the child, dead before it is
  * placed again, is stale there.  Its row goes under its parent's exited row,
@@ -1554,6 +1603,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snapshot_copies),
 		cmocka_unit_test(test_snapshot_shares),
+		cmocka_unit_test(test_ghost_shared),
 		cmocka_unit_test(test_tree_flattening),
 		cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_sort),
