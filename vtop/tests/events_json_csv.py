@@ -316,10 +316,11 @@ def main():
                 got = exits(out)
                 check(got and str(got[-1]["exit_code"]) == "9", "-o, %s: the child's exit code 9 (%s)" % (fmt, got))
 
-        # without the feed: what comparing samples finds, in json; what it cannot know is null
+        # without the feed: what comparing samples finds, in json; what it cannot know is null.  The child lives
+        # fifteen refreshes, so that a refresh late on a loaded machine (make -j2 check's other tests) still sees it
         ev = Events(["--format", "json", "--backend", "none"])
         started = ev.started()
-        p = spawn(["/bin/sleep", "1.5"])
+        p = spawn(["/bin/sleep", "3"])
         p.wait()
         def child_life(out):
             """The child's life among the whole records so far."""
@@ -327,8 +328,14 @@ def main():
             return life_of([o for o in objs if o["pid"] == p.pid], os.getpid())
 
         ev.read_until(lambda out: any(o["kind"] == "exit" for o in child_life(out)), 20)
+        ran = ev.p.poll() is None
         out, err = ev.end()
         mine = child_life(out)
+        if [o["kind"] for o in mine] != ["new", "exit"]:
+            objs = [json.loads(line) for line in whole(out).decode().splitlines()]
+            print("--backend none: %d records in all, %d new; vtop %s; its stderr: %r"
+                  % (len(objs), sum(o["kind"] == "new" for o in objs),
+                     "still ran" if ran else "had exited", err[-300:]))
         check(started and [o["kind"] for o in mine] == ["new", "exit"],
               "--backend none: the child found new, then gone (%s)" % [o["kind"] for o in mine])
         check(mine and all(o["args"] is None and o["comm"] is None and o["tid"] is None for o in mine),
