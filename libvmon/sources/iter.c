@@ -41,6 +41,8 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +121,11 @@ struct iter {
 	iter_unpacked_t		thread_rec;	/* a thread's, for group_of() */
 	iter_group_t		group;		/* the sums of group_slot's group, in this read */
 	int			group_slot;	/* -1: none */
-	int			*by_tid;	/* tid -> slot, -1 */
-	size_t			by_tid_cap;
+	/*
+	 * tid -> slot + 1: a hash, not an array by tid, for tids run up to
+	 * pid_max (4,194,304 where systemd sets it: 16 MB as an array)
+	 */
+	pidmap_t		by_tid;
 	unsigned long long	read_nr;	/* this read's number (1, 2, ...) */
 	held_table_t		held;		/* the program's held map, mmapped: what the slots hold */
 	size_t			held_size;	/* bytes mapped */
@@ -190,7 +195,7 @@ static void iter_close(vmon_t *vmon)
 	free(it->shown);
 	free(it->first_thread);
 	free(it->next_thread);
-	free(it->by_tid);
+	pidmap_fini(&it->by_tid);
 	free(it);
 	in->iter = NULL;
 }
@@ -369,6 +374,11 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 		return -1;
 	}
 	it->rec_slot = it->group_slot = -1;
+	if (pidmap_init(&it->by_tid) < 0) {
+		snprintf(why, why_size, "%s", strerror(errno));
+		free(it);
+		return -1;
+	}
 	it->tick_ns = vmon->ticks_per_sec > 0 ? 1000000000ull / (unsigned long long)vmon->ticks_per_sec : 10000000ull;
 	while (page > 1 && (1L << it->page_shift) < page)
 		it->page_shift++;
@@ -480,8 +490,7 @@ static void slot_free(iter_t *it, int slot)
 
 	if (e && e->hash == it->slot_hash[slot])
 		held_remove(&it->held, e);
-	if (tid < it->by_tid_cap && it->by_tid[tid] == slot)
-		it->by_tid[tid] = -1;
+	pidmap_del(&it->by_tid, (int)tid, (void *)(uintptr_t)(slot + 1));	/* if it is still tid's */
 	free(it->slot_rec[slot]);
 	it->slot_rec[slot] = NULL;
 	it->slot_cap[slot] = 0;
@@ -644,23 +653,10 @@ static int slot_keep(iter_t *it, int slot, const struct iter_rec *r)
 	return 0;
 }
 
-/* by_tid[] reaches tid */
-static int index_reach(iter_t *it, unsigned tid)
+/* the slot of tid's last record (of this read or an earlier one), or -1 */
+static int slot_by_tid(const iter_t *it, unsigned tid)
 {
-	size_t cap = it->by_tid_cap ? it->by_tid_cap : 32768;
-	int *v;
-
-	if (tid < it->by_tid_cap)
-		return 0;
-	while (cap <= tid)
-		cap *= 2;
-	v = realloc(it->by_tid, cap * sizeof(*v));
-	if (!v)
-		return -1;
-	memset(v + it->by_tid_cap, 0xff, (cap - it->by_tid_cap) * sizeof(*v));
-	it->by_tid = v;
-	it->by_tid_cap = cap;
-	return 0;
+	return (int)(uintptr_t)pidmap_get(&it->by_tid, (int)tid) - 1;
 }
 
 static void io_add(struct iter_io *sum, const struct iter_io *add)
@@ -685,7 +681,7 @@ static void iter_group(iter_t *it)
 	for (size_t k = 0; k < it->nr; k++) {
 		int i = it->shown[k], tgid = it->slot_tgid[i], leader;
 
-		if (it->slot_tid[i] == tgid || (size_t)tgid >= it->by_tid_cap || (leader = it->by_tid[tgid]) < 0 ||
+		if (it->slot_tid[i] == tgid || (leader = slot_by_tid(it, (unsigned)tgid)) < 0 ||
 		    it->slot_read[leader] != it->read_nr)
 			continue;
 		it->next_thread[i] = it->first_thread[leader];
@@ -743,9 +739,11 @@ static ssize_t take_records(iter_t *it, size_t len)
 
 		if (len - off < size)
 			break;	/* the rest comes with the next read(2) */
-		if (index_reach(it, h->tid) < 0)
+		if (h->tid == 0 || h->tid > INT_MAX) {
+			errno = EPROTO;
 			return -1;
-		slot = it->by_tid[h->tid];
+		}
+		slot = slot_by_tid(it, h->tid);
 		if (h->flags & ITER_SAME) {
 			struct iter_held *e = held_find(&it->held, h->tid);
 
@@ -762,10 +760,10 @@ static ssize_t take_records(iter_t *it, size_t len)
 				if (it->free_nr == 0 && slots_grow(it) < 0)
 					return -1;
 				slot = it->free_slots[it->free_nr - 1];
-				if (slot_keep(it, slot, r) < 0)
-					return -1;
+				if (slot_keep(it, slot, r) < 0 ||
+				    pidmap_put(&it->by_tid, (int)h->tid, (void *)(uintptr_t)(slot + 1)) < 0)
+					return -1;	/* the slot stays free */
 				it->free_nr--;
-				it->by_tid[h->tid] = slot;
 			} else if (slot_keep(it, slot, r) < 0) {
 				return -1;
 			}
@@ -855,6 +853,7 @@ static int iter_read(vmon_t *vmon)
 		if (it->slot_read[slot] != it->read_nr && it->slot_read[slot] != 0)
 			slot_free(it, (int)slot);
 	}
+	vhash_fit(&it->by_tid);	/* small again after a storm */
 	iter_group(it);
 	it->generation = vmon->generation;
 	return 0;
@@ -891,7 +890,7 @@ static int slot_of(const iter_t *it, int tid)
 {
 	int i;
 
-	if (tid <= 0 || (size_t)tid >= it->by_tid_cap || (i = it->by_tid[tid]) < 0 || it->slot_read[i] != it->read_nr)
+	if (tid <= 0 || (i = slot_by_tid(it, (unsigned)tid)) < 0 || it->slot_read[i] != it->read_nr)
 		return -1;
 	return i;
 }
