@@ -1335,6 +1335,14 @@ int vmon_feed_next(vmon_t *vmon, vmon_event_t *event)
 		errno = EINVAL;
 		return -1;
 	}
+	/*
+	 * An entry whose window is over is delivered as it is; what its process
+	 * did within the window may still be in the kernel's buffer (a reader
+	 * that slept until the window's end, a record that woke no one): read
+	 * it first, so that it folds in, rather than come after as an event alone.
+	 */
+	if (f->backend && stream_window_over(f->stream, vclock_ns(CLOCK_BOOTTIME)) && drain_for_stream(vmon, f) < 0)
+		return -1;
 	r = stream_next(f->stream, event, vclock_ns(CLOCK_BOOTTIME));
 	if (r == 0 && f->backend) {
 		/* nothing ready: what the kernel holds, then */

@@ -369,6 +369,13 @@ static void hand_out(stream_t *st, entry_t *e, vmon_event_t *ev)
 		ev->args_len = 0;
 }
 
+bool stream_window_over(stream_t *st, unsigned long long now_ns)
+{
+	const entry_t *e = ring_at(&st->queue, st->queue.first);
+
+	return e && e->open && now_ns >= e->due_ns;
+}
+
 int stream_next(stream_t *st, vmon_event_t *ev, unsigned long long now_ns)
 {
 	entry_t *e = ring_at(&st->queue, st->queue.first);

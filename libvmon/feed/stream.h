@@ -18,6 +18,8 @@ void stream_put(stream_t *st, const vmon_event_t *ev);
 void stream_complete(const stream_t *st, vmon_event_t *ev);
 /* 1 and the next event (its strings valid until the next call), 0 none ready yet */
 int stream_next(stream_t *st, vmon_event_t *ev, unsigned long long now_ns);
+/* is the next entry one whose window is over (its events in the kernel still to be read first)? */
+bool stream_window_over(stream_t *st, unsigned long long now_ns);
 /* 1 and the ended process (its strings valid until the next call), 0 none */
 int stream_lookup(stream_t *st, int pid, unsigned long long start, vmon_event_t *ev, unsigned long long now_ns);
 /* milliseconds until the held event at the head is due, -1: none held */
