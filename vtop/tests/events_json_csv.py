@@ -317,24 +317,31 @@ def main():
                 check(got and str(got[-1]["exit_code"]) == "9", "-o, %s: the child's exit code 9 (%s)" % (fmt, got))
 
         # without the feed: what comparing samples finds, in json; what it cannot know is null.  The child lives
-        # fifteen refreshes, so that a refresh late on a loaded machine (make -j2 check's other tests) still sees it
+        # until a sample has found it (at most a minute), then is ended: a machine loaded by make -j2 check's
+        # other tests can make a refresh later than any fixed life (a 3 s child was missed so in a CI run)
         ev = Events(["--format", "json", "--backend", "none"])
         started = ev.started()
-        p = spawn(["/bin/sleep", "3"])
-        p.wait()
+        p = spawn(["/bin/sleep", "120"])
+        children.append(p)
+        born = time.time()
         def child_life(out):
             """The child's life among the whole records so far."""
             objs = [json.loads(line) for line in whole(out).decode().splitlines()]
             return life_of([o for o in objs if o["pid"] == p.pid], os.getpid())
 
-        ev.read_until(lambda out: any(o["kind"] == "exit" for o in child_life(out)), 20)
+        ev.read_until(lambda out: any(o["kind"] == "new" for o in child_life(out)), 60)
+        found = time.time() - born
+        p.terminate()
+        p.wait()
+        ev.read_until(lambda out: any(o["kind"] == "exit" for o in child_life(out)), 60)
         ran = ev.p.poll() is None
         out, err = ev.end()
         mine = child_life(out)
         if [o["kind"] for o in mine] != ["new", "exit"]:
             objs = [json.loads(line) for line in whole(out).decode().splitlines()]
-            print("--backend none: %d records in all, %d new; vtop %s; its stderr: %r"
-                  % (len(objs), sum(o["kind"] == "new" for o in objs),
+            print("--backend none: %d records in all, %d new, %d written after the child started (%.1f s before it "
+                  "was found or given up); vtop %s; its stderr: %r"
+                  % (len(objs), sum(o["kind"] == "new" for o in objs), sum(o["time"] >= born for o in objs), found,
                      "still ran" if ran else "had exited", err[-300:]))
         check(started and [o["kind"] for o in mine] == ["new", "exit"],
               "--backend none: the child found new, then gone (%s)" % [o["kind"] for o in mine])
