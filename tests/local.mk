@@ -121,6 +121,15 @@ tests_test_hash_CPPFLAGS = $(TESTS_CPP)
 tests_test_hash_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
 tests_test_hash_LDFLAGS = $(TESTS_LINK)
 
+# util/light_skel.c's tries at a BPF load and the verifier's reason it keeps, against a fake kernel
+if HAVE_BPF
+VMON_UNIT_TESTS += tests/test_light_skel
+tests_test_light_skel_SOURCES = tests/test_light_skel.c libvmon/util/light_skel.c libvmon/util/light_skel.h
+tests_test_light_skel_CPPFLAGS = $(TESTS_CPP) $(LIBBPF_CFLAGS)
+tests_test_light_skel_LDADD = $(CMOCKA_LIBS)
+tests_test_light_skel_LDFLAGS = $(TESTS_LINK)
+endif
+
 # the task iterator's held table (libvmon/sources/iter_held.c) against a plain list of its tids
 VMON_UNIT_TESTS += tests/test_iter_held
 tests_test_iter_held_SOURCES = tests/test_iter_held.c libvmon/sources/iter_held.c

@@ -143,40 +143,49 @@ static void bpf_close(feed_t *feed)
 	feed_set_priv(feed, NULL);
 }
 
+/* what one load of the programs depends on */
+struct feed_load {
+	bpf_feed_t	*b;		/* its skel: loaded, or NULL */
+	size_t		size;		/* the ring's bytes */
+	bool		group_dead;	/* sched_process_exit's third argument is read */
+};
+
 /*
- * The programs loaded, with the ring of size bytes: 0 or an errno; with
- * said, the kernel's reason if it refuses them.  Whether sched_process_exit
- * passes group_dead (Linux 6.11 and later: its prototype has a third
- * argument) is not asked of the kernel's BTF, which would take parsing all
- * of it: the verifier refuses a program that reads an argument the
- * tracepoint does not have, so bpf_open() tries with it first, and again
- * without it only when the verifier refused.
+ * A light_skel_try_t: the programs loaded, with the ring of size bytes.
+ * Whether sched_process_exit passes group_dead (Linux 6.11 and later: its
+ * prototype has a third argument) is not asked of the kernel's BTF, which
+ * would take parsing all of it: the verifier refuses a program that reads
+ * an argument the tracepoint does not have, so bpf_open() tries with it
+ * first, and again without it only when the verifier refused.
  */
-static int load_programs(bpf_feed_t *b, size_t size, bool group_dead, char *said, size_t said_size)
+static int load_programs(void *arg, char **log)
 {
-	char *kernel_log = NULL;
+	struct feed_load *l = arg;
+	bpf_feed_t *b = l->b;
 	int err;
 
 	feed_bpf__destroy(b->skel);
 	b->skel = feed_bpf__open();
 	if (!b->skel)
 		return errno;
-	b->skel->rodata->has_group_dead = group_dead;
-	b->skel->rodata->wakeup_bytes = size / 8;
+	b->skel->rodata->has_group_dead = l->group_dead;
+	b->skel->rodata->wakeup_bytes = l->size / 8;
 	b->skel->rodata->wakeup_interval_ns = FEED_WAKEUP_INTERVAL_MS * 1000000ull;
-	b->skel->maps.events.max_entries = (__u32)size;
-	if (said)
-		kernel_log = light_skel_log_on(&b->skel->ctx);
+	b->skel->maps.events.max_entries = (__u32)l->size;
+	if (log)
+		light_skel_log_on(&b->skel->ctx, log);
 	err = feed_bpf__load(b->skel) < 0 ? errno : 0;
-	if (said)
-		light_skel_reason(kernel_log, said, said_size);
+	if (err) {
+		feed_bpf__destroy(b->skel);
+		b->skel = NULL;
+	}
 	return err;
 }
 
 static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *capacity, char *why, size_t why_size)
 {
 	char said[160] = "";
-	bool group_dead = true;
+	struct feed_load load;
 	int low_fds[3] = { -1, -1, -1 };
 	bpf_feed_t *b;
 	size_t size;
@@ -200,20 +209,14 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 	*buffer_bytes = size;
 
 	light_skel_hold_low_fds(low_fds);
-	err = load_programs(b, size, group_dead, NULL, 0);
-	if (light_skel_refused(err)) {
-		group_dead = false;	/* a kernel before 6.11, or a refusal the next try says more of */
-		err = load_programs(b, size, group_dead, NULL, 0);
-	}
-	if (err && err != EPERM) {
-		/* once more with the kernel's log, to say why */
-		int again = load_programs(b, size, group_dead, said, sizeof(said));
-
-		if (!again)
-			err = 0;
-		else if (again != err || !light_skel_refused(err))
-			said[0] = '\0';	/* not the verifier's refusal, or the log failed the load (ENOSPC) */
-	}
+	load.b = b;
+	load.size = size;
+	load.group_dead = true;
+	err = load_programs(&load, NULL);
+	if (light_skel_refused(err))
+		load.group_dead = false;	/* a kernel before 6.11, or a refusal the next tries say more of */
+	if (err)
+		err = light_skel_load(load_programs, &load, said, sizeof(said));
 	if (err) {
 		if (err == EPERM || (err == EACCES && !said[0]))
 			snprintf(why, why_size, "loading the BPF programs was refused (%s): it needs CAP_BPF and CAP_PERFMON, or root",

@@ -221,24 +221,16 @@ static unsigned held_entries(unsigned long tasks)
 	return n;
 }
 
-/* the tasks of the system now (/proc/loadavg's "running/total"), 0 if unknown */
+/* the tasks of the system now (the SYS_LOADAVG want's count, read once here), 0 if unknown */
 static unsigned long tasks_now(vmon_t *vmon)
 {
-	unsigned long running, total = 0;
-	char line[128];
-	ssize_t n;
-	int fd = openat(vmon->internal->proc_fd, "loadavg", O_RDONLY | O_CLOEXEC);
+	vmon_sys_loadavg_t *loadavg = NULL;
+	unsigned long tasks = 0;
 
-	if (fd < 0)
-		return 0;
-	n = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	line[n] = '\0';
-	if (sscanf(line, "%*s %*s %*s %lu/%lu", &running, &total) != 2)
-		return 0;
-	return total;
+	if (sys_loadavg_sample(vmon, (void **)&loadavg) >= 0)
+		tasks = loadavg->tasks;
+	sys_loadavg_free(vmon, loadavg);
+	return tasks;
 }
 
 /*
@@ -257,37 +249,39 @@ static bool may_trace(void)
 	return data[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective & CAP_TO_MASK(CAP_SYS_PTRACE);
 }
 
-/*
- * The program loaded and attached with a held table of mask + 1 entries,
- * into *skel: 0 or an errno; with said, the kernel's reason if it refuses it.
- */
-static int load_program(iter_t *it, unsigned mask, struct iter_bpf **skel, char *said, size_t said_size)
+/* what one load of the program depends on, and where it goes */
+struct iter_load {
+	iter_t		*it;
+	unsigned	mask;		/* the held table's entries - 1 */
+	struct iter_bpf	*skel;		/* loaded and attached, or NULL */
+};
+
+/* a light_skel_try_t: the program loaded and attached with a held table of mask + 1 entries */
+static int load_program(void *arg, char **log)
 {
-	char *kernel_log = NULL;
+	struct iter_load *l = arg;
 	int cpus, err, low_fds[3];
 
-	*skel = iter_bpf__open();
-	if (!*skel)
+	l->skel = iter_bpf__open();
+	if (!l->skel)
 		return errno;
-	(*skel)->rodata->tick_ns = it->tick_ns;
-	(*skel)->rodata->page_shift = (__u32)it->page_shift;
+	l->skel->rodata->tick_ns = l->it->tick_ns;
+	l->skel->rodata->page_shift = (__u32)l->it->page_shift;
 	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
 	cpus = libbpf_num_possible_cpus();
-	(*skel)->rodata->nr_cpus = cpus > 0 ? (__u32)cpus : 1;
-	(*skel)->rodata->held_mask = mask;
-	(*skel)->maps.held.max_entries = mask + 1;
-	if (said)
-		kernel_log = light_skel_log_on(&(*skel)->ctx);
+	l->skel->rodata->nr_cpus = cpus > 0 ? (__u32)cpus : 1;
+	l->skel->rodata->held_mask = l->mask;
+	l->skel->maps.held.max_entries = l->mask + 1;
+	if (log)
+		light_skel_log_on(&l->skel->ctx, log);
 	light_skel_hold_low_fds(low_fds);
-	err = iter_bpf__load(*skel) < 0 ? errno : 0;
-	if (said)
-		light_skel_reason(kernel_log, said, said_size);
-	if (!err && iter_bpf__attach(*skel) < 0)
+	err = iter_bpf__load(l->skel) < 0 ? errno : 0;
+	if (!err && iter_bpf__attach(l->skel) < 0)
 		err = errno;
 	light_skel_release_low_fds(low_fds);
 	if (err) {
-		iter_bpf__destroy(*skel);
-		*skel = NULL;
+		iter_bpf__destroy(l->skel);
+		l->skel = NULL;
 	}
 	return err;
 }
@@ -325,7 +319,7 @@ static int use_program(iter_t *it, struct iter_bpf *skel, unsigned mask)
 static void held_resize(iter_t *it)
 {
 	unsigned mask = held_entries(it->nr) - 1;
-	struct iter_bpf *skel;
+	struct iter_load load = { .it = it, .mask = mask };
 
 	if (mask > it->held.mask) {
 		if (it->held_failed && mask <= it->held_failed)
@@ -338,13 +332,13 @@ static void held_resize(iter_t *it)
 		return;
 	}
 	it->held_sparse = 0;
-	if (load_program(it, mask, &skel, NULL, 0) != 0) {
+	if (load_program(&load, NULL) != 0) {
 		if (mask > it->held.mask)
 			it->held_failed = mask;
 		return;
 	}
-	if (use_program(it, skel, mask) != 0) {
-		iter_bpf__destroy(skel);
+	if (use_program(it, load.skel, mask) != 0) {
+		iter_bpf__destroy(load.skel);
 		if (mask > it->held.mask)
 			it->held_failed = mask;
 	}
@@ -354,11 +348,10 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 {
 	struct _vmon_internal *in = vmon->internal;
 	const char *not_here = host_root_reason(vmon);
-	struct iter_bpf *skel;
+	struct iter_load load = { 0 };
 	char said[160] = "";
 	iter_t *it;
 	long page = sysconf(_SC_PAGESIZE);
-	unsigned mask;
 	int err, before;
 
 	if (in->iter)
@@ -384,19 +377,11 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 		it->page_shift++;
 
 	before = host_count_fds(vmon);
-	mask = held_entries(tasks_now(vmon)) - 1;
-	err = load_program(it, mask, &skel, NULL, 0);
-	if (err && err != EPERM) {
-		/* once more with the kernel's log, to say why */
-		int again = load_program(it, mask, &skel, said, sizeof(said));
-
-		if (!again)
-			err = 0;
-		else if (again != err || !light_skel_refused(err))
-			said[0] = '\0';	/* not the verifier's refusal, or the log failed the load (ENOSPC) */
-	}
-	if (!err && (err = use_program(it, skel, mask)) != 0)
-		iter_bpf__destroy(skel);
+	load.it = it;
+	load.mask = held_entries(tasks_now(vmon)) - 1;
+	err = light_skel_load(load_program, &load, said, sizeof(said));
+	if (!err && (err = use_program(it, load.skel, load.mask)) != 0)
+		iter_bpf__destroy(load.skel);
 	if (err)
 		goto fail;
 	it->fds = before >= 0 ? host_count_fds(vmon) - before : 0;

@@ -51,16 +51,36 @@ void light_skel_release_low_fds(int held[3])
 	}
 }
 
-char *light_skel_log_on(struct bpf_loader_ctx *ctx)
+void light_skel_log_on(struct bpf_loader_ctx *ctx, char **log)
 {
-	char *log = calloc(1, LIGHT_SKEL_LOG_BYTES);
-
-	if (!log)
-		return NULL;
+	*log = calloc(1, LIGHT_SKEL_LOG_BYTES);
+	if (!*log)
+		return;
 	ctx->log_level = 1;
 	ctx->log_size = LIGHT_SKEL_LOG_BYTES;
-	ctx->log_buf = (__u64)(unsigned long)log;
-	return log;
+	ctx->log_buf = (__u64)(unsigned long)*log;
+}
+
+int light_skel_load(light_skel_try_t *try, void *arg, char *said, size_t said_size)
+{
+	char *log = NULL;
+	int err, again;
+
+	if (said_size)
+		said[0] = '\0';
+	err = try(arg, NULL);
+	if (!err || err == EPERM)
+		return err;
+	again = try(arg, &log);
+	light_skel_reason(log, said, said_size);
+	if (!again) {
+		if (said_size)
+			said[0] = '\0';	/* loaded: nothing was refused */
+		return 0;
+	}
+	if ((again != err || !light_skel_refused(err)) && said_size)
+		said[0] = '\0';	/* not the verifier's refusal, or the log failed the load (ENOSPC) */
+	return err;
 }
 
 static bool is_statistics(const char *line)

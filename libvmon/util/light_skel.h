@@ -4,9 +4,9 @@
  * kernel's reason when it refuses one.
  *
  * A load is first tried without the verifier's log (a log costs the
- * verifier time on every load that succeeds); after one failed, the caller
- * tries once more with light_skel_log_on() and light_skel_reason() gives
- * the log's last line, where the verifier says what it refused.
+ * verifier time on every load that succeeds); after one failed, it is
+ * tried once more with the log, whose line before the statistics says what
+ * the verifier refused (light_skel_load()).
  */
 #ifndef VMON_LIGHT_SKEL_H
 #define VMON_LIGHT_SKEL_H
@@ -26,8 +26,24 @@
 void light_skel_hold_low_fds(int held[3]);
 void light_skel_release_low_fds(int held[3]);	/* and sets them to -1 */
 
-/* have the next load of ctx's skeleton keep the kernel's log; NULL without memory for it */
-char *light_skel_log_on(struct bpf_loader_ctx *ctx);
+/*
+ * One try at a skeleton's load (and attach, if the caller's try does that
+ * too): it opens the skeleton, sets what the load depends on, calls
+ * light_skel_log_on() on its loader context when log is not NULL, and
+ * loads.  0 or an errno; on failure it leaves nothing loaded.
+ */
+typedef int light_skel_try_t(void *arg, char **log);
+
+/*
+ * A load through try: once without the log and, if that fails for another
+ * reason than EPERM (no privilege: the log would not say more), once with
+ * it.  0, or the first try's errno with the verifier's reason in said ("" if
+ * the refusal was not the verifier's, or the log itself failed the load).
+ */
+int light_skel_load(light_skel_try_t *try, void *arg, char *said, size_t said_size);
+
+/* have the next load of ctx's skeleton keep the kernel's log into *log (NULL without memory for it) */
+void light_skel_log_on(struct bpf_loader_ctx *ctx, char **log);
 /* what the verifier said it refused, into said ("" if the log does not say); frees the log */
 void light_skel_reason(char *log, char *said, size_t said_size);
 /* is err an errno the verifier refuses a program with (and its log says why)? */
