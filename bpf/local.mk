@@ -8,7 +8,11 @@
 # /sys/kernel/btf/vmlinux in the caller instead (5 to 6 MB read, copied and
 # indexed for each object, about 9 MB of a start-up's peak RSS).  It needs
 # Linux 5.17 (CO-RE relocations in BPF_PROG_LOAD); the backends and the
-# /proc source that need no BPF remain for older kernels.
+# /proc source that need no BPF remain for older kernels.  Nor does libvmon
+# link libbpf: the generated code makes its own bpf(2) calls, and
+# util/light_skel.c the one more the iterator needs (libbpf, libelf and zlib
+# were about 0.4 MB of every client's RSS).  libbpf's headers are still
+# needed to build: the programs' helpers and the skeleton's loader.
 #
 #   bpf/vmlinux.h	every kernel type, from $(VMLINUX_BTF) (bpftool btf dump);
 #			CO-RE relocates the program to whatever kernel loads it
@@ -59,9 +63,7 @@ libvmon_libvmon_la_SOURCES += libvmon/feed/feed_bpf.c libvmon/feed/bpf_ring.c li
 	libvmon/util/light_skel.c libvmon/util/light_skel.h
 nodist_libvmon_libvmon_la_SOURCES = bpf/feed.lskel.h bpf/iter.lskel.h
 libvmon_libvmon_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
-libvmon_libvmon_la_LIBADD = $(VMON_UTIL_LIBS) $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
 else
-libvmon_libvmon_la_LIBADD = $(VMON_UTIL_LIBS)
 # (set in both branches: one set in a conditional alone is empty in the other, AM_CPPFLAGS left out)
 libvmon_libvmon_la_CPPFLAGS = $(AM_CPPFLAGS)
 endif

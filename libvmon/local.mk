@@ -54,6 +54,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/util/host.c libvmon/util/host.h
 libvmon_libvmon_la_CFLAGS = $(AM_CFLAGS)
 VMON_UTIL_LIBS = libvmon/util/libvmonutil.la
+libvmon_libvmon_la_LIBADD = $(VMON_UTIL_LIBS)
 libvmon_libvmon_la_LDFLAGS = -version-info $(LIBVMON_LT_VERSION) -export-symbols-regex '^vmon_' $(VMON_LDFLAGS)
 
 # installed as <libvmon/vmon.h>, with the tables it includes beside it

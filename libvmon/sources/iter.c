@@ -54,8 +54,6 @@
 #include "core/internal.h"
 
 #ifdef HAVE_BPF
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "util/light_skel.h"
 #include "bpf/iter.h"
@@ -260,7 +258,7 @@ struct iter_load {
 static int load_program(void *arg, char **log)
 {
 	struct iter_load *l = arg;
-	int cpus, err, low_fds[3];
+	int err, low_fds[3];
 
 	l->skel = iter_bpf__open();
 	if (!l->skel)
@@ -268,8 +266,7 @@ static int load_program(void *arg, char **log)
 	l->skel->rodata->tick_ns = l->it->tick_ns;
 	l->skel->rodata->page_shift = (__u32)l->it->page_shift;
 	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
-	cpus = libbpf_num_possible_cpus();
-	l->skel->rodata->nr_cpus = cpus > 0 ? (__u32)cpus : 1;
+	l->skel->rodata->nr_cpus = (__u32)host_possible_cpus();
 	l->skel->rodata->held_mask = l->mask;
 	l->skel->maps.held.max_entries = l->mask + 1;
 	if (log)
@@ -785,7 +782,7 @@ static int read_stream(iter_t *it)
 	if (!it->stream && !(it->stream = malloc(ITER_STREAM_BYTES)))
 		return -1;
 	it->nr = 0;
-	fd = bpf_iter_create(it->skel->links.vmon_tasks_fd);
+	fd = light_skel_iter_create(it->skel->links.vmon_tasks_fd);
 	if (fd < 0)
 		return -1;
 	for (;;) {

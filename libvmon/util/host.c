@@ -2,7 +2,7 @@
  * host.c: what the event feed and the task iterator both ask of the
  * system they run on: whether the kernel's pids are the proc root's, how
  * many fds this process holds (to count what a BPF program or a ring
- * took).
+ * took), how many CPUs the kernel keeps per-CPU data for.
  */
 #include "config.h"
 
@@ -16,6 +16,45 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+
+/*
+ * /sys/devices/system/cpu/possible is a list of ranges ("0-3", "0,2-5"),
+ * the highest last; CPUs that may be hot-added count, as they do for the
+ * kernel's per-CPU counters.  Without it, the CPUs configured now.
+ */
+int host_possible_cpus(void)
+{
+	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC), highest = -1;
+	char list[256];
+	ssize_t n;
+
+	if (fd >= 0) {
+		n = read(fd, list, sizeof(list) - 1);
+		close(fd);
+		if (n > 0) {
+			char *p = list, *end;
+
+			list[n] = '\0';
+			for (;;) {
+				long v = strtol(p, &end, 10);
+
+				if (end == p || v < 0 || v >= 1L << 20)
+					break;
+				if (v > highest)
+					highest = (int)v;
+				if (*end != ',' && *end != '-')
+					break;
+				p = end + 1;
+			}
+		}
+	}
+	if (highest < 0) {
+		long conf = sysconf(_SC_NPROCESSORS_CONF);
+
+		return conf > 0 ? (int)conf : 1;
+	}
+	return highest + 1;
+}
 
 /* the fds this process has open, the directory's own included (a difference cancels it) */
 int host_count_fds(vmon_t *vmon)

@@ -10,5 +10,7 @@
 /* why the kernel's pids (its events, the iterator's records) are not the proc root's, or NULL */
 const char *host_root_reason(vmon_t *vmon);
 int host_count_fds(vmon_t *vmon);	/* open in this process, or -1 (the feed's and the iterator's are counted so) */
+/* the kernel's nr_cpu_ids: the highest possible CPU + 1 (per-CPU data has a slot for each), at least 1 */
+int host_possible_cpus(void);
 
 #endif

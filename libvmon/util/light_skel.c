@@ -25,6 +25,15 @@
  */
 #define LIGHT_SKEL_LOG_BYTES	(64 * 1024)
 
+int light_skel_iter_create(int link_fd)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.iter_create.link_fd = (__u32)link_fd;
+	return skel_sys_bpf(BPF_ITER_CREATE, &attr, sizeof(attr));
+}
+
 void light_skel_hold_low_fds(int held[3])
 {
 	for (int fd = 0; fd < 3; fd++) {

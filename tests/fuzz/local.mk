@@ -22,7 +22,7 @@ tests/fuzz/fuzz_log$(EXEEXT): $(VMON_FUZZ_SRCS) $(VMON_DEFS) tests/fuzz/fuzz_log
 		case $$f in *.c) srcs="$$srcs $(srcdir)/$$f" ;; esac; \
 	done; \
 	$(MKDIR_P) tests/fuzz && \
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(AM_CPPFLAGS) -o $@ $$srcs $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) -lpthread || { \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(AM_CPPFLAGS) -o $@ $$srcs -lpthread || { \
 		echo "make fuzz: $(FUZZ_CC) could not build the fuzzer (on Debian: apt-get install clang libclang-rt-dev)" >&2; \
 		exit 1; }
 CLEANFILES += tests/fuzz/fuzz_log$(EXEEXT)
