@@ -2,6 +2,7 @@
  * vtop_bench.c: vtop's cost, against top's in the same run.
  *
  *	vtop_bench [--procs 1000,5000] [--refreshes N] [--secs S] [--vtop PATH] [--no-top]
+ *		   [--churn LIVES]
  *
  * For each process count it starts that many idle children (in one process
  * group, each dying with us), then measures:
@@ -16,7 +17,12 @@
  *                and btop (its default 2 s) where they are installed;
  *   memory       the peak RSS (ru_maxrss, VmHWM) of each of those runs:
  *                vtop -b against top -b, vtop on the terminal against htop
- *                and btop.
+ *                and btop;
+ *   churn        with --churn LIVES: vtop on the terminal (and htop) through
+ *                a storm of LIVES short lives (fork, exec /bin/true, exit):
+ *                its VmRSS before, its peak, its VmRSS 10, 30 and 60 s
+ *                after, and how long it took to come back within 10 % (at
+ *                least 1 MB) of its size before (the issue's goal: a minute).
  *
  * Only CPU time is measured (the children's rusage and their utime + stime),
  * never wall time: the machine is shared.  Every peer runs with an empty
@@ -300,6 +306,101 @@ static double interactive_pct(char *const *argv, double secs, long *rss_kb)
 	return (after - before) / (double)hz / secs * 100.0;
 }
 
+/* how long a viewer's RSS is watched after a storm */
+#define CHURN_WATCH_SECS	60
+
+struct churn {
+	long	before, peak, at[3];	/* kB: at 10, 30, 60 s after the storm */
+	int	back_secs;		/* -1: not back within CHURN_WATCH_SECS */
+};
+
+/* lives short lives, at most 200 at a time, from a child of ours (the caller drains the pty meanwhile) */
+static pid_t start_storm(int lives)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (int started = 0, alive = 0; started < lives || alive > 0; ) {
+		if (started < lives && alive < 200) {
+			pid_t c = fork();
+
+			if (c == 0) {
+				execl("/bin/true", "true", "vtop_bench-churn", (char *)NULL);
+				_exit(127);
+			}
+			if (c > 0) {
+				started++;
+				alive++;
+				continue;
+			}
+		}
+		if (wait(NULL) > 0)
+			alive--;
+		else if (errno == ECHILD)
+			alive = 0;
+	}
+	_exit(0);
+}
+
+/* argv on a pty: its RSS at rest, through a storm of lives short lives, and for a minute after */
+static int churn_rss(char *const *argv, int lives, struct churn *c)
+{
+	struct winsize ws = { .ws_row = 40, .ws_col = 120 };
+	int master, status, k = 0;
+	pid_t storm, pid = forkpty(&master, NULL, NULL, &ws);
+
+	if (pid < 0) {
+		perror("vtop_bench: forkpty");
+		return -1;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		setenv("TERM", "xterm-256color", 1);
+		setenv("LANG", "C.UTF-8", 1);
+		empty_home();
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	running = pid;
+	drain(master, 6);
+	c->before = status_kb(pid, "VmRSS");
+	storm = start_storm(lives);
+	while (storm > 0 && waitpid(storm, &status, WNOHANG) == 0)
+		drain(master, 0.2);
+	c->peak = status_kb(pid, "VmHWM");
+	c->back_secs = -1;
+	for (int sec = 1; sec <= CHURN_WATCH_SECS; sec++) {
+		long now;
+
+		drain(master, 1);
+		now = status_kb(pid, "VmRSS");
+		if (c->back_secs < 0 && now >= 0 && now <= c->before + (c->before / 10 > 1024 ? c->before / 10 : 1024))
+			c->back_secs = sec;
+		if (sec == 10 || sec == 30 || sec == CHURN_WATCH_SECS)
+			c->at[k++] = now;
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	running = -1;
+	close(master);
+	return c->before < 0 || storm < 0 ? -1 : 0;
+}
+
+static void churn_print(const char *who, int idle, int lives, const struct churn *c)
+{
+	char back[32];
+
+	if (c->back_secs < 0)
+		snprintf(back, sizeof(back), "> %d s", CHURN_WATCH_SECS);
+	else
+		snprintf(back, sizeof(back), "%d s", c->back_secs);
+	printf("%-6s %8d %8d | %8.1f %8.1f | %8.1f %8.1f %8.1f | %10s\n", who, idle, lives, c->before / 1024.0,
+	       c->peak / 1024.0, c->at[0] / 1024.0, c->at[1] / 1024.0, c->at[2] / 1024.0, back);
+}
+
 /* the processes of the system, ours and everyone's: what the samplers had to read */
 static int count_processes(void)
 {
@@ -334,7 +435,8 @@ static bool installed(const char *prog)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: vtop_bench [--procs 1000,5000] [--refreshes N] [--secs S] [--vtop PATH] [--no-top]\n");
+	fprintf(out, "usage: vtop_bench [--procs 1000,5000] [--refreshes N] [--secs S] [--vtop PATH] [--no-top]"
+		" [--churn LIVES]\n");
 }
 
 int main(int argc, char **argv)
@@ -342,10 +444,11 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "procs", required_argument, NULL, 'p' }, { "refreshes", required_argument, NULL, 'n' },
 		{ "secs", required_argument, NULL, 's' }, { "vtop", required_argument, NULL, 'v' },
-		{ "no-top", no_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "no-top", no_argument, NULL, 't' }, { "churn", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *vtop = "vtop/vtop", *procs = "1000,5000";
-	int refreshes = 10, opt, failed = 0;
+	int refreshes = 10, opt, failed = 0, lives = 0;
 	double secs = 20;
 	bool with_top = true;
 
@@ -356,11 +459,12 @@ int main(int argc, char **argv)
 		case 's': secs = atof(optarg); break;
 		case 'v': vtop = optarg; break;
 		case 't': with_top = false; break;
+		case 'c': lives = atoi(optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (refreshes < 1 || secs <= 0) {
+	if (refreshes < 1 || secs <= 0 || lives < 0) {
 		usage(stderr);
 		return 2;
 	}
@@ -420,6 +524,24 @@ int main(int argc, char **argv)
 		if (!p)
 			break;
 		p++;
+	}
+	if (lives) {
+		/* at the last count's idle children */
+		char *av[] = { (char *)vtop, "-d", "1", NULL }, *ah[] = { "htop", "-d", "10", NULL };
+		struct churn c;
+
+		printf("\nchurn: VmRSS on a terminal, MB, before a storm of short lives, its peak, then after it\n");
+		printf("%-6s %8s %8s | %8s %8s | %8s %8s %8s | %10s\n", "", "idle", "lives", "before", "VmHWM",
+		       "10 s", "30 s", "60 s", "back within");
+		memset(&c, 0, sizeof(c));
+		failed |= churn_rss(av, lives, &c) < 0;
+		churn_print("vtop", idle_nr, lives, &c);
+		if (with_top && installed("htop")) {
+			memset(&c, 0, sizeof(c));
+			failed |= churn_rss(ah, lives, &c) < 0;
+			churn_print("htop", idle_nr, lives, &c);
+		}
+		printf("(back within: 10 %% of its size before, at least 1 MB; the goal: a minute)\n");
 	}
 	reap_idle();
 	printf("(-1: a peer not installed, or --no-top; ./bootstrap --deps installs htop and btop)\n");
