@@ -121,6 +121,13 @@ tests_test_hash_CPPFLAGS = $(TESTS_CPP)
 tests_test_hash_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
 tests_test_hash_LDFLAGS = $(TESTS_LINK)
 
+# the ebpf backend's ring buffer reader (libvmon/feed/bpf_ring.c) against a ring in a memfd, laid out as the kernel's
+VMON_UNIT_TESTS += tests/test_bpf_ring
+tests_test_bpf_ring_SOURCES = tests/test_bpf_ring.c libvmon/feed/bpf_ring.c libvmon/feed/bpf_ring.h
+tests_test_bpf_ring_CPPFLAGS = $(TESTS_CPP)
+tests_test_bpf_ring_LDADD = $(CMOCKA_LIBS)
+tests_test_bpf_ring_LDFLAGS = $(TESTS_LINK)
+
 # util/light_skel.c's tries at a BPF load and the verifier's reason it keeps, against a fake kernel
 if HAVE_BPF
 VMON_UNIT_TESTS += tests/test_light_skel

@@ -99,7 +99,7 @@ static const void *record_at(bpf_ring_t *r, unsigned long pos, size_t len)
 
 int bpf_ring_consume(bpf_ring_t *r)
 {
-	unsigned long cons = __atomic_load_n(r->consumer, __ATOMIC_RELAXED), prod;
+	unsigned long cons = __atomic_load_n(r->consumer, __ATOMIC_RELAXED), start = cons, prod;
 	int n = 0, stop = 0;
 
 	prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
@@ -123,7 +123,12 @@ int bpf_ring_consume(bpf_ring_t *r)
 		cons += bytes;
 		/* the record's bytes free for the producer at once, as each is read */
 		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
-		if (cons >= prod)	/* more may have come meanwhile */
+		/*
+		 * More may have come meanwhile: read it too, but no more than a
+		 * ring's worth in one call, so that a producer as fast as this
+		 * reader (a fork storm) cannot keep the caller here for ever.
+		 */
+		if (cons >= prod && cons - start < r->size)
 			prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 	}
 	return n;

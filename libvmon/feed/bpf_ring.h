@@ -20,7 +20,10 @@ typedef int (*bpf_ring_record_fn)(void *arg, const void *data, size_t size);
 
 /* the ring of map_fd (size bytes of data) mapped: NULL with errno */
 bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *arg);
-/* every record committed so far: how many were read, or -1 with errno */
+/*
+ * every record committed so far, and those committed while it reads, up to
+ * a ring's worth of bytes in all: how many were read, or -1 with errno
+ */
 int bpf_ring_consume(bpf_ring_t *ring);
 /* the fd to poll: readable while records wait */
 int bpf_ring_fd(const bpf_ring_t *ring);

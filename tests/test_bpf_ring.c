@@ -1,0 +1,247 @@
+/*
+ * test_bpf_ring.c: the ring buffer reader (libvmon/feed/bpf_ring.c) against
+ * a ring this test writes itself, laid out as the kernel lays out a
+ * BPF_MAP_TYPE_RINGBUF for user space (a consumer page, a producer page, the
+ * data) in a memfd: records in order, a record not yet committed (BUSY) and
+ * those after it, a discarded one, one that wraps at the data's end, a
+ * reader that stops, and a producer that writes as fast as it is read.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "feed/bpf_ring.h"
+
+#define HDR_BYTES	8
+#define BUSY		(1u << 31)
+#define DISCARD		(1u << 30)
+
+/* the producer's side: what the kernel would do, and what the reader handed back */
+struct fake_ring {
+	int		fd;
+	size_t		page, size;
+	unsigned char	*map;		/* the whole memfd, read and write */
+	unsigned long	*consumer, *producer;
+	unsigned char	*data;
+	bpf_ring_t	*ring;
+	/* the records read, in order: their first byte and size */
+	int		got[4096];
+	size_t		got_size[4096];
+	int		got_nr;
+	int		stop_after;	/* the callback stops the read after this many (0: never) */
+	int		refill;		/* records the callback writes as it reads (a producer as fast) */
+};
+
+static void produce_more(struct fake_ring *f);
+
+static int on_record(void *arg, const void *data, size_t size)
+{
+	struct fake_ring *f = arg;
+	const unsigned char *b = data;
+
+	assert_true(f->got_nr < 4096);
+	/* every byte of a record is its tag: a record read in pieces or from the wrong place shows */
+	for (size_t i = 0; i < size; i++)
+		assert_int_equal(b[i], b[0]);
+	f->got[f->got_nr] = b[0];
+	f->got_size[f->got_nr++] = size;
+	if (f->refill > 0)
+		produce_more(f);
+	return f->stop_after && f->got_nr >= f->stop_after;
+}
+
+static void fake_open(struct fake_ring *f, size_t size)
+{
+	memset(f, 0, sizeof(*f));
+	f->page = (size_t)sysconf(_SC_PAGESIZE);
+	f->size = size;
+	f->fd = memfd_create("test_bpf_ring", MFD_CLOEXEC);
+	assert_true(f->fd >= 0);
+	assert_int_equal(ftruncate(f->fd, (off_t)(2 * f->page + size)), 0);
+	f->map = mmap(NULL, 2 * f->page + size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
+	assert_true(f->map != MAP_FAILED);
+	f->consumer = (unsigned long *)f->map;
+	f->producer = (unsigned long *)(f->map + f->page);
+	f->data = f->map + 2 * f->page;
+	f->ring = bpf_ring_open(f->fd, size, on_record, f);
+	assert_non_null(f->ring);
+}
+
+static void fake_close(struct fake_ring *f)
+{
+	bpf_ring_close(f->ring);
+	munmap(f->map, 2 * f->page + f->size);
+	close(f->fd);
+}
+
+/* a record of len bytes, each tag, at the producer's position, with flags in its header; its position */
+static unsigned long produce(struct fake_ring *f, int tag, uint32_t len, uint32_t flags)
+{
+	unsigned long pos = *f->producer;
+	size_t total = (HDR_BYTES + len + 7) & ~(size_t)7;
+	uint32_t hdr[2] = { len | flags, 0 };
+
+	assert_true(pos + total - *f->consumer <= f->size);	/* the kernel never overwrites what is unread */
+	for (size_t i = 0; i < HDR_BYTES; i++)
+		f->data[(pos + i) & (f->size - 1)] = ((unsigned char *)hdr)[i];
+	for (size_t i = 0; i < len; i++)
+		f->data[(pos + HDR_BYTES + i) & (f->size - 1)] = (unsigned char)tag;
+	__atomic_store_n(f->producer, pos + total, __ATOMIC_RELEASE);
+	return pos;
+}
+
+/* the header of the record at pos, committed (its BUSY bit cleared) */
+static void commit(struct fake_ring *f, unsigned long pos)
+{
+	uint32_t *hdr = (uint32_t *)(f->data + (pos & (f->size - 1)));
+
+	__atomic_store_n(hdr, *hdr & ~BUSY, __ATOMIC_RELEASE);
+}
+
+static void produce_more(struct fake_ring *f)
+{
+	/* as much as was read comes again, while the reader reads */
+	if (*f->producer - *f->consumer + 64 <= f->size) {
+		produce(f, 0x55, 40, 0);
+		f->refill--;
+	}
+}
+
+static void test_in_order(void **state)
+{
+	struct fake_ring f;
+
+	(void)state;
+	fake_open(&f, 4 * (size_t)sysconf(_SC_PAGESIZE));
+	assert_int_equal(bpf_ring_consume(f.ring), 0);	/* empty */
+	for (int i = 1; i <= 10; i++)
+		produce(&f, i, (uint32_t)(i * 13), 0);
+	assert_int_equal(bpf_ring_consume(f.ring), 10);
+	for (int i = 1; i <= 10; i++) {
+		assert_int_equal(f.got[i - 1], i);
+		assert_int_equal(f.got_size[i - 1], i * 13);
+	}
+	/* the bytes handed back to the producer: all of them */
+	assert_int_equal(*f.consumer, *f.producer);
+	assert_int_equal(bpf_ring_consume(f.ring), 0);
+	fake_close(&f);
+}
+
+static void test_busy_holds_the_rest(void **state)
+{
+	struct fake_ring f;
+	unsigned long busy;
+
+	(void)state;
+	fake_open(&f, 4 * (size_t)sysconf(_SC_PAGESIZE));
+	produce(&f, 1, 16, 0);
+	busy = produce(&f, 2, 24, BUSY);
+	produce(&f, 3, 8, 0);
+	assert_int_equal(bpf_ring_consume(f.ring), 1);
+	assert_int_equal(*f.consumer, busy);	/* stopped before the uncommitted one */
+	assert_int_equal(bpf_ring_consume(f.ring), 0);
+	commit(&f, busy);
+	assert_int_equal(bpf_ring_consume(f.ring), 2);
+	assert_int_equal(f.got_nr, 3);
+	assert_int_equal(f.got[1], 2);
+	assert_int_equal(f.got[2], 3);
+	assert_int_equal(*f.consumer, *f.producer);
+	fake_close(&f);
+}
+
+static void test_discarded_skipped(void **state)
+{
+	struct fake_ring f;
+
+	(void)state;
+	fake_open(&f, 4 * (size_t)sysconf(_SC_PAGESIZE));
+	produce(&f, 1, 16, 0);
+	produce(&f, 2, 100, DISCARD);
+	produce(&f, 3, 16, 0);
+	assert_int_equal(bpf_ring_consume(f.ring), 2);
+	assert_int_equal(f.got[0], 1);
+	assert_int_equal(f.got[1], 3);
+	assert_int_equal(*f.consumer, *f.producer);	/* its bytes freed too */
+	fake_close(&f);
+}
+
+static void test_wraps_whole(void **state)
+{
+	struct fake_ring f;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	(void)state;
+	fake_open(&f, page);
+	/* fill most of the ring, read it, so that the next records cross the data's end */
+	for (int i = 0; i < 5; i++)
+		produce(&f, 10 + i, (uint32_t)(page / 8), 0);
+	assert_int_equal(bpf_ring_consume(f.ring), 5);
+	/* one whose header is before the end and whose bytes go past it; then one that starts after the wrap */
+	produce(&f, 0x77, (uint32_t)(page / 2), 0);
+	produce(&f, 0x78, 32, 0);
+	assert_true((*f.producer & ~(unsigned long)(page - 1)) != (*f.consumer & ~(unsigned long)(page - 1)));
+	assert_int_equal(bpf_ring_consume(f.ring), 2);
+	assert_int_equal(f.got[5], 0x77);
+	assert_int_equal(f.got_size[5], page / 2);	/* on_record() checked every byte */
+	assert_int_equal(f.got[6], 0x78);
+	fake_close(&f);
+}
+
+static void test_reader_stops(void **state)
+{
+	struct fake_ring f;
+
+	(void)state;
+	fake_open(&f, 4 * (size_t)sysconf(_SC_PAGESIZE));
+	for (int i = 1; i <= 6; i++)
+		produce(&f, i, 8, 0);
+	f.stop_after = 2;
+	assert_int_equal(bpf_ring_consume(f.ring), 2);
+	f.stop_after = 0;
+	/* the records after the stop wait for the next read */
+	assert_int_equal(bpf_ring_consume(f.ring), 4);
+	assert_int_equal(f.got[2], 3);
+	fake_close(&f);
+}
+
+static void test_fast_producer_bounded(void **state)
+{
+	struct fake_ring f;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int n;
+
+	(void)state;
+	fake_open(&f, page);
+	produce(&f, 0x55, 40, 0);
+	/* each record read brings another, far more than fit in a ring: one read takes a ring's worth, not all */
+	f.refill = 100000;
+	n = bpf_ring_consume(f.ring);
+	assert_true(n > 0);
+	assert_true((size_t)n * 48 <= page + 48);
+	assert_true(f.refill > 0);
+	fake_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_in_order),
+		cmocka_unit_test(test_busy_holds_the_rest),
+		cmocka_unit_test(test_discarded_skipped),
+		cmocka_unit_test(test_wraps_whole),
+		cmocka_unit_test(test_reader_stops),
+		cmocka_unit_test(test_fast_producer_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
