@@ -167,7 +167,7 @@ tests_test_arguments_LDFLAGS = $(TESTS_LINK_CHECKED)
 
 # the task iterator against /proc, and /proc taking over where it cannot be used
 VMON_UNIT_TESTS += tests/test_iter
-tests_test_iter_SOURCES = tests/test_iter.c
+tests_test_iter_SOURCES = tests/test_iter.c libvmon/sources/iter_held.c
 tests_test_iter_CPPFLAGS = $(TESTS_CPP)
 tests_test_iter_CFLAGS = $(AM_CFLAGS) -pthread
 tests_test_iter_LDADD = $(TESTS_LIBS)
