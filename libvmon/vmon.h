@@ -563,6 +563,8 @@ typedef enum _vmon_event_has_t {
 	VMON_EVENT_HAS_MAXRSS		= 1 << 9,
 	VMON_EVENT_HAS_FAULTS		= 1 << 10,	/* minflt, majflt */
 	VMON_EVENT_HAS_DURATION		= 1 << 11,	/* duration_ns: an exit's process's life */
+	/* not a member: an exit not heard from the kernel (its event was lost) but found by a sample, at time_ns */
+	VMON_EVENT_FOUND_GONE		= 1 << 12,
 } vmon_event_has_t;
 
 #define VMON_EVENT_ARGS_MAX	4095	/* bytes of arguments an ebpf exec event carries at most */

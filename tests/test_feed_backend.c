@@ -725,24 +725,77 @@ static void test_leader_killed(void **state)
 
 /* --- loss --- */
 
+/* the exits a callback heard of one process */
+struct exits_heard {
+	pid_t		pid;
+	int		exits, found;
+	unsigned	has;		/* the last exit's */
+};
+
+static void on_exit_heard(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
+{
+	struct exits_heard *h = arg;
+
+	(void)vmon;
+	(void)proc;
+	if (ev->kind != VMON_EVENT_EXIT || ev->pid != h->pid)
+		return;
+	h->exits++;
+	h->found += !!(ev->has & VMON_EVENT_FOUND_GONE);
+	h->has = ev->has;
+}
+
+/*
+ * A process the caller knew whose exit was among the events lost: found
+ * gone by the pass that repairs the loss, its exit is delivered all the
+ * same, once, to the callback and the stream, marked found (no status).
+ */
+static void check_exit_found(vmon_t *vmon, const struct exits_heard *h)
+{
+	vmon_event_t ev;
+	int streamed = 0;
+
+	print_message("%s: the process whose exit was lost: %d exit(s) heard, %d found gone\n", FEED_BACKEND, h->exits,
+		      h->found);
+	assert_int_equal(h->exits, 1);
+	assert_int_equal(h->found, 1);
+	assert_false(h->has & VMON_EVENT_HAS_EXIT_STATUS);	/* nothing made up */
+	assert_true(h->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX));
+	while (vmon_feed_next(vmon, &ev) > 0) {
+		if (ev.kind == VMON_EVENT_EXIT && ev.pid == h->pid) {
+			streamed++;
+			assert_true(ev.has & VMON_EVENT_FOUND_GONE);
+		}
+	}
+	assert_int_equal(streamed, 1);
+}
+
 static void test_forced_loss(void **state)
 {
 	vmon_feed_stats_t before, after;
 	pid_t sleepers[5];
 	int n = feedtest_scale(400);
+	struct exits_heard doomed = { 0 };
 	vmon_t vmon;
 
 	(void)state;
 	/* the smallest buffer there is, and nobody reading while the children come and go */
 	open_or_skip(&vmon, 4096);
+	assert_int_equal(vmon_feed_stream(&vmon, VMON_FEED_EVENTS, 0), 0);
+	/* a child the feed and the tree know, which ends while the buffer is full */
+	doomed.pid = spawn_sleeper();
 	assert_true(vmon_sample(&vmon));
+	assert_non_null(feedtest_child_node(&vmon, doomed.pid));
+	assert_int_equal(vmon_feed_set_callback(&vmon, on_exit_heard, &doomed), 0);
 	assert_int_equal(vmon_feed_get_stats(&vmon, &before), 0);
 	for (int i = 0; i < n; i++) {
 		if (i % (n / 5) == 0)
 			sleepers[i / (n / 5)] = spawn_sleeper();
 		reap(feedtest_spawn("exit", 1, "loss", -1, -1), 0);
 	}
+	reap(doomed.pid, SIGKILL);
 	assert_true(vmon_sample(&vmon));
+	check_exit_found(&vmon, &doomed);
 	assert_int_equal(vmon_feed_get_stats(&vmon, &after), 0);
 	print_message("%s: lost %llu events in %llu overruns\n", FEED_BACKEND, after.lost, after.overruns);
 	assert_true(after.lost > before.lost);

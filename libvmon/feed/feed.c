@@ -96,6 +96,7 @@ struct feed {
 
 	vmon_feed_stats_t	stats;
 	bool			loss;		/* events lost since the last listing */
+	bool			pass_after_loss;	/* this pass's listing repairs a loss (feed_node_gone()) */
 	bool			listed;		/* /proc was listed at least once */
 	double			last_listing;	/* CLOCK_MONOTONIC seconds */
 	double			last_drain;
@@ -1055,6 +1056,7 @@ void feed_apply(vmon_t *vmon)
 
 	if (!f || !f->backend)
 		return;
+	f->pass_after_loss = false;
 	feed_drain(vmon, f);
 	cpu = cpu_mark();
 	f->applying = true;
@@ -1101,6 +1103,33 @@ void feed_apply(vmon_t *vmon)
 }
 
 /*
+ * A process found gone whose exit the kernel's events did not bring, in a
+ * pass that repairs a loss (or after one found since): its exit was among
+ * the events lost.  The listeners and the stream hear of it all the same,
+ * as an exit with what the tree knew (VMON_EVENT_FOUND_GONE: no status,
+ * the time it was found), so that a caller that heard its fork or exec is
+ * not left with a process that never ended.  Without a loss the exit of a
+ * process found gone is in the kernel's buffer: feed_node_gone() read it.
+ */
+static void exit_found(vmon_t *vmon, feed_t *f, proc_node_t *node)
+{
+	vmon_event_t ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = VMON_EVENT_EXIT;
+	ev.has = VMON_EVENT_FOUND_GONE;
+	ev.time_ns = vclock_ns(CLOCK_BOOTTIME);
+	ev.pid = ev.tid = node->pub.pid;
+	complete_event(&ev, &node->pub);
+	/* (not exit_seen: the time is when it was found, not when it ended, which ended.c's matching would take) */
+	if (f->stream) {
+		stream_complete(f->stream, &ev);
+		stream_put(f->stream, &ev);
+	}
+	feed_hold(vmon, f, &ev, node);
+}
+
+/*
  * The sample found a process gone (or about to make it stale for another
  * reason) that has no exit data yet: it may have execed and exited since
  * the pass began, after the drain.  Read the kernel again and give it its
@@ -1120,30 +1149,34 @@ void feed_node_gone(vmon_t *vmon, proc_node_t *node)
 	 */
 	if (node->pass.fed && s && !BITTEST(s->present, VMON_PROC_STAT_PID))
 		proc_stat_keep_pid(s);
-	if (!f || !f->backend || f->applying || node->pub.has_exit_status || !node->life.confirmed)
+	if (!f || !f->backend || f->applying || node->pub.has_exit_status)
 		return;
-	feed_drain(vmon, f);
-	cpu = cpu_mark();
-	f->applying = true;
-	note_thread_exits(f);
-	for (size_t i = 0; i < f->q_nr; i++) {
-		feed_event_t *e = &f->q[i];
-		bool defer, counts;
-		proc_node_t *n;
+	if (node->life.confirmed) {
+		feed_drain(vmon, f);
+		cpu = cpu_mark();
+		f->applying = true;
+		note_thread_exits(f);
+		for (size_t i = 0; i < f->q_nr; i++) {
+			feed_event_t *e = &f->q[i];
+			bool defer, counts;
+			proc_node_t *n;
 
-		if (e->applied || e->ev.pid != node->pub.pid)
-			continue;
-		if (e->ev.kind == VMON_EVENT_FORK)
-			break;	/* the pid's next process: what follows is its */
-		if (!event_matches(f, node, &e->ev))
-			continue;
-		n = apply_one(vmon, f, e, false, &defer, &counts);
-		e->applied = true;
-		if (counts)
-			feed_hold(vmon, f, &e->ev, n);
+			if (e->applied || e->ev.pid != node->pub.pid)
+				continue;
+			if (e->ev.kind == VMON_EVENT_FORK)
+				break;	/* the pid's next process: what follows is its */
+			if (!event_matches(f, node, &e->ev))
+				continue;
+			n = apply_one(vmon, f, e, false, &defer, &counts);
+			e->applied = true;
+			if (counts)
+				feed_hold(vmon, f, &e->ev, n);
+		}
+		f->applying = false;
+		cpu_add(f, cpu);
 	}
-	f->applying = false;
-	cpu_add(f, cpu);
+	if (!node->life.exit_seen && (f->pass_after_loss || f->loss))
+		exit_found(vmon, f, node);
 }
 
 bool feed_wants_listing(vmon_t *vmon)
@@ -1163,6 +1196,7 @@ void feed_listed(vmon_t *vmon)
 	if (f->backend && f->listed)
 		f->stats.reconciles++;
 	f->listed = true;
+	f->pass_after_loss = f->loss;
 	f->loss = false;
 	f->last_listing = vmon->internal->now;
 }

@@ -873,8 +873,8 @@ static const char *parse_event(vmon_log_t *log, log_in_t *in, vmon_event_t *ev, 
 		return "an event cut short or out of range";
 	ev->kind = (vmon_event_kind_t)kind;
 	ev->kinds = 1u << kind;
-	/* the members a log carries (a duration is not one: the reader's start and time give it) */
-	ev->has = (unsigned)(has & 0x7ff);
+	/* the members a log carries (a duration is not one: the reader's start and time give it), and the found mark */
+	ev->has = (unsigned)(has & (0x7ff | VMON_EVENT_FOUND_GONE));
 	ev->time_ns = time;
 	ev->pid = (int)pid;
 	ev->tid = (int)tid;

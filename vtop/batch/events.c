@@ -44,6 +44,7 @@ enum event_type {
 	EV_ARGS_CUT,	/* args_truncated, a bit field */
 	EV_EXIT_CODE,	/* exit_status: the code of a process that exited, unknown if a signal ended it */
 	EV_EXIT_SIGNAL,	/* exit_status: the signal that ended it, unknown if it exited */
+	EV_FLAG,	/* true or false: the flag's bit in has */
 };
 
 /* has: the vmon_event_t.has bits that say the member is known; 0: always; FEED_ONLY: every event of the feed's */
@@ -56,6 +57,7 @@ struct event_field {
 	size_t		offset;
 	size_t		size;
 	const char	*desc;
+	unsigned	flag;		/* EV_FLAG's bit of has */
 };
 
 #define MEMBER(m)	offsetof(vmon_event_t, m), sizeof(((vmon_event_t *)NULL)->m)
@@ -86,6 +88,9 @@ static const struct event_field event_fields[] = {
 	{ "minflt", EV_UINT, VMON_EVENT_HAS_FAULTS, MEMBER(minflt), "exit: minor page faults" },
 	{ "majflt", EV_UINT, VMON_EVENT_HAS_FAULTS, MEMBER(majflt), "exit: major page faults" },
 	{ "duration_ns", EV_UINT, VMON_EVENT_HAS_DURATION, MEMBER(duration_ns), "exit: the process's life, nanoseconds" },
+	{ "found_gone", EV_FLAG, FEED_ONLY, NO_MEMBER,
+	  "exit: its event was lost, the process found gone by a sample (no status; the time it was found)",
+	  VMON_EVENT_FOUND_GONE },
 };
 
 #define EVENT_FIELDS_NR	((int)(sizeof(event_fields) / sizeof(event_fields[0])))
@@ -271,6 +276,9 @@ static bool write_value(vt_event_writer_t *w, const struct event_field *f, const
 		if (!WIFSIGNALED(ev->exit_status))
 			return false;
 		fprintf(out, "%d", WTERMSIG(ev->exit_status));
+		return true;
+	case EV_FLAG:
+		fputs(ev->has & f->flag ? "true" : "false", out);
 		return true;
 	}
 	return false;

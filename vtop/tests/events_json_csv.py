@@ -142,7 +142,7 @@ def parse(fmt, out, quiet=False):
                 e[k] = json.loads(v)
             elif k in ("kind", "comm", "filename"):
                 e[k] = v
-            elif k == "args_truncated":
+            elif k in ("args_truncated", "found_gone"):
                 e[k] = v == "true"
             else:
                 e[k] = float(v) if "." in v else int(v)
@@ -216,7 +216,9 @@ def account(backend, fmt, events, kids, span_ns):
         if x["filename"] is not None and x["filename"] != argv[0]:
             wrong.append("%d: filename %r" % (pid, x["filename"]))
         ex = exits[-1]
-        if ex["exit_status"] is None:
+        if ex["found_gone"]:
+            wrong.append("%d: its exit's event was lost (found_gone: vtop lost events)" % pid)
+        elif ex["exit_status"] is None:
             no_status += 1
             if backend != "perf" or how != "signal":
                 wrong.append("%d: no exit status (%s %d)" % (pid, how, n))
