@@ -42,6 +42,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#ifdef HAVE_MALLOC_TRIM
+#include <malloc.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,17 +91,26 @@ typedef union iter_unpacked {
  * slot, a header keeps it.  After a good read, the slots it did not show
  * are freed.
  *
- * A slot keeps its record packed (rec_pack(): about 220 bytes of the 848
+ * A slot keeps its record packed (rec_pack(): about 190 bytes of the 848
  * at a sleeping process, most words being small or 0), and a pass unpacks the
  * record of a node only when it takes values from it: most nodes of an idle
  * system take none (iter_probe()'s same).  A group's sums are made so too,
  * for the leader whose stores take them (group_of()).
+ *
+ * And most idle processes' records are not kept at all: a process of one
+ * thread sent as the same twice in a row has had its record taken by its
+ * node, which takes nothing from it while it stays the same; the slot drops
+ * it (slot_drop()) and keeps its ids, hash and state, and the held entry
+ * stays, so the program goes on sending headers alone.  The rare node that
+ * needs the record again (it missed a pass, a retry, a store it did not have)
+ * reads /proc for that pass, and the held entry is removed so that the next
+ * read sends the record whole (iter_probe(), record_gone()).
  */
 struct iter {
 	struct iter_bpf		*skel;		/* loaded and attached: skel->links.vmon_tasks_fd */
 	char			*stream;	/* a read's bytes, ITER_STREAM_BYTES: those of a record not yet whole */
 	/* per slot: */
-	unsigned char		**slot_rec;	/* its task's last whole record, packed */
+	unsigned char		**slot_rec;	/* its task's last whole record, packed; NULL: dropped (slot_drop()) */
 	unsigned short		*slot_cap;	/* ... the bytes it has room for */
 	unsigned long long	*slot_read;	/* the read that last showed it, 0: free */
 	unsigned long long	*slot_hash;	/* its record's iter_hdr.hash */
@@ -131,8 +143,10 @@ struct iter {
 	unsigned		held_sparse;	/* reads in a row that found the table under an eighth full */
 	int			page_shift;
 	int			generation;	/* vmon->generation of the last good read */
+	size_t			given_back;	/* bytes of records freed since the heap was last trimmed (iter_trim()) */
 #define SLOT_SAME	0x1	/* the last read sent the header alone */
 #define SLOT_ONE_THREAD	0x2	/* a group leader, without other threads */
+#define SLOT_SAME_AGAIN	0x4	/* ... and the read before it too: its record may go (slot_drop()) */
 	unsigned long long	tick_ns;
 	unsigned long long	reads, read_errors;
 	double			next_listing;	/* when iter_listing_due() says yes next */
@@ -465,17 +479,30 @@ static void held_set(iter_t *it, const struct iter_rec *r)
 	e->flags = (r->h.flags & ITER_SIGS_OWN) ? ITER_HELD_SIGS : 0;
 }
 
-static void slot_free(iter_t *it, int slot)
+/* the held entry of a slot's record removed (if it is still that record's): the next read sends the task's whole */
+static void held_forget(iter_t *it, int slot)
 {
-	unsigned tid = (unsigned)it->slot_tid[slot];
-	struct iter_held *e = held_find(&it->held, tid);
+	struct iter_held *e = held_find(&it->held, (unsigned)it->slot_tid[slot]);
 
 	if (e && e->hash == it->slot_hash[slot])
 		held_remove(&it->held, e);
-	pidmap_del(&it->by_tid, (int)tid, (void *)(uintptr_t)(slot + 1));	/* if it is still tid's */
+}
+
+/* a slot's record given back; its ids, hash and state stay */
+static void slot_drop(iter_t *it, int slot)
+{
+	if (it->slot_rec[slot])
+		it->given_back += it->slot_cap[slot] + sizeof(size_t);	/* and malloc's chunk header */
 	free(it->slot_rec[slot]);
 	it->slot_rec[slot] = NULL;
 	it->slot_cap[slot] = 0;
+}
+
+static void slot_free(iter_t *it, int slot)
+{
+	held_forget(it, slot);
+	pidmap_del(&it->by_tid, it->slot_tid[slot], (void *)(uintptr_t)(slot + 1));	/* if it is still tid's */
+	slot_drop(it, slot);
 	it->slot_read[slot] = 0;
 	it->free_slots[it->free_nr++] = slot;
 }
@@ -578,11 +605,14 @@ static const unsigned char *unpack_word(const unsigned char *p, unsigned n, __u6
 	return p + bytes[n];
 }
 
-/* a slot's record, unpacked into u */
+/* a slot's record, unpacked into u; NULL if the slot dropped it */
 static const struct iter_rec *slot_unpack(const iter_t *it, int slot, iter_unpacked_t *u)
 {
-	const unsigned char *tags = it->slot_rec[slot], *p = tags + PACK_TAGS;
+	const unsigned char *tags = it->slot_rec[slot], *p;
 
+	if (!tags)
+		return NULL;
+	p = tags + PACK_TAGS;
 	p = unpack_word(p, tags[0] & 0xf, &u->w[1]);
 	for (size_t j = 0; j < PACK_PAIRS; j++) {
 		p = unpack_word(p, tags[1 + j] & 0xf, &u->w[4 + 2 * j]);
@@ -597,11 +627,12 @@ static const struct iter_rec *slot_unpack(const iter_t *it, int slot, iter_unpac
 	return &u->rec;
 }
 
-/* the record of a slot shown by this read, for a node's probe and fills */
+/* the record of a slot shown by this read, for a node's probe and fills; NULL if the slot dropped it */
 static const struct iter_rec *rec_of(iter_t *it, int slot)
 {
 	if (it->rec_slot != slot) {
-		slot_unpack(it, slot, &it->rec);
+		if (!slot_unpack(it, slot, &it->rec))
+			return NULL;
 		it->rec_slot = slot;
 	}
 	return &it->rec.rec;
@@ -682,7 +713,11 @@ static void group_add(iter_group_t *g, const struct iter_rec *r)
 	io_add(&g->io, &r->io);
 }
 
-/* the sums of the group of the leader in slot i, whose record is r, in this read */
+/*
+ * The sums of the group of the leader in slot i, whose record is r, in this
+ * read; NULL if a thread's record is gone (never: a thread's slot does not
+ * drop it, and iter_probe() read /proc for a node whose group lacks one).
+ */
 static const iter_group_t *group_of(iter_t *it, int i, const struct iter_rec *r)
 {
 	iter_group_t *g = &it->group;
@@ -697,8 +732,13 @@ static const iter_group_t *group_of(iter_t *it, int i, const struct iter_rec *r)
 	g->majflt = r->dead_majflt;
 	g->io = r->dead_io;
 	group_add(g, r);
-	for (int t = it->first_thread[i]; t >= 0; t = it->next_thread[t])
-		group_add(g, slot_unpack(it, t, &it->thread_rec));
+	for (int t = it->first_thread[i]; t >= 0; t = it->next_thread[t]) {
+		const struct iter_rec *thread = slot_unpack(it, t, &it->thread_rec);
+
+		if (!thread)
+			return NULL;
+		group_add(g, thread);
+	}
 	it->group_slot = i;
 	return g;
 }
@@ -733,7 +773,7 @@ static ssize_t take_records(iter_t *it, size_t len)
 				goto corrupt;
 			/* the same record, its memory or handlers perhaps no longer shared (iter.bpf.c) */
 			e->volatile_hash = h->volatile_hash;
-			it->slot_state[slot] |= SLOT_SAME;
+			it->slot_state[slot] |= (it->slot_state[slot] & SLOT_SAME) ? SLOT_SAME_AGAIN : SLOT_SAME;
 		} else {
 			const struct iter_rec *r = (const struct iter_rec *)h;
 
@@ -816,6 +856,27 @@ fail:
 	return -1;
 }
 
+/*
+ * The records a read gave back, resident until the heap is trimmed: they
+ * were made together, at the first read (or in a burst of processes), and
+ * the nodes made after them keep the heap's top, which is all glibc gives
+ * back by itself.  So the pages they leave free are given back once they
+ * add up to ITER_TRIM_BYTES (malloc_trim(): a walk of the free chunks, a
+ * fraction of a read): about 190 bytes a process of one thread that went
+ * idle, 1 MB at 5,000.
+ */
+#define ITER_TRIM_BYTES	(128 * 1024)
+
+static void iter_trim(iter_t *it)
+{
+	if (it->given_back < ITER_TRIM_BYTES)
+		return;
+	it->given_back = 0;
+#ifdef HAVE_MALLOC_TRIM
+	malloc_trim(0);
+#endif
+}
+
 static int iter_read(vmon_t *vmon)
 {
 	iter_t *it = vmon->internal->iter;
@@ -830,11 +891,24 @@ static int iter_read(vmon_t *vmon)
 	it->rec_slot = it->group_slot = -1;
 	if (read_stream(it) < 0)
 		goto fail;
-	/* the slots of tasks gone (a compact array: the scan is cheap next to the read) */
+	/*
+	 * The slots of tasks gone (a compact array: the scan is cheap next to
+	 * the read), and the records no node needs while they stay the same:
+	 * a process of one thread the same in two reads in a row (its node
+	 * took the record in the pass before them, else it reads /proc when
+	 * it needs it: iter_probe()).  Only after a good read: after a failed
+	 * one, whose pass read /proc, every node needs its record again.
+	 */
 	for (size_t slot = 0; slot < it->slots_cap; slot++) {
-		if (it->slot_read[slot] != it->read_nr && it->slot_read[slot] != 0)
-			slot_free(it, (int)slot);
+		if (it->slot_read[slot] != it->read_nr) {
+			if (it->slot_read[slot] != 0)
+				slot_free(it, (int)slot);
+		} else if ((it->slot_state[slot] & (SLOT_SAME_AGAIN | SLOT_ONE_THREAD)) ==
+				   (SLOT_SAME_AGAIN | SLOT_ONE_THREAD) && it->slot_rec[slot]) {
+			slot_drop(it, (int)slot);
+		}
 	}
+	iter_trim(it);
 	vhash_fit(&it->by_tid);	/* small again after a storm */
 	iter_group(it);
 	it->generation = vmon->generation;
@@ -848,6 +922,9 @@ fail:
 	 */
 	if (errno == EPROTO)
 		held_clear(&it->held);
+	/* and no record goes after the next read for being the same in this one: this pass's nodes take none */
+	for (size_t slot = 0; slot < it->slots_cap; slot++)
+		it->slot_state[slot] &= (unsigned char)~(SLOT_SAME | SLOT_SAME_AGAIN);
 	it->read_errors++;
 	it->generation = 0;
 	return -1;
@@ -926,33 +1003,70 @@ static bool iter_listing_due(vmon_t *vmon)
 	return true;
 }
 
+/*
+ * Does the slot keep what the node's pass takes from it: its record, and
+ * for a process its threads' (group_of())?  A slot drops its record only
+ * when its node, having taken it, takes nothing from it while it stays
+ * the same (same, below), but for a store filled the first time: the
+ * PROC_STAT store's is known here (proc_stat_sample()'s first), the
+ * others read their files then (iter_fill_vm() and the like).
+ */
+static bool records_kept(const iter_t *it, int i, const proc_node_t *node, bool same, const vmon_proc_stat_t *s)
+{
+	if (!it->slot_rec[i])
+		return same && BITTEST(s->present, VMON_PROC_STAT_PID);
+	if (!node->pub.is_thread) {
+		/* (a thread's slot never drops its record: this is the no-crash rule, not a case seen) */
+		for (int t = it->first_thread[i]; t >= 0; t = it->next_thread[t]) {
+			if (!it->slot_rec[t])
+				return false;
+		}
+	}
+	return true;
+}
+
 static int iter_probe(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
 	iter_t *it = in->iter;
 	const struct iter_rec *r;
+	vmon_proc_stat_t *s;
+	bool same;
 	int i;
 
-	if (!node_store(vmon, node, VMON_STORE_PROC_STAT))
+	if (!(s = node_store(vmon, node, VMON_STORE_PROC_STAT)))
 		return -1;
 	if (!iter_covers(vmon, node)) {
 		errno = ESRCH;
 		return -1;
 	}
 	i = slot_of(it, node->pub.pid);
-	node->iter.index = i;
 	/*
 	 * A record the same as the last read's (the program sent its header
 	 * alone), which this node took in the last pass, gives the same values:
 	 * nothing to copy, and the start time, parent, thread count, state and
 	 * run figures the node has are the record's.  For a thread, and a
 	 * process of one thread (its sums are its leader's record, which holds
-	 * its thread count), the record is all its values depend on.  Neither
-	 * the record nor the stores are touched: at 10,000 processes, every
-	 * cache line read per node shows.
+	 * its thread count), the record is all its values depend on.  The
+	 * record is not touched, nor the stores (but the stat store's present
+	 * bits where the record was dropped, which proc_stat_sample() reads
+	 * next anyway): at 10,000 processes, every cache line read per node
+	 * shows.
 	 */
-	node->iter.same = !node->pass.retry && (it->slot_state[i] & SLOT_SAME) && node->iter.gen == vmon->generation - 1 &&
-			  (node->pub.is_thread || (it->slot_state[i] & SLOT_ONE_THREAD));
+	same = !node->pass.retry && (it->slot_state[i] & SLOT_SAME) && node->iter.gen == vmon->generation - 1 &&
+	       (node->pub.is_thread || (it->slot_state[i] & SLOT_ONE_THREAD));
+	/*
+	 * A record dropped that this node needs (it missed a pass, it retries,
+	 * it is new): /proc for this pass, as for a task the records do not
+	 * show, and the next read sends the record whole.  The node's gen
+	 * stays: its next pass takes the record.
+	 */
+	if (!records_kept(it, i, node, same, s)) {
+		held_forget(it, i);
+		return procfs_probe(vmon, node);
+	}
+	node->iter.index = i;
+	node->iter.same = same;
 	node->iter.gen = vmon->generation;
 	node->line.num_threads_before = node->line.num_threads;
 	if (node->iter.same) {
@@ -1105,17 +1219,26 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 	iter_t *it = vmon->internal->iter;
 	struct iter_stat v;
 	const struct iter_rec *r;
+	const iter_group_t *g;
 	unsigned long long rtime, utime, stime, gtime;
 	int i, changes, c, c2;
 
 	if (node->iter.same && !first)
 		return 0;
 	i = node->iter.index;
+	/*
+	 * Never without them: iter_probe() read /proc where this fill would
+	 * need a record dropped (records_kept()), and a stat line of another
+	 * node's may be in the buffer, so not SOURCE_NO_RECORD.
+	 */
 	r = rec_of(it, i);
+	g = r && !node->pub.is_thread ? group_of(it, i, r) : NULL;
+	if (!r || (!node->pub.is_thread && !g)) {
+		errno = ENODATA;
+		return -1;
+	}
 	v = r->stat;
-	if (!node->pub.is_thread) {
-		const iter_group_t *g = group_of(it, i, r);
-
+	if (g) {
 		rtime = g->run_ns;
 		utime = g->utime_ns;
 		stime = g->stime_ns;
@@ -1186,7 +1309,8 @@ static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool
 
 	if (node->iter.same && !first)
 		return 0;
-	r = rec_of(vmon->internal->iter, node->iter.index);
+	if (!(r = rec_of(vmon->internal->iter, node->iter.index)))
+		return SOURCE_NO_RECORD;	/* dropped while the same (records_kept()): statm and status */
 	if (r->h.flags & ITER_HAS_MM)
 		return copy_part(desc, vm_copy, NELEM(vm_copy), &r->vm, s, s->changed, s->present, first);
 	/* no address space: statm reads all zeros, status has no memory lines */
@@ -1213,12 +1337,14 @@ static int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool
 	iter_t *it = vmon->internal->iter;
 	int i = node->iter.index;
 	const struct iter_rec *r;
+	const iter_group_t *g = NULL;
 
 	if (node->iter.same && !first)
 		return 0;
-	r = rec_of(it, i);
-	return copy_part(desc, io_copy, NELEM(io_copy), node->pub.is_thread ? &r->io : &group_of(it, i, r)->io,
-			 s, s->changed, s->present, first);
+	/* dropped while the same (records_kept()): io itself */
+	if (!(r = rec_of(it, i)) || (!node->pub.is_thread && !(g = group_of(it, i, r))))
+		return SOURCE_NO_RECORD;
+	return copy_part(desc, io_copy, NELEM(io_copy), g ? &g->io : &r->io, s, s->changed, s->present, first);
 }
 
 static int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
@@ -1228,7 +1354,8 @@ static int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s
 
 	if (node->iter.same && !first)
 		return 0;
-	r = rec_of(vmon->internal->iter, node->iter.index);
+	if (!(r = rec_of(vmon->internal->iter, node->iter.index)))
+		return SOURCE_NO_RECORD;	/* dropped while the same (records_kept()): status */
 	return copy_part(desc, sched_copy, NELEM(sched_copy), &r->sched, s, s->changed, s->present, first);
 }
 
