@@ -11,9 +11,13 @@
  * A node made where a freed one was is never filled with the freed one's
  * record.  The owner and wchan come with the record: children that sleep
  * in known places as other users are checked against fstat(/proc/PID) and
- * /proc/PID/wchan.
+ * /proc/PID/wchan.  An idle process's record, which the library gives
+ * back, is read again from /proc where a node needs it (a change after a
+ * long sleep, a thread added, a store new, a node new to the task).
  */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +28,9 @@
 #include <string.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#ifdef HAVE_MALLINFO2
+#include <malloc.h>
+#endif
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -373,6 +380,23 @@ static int compare_node(vmon_proc_t *i_proc, vmon_proc_t *p_proc, const snap_t *
 	return compared;
 }
 
+/* room for nr snapshots, and snap_of for every tid up to pid_max */
+static void snaps_alloc(int nr)
+{
+	int pid_max = 32768;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+
+	if (f) {
+		assert_int_equal(fscanf(f, "%d", &pid_max), 1);
+		fclose(f);
+	}
+	snap_of = calloc((size_t)pid_max + 1, sizeof(*snap_of));
+	snaps = calloc((size_t)nr, sizeof(*snaps));
+	assert_non_null(snap_of);
+	assert_non_null(snaps);
+	snaps_nr = mismatches = ran_nodes = 0;
+}
+
 static void init_sampler(vmon_t *vmon, vmon_sampler_t sampler)
 {
 	vmon_attr_t attr;
@@ -389,23 +413,13 @@ static void init_sampler(vmon_t *vmon, vmon_sampler_t sampler)
 
 static void test_equivalence(void **state)
 {
-	int nr = under_valgrind() ? 60 : 1000, pid_max = 32768, nodes = 0, fields = 0;
+	int nr = under_valgrind() ? 60 : 1000, nodes = 0, fields = 0;
 	vmon_t it, pr;
-	FILE *f;
 
 	(void)state;
 	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
 	skip_without_iter();
-	f = fopen("/proc/sys/kernel/pid_max", "r");
-	if (f) {
-		assert_int_equal(fscanf(f, "%d", &pid_max), 1);
-		fclose(f);
-	}
-	snap_of = calloc((size_t)pid_max + 1, sizeof(*snap_of));
-	snaps = calloc((size_t)(nr * (THREADS + 1)), sizeof(*snaps));
-	assert_non_null(snap_of);
-	assert_non_null(snaps);
-	snaps_nr = mismatches = ran_nodes = 0;
+	snaps_alloc(nr * (THREADS + 1));
 
 	spawn_kids(nr);
 	assert_true(wait_for(kids_ready, NULL, 60000));
@@ -1618,6 +1632,173 @@ static void test_held_sized_by_need(void **state)
 	assert_int_equal(held_entries_open(), 0);
 }
 
+/*
+ * The records the library drops (iter.c, slot_drop()): an idle process of
+ * one thread sent as the same twice in a row keeps none, which a client
+ * monitoring a thousand sleeping children sees as its heap falling by
+ * about 190 bytes each at the third pass.  Then each case that needs a
+ * record again, against /proc: a child that changes its memory after a
+ * long sleep, one that starts a thread, a store wanted the first time by
+ * a node that was the same (PROC_SCHED added), and a node new to a task
+ * whose record was dropped (unmonitored, then monitored again: it missed
+ * passes).  Each is checked in the pass that needs the record, the one
+ * after (the record sent whole) and two more (dropped again).
+ */
+#define DROP_MEMORY	(2u << 20)
+
+static int child_changes(void *arg)
+{
+	int fd = *(const int *)arg;
+	pthread_t t;
+	char c, *p;
+
+	while (read(fd, &c, 1) == 1) {
+		if (c == 'm' && (p = malloc(DROP_MEMORY)))
+			memset(p, 1, DROP_MEMORY);
+		else if (c == 't' && pthread_create(&t, NULL, thread_sleeps, NULL) != 0)
+			return 1;
+	}
+	return 1;
+}
+
+/* the iterator's stores of pid against /proc's, read just after: every field /proc's has, the same */
+static void check_against_proc(vmon_t *it, vmon_t *pr, pid_t pid)
+{
+	static const int stores[] = { VMON_STORE_PROC_STAT, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO, VMON_STORE_PROC_SCHED };
+	vmon_proc_t *ip = must_find(it, pid), *pp;
+
+	snaps_nr = 0;
+	keep(ip);
+	assert_true(vmon_sample(pr));
+	pp = must_find(pr, pid);
+	compare_node(ip, pp, &snaps[0], false);
+	/* (compare_node() skips a field either lacks: a store left unfilled would pass) */
+	for (size_t k = 0; k < sizeof(stores) / sizeof(stores[0]); k++) {
+		const vmon_store_desc_t *desc = &vmon_proc_store_descs[stores[k]];
+
+		assert_int_equal(ip->errors[stores[k]], 0);
+		for (int i = 0; i < desc->fields_nr; i++) {
+			const vmon_field_t *f = &desc->fields[i];
+
+			if (vmon_field_present(desc, f, pp->stores[stores[k]]) &&
+			    !vmon_field_present(desc, f, ip->stores[stores[k]]))
+				complain("missing", pid, f, 0, 0, 0);
+		}
+	}
+}
+
+/* the pass that needs the record, the next, and two more; each against /proc */
+static void passes_against_proc(vmon_t *it, vmon_t *pr, pid_t pid)
+{
+	for (int pass = 0; pass < 4; pass++) {
+		assert_true(vmon_sample(it));
+		check_against_proc(it, pr, pid);
+	}
+}
+
+static void test_record_dropped(void **state)
+{
+	const vmon_proc_wants_t wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO;
+	int nr = under_valgrind() ? 40 : 1000, ctl[2], fds[2];
+	pid_t changes[2], new_want, new_node;
+	struct again a;
+	vmon_attr_t attr;
+	vmon_t it, pr;
+
+	(void)state;
+	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
+	skip_without_iter();
+	snaps_alloc(1);
+
+	kids = calloc((size_t)nr + 4, sizeof(*kids));
+	assert_non_null(kids);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pipe(fds), 0);
+		changes[i] = kids[kids_nr++] = spawn_fn(child_changes, &fds[0]);
+		close(fds[0]);
+		ctl[i] = fds[1];
+	}
+	new_want = kids[kids_nr++] = spawn_sleeper();
+	new_node = kids[kids_nr++] = spawn_sleeper();
+	for (int i = 0; i < nr; i++)
+		kids[kids_nr++] = spawn_sleeper();
+	for (int i = 0; i < kids_nr; i++)
+		assert_true(wait_sleeping(kids[i], 60000));
+
+	/* a client of these children alone (its heap is theirs), and one on /proc of the four */
+	vmon_attr_default(&attr);
+	attr.proc_wants = wants | VMON_WANT_PROC_SCHED;
+	attr.sampler = VMON_SAMPLER_ITER;
+	attr.feed = "none";
+	assert_true(vmon_init_attr(&it, &attr));
+	assert_int_equal(vmon_get_sampler(&it), VMON_SAMPLER_ITER);
+	attr.sampler = VMON_SAMPLER_PROC;
+	assert_true(vmon_init_attr(&pr, &attr));
+	for (int i = 0; i < kids_nr; i++) {
+		assert_non_null(vmon_proc_monitor(&it, kids[i], kids[i] == new_want ? wants : VMON_WANT_PROC_INHERIT,
+						  NULL, NULL));
+		if (i < 4)
+			assert_non_null(vmon_proc_monitor(&pr, kids[i], VMON_WANT_PROC_INHERIT, NULL, NULL));
+	}
+	assert_true(vmon_sample(&it));
+	assert_true(vmon_sample(&it));
+	{
+#ifdef HAVE_MALLINFO2
+		size_t before = mallinfo2().uordblks, after;
+
+		/* the third read: every child the same twice in a row, its record dropped */
+		assert_true(vmon_sample(&it));
+		after = mallinfo2().uordblks;
+		print_message("%d idle children: the heap in use went from %zu to %zu bytes at the third pass\n",
+			      kids_nr, before, after);
+		if (!under_valgrind())
+			assert_true(after + (size_t)nr * 100 <= before);
+#else
+		assert_true(vmon_sample(&it));
+#endif
+	}
+	assert_true(vmon_sample(&it));
+	for (int i = 0; i < 4; i++) {
+		if (kids[i] != new_want)
+			check_against_proc(&it, &pr, kids[i]);
+	}
+
+	/* its memory changed after a long sleep: the record comes whole */
+	a.pid = changes[0];
+	a.runs = run_count(changes[0]);
+	assert_int_equal(write(ctl[0], "m", 1), 1);
+	assert_true(wait_for(again_asleep, &a, 20000));
+	passes_against_proc(&it, &pr, changes[0]);
+	assert_true(pvm(must_find(&it, changes[0]))->rss_anon_kb >= DROP_MEMORY / 1024);
+
+	/* a thread started: the group's records, the leader's whole again */
+	assert_int_equal(write(ctl[1], "t", 1), 1);
+	assert_true(wait_for(two_sleeping, (void *)(intptr_t)changes[1], 20000));
+	passes_against_proc(&it, &pr, changes[1]);
+	assert_int_equal(pstat(must_find(&it, changes[1]))->num_threads, 2);
+
+	/* a store the node did not have, on a node that was the same */
+	assert_int_equal(vmon_proc_set_wants(&it, must_find(&it, new_want), wants | VMON_WANT_PROC_SCHED), 0);
+	passes_against_proc(&it, &pr, new_want);
+
+	/* a node new to a task whose record was dropped, after passes without it */
+	vmon_proc_unmonitor(&it, must_find(&it, new_node), NULL, NULL);
+	assert_true(vmon_sample(&it));
+	assert_true(vmon_sample(&it));
+	assert_non_null(vmon_proc_monitor(&it, new_node, VMON_WANT_PROC_INHERIT, NULL, NULL));
+	passes_against_proc(&it, &pr, new_node);
+
+	print_message("%d mismatches (%d of the checks saw the child run)\n", mismatches, ran_nodes);
+	assert_int_equal(mismatches, 0);
+	vmon_destroy(&it);
+	vmon_destroy(&pr);
+	for (int i = 0; i < 2; i++)
+		close(ctl[i]);
+	kill_kids();
+	free(snaps);
+	free(snap_of);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1633,6 +1814,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_owner_wchan, teardown_kids),
 		cmocka_unit_test_teardown(test_wchan_again, teardown_kids),
 		cmocka_unit_test_teardown(test_held_sized_by_need, teardown_kids),
+		cmocka_unit_test_teardown(test_record_dropped, teardown_kids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);
