@@ -86,7 +86,7 @@ struct iter_held {
 	__u64		volatile_hash;	/* and its iter_hdr.volatile_hash */
 	/* the record's run figures and, with ITER_HELD_SIGS, its signal dispositions */
 	__u64		run_ns, run_count;
-	__u64		sigignore, sigcatch;
+	__u32		sigignore, sigcatch;	/* stat's 31 signals, bits 0 to 30: 48 bytes an entry, not 56 */
 };
 
 #define ITER_HELD_SIGS		0x1	/* the record's dispositions were the process's own (ITER_SIGS_OWN) */

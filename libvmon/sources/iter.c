@@ -217,7 +217,7 @@ static void iter_close(vmon_t *vmon)
  * so that a task's entry is seldom beyond its probes; the program is
  * loaded again with a table sized so when the tasks outgrow half of it,
  * or stay under an eighth of it for HELD_SPARSE_READS reads (held_resize()).
- * 56 bytes each: 112 kB at 1,000 tasks, where one entry per possible tid
+ * 48 bytes each: 96 kB at 1,000 tasks, where one entry per possible tid
  * was 1.8 MB at a pid_max of 32,768 and 7.3 MB at most.
  */
 #define HELD_MIN		1024u
@@ -474,8 +474,8 @@ static void held_set(iter_t *it, const struct iter_rec *r)
 	e->volatile_hash = r->h.volatile_hash;
 	e->run_ns = r->run_ns;
 	e->run_count = r->run_count;
-	e->sigignore = r->stat.sigignore;
-	e->sigcatch = r->stat.sigcatch;
+	e->sigignore = (__u32)r->stat.sigignore;	/* 31 bits (iter.bpf.c, fill_sigactions()) */
+	e->sigcatch = (__u32)r->stat.sigcatch;
 	e->flags = (r->h.flags & ITER_SIGS_OWN) ? ITER_HELD_SIGS : 0;
 }
 
