@@ -463,12 +463,26 @@ static int slots_grow(iter_t *it)
 	return 0;
 }
 
-/* the held entry of a slot's record: the program sends a header alone while the task's record has its hash */
+/*
+ * The held entry of a slot's record: the program sends a header alone while
+ * the task's record has its hash.  But none for a record of a task asleep
+ * whose wchan says runnable ("0", as /proc says it while the task is still
+ * queued: the scheduler keeps a task that slept queued until its lag is
+ * paid, EEVDF's delayed dequeue): it leaves the queue without running, so
+ * its next records would be the same, wchan (not in the hash) "0" for as
+ * long as it sleeps where /proc names the function.  Its next read sends it
+ * whole, wchan read again.
+ */
 static void held_set(iter_t *it, const struct iter_rec *r)
 {
-	struct iter_held *e = held_place(&it->held, r->h.tid);
+	struct iter_held *e;
 
-	if (!e)
+	if (r->wchan_state == ITER_WCHAN_RUNNABLE && r->stat.state != 'R') {
+		if ((e = held_find(&it->held, r->h.tid)))
+			held_remove(&it->held, e);
+		return;
+	}
+	if (!(e = held_place(&it->held, r->h.tid)))
 		return;		/* no room within its probes: its records come whole */
 	e->hash = r->h.hash;
 	e->volatile_hash = r->h.volatile_hash;
