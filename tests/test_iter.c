@@ -1771,9 +1771,12 @@ static void test_record_dropped(void **state)
 	passes_against_proc(&it, &pr, changes[0]);
 	assert_true(pvm(must_find(&it, changes[0]))->rss_anon_kb >= DROP_MEMORY / 1024);
 
-	/* a thread started: the group's records, the leader's whole again */
+	/* a thread started: the group's records, the leader's whole again (once it is off the run queue) */
+	a.pid = changes[1];
+	a.runs = run_count(changes[1]);
 	assert_int_equal(write(ctl[1], "t", 1), 1);
 	assert_true(wait_for(two_sleeping, (void *)(intptr_t)changes[1], 20000));
+	assert_true(wait_for(again_asleep, &a, 20000));
 	passes_against_proc(&it, &pr, changes[1]);
 	assert_int_equal(pstat(must_find(&it, changes[1]))->num_threads, 2);
 
