@@ -104,7 +104,7 @@ typedef union iter_unpacked {
  * stays, so the program goes on sending headers alone.  The rare node that
  * needs the record again (it missed a pass, a retry, a store it did not have)
  * reads /proc for that pass, and the held entry is removed so that the next
- * read sends the record whole (iter_probe(), record_gone()).
+ * read sends the record whole (iter_probe(), records_kept()).
  */
 struct iter {
 	struct iter_bpf		*skel;		/* loaded and attached: skel->links.vmon_tasks_fd */
