@@ -1110,6 +1110,15 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node)
 		node->ran.known = true;
 		node->ran.run_count = r->run_count;
 		node->ran.run_ns = r->run_ns;
+		/*
+		 * A process of one thread takes its record in this pass (its
+		 * fills read the copy rec_of() unpacked, kept until the next
+		 * read), and in the next ones nothing while it stays the same:
+		 * the slot's record goes now.  The first read's records so go
+		 * while the first pass makes the nodes, which take their room.
+		 */
+		if (!node->pub.is_thread && (it->slot_state[i] & SLOT_ONE_THREAD))
+			slot_drop(it, i);
 	}
 	node->line.same = false;
 	node->ran.generation = vmon->generation;
