@@ -1687,6 +1687,41 @@ static void check_against_proc(vmon_t *it, vmon_t *pr, pid_t pid)
 	}
 }
 
+/*
+ * The heap in use (mallinfo2()), marked, then checked to have fallen by at
+ * least nr * 100 bytes since (nr 0: not grown by as much); not under
+ * valgrind, whose allocator mallinfo2() does not see.
+ */
+static void heap_mark(size_t *mark)
+{
+#ifdef HAVE_MALLINFO2
+	*mark = mallinfo2().uordblks;
+#else
+	*mark = 0;
+#endif
+}
+
+static void heap_fell(size_t mark, int nr, const char *when)
+{
+#ifdef HAVE_MALLINFO2
+	size_t now = mallinfo2().uordblks;
+
+	if (under_valgrind()) {
+		print_message("under valgrind: its allocator's heap is not mallinfo2()'s, not checked\n");
+		return;
+	}
+	print_message("the heap in use %s: %zu bytes, then %zu\n", when, mark, now);
+	if (nr)
+		assert_true(now + (size_t)nr * 100 <= mark);
+	else
+		assert_true(now < mark + (size_t)kids_nr * 100);
+#else
+	(void)mark;
+	(void)nr;
+	(void)when;
+#endif
+}
+
 /* the pass that needs the record, the next, and two more; each against /proc */
 static void passes_against_proc(vmon_t *it, vmon_t *pr, pid_t pid)
 {
@@ -1703,6 +1738,7 @@ static void test_record_dropped(void **state)
 	pid_t changes[2], new_want, new_node;
 	struct again a;
 	vmon_attr_t attr;
+	size_t heap;
 	vmon_t it, pr;
 
 	(void)state;
@@ -1734,32 +1770,29 @@ static void test_record_dropped(void **state)
 	assert_int_equal(vmon_get_sampler(&it), VMON_SAMPLER_ITER);
 	attr.sampler = VMON_SAMPLER_PROC;
 	assert_true(vmon_init_attr(&pr, &attr));
-	for (int i = 0; i < kids_nr; i++) {
+	for (int i = 0; i < 4; i++)
+		assert_non_null(vmon_proc_monitor(&pr, kids[i], VMON_WANT_PROC_INHERIT, NULL, NULL));
+
+	/* no node yet: every task's record whole at the first read, the same at the next two, dropped then */
+	assert_true(vmon_sample(&it));
+	assert_true(vmon_sample(&it));
+	heap_mark(&heap);
+	assert_true(vmon_sample(&it));
+	heap_fell(heap, nr, "at the third read, without nodes");
+	assert_true(vmon_sample(&it));
+
+	/*
+	 * The children monitored: each new node reads /proc once (its record
+	 * gone), then takes its record, sent whole again, which goes as it is
+	 * taken: the heap does not grow by it.
+	 */
+	for (int i = 0; i < kids_nr; i++)
 		assert_non_null(vmon_proc_monitor(&it, kids[i], kids[i] == new_want ? wants : VMON_WANT_PROC_INHERIT,
 						  NULL, NULL));
-		if (i < 4)
-			assert_non_null(vmon_proc_monitor(&pr, kids[i], VMON_WANT_PROC_INHERIT, NULL, NULL));
-	}
 	assert_true(vmon_sample(&it));
+	heap_mark(&heap);
 	assert_true(vmon_sample(&it));
-	{
-#ifdef HAVE_MALLINFO2
-		size_t before = mallinfo2().uordblks, after;
-
-		/* the third read: every child the same twice in a row, its record dropped */
-		assert_true(vmon_sample(&it));
-		after = mallinfo2().uordblks;
-		if (under_valgrind()) {
-			print_message("under valgrind: its allocator's heap is not mallinfo2()'s, not checked\n");
-		} else {
-			print_message("%d idle children: the heap in use went from %zu to %zu bytes at the third pass\n",
-				      kids_nr, before, after);
-			assert_true(after + (size_t)nr * 100 <= before);
-		}
-#else
-		assert_true(vmon_sample(&it));
-#endif
-	}
+	heap_fell(heap, 0, "as the new nodes took their records");
 	assert_true(vmon_sample(&it));
 	for (int i = 0; i < 4; i++) {
 		if (kids[i] != new_want)
