@@ -505,15 +505,21 @@ static void held_forget(iter_t *it, int slot)
 /* a slot's record given back; its ids, hash and state stay */
 static void slot_drop(iter_t *it, int slot)
 {
-	if (it->slot_rec[slot])
-		it->given_back += it->slot_cap[slot] + sizeof(size_t);	/* and malloc's chunk header */
 	free(it->slot_rec[slot]);
 	it->slot_rec[slot] = NULL;
 	it->slot_cap[slot] = 0;
 }
 
+/* bytes freed for iter_trim(): the slot's record with malloc's chunk header */
+static void slot_given_back(iter_t *it, int slot)
+{
+	if (it->slot_rec[slot])
+		it->given_back += it->slot_cap[slot] + sizeof(size_t);
+}
+
 static void slot_free(iter_t *it, int slot)
 {
+	slot_given_back(it, slot);
 	held_forget(it, slot);
 	pidmap_del(&it->by_tid, it->slot_tid[slot], (void *)(uintptr_t)(slot + 1));	/* if it is still tid's */
 	slot_drop(it, slot);
@@ -871,13 +877,15 @@ fail:
 }
 
 /*
- * The records a read gave back, resident until the heap is trimmed: they
- * were made together, at the first read (or in a burst of processes), and
- * the nodes made after them keep the heap's top, which is all glibc gives
- * back by itself.  So the pages they leave free are given back once they
- * add up to ITER_TRIM_BYTES (malloc_trim(): a walk of the free chunks, a
- * fraction of a read): about 190 bytes a process of one thread that went
- * idle, 1 MB at 5,000.
+ * The records a read's sweep gave back (of tasks gone, or the same twice
+ * with no node taking them), resident until the heap is trimmed: they were
+ * made together, at a read (a burst of processes, or the first read of a
+ * client without PROC_ALL), and what was made after them keeps the heap's
+ * top, which is all glibc gives back by itself.  So the pages they leave
+ * free are given back once they add up to ITER_TRIM_BYTES (malloc_trim():
+ * a walk of the free chunks, a fraction of a read).  Not counted: the
+ * records nodes took (iter_probe()), whose room the pass's nodes and the
+ * next read's records take.
  */
 #define ITER_TRIM_BYTES	(128 * 1024)
 
@@ -919,6 +927,7 @@ static int iter_read(vmon_t *vmon)
 				slot_free(it, (int)slot);
 		} else if ((it->slot_state[slot] & (SLOT_SAME_AGAIN | SLOT_ONE_THREAD)) ==
 				   (SLOT_SAME_AGAIN | SLOT_ONE_THREAD) && it->slot_rec[slot]) {
+			slot_given_back(it, (int)slot);
 			slot_drop(it, (int)slot);
 		}
 	}
