@@ -97,14 +97,15 @@ typedef union iter_unpacked {
  * system take none (iter_probe()'s same).  A group's sums are made so too,
  * for the leader whose stores take them (group_of()).
  *
- * And most idle processes' records are not kept at all: a process of one
- * thread sent as the same twice in a row has had its record taken by its
- * node, which takes nothing from it while it stays the same; the slot drops
- * it (slot_drop()) and keeps its ids, hash and state, and the held entry
- * stays, so the program goes on sending headers alone.  The rare node that
- * needs the record again (it missed a pass, a retry, a store it did not have)
- * reads /proc for that pass, and the held entry is removed so that the next
- * read sends the record whole (iter_probe(), records_kept()).
+ * And a process of one thread keeps no record once its node took it: the
+ * node takes nothing from it while it stays the same.  The slot drops it
+ * (slot_drop()) as the node's probe takes it, or when it comes as the same
+ * twice in a row (a task without a node), and keeps its ids, hash and
+ * state; the held entry stays, so the program goes on sending headers
+ * alone.  The rare node that needs the record again (it missed a pass, a
+ * retry, a store it did not have, a node new to the task) reads /proc for
+ * that pass, and the held entry is removed so that the next read sends the
+ * record whole (iter_probe(), records_kept()).
  */
 struct iter {
 	struct iter_bpf		*skel;		/* loaded and attached: skel->links.vmon_tasks_fd */
@@ -915,11 +916,11 @@ static int iter_read(vmon_t *vmon)
 		goto fail;
 	/*
 	 * The slots of tasks gone (a compact array: the scan is cheap next to
-	 * the read), and the records no node needs while they stay the same:
-	 * a process of one thread the same in two reads in a row (its node
-	 * took the record in the pass before them, else it reads /proc when
-	 * it needs it: iter_probe()).  Only after a good read: after a failed
-	 * one, whose pass read /proc, every node needs its record again.
+	 * the read), and the records no node took that no node needs while
+	 * they stay the same: a process of one thread the same in two reads in
+	 * a row (a node made later reads /proc once: iter_probe()).  Only after
+	 * a good read: after a failed one, whose pass read /proc, every node
+	 * needs its record again.
 	 */
 	for (size_t slot = 0; slot < it->slots_cap; slot++) {
 		if (it->slot_read[slot] != it->read_nr) {
