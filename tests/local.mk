@@ -121,6 +121,13 @@ tests_test_hash_CPPFLAGS = $(TESTS_CPP)
 tests_test_hash_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
 tests_test_hash_LDFLAGS = $(TESTS_LINK)
 
+# the feed's stream (libvmon/feed/stream.c) fed by hand: the exits found after a loss
+VMON_UNIT_TESTS += tests/test_stream
+tests_test_stream_SOURCES = tests/test_stream.c libvmon/feed/stream.c libvmon/feed/stream.h
+tests_test_stream_CPPFLAGS = $(TESTS_CPP)
+tests_test_stream_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
+tests_test_stream_LDFLAGS = $(TESTS_LINK)
+
 # the ebpf backend's ring buffer reader (libvmon/feed/bpf_ring.c) against a ring in a memfd, laid out as the kernel's
 VMON_UNIT_TESTS += tests/test_bpf_ring
 tests_test_bpf_ring_SOURCES = tests/test_bpf_ring.c libvmon/feed/bpf_ring.c libvmon/feed/bpf_ring.h

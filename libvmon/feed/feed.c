@@ -96,7 +96,9 @@ struct feed {
 
 	vmon_feed_stats_t	stats;
 	bool			loss;		/* events lost since the last listing */
+	bool			kernel_loss;	/* ... of them, some the kernel's (not a stream's unsampled queue dropped) */
 	bool			pass_after_loss;	/* this pass's listing repairs a loss (feed_node_gone()) */
+	bool			pass_after_kernel_loss;	/* ... that the stream did not hear either */
 	bool			listed;		/* /proc was listed at least once */
 	double			last_listing;	/* CLOCK_MONOTONIC seconds */
 	double			last_drain;
@@ -379,6 +381,7 @@ void feed_lost(feed_t *f, unsigned long long n)
 	f->stats.lost += n ? n : 1;
 	f->stats.overruns++;
 	f->loss = true;
+	f->kernel_loss = true;
 }
 
 /*
@@ -1056,7 +1059,7 @@ void feed_apply(vmon_t *vmon)
 
 	if (!f || !f->backend)
 		return;
-	f->pass_after_loss = false;
+	f->pass_after_loss = f->pass_after_kernel_loss = false;
 	feed_drain(vmon, f);
 	cpu = cpu_mark();
 	f->applying = true;
@@ -1110,8 +1113,11 @@ void feed_apply(vmon_t *vmon)
  * the time it was found), so that a caller that heard its fork or exec is
  * not left with a process that never ended.  Without a loss the exit of a
  * process found gone is in the kernel's buffer: feed_node_gone() read it.
+ * Only a node the caller knew (confirmed).  The stream hears of it only
+ * when the kernel lost events: a stream's unsampled queue that was dropped
+ * (drain_for_stream()) had been streamed whole, real exits and all.
  */
-static void exit_found(vmon_t *vmon, feed_t *f, proc_node_t *node)
+static void exit_found(vmon_t *vmon, feed_t *f, proc_node_t *node, bool to_stream)
 {
 	vmon_event_t ev;
 
@@ -1122,7 +1128,7 @@ static void exit_found(vmon_t *vmon, feed_t *f, proc_node_t *node)
 	ev.pid = ev.tid = node->pub.pid;
 	complete_event(&ev, &node->pub);
 	/* (not exit_seen: the time is when it was found, not when it ended, which ended.c's matching would take) */
-	if (f->stream) {
+	if (f->stream && to_stream) {
 		stream_complete(f->stream, &ev);
 		stream_put(f->stream, &ev);
 	}
@@ -1175,8 +1181,8 @@ void feed_node_gone(vmon_t *vmon, proc_node_t *node)
 		f->applying = false;
 		cpu_add(f, cpu);
 	}
-	if (!node->life.exit_seen && (f->pass_after_loss || f->loss))
-		exit_found(vmon, f, node);
+	if (!node->life.exit_seen && node->life.confirmed && (f->pass_after_loss || f->loss))
+		exit_found(vmon, f, node, f->pass_after_kernel_loss || f->kernel_loss);
 }
 
 bool feed_wants_listing(vmon_t *vmon)
@@ -1197,7 +1203,8 @@ void feed_listed(vmon_t *vmon)
 		f->stats.reconciles++;
 	f->listed = true;
 	f->pass_after_loss = f->loss;
-	f->loss = false;
+	f->pass_after_kernel_loss = f->kernel_loss;
+	f->loss = f->kernel_loss = false;
 	f->last_listing = vmon->internal->now;
 }
 

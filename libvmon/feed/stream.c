@@ -310,6 +310,28 @@ static void sproc_ended(stream_t *st, sproc_t *p, int pid)
 	sproc_free(p);
 }
 
+/*
+ * An exit the feed found (its event lost): only for the process the stream
+ * knows by that pid and start.  Not for a pid it has no record of (it heard
+ * nothing of that process, or its real exit came already), nor in place of
+ * a record of another process that reused the pid, or of one whose start
+ * is not known: that one's own exit is still to come.
+ */
+static bool found_exit_fits(const sproc_t *p, const vmon_event_t *ev)
+{
+	const unsigned any = VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX;
+	const vmon_event_t *k;
+
+	if (!p)
+		return false;
+	k = &p->known.ev;
+	if (!(k->has & any) || !(ev->has & any))
+		return false;
+	if ((k->has & VMON_EVENT_HAS_START) && (ev->has & VMON_EVENT_HAS_START))
+		return k->start == ev->start;
+	return k->start + 1 >= ev->start && k->start <= ev->start + 1;	/* one of them a tick off at most */
+}
+
 void stream_put(stream_t *st, const vmon_event_t *ev)
 {
 	bool exit = ev->kind == VMON_EVENT_EXIT;
@@ -317,6 +339,8 @@ void stream_put(stream_t *st, const vmon_event_t *ev)
 	entry_t *open, *e;
 
 	if (exit && !p && exit_repeats(st, ev->pid))
+		return;
+	if (exit && (ev->has & VMON_EVENT_FOUND_GONE) && !found_exit_fits(p, ev))
 		return;
 	p = sproc_of(st, ev);
 	if (p && fold(&p->known, ev, ev->filename, ev->args, true) < 0)
