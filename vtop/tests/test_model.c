@@ -234,6 +234,55 @@ static void test_snapshot_shares(void **state)
 	world_close(&w);
 }
 
+/*
+ * The screen's rows borrow the library's stores and the nodes' command
+ * texts (sampler.c); when a sample fails after the library changed, the
+ * snapshot in hand lets them go: the live rows keep their place with no
+ * figures and "?" for a command, every column still formats, and an exited
+ * row keeps its own copy and command.
+ */
+static void test_borrowed_detach(void **state)
+{
+	world_t w;
+	const vt_row_t *live, *gone;
+	char buf[256];
+
+	world_open(&w);
+	vt_source_set_borrow(&w.src, true);
+	tick(&w, 1);
+	sample(&w);
+	fixture_remove(&w.fx, "102");
+	tick(&w, 1);
+	sample(&w);
+	live = row_of(&w, 101);
+	gone = row_of(&w, 102);
+	assert_true(live->flags & VT_ROW_BORROWED);
+	assert_ptr_equal(live->stores[VMON_STORE_PROC_STAT], vmon_proc_lookup(&w.src.vmon, 101)->stores[VMON_STORE_PROC_STAT]);
+	assert_string_equal(live->command, "sleep 10");
+	assert_true(gone->flags & VT_ROW_EXITED);
+	assert_true(gone->flags & VT_ROW_SHARED);
+	vt_snapshot_detach(&w.snap);
+	for (int i = 0; i < w.snap.rows_nr; i++)
+		assert_false(w.snap.rows[i].flags & VT_ROW_BORROWED);
+	assert_null(live->stores[VMON_STORE_PROC_STAT]);
+	assert_string_equal(live->command, "?");
+	assert_int_equal(live->pid, 101);
+	assert_int_equal(w.snap.rows[live->parent].pid, 100);
+	assert_non_null(gone->stores[VMON_STORE_PROC_STAT]);
+	assert_int_equal(((const vmon_proc_stat_t *)gone->stores[VMON_STORE_PROC_STAT])->state, 'X');
+	assert_string_equal(gone->command, "sleep 20");
+	/* the library may now free what the rows pointed to: nothing reads it */
+	tick(&w, 1);
+	assert_true(vmon_sample(&w.src.vmon));
+	for (int i = 0; i < w.snap.rows_nr; i++) {
+		for (int c = 0; c < vt_columns_nr; c++)
+			vt_column_format(&vt_columns[c], &w.snap.rows[i], &w.snap, buf, sizeof(buf), false);
+	}
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	world_close(&w);
+}
+
 static void test_tree_flattening(void **state)
 {
 	world_t w;
@@ -1604,6 +1653,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_copies),
 		cmocka_unit_test(test_snapshot_shares),
 		cmocka_unit_test(test_ghost_shared),
+		cmocka_unit_test(test_borrowed_detach),
 		cmocka_unit_test(test_tree_flattening),
 		cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_sort),
