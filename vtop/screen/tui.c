@@ -115,7 +115,8 @@ static void draw(tui_t *t)
 		p->draw(t);
 	}
 	curs_set(list_prompting() && t->panels_nr == 1 ? 1 : 0);
-	refresh();
+	/* written out by the loop's doupdate(), the sampler let go: a terminal that stalls stops no sample */
+	wnoutrefresh(stdscr);
 }
 
 /* a key for the top panel */
@@ -241,6 +242,7 @@ int vt_tui_run(vt_config_t *cfg)
 		bool dirty = false;
 
 		vt_sampler_release(t->sampler);
+		doupdate();
 		polled = poll(fds, 2, timeout);
 		poll_err = errno;
 		vt_sampler_hold(t->sampler);
