@@ -7,12 +7,18 @@
  * sampling in one thread of its own (vt_sampler_*), and that thread is the
  * only one that ever touches the vmon_t: no lock is held while sampling.
  *
- * Three snapshots change hands (triple buffering): the sampler fills `back`,
- * then under the lock swaps it with `ready` and marks it fresh; the screen,
- * when told (an eventfd it polls with the keyboard), swaps `ready` with the
- * one it draws from.  Neither side ever waits for the other's work, only for
- * a pointer swap, and the screen always has a whole snapshot to draw, sort
- * and search while the next sample runs.
+ * Two snapshots change hands: the sampler fills `back`, then swaps it with
+ * `front` and marks it fresh; the screen, when told (an eventfd it polls
+ * with the keyboard), takes `front`.  The rows borrow the library's stores
+ * and the nodes' command texts instead of copying them (issue 14: the
+ * copies were about 1 KB a process, a third snapshot 96 bytes more), so the
+ * library must not change while the screen reads: the screen holds
+ * snap_lock from when it wakes until it waits again (vt_sampler_hold()),
+ * the sampler while it changes the library, builds and hands over.  A key
+ * pressed while a sample runs waits for it, tens of milliseconds at ten
+ * thousand processes; the screen still sorts, searches and draws at once
+ * against the snapshot in hand, and a paused screen's stands still, as the
+ * library does.  A replay's rows are copies (snapshot.c's shared copies).
  *
  * The screen's requests (interval, pause, wants, the process to detail, a
  * sample now) are a few fields under the same lock, and a write to the
@@ -512,12 +518,20 @@ struct vt_sampler {
 	pthread_t		thread;
 	bool			started;
 	pthread_mutex_t		lock;
+	/*
+	 * Held by the sampling thread while it changes the library (wants,
+	 * a sample, the snapshot built from it and handed over), and by the
+	 * screen while it reads a snapshot (vt_sampler_hold()): the rows
+	 * borrow the library's stores and the nodes' command texts.
+	 */
+	pthread_mutex_t		snap_lock;
+	bool			borrow;		/* live: rows borrow; a replay's are copies */
 	int			efd;		/* the screen's: a snapshot is ready */
 	int			wake;		/* the sampler's: a request is waiting (the lock's fields changed) */
 
-	vt_snapshot_t		bufs[3];
-	vt_snapshot_t		*back, *ready, *front;
-	bool			fresh;
+	vt_snapshot_t		bufs[2];
+	vt_snapshot_t		*back, *front;	/* the one being built, the newest (the screen's) */
+	bool			fresh;		/* front is one the screen has not taken */
 
 	/* requests, under lock */
 	double			interval;
@@ -642,6 +656,8 @@ static void *sampler_main(void *arg)
 		s->go_index = -1;
 		pthread_mutex_unlock(&s->lock);
 
+		/* after s->lock is let go: the screen takes snap_lock first, then s->lock */
+		pthread_mutex_lock(&s->snap_lock);
 		started = vclock_secs(CLOCK_MONOTONIC);
 		if (wants_changed && vt_source_set_wants(&s->src, wants, threads) < 0) {
 			pthread_mutex_lock(&s->lock);
@@ -680,8 +696,8 @@ static void *sampler_main(void *arg)
 			s->ended = r != 0 && !step && !seek && go_index < 0;
 			if (r == 0) {
 				back->paused = s->paused;
-				s->back = s->ready;
-				s->ready = back;
+				s->back = s->front;
+				s->front = back;
 				s->fresh = true;
 			}
 			/* at the pace it was recorded, or faster; at the end, a look every second */
@@ -689,16 +705,20 @@ static void *sampler_main(void *arg)
 		} else {
 			if (r < 0) {
 				snprintf(s->error, sizeof(s->error), "sampling failed: %s", strerror(err));
+				/* the library may have changed under the rows the screen reads */
+				if (s->borrow)
+					vt_snapshot_detach(s->front);
 			} else {
 				back->paused = s->paused;
-				s->back = s->ready;
-				s->ready = back;
+				s->back = s->front;
+				s->front = back;
 				s->fresh = true;
 			}
 			/* the second sample soon, so that CPU% means something on the first screen */
 			due = started + (++n == 1 && s->interval > 0.5 ? 0.5 : s->interval);
 		}
 		pthread_mutex_unlock(&s->lock);
+		pthread_mutex_unlock(&s->snap_lock);
 		wake_up(s->efd);
 		pthread_mutex_lock(&s->lock);
 	}
@@ -716,11 +736,10 @@ int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants
 		snprintf(err, err_size, "out of memory");
 		return -1;
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 2; i++)
 		vt_snapshot_init(&s->bufs[i]);
 	s->back = &s->bufs[0];
-	s->ready = &s->bufs[1];
-	s->front = &s->bufs[2];
+	s->front = &s->bufs[1];
 	s->interval = cfg->delay;
 	s->speed = 1;
 	s->go_index = -1;
@@ -735,7 +754,10 @@ int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants
 	}
 	if (vt_source_init(&s->src, cfg, wants, NULL, err, err_size) < 0)
 		goto fail;
+	s->borrow = !s->src.replay;
+	vt_source_set_borrow(&s->src, s->borrow);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->snap_lock, NULL);
 	if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
 		snprintf(err, err_size, "cannot start the sampling thread: %s", strerror(errno));
 		vt_sampler_stop(s);
@@ -766,7 +788,8 @@ void vt_sampler_stop(vt_sampler_t *s)
 	}
 	vt_source_fini(&s->src);
 	pthread_mutex_destroy(&s->lock);
-	for (int i = 0; i < 3; i++)
+	pthread_mutex_destroy(&s->snap_lock);
+	for (int i = 0; i < 2; i++)
 		vt_snapshot_free(&s->bufs[i]);
 	close(s->efd);
 	close(s->wake);
@@ -779,7 +802,25 @@ int vt_sampler_fd(const vt_sampler_t *s)
 	return s->efd;
 }
 
-/* the newest snapshot, for the screen; *changed says whether it is another one than last time */
+/*
+ * The screen holds the sampler while it reads snapshots, from before it
+ * takes the newest until it waits for keys again: meanwhile the sampling
+ * thread does not change the library that the rows borrow from, and waits
+ * (a key pressed while it samples waits for that sample: the header's "ms
+ * per sample", about 20 at 10,000 idle processes).  Every snapshot but the newest
+ * is out of date once it samples again: take one before reading.
+ */
+void vt_sampler_hold(vt_sampler_t *s)
+{
+	pthread_mutex_lock(&s->snap_lock);
+}
+
+void vt_sampler_release(vt_sampler_t *s)
+{
+	pthread_mutex_unlock(&s->snap_lock);
+}
+
+/* the newest snapshot, for the screen (held); *changed says whether it is another one than last time */
 vt_snapshot_t *vt_sampler_take(vt_sampler_t *s, bool *changed)
 {
 	uint64_t count;
@@ -790,13 +831,7 @@ vt_snapshot_t *vt_sampler_take(vt_sampler_t *s, bool *changed)
 	}
 	pthread_mutex_lock(&s->lock);
 	*changed = s->fresh;
-	if (s->fresh) {
-		vt_snapshot_t *t = s->front;
-
-		s->front = s->ready;
-		s->ready = t;
-		s->fresh = false;
-	}
+	s->fresh = false;
 	snap = s->front;
 	pthread_mutex_unlock(&s->lock);
 	return snap;

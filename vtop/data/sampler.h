@@ -44,6 +44,9 @@ int vt_sampler_start(vt_sampler_t **sampler, const vt_config_t *cfg, vmon_proc_w
 		     char *err, size_t err_size);
 void vt_sampler_stop(vt_sampler_t *sampler);
 int vt_sampler_fd(const vt_sampler_t *sampler);
+/* the screen reads snapshots only between hold and release, the newest taken after the hold */
+void vt_sampler_hold(vt_sampler_t *sampler);
+void vt_sampler_release(vt_sampler_t *sampler);
 vt_snapshot_t *vt_sampler_take(vt_sampler_t *sampler, bool *changed);
 void vt_sampler_set_interval(vt_sampler_t *sampler, double secs);
 void vt_sampler_set_paused(vt_sampler_t *sampler, bool paused);

@@ -2,13 +2,17 @@
  * snapshot.c: the library's tree copied out after each vmon_sample().
  *
  * The sampling thread owns the vmon_t, and the next vmon_sample() frees and
- * reallocates what the tree points to; the screen must be able to draw, sort
- * and search while that runs.  So after each sample the builder copies what
- * vtop shows into a vt_snapshot_t: every wanted store of every node (a
+ * reallocates what the tree points to.  After each sample the builder puts
+ * what vtop shows into a vt_snapshot_t: every wanted store of every node,
+ * plus what vtop derives: CPU%, I/O rates, the user name, the command line
+ * escaped once.  The stores are borrowed (the library's own, good until the
+ * next vmon_sample(): vtop -b, and the live screen, which reads only while
+ * the sampling thread leaves the library alone, sampler.c) or copied (a
  * memcpy each, then the strings they point to; made once and shared by the
- * snapshots while the node's stores do not change), plus what vtop derives: CPU%, I/O rates, the user name, the command line
- * escaped once.  A snapshot is then read-only and can be handed to another
- * thread.
+ * snapshots while the node's stores do not change: a replay, the tests).
+ * Either way an exited row's stores are a copy of its own, kept for the
+ * refreshes after (its ghost).  A snapshot of copies is read-only and can be
+ * handed to another thread.
  *
  * Exited rows: a process found gone is in the tree for the sample that
  * found it, its state X (dead), stale then or, when it is new in that
@@ -77,9 +81,9 @@ struct vt_priv {
 
 /*
  * A node's stores copied once and shared by every snapshot whose row shows
- * them unchanged.  The screen holds three snapshots (sampler.c), each with
- * a copy of every process's stores: 31 MB of copies at 10,000 processes,
- * most of them of idle processes whose stores had not changed.  Now a
+ * them unchanged (when not borrowing).  The screen held three snapshots,
+ * each with a copy of every process's stores: 31 MB of copies at 10,000
+ * processes, most of them of idle processes whose stores had not changed.  Now a
  * process's stores are copied again only when they differ from the last
  * copy, and the snapshots and the node hold references to it.  The
  * references are taken and dropped only in the thread that builds (and
@@ -129,6 +133,10 @@ static struct vt_share *row_share(const vt_row_t *row)
 	return (struct vt_share *)((char *)row->stores - offsetof(struct vt_share, stores));
 }
 
+/* a row's stores and errors when it has none */
+static void *const no_stores[VMON_STORE_PROC_NR];
+static const int no_errors[VMON_STORE_PROC_NR];
+
 /* the rows' references to shared copies */
 static void put_rows(vt_snapshot_t *snap)
 {
@@ -161,6 +169,31 @@ void vt_snapshot_free(vt_snapshot_t *snap)
 	free(snap->rows);
 	vt_arena_free(&snap->arena);
 	memset(snap, 0, sizeof(*snap));
+}
+
+/*
+ * The rows' borrowed stores and commands let go, when the library is about
+ * to change under a snapshot that is still read (the sampling thread failed
+ * to make the next one after it changed it): the rows stay, their figures
+ * missing, their commands those of their shared copies or "?".
+ */
+void vt_snapshot_detach(vt_snapshot_t *snap)
+{
+	for (int i = 0; i < snap->rows_nr; i++) {
+		vt_row_t *row = &snap->rows[i];
+		const struct vt_share *sh = row_share(row);
+
+		if (!(row->flags & VT_ROW_BORROWED))
+			continue;
+		if (!sh) {
+			row->stores = no_stores;
+			row->errors = no_errors;
+		}
+		row->command = sh && sh->command ? sh->command : "?";
+		row->arg0_len = sh && sh->command ? sh->arg0_len : 1;
+		row->arg0_base = sh && sh->command ? sh->arg0_base : 0;
+		row->flags &= (unsigned char)~VT_ROW_BORROWED;
+	}
 }
 
 /* the row of (pid, start), or of pid with start 0: the live one first, should an exited row have the pid too */
@@ -547,11 +580,9 @@ static vt_row_t *new_row(vt_snapshot_t *snap)
 		snap->rows = rows;
 		snap->rows_cap = cap;
 	}
-	/* no stores until add_node() gives some: a row it could not finish is still safe to read */
-	static void *const no_stores[VMON_STORE_PROC_NR];
-	static const int no_errors[VMON_STORE_PROC_NR];
 	vt_row_t *row = &snap->rows[snap->rows_nr++];
 
+	/* no stores until add_node() gives some: a row it could not finish is still safe to read */
 	memset(row, 0, sizeof(*row));
 	row->stores = no_stores;
 	row->errors = no_errors;
@@ -699,6 +730,7 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		/* borrowed: made again (and freed) no sooner than the next snapshot's build */
 		if (b->borrow) {
 			text = priv->made;
+			row->flags |= VT_ROW_BORROWED;
 		} else {
 			text = command_room(snap, sh, priv->made_len + 1);
 			if (text)
@@ -754,8 +786,10 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 	}
 	command_share(sh, row, how);
 	if (own) {
-		if (command_remember(priv, how, s, use_argv, row, len, text))
+		if (command_remember(priv, how, s, use_argv, row, len, text)) {
+			row->flags |= VT_ROW_BORROWED;
 			return 0;
+		}
 		row->command = vt_arena_strndup(&snap->arena, text, len);
 		free(text);
 		return row->command ? 0 : -1;
@@ -830,6 +864,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		/* the library's arrays as they are: every store it holds is one the row shows */
 		row->stores = proc->stores;
 		row->errors = proc->errors;
+		row->flags |= VT_ROW_BORROWED;
 	} else if (gone) {
 		/*
 		 * a copy of its own (changed below), and shared: its ghost's too
@@ -853,6 +888,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 				continue;
 			if (b->borrow) {
 				own->stores[i] = proc->stores[i];
+				row->flags |= VT_ROW_BORROWED;
 				continue;
 			}
 			own->stores[i] = copy_store(&snap->arena, &vmon_proc_store_descs[i], proc->stores[i]);
@@ -1262,7 +1298,7 @@ static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
 	g->row = *row;
 	g->row.command = sh->command;
 	g->row.parent = -1;
-	g->row.flags &= (unsigned char)~VT_ROW_NEW;
+	g->row.flags &= (unsigned char)~(VT_ROW_NEW | VT_ROW_BORROWED);
 	b->ghosts_nr++;
 	return 0;
 }

@@ -38,6 +38,7 @@ enum {
 	VT_ROW_NEW	= 1 << 2,	/* first seen in this sample */
 	VT_ROW_EXITED	= 1 << 3,	/* gone: shown for a few refreshes after it exited */
 	VT_ROW_SHARED	= 1 << 4,	/* stores and errors are a shared copy's (snapshot.c holds a reference) */
+	VT_ROW_BORROWED	= 1 << 5,	/* stores or command are the library's or its node's: good until the next vmon_sample() */
 };
 
 /*
@@ -162,6 +163,7 @@ void vt_snapshot_init(vt_snapshot_t *snap);
 void vt_snapshot_clear(vt_snapshot_t *snap);
 void vt_snapshot_free(vt_snapshot_t *snap);
 int vt_snapshot_find(const vt_snapshot_t *snap, int pid, unsigned long long start);
+void vt_snapshot_detach(vt_snapshot_t *snap);
 
 typedef struct vt_priv vt_priv_t;
 
@@ -175,10 +177,12 @@ typedef struct vt_builder {
 	/*
 	 * Rows point into the library's stores (and commands into the
 	 * nodes' own copies) instead of copying them: the snapshot is then
-	 * good only until the next vmon_sample().  For vtop -b on this
-	 * machine, which prints each snapshot before it samples again and
-	 * hands none to another thread; copying every store of every
-	 * process was a third of its own time at 5,000 processes.
+	 * good only until the next vmon_sample().  For vtop -b, which
+	 * prints each snapshot before it samples again (copying every store
+	 * of every process was a third of its own time at 5,000 processes),
+	 * and for the screen, which reads the newest snapshot only while
+	 * the sampling thread leaves the library alone (sampler.c's
+	 * snap_lock): the copies were about 1 KB a process (issue 14).
 	 */
 	bool			borrow;
 

@@ -115,7 +115,8 @@ static void draw(tui_t *t)
 		p->draw(t);
 	}
 	curs_set(list_prompting() && t->panels_nr == 1 ? 1 : 0);
-	refresh();
+	/* written out by the loop's doupdate(), the sampler let go: a terminal that stalls stops no sample */
+	wnoutrefresh(stdscr);
 }
 
 /* a key for the top panel */
@@ -204,6 +205,8 @@ int vt_tui_run(vt_config_t *cfg)
 	vt_view_configure(&t->view, cfg);
 	bool changed;
 
+	/* held but while waiting for keys: the rows borrow the library's stores (sampler.c) */
+	vt_sampler_hold(t->sampler);
 	t->snap = vt_sampler_take(t->sampler, &changed);
 	t->utf8 = !cfg->ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
 
@@ -235,20 +238,24 @@ int vt_tui_run(vt_config_t *cfg)
 			{ .fd = STDIN_FILENO, .events = POLLIN },
 			{ .fd = vt_sampler_fd(t->sampler), .events = POLLIN },
 		};
-		int timeout = t->msg[0] && t->msg_until ? 250 : -1, ch;
+		int timeout = t->msg[0] && t->msg_until ? 250 : -1, ch, polled, poll_err;
 		bool dirty = false;
 
-		if (poll(fds, 2, timeout) < 0 && errno != EINTR) {
+		vt_sampler_release(t->sampler);
+		doupdate();
+		polled = poll(fds, 2, timeout);
+		poll_err = errno;
+		vt_sampler_hold(t->sampler);
+		if (polled < 0 && poll_err != EINTR) {
 			status = 1;
 			break;
 		}
-		if (fds[1].revents & POLLIN) {
-			t->snap = vt_sampler_take(t->sampler, &changed);
-			if (changed)
-				new_snapshot(t);
-			/* a replay's wake-up without a sample may be its end, which the header says */
-			dirty = changed || t->replay;
-		}
+		/* the newest first, whatever woke us: the one in hand is out of date if the sampler sampled */
+		t->snap = vt_sampler_take(t->sampler, &changed);
+		if (changed)
+			new_snapshot(t);
+		/* a replay's wake-up without a sample may be its end, which the header says */
+		dirty = changed || (t->replay && (fds[1].revents & POLLIN));
 		/* every key that is there, each handled before the one drawing */
 		while ((ch = getch()) != ERR) {
 			handle_key(t, ch);
@@ -265,6 +272,7 @@ int vt_tui_run(vt_config_t *cfg)
 	}
 	endwin();
 out:
+	vt_sampler_release(t->sampler);
 	vt_sampler_stop(t->sampler);
 	vt_view_free(&t->view);
 	while (t->panels_nr > 1)

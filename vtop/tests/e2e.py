@@ -70,7 +70,8 @@ try:
     # Their arguments hold this run's pid, fixed width: another run of these tests on the same
     # machine (a second build, a developer's) has sleepers of its own that a search must not find.
     run = "1%07d" % os.getpid()
-    tree_arg, sleeper_arg, victim_arg, evil_arg, marked_arg = (run + k for k in ("1", "8", "9", "6", "5"))
+    tree_arg, sleeper_arg, victim_arg, evil_arg, marked_arg, paused_arg = (run + k for k in ("1", "8", "9", "6", "5",
+                                                                                            "4"))
     parent = spawn(["/bin/sh", "-c", "sleep %s & wait" % tree_arg])
     children.append(parent)
     sleepers = [spawn(["/bin/sleep", "%s%d" % (sleeper_arg, i)]) for i in range(4)]
@@ -213,6 +214,42 @@ try:
     # twenty-one tree toggles at once: an odd number, so the view flips once
     keys(*(["t"] * 21))
     wait_for(lambda s: "tree view" in s, "burst: 21 toggles leave the tree view on")
+
+    # --- a paused screen shows the processes as they were when it was paused ---
+    # (the rows borrow the library's stores: nothing may sample under them while paused)
+    flag = os.path.join(tmp, "exec-now")
+    code = "import os,sys,time\nwhile not os.path.exists(sys.argv[1]): time.sleep(0.05)\n" \
+           "os.execv('/bin/sleep', ['sleep', sys.argv[2]])"
+    changer = spawn(["python3", "-c", code, flag, paused_arg], executable=sys.executable)
+    children.append(changer)
+
+    def changer_row(s):
+        for ln in list_lines(s):
+            if re.match(r"^.?\s*%d " % changer.pid, ln):
+                return ln
+        return None
+    keys("\\", "C-u")
+    literal(paused_arg)
+    keys("Enter", "F5")  # flat: the command at the start of its column
+    wait_for(lambda s: "python3 -c" in (changer_row(s) or ""), "pause: the process is listed before its exec")
+    keys("Z")
+    wait_for(lambda s: "PAUSED" in s, "Z: paused")
+    open(flag, "w").close()
+    deadline = time.time() + 10
+    exec_d = lambda: open("/proc/%d/cmdline" % changer.pid).read().startswith("sleep\0")  # noqa: E731
+    while time.time() < deadline and not exec_d():
+        time.sleep(0.05)
+    check(exec_d(), "pause: the process exec'd sleep")
+    time.sleep(1.5)  # five refreshes, were it not paused
+    keys("Down", "Up", "F5", "F5")  # redrawn from the snapshot in hand
+    time.sleep(0.5)
+    s = screen()
+    check("PAUSED" in s and "python3 -c" in (changer_row(s) or "") and "sleep " + paused_arg not in s,
+          "paused: the row still shows the command it had when paused\n" + s)
+    keys("Z")
+    wait_for(lambda s: "PAUSED" not in s and "sleep " + paused_arg in (changer_row(s) or ""),
+             "Z again: sampling, the row shows its new command")
+    keys("\\", "C-u", "Enter", "F5")
 
     # --- help and setup ---
     keys("F1")

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,120 @@ static void test_snapshot_shares(void **state)
 	assert_int_equal(n100->start, 500);
 	assert_string_equal(n102->argv[0], "nap");
 	world_close(&w);
+}
+
+/*
+ * The screen's rows borrow the library's stores and the nodes' command
+ * texts (sampler.c); when a sample fails after the library changed, the
+ * snapshot in hand lets them go: the live rows keep their place with no
+ * figures and "?" for a command, every column still formats, and an exited
+ * row keeps its own copy and command.
+ */
+static void test_borrowed_detach(void **state)
+{
+	world_t w;
+	const vt_row_t *live, *gone;
+	char buf[256];
+
+	world_open(&w);
+	vt_source_set_borrow(&w.src, true);
+	tick(&w, 1);
+	sample(&w);
+	fixture_remove(&w.fx, "102");
+	tick(&w, 1);
+	sample(&w);
+	live = row_of(&w, 101);
+	gone = row_of(&w, 102);
+	assert_true(live->flags & VT_ROW_BORROWED);
+	assert_ptr_equal(live->stores[VMON_STORE_PROC_STAT], vmon_proc_lookup(&w.src.vmon, 101)->stores[VMON_STORE_PROC_STAT]);
+	assert_string_equal(live->command, "sleep 10");
+	assert_true(gone->flags & VT_ROW_EXITED);
+	assert_true(gone->flags & VT_ROW_SHARED);
+	vt_snapshot_detach(&w.snap);
+	for (int i = 0; i < w.snap.rows_nr; i++)
+		assert_false(w.snap.rows[i].flags & VT_ROW_BORROWED);
+	assert_null(live->stores[VMON_STORE_PROC_STAT]);
+	assert_string_equal(live->command, "?");
+	assert_int_equal(live->pid, 101);
+	assert_int_equal(w.snap.rows[live->parent].pid, 100);
+	assert_non_null(gone->stores[VMON_STORE_PROC_STAT]);
+	assert_int_equal(((const vmon_proc_stat_t *)gone->stores[VMON_STORE_PROC_STAT])->state, 'X');
+	assert_string_equal(gone->command, "sleep 20");
+	/* the library may now free what the rows pointed to: nothing reads it */
+	tick(&w, 1);
+	assert_true(vmon_sample(&w.src.vmon));
+	for (int i = 0; i < w.snap.rows_nr; i++) {
+		for (int c = 0; c < vt_columns_nr; c++)
+			vt_column_format(&vt_columns[c], &w.snap.rows[i], &w.snap, buf, sizeof(buf), false);
+	}
+	vt_view_build(&w.view, &w.snap);
+	assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	world_close(&w);
+}
+
+/* the sampler's next snapshot, waited for on its eventfd (a few seconds at most) */
+static bool sampler_signalled(vt_sampler_t *s, int ms)
+{
+	struct pollfd pfd = { .fd = vt_sampler_fd(s), .events = POLLIN };
+
+	return poll(&pfd, 1, ms) > 0;
+}
+
+/*
+ * The screen's snapshot borrows the library's stores: while the screen
+ * holds the sampler, no sample runs, asked for or due, and the rows in hand
+ * stay what they were (this process's own row among them); once it lets
+ * go, the sample asked for comes.  On this machine's /proc.
+ */
+static void test_sampler_hold(void **state)
+{
+	vt_config_t cfg;
+	vt_sampler_t *s;
+	vt_snapshot_t *snap;
+	const vt_row_t *me;
+	const vmon_proc_stat_t *stat;
+	unsigned long long seq;
+	char err[256], command[256];
+	bool changed;
+	int i;
+
+	assert_int_equal(vt_columns_init(), 0);
+	vt_config_defaults(&cfg);
+	cfg.delay = 0.05;
+	snprintf(cfg.backend, sizeof(cfg.backend), "none");
+	if (vt_sampler_start(&s, &cfg, vt_columns_wants(cfg.columns, cfg.columns_nr), err, sizeof(err)) < 0)
+		fail_msg("vt_sampler_start: %s", err);
+	assert_true(sampler_signalled(s, 10000));
+	vt_sampler_hold(s);
+	snap = vt_sampler_take(s, &changed);
+	assert_true(changed);
+	i = vt_snapshot_find(snap, getpid(), 0);
+	assert_true(i >= 0);
+	me = &snap->rows[i];
+	assert_true(me->flags & VT_ROW_BORROWED);
+	stat = me->stores[VMON_STORE_PROC_STAT];
+	assert_non_null(stat);
+	assert_int_equal(stat->pid, getpid());
+	snprintf(command, sizeof(command), "%s", me->command);
+	seq = snap->seq;
+	/* a sample asked for, and five due meanwhile: none while held */
+	vt_sampler_sample_now(s);
+	usleep(300 * 1000);
+	assert_ptr_equal(vt_sampler_take(s, &changed), snap);
+	assert_false(changed);
+	assert_int_equal(snap->seq, seq);
+	assert_ptr_equal(me->stores[VMON_STORE_PROC_STAT], stat);
+	assert_int_equal(stat->pid, getpid());
+	assert_string_equal(me->command, command);
+	vt_sampler_release(s);
+	assert_true(sampler_signalled(s, 10000));
+	vt_sampler_hold(s);
+	snap = vt_sampler_take(s, &changed);
+	assert_true(changed);
+	assert_true(snap->seq > seq);
+	assert_true(vt_snapshot_find(snap, getpid(), 0) >= 0);
+	vt_sampler_release(s);
+	vt_sampler_stop(s);
 }
 
 static void test_tree_flattening(void **state)
@@ -1604,6 +1719,8 @@ int main(void)
 		cmocka_unit_test(test_snapshot_copies),
 		cmocka_unit_test(test_snapshot_shares),
 		cmocka_unit_test(test_ghost_shared),
+		cmocka_unit_test(test_borrowed_detach),
+		cmocka_unit_test(test_sampler_hold),
 		cmocka_unit_test(test_tree_flattening),
 		cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_sort),
