@@ -730,6 +730,7 @@ struct exits_heard {
 	pid_t		pid;
 	int		exits, found;
 	unsigned	has;		/* the last exit's */
+	bool		streamed;	/* the stream heard of it before (its fork or exec) */
 };
 
 static void on_exit_heard(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
@@ -767,7 +768,21 @@ static void check_exit_found(vmon_t *vmon, const struct exits_heard *h)
 			assert_true(ev.has & VMON_EVENT_FOUND_GONE);
 		}
 	}
-	assert_int_equal(streamed, 1);
+	/* the stream ends only a process it heard of (its fork could be lost too, on a busy machine's tiny ring) */
+	print_message("%s: the stream %s its fork or exec: %d exit(s) streamed\n", FEED_BACKEND,
+		      h->streamed ? "heard" : "did not hear", streamed);
+	assert_int_equal(streamed, h->streamed ? 1 : 0);
+}
+
+/* has the stream heard of pid (an event of it among those waiting)? the stream is emptied */
+static bool stream_heard(vmon_t *vmon, pid_t pid)
+{
+	vmon_event_t ev;
+	bool heard = false;
+
+	while (vmon_feed_next(vmon, &ev) > 0)
+		heard |= ev.pid == pid;
+	return heard;
 }
 
 static void test_forced_loss(void **state)
@@ -786,6 +801,7 @@ static void test_forced_loss(void **state)
 	doomed.pid = spawn_sleeper();
 	assert_true(vmon_sample(&vmon));
 	assert_non_null(feedtest_child_node(&vmon, doomed.pid));
+	doomed.streamed = stream_heard(&vmon, doomed.pid);
 	assert_int_equal(vmon_feed_set_callback(&vmon, on_exit_heard, &doomed), 0);
 	assert_int_equal(vmon_feed_get_stats(&vmon, &before), 0);
 	for (int i = 0; i < n; i++) {

@@ -1690,7 +1690,7 @@ static void check_against_proc(vmon_t *it, vmon_t *pr, pid_t pid)
 /*
  * The heap in use (mallinfo2()), marked, then checked to have fallen by at
  * least nr * 100 bytes since (nr 0: not grown by as much); not under
- * valgrind, whose allocator mallinfo2() does not see.
+ * valgrind or ASan, whose allocators mallinfo2() does not see.
  */
 static void heap_mark(size_t *mark)
 {
@@ -1706,8 +1706,9 @@ static void heap_fell(size_t mark, int nr, const char *when)
 #ifdef HAVE_MALLINFO2
 	size_t now = mallinfo2().uordblks;
 
-	if (under_valgrind()) {
-		print_message("under valgrind: its allocator's heap is not mallinfo2()'s, not checked\n");
+	if (under_valgrind() || !mark) {
+		/* valgrind's allocator is not the one mallinfo2() reads; ASan's says 0 */
+		print_message("the allocator's heap is not mallinfo2()'s here (valgrind, a sanitizer): not checked\n");
 		return;
 	}
 	print_message("the heap in use %s: %zu bytes, then %zu\n", when, mark, now);
