@@ -750,28 +750,36 @@ static void on_exit_heard(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *pro
  * A process the caller knew whose exit was among the events lost: found
  * gone by the pass that repairs the loss, its exit is delivered all the
  * same, once, to the callback and the stream, marked found (no status).
+ * ebpf's ring and netlink's socket are one buffer, full when the child
+ * ends; perf's are one a CPU, and the child's may have had room: there the
+ * exit may have come through, itself.
  */
 static void check_exit_found(vmon_t *vmon, const struct exits_heard *h)
 {
+	bool per_cpu = strcmp(FEED_BACKEND, "perf") == 0;
 	vmon_event_t ev;
 	int streamed = 0;
 
 	print_message("%s: the process whose exit was lost: %d exit(s) heard, %d found gone\n", FEED_BACKEND, h->exits,
 		      h->found);
 	assert_int_equal(h->exits, 1);
-	assert_int_equal(h->found, 1);
-	assert_false(h->has & VMON_EVENT_HAS_EXIT_STATUS);	/* nothing made up */
+	if (!per_cpu)
+		assert_int_equal(h->found, 1);
+	if (h->found)
+		assert_false(h->has & VMON_EVENT_HAS_EXIT_STATUS);	/* nothing made up */
+	else
+		assert_true(h->has & VMON_EVENT_HAS_EXIT_STATUS);
 	assert_true(h->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX));
 	while (vmon_feed_next(vmon, &ev) > 0) {
 		if (ev.kind == VMON_EVENT_EXIT && ev.pid == h->pid) {
 			streamed++;
-			assert_true(ev.has & VMON_EVENT_FOUND_GONE);
+			assert_int_equal(!!(ev.has & VMON_EVENT_FOUND_GONE), h->found);
 		}
 	}
 	/* the stream ends only a process it heard of (its fork could be lost too, on a busy machine's tiny ring) */
 	print_message("%s: the stream %s its fork or exec: %d exit(s) streamed\n", FEED_BACKEND,
 		      h->streamed ? "heard" : "did not hear", streamed);
-	assert_int_equal(streamed, h->streamed ? 1 : 0);
+	assert_int_equal(streamed, !h->found || h->streamed ? 1 : 0);
 }
 
 /* has the stream heard of pid (an event of it among those waiting)? the stream is emptied */
