@@ -149,6 +149,13 @@ void vt_snapshot_init(vt_snapshot_t *snap)
 	memset(snap, 0, sizeof(*snap));
 }
 
+/*
+ * The first rows' room, and what an array sized for a storm's rows (its
+ * exited ones stay a few refreshes) is cut back to once a build used under
+ * a quarter of it: the memory returns to its steady size after the storm.
+ */
+#define ROWS_FIRST	1024
+
 void vt_snapshot_clear(vt_snapshot_t *snap)
 {
 	vt_row_t *rows = snap->rows;
@@ -156,6 +163,15 @@ void vt_snapshot_clear(vt_snapshot_t *snap)
 	vt_arena_t arena = snap->arena;
 
 	put_rows(snap);
+	if (cap > ROWS_FIRST && snap->rows_nr < cap / 4) {
+		int fit = snap->rows_nr * 2 > ROWS_FIRST ? snap->rows_nr * 2 : ROWS_FIRST;
+		vt_row_t *v = realloc(rows, sizeof(*v) * (size_t)fit);
+
+		if (v) {
+			rows = v;
+			cap = fit;
+		}
+	}
 	vt_arena_reset(&arena);
 	memset(snap, 0, sizeof(*snap));
 	snap->rows = rows;
@@ -572,7 +588,7 @@ static const char *user_name(vt_builder_t *b, uid_t uid)
 static vt_row_t *new_row(vt_snapshot_t *snap)
 {
 	if (snap->rows_nr == snap->rows_cap) {
-		int cap = snap->rows_cap ? snap->rows_cap * 2 : 1024;
+		int cap = snap->rows_cap ? snap->rows_cap * 2 : ROWS_FIRST;
 		vt_row_t *rows = realloc(snap->rows, sizeof(*rows) * (size_t)cap);
 
 		if (!rows)
@@ -1225,6 +1241,9 @@ static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
 	vt_text_fit(e->comm, sizeof(e->comm), row->command, strlen(row->command));
 }
 
+/* the exited rows' first room; cut back to it (or twice their number) once under a quarter is used */
+#define GHOSTS_FIRST	64
+
 /*
  * The exited rows of earlier samples (ghosts[0, old)): one refresh older,
  * and into this snapshot under their parent.  Those made in this sample
@@ -1259,6 +1278,16 @@ static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 	if (fresh)
 		memmove(b->ghosts + kept, b->ghosts + old, sizeof(*b->ghosts) * (size_t)fresh);
 	b->ghosts_nr = kept + fresh;
+	/* a storm's exited rows gone: their room too (as the rows', vt_snapshot_clear()) */
+	if (b->ghosts_cap > GHOSTS_FIRST && b->ghosts_nr < b->ghosts_cap / 4) {
+		int fit = b->ghosts_nr * 2 > GHOSTS_FIRST ? b->ghosts_nr * 2 : GHOSTS_FIRST;
+		struct vt_ghost *v = realloc(b->ghosts, sizeof(*v) * (size_t)fit);
+
+		if (v) {
+			b->ghosts = v;
+			b->ghosts_cap = fit;
+		}
+	}
 	return 0;
 }
 
@@ -1270,7 +1299,7 @@ static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
 	if (b->exited_keep <= 1)
 		return 0;
 	if (b->ghosts_nr == b->ghosts_cap) {
-		int cap = b->ghosts_cap ? b->ghosts_cap * 2 : 64;
+		int cap = b->ghosts_cap ? b->ghosts_cap * 2 : GHOSTS_FIRST;
 		struct vt_ghost *v = realloc(b->ghosts, sizeof(*v) * (size_t)cap);
 
 		if (!v)
@@ -1443,6 +1472,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	    add_ghosts(b, snap, old) < 0)
 		return -1;
 	place_exited(b, snap);
+	vhash_fit(&b->pid_index);	/* small again after a storm's rows */
 
 	getrusage(RUSAGE_SELF, &ru);
 	self = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
