@@ -93,7 +93,12 @@ try:
                        re.search(r"\bexit\s+%d ppid %d\b.*exit code 0" % (pid, me), s) for pid in marked)
         s = wait_for(all_logged, "e: every one of the 50 marked runs' exec and exit is in the log", timeout=30)
         forks = sum(bool(re.search(r"\bfork\s+%d ppid %d\b" % (pid, me), s or "")) for pid in marked)
-        check(forks == 50, "and their forks (%d of 50)" % forks)
+        # a fork the kernel could not deliver (the feed's ring full: a slow vtop under a sanitizer, beside another
+        # test's storm) is not in the log; the header's meter says so ("lost N"), and then only that is excused
+        lost = re.search(r"Feed: \w+, \d+ ev/s, lost (\d+)", s or "")
+        lost = int(lost.group(1)) if lost else 0
+        check(forks == 50 or (forks >= 50 - lost and lost > 0),
+              "and their forks (%d of 50; the feed lost %d events)" % (forks, lost))
         check("nothing that matches" not in (s or "x"), "the log does not say nothing matches")
         keys("e", "\\", "C-u", "Enter")
         wait_for(lambda s: "filter:" not in s and "Event log" not in s, "back to the list, unfiltered")
