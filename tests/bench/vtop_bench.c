@@ -267,13 +267,11 @@ static void drain(int fd, double secs)
  * A viewer on a pty (argv: vtop -d 1, htop -d 10, btop): its CPU use over
  * secs, after warm-up, in percent of one core; *rss_kb its peak RSS then.
  */
-static double interactive_pct(char *const *argv, double secs, long *rss_kb)
+/* argv started on a pty of 120x40 with an empty $HOME (the running one): its pid, *master the pty; -1 */
+static pid_t start_on_pty(char *const *argv, int *master)
 {
 	struct winsize ws = { .ws_row = 40, .ws_col = 120 };
-	long hz = sysconf(_SC_CLK_TCK);
-	double before, after;
-	int master, status;
-	pid_t pid = forkpty(&master, NULL, NULL, &ws);
+	pid_t pid = forkpty(master, NULL, NULL, &ws);
 
 	if (pid < 0) {
 		perror("vtop_bench: forkpty");
@@ -288,6 +286,18 @@ static double interactive_pct(char *const *argv, double secs, long *rss_kb)
 		_exit(127);
 	}
 	running = pid;
+	return pid;
+}
+
+static double interactive_pct(char *const *argv, double secs, long *rss_kb)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	double before, after;
+	int master, status;
+	pid_t pid = start_on_pty(argv, &master);
+
+	if (pid < 0)
+		return -1;
 	drain(master, 4);	/* start-up and the first samples are not the steady state */
 	before = ticks_of(pid);
 	drain(master, secs);
@@ -347,23 +357,11 @@ static pid_t start_storm(int lives)
 /* argv on a pty: its RSS at rest, through a storm of lives short lives, and for a minute after */
 static int churn_rss(char *const *argv, int lives, struct churn *c)
 {
-	struct winsize ws = { .ws_row = 40, .ws_col = 120 };
 	int master, status, k = 0;
-	pid_t storm, pid = forkpty(&master, NULL, NULL, &ws);
+	pid_t storm, pid = start_on_pty(argv, &master);
 
-	if (pid < 0) {
-		perror("vtop_bench: forkpty");
+	if (pid < 0)
 		return -1;
-	}
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		setenv("TERM", "xterm-256color", 1);
-		setenv("LANG", "C.UTF-8", 1);
-		empty_home();
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	running = pid;
 	drain(master, 6);
 	c->before = status_kb(pid, "VmRSS");
 	storm = start_storm(lives);
