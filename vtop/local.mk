@@ -32,7 +32,7 @@ vtop_libvtop_la_SOURCES = \
 	vtop/batch/metrics.c \
 	vtop/config.c
 vtop_libvtop_la_CPPFLAGS = $(VTOP_CPP)
-vtop_libvtop_la_LIBADD = libvmon/libvmon.la $(VMON_UTIL_LIBS) -lpthread -lm
+vtop_libvtop_la_LIBADD = libvmon/libvmon.la $(VMON_UTIL_LIBS) -lpthread
 
 dist_man_MANS += man/vtop.1
 

@@ -102,22 +102,39 @@ static int put_scaled(char *buf, size_t size, unsigned long long q, int decimals
 }
 
 /*
- * "%.1f" or "%.2f" of x, the same text as snprintf() gives (the exact value
- * of x rounded to nearest, ties to even), without its floating-point path:
- * n = x * 10^decimals rounded is right whenever the exact x * 10^decimals
- * is less than a half away from it, which fma() tells (its one rounding
- * keeps which side of a half the exact value is on).  The rest (a tie or
- * close to one, negative, huge, not finite) goes to snprintf().
+ * Whether v is a whole number in [0, limit) (limit at most 2^64): a size
+ * in bytes the integer paths below can print exactly.  A cast, not
+ * floor(), which is all vtop took from libm (a shared library resident in
+ * every vtop for a comparison).
  */
+static bool whole_below(double v, double limit)
+{
+	return v >= 0 && v < limit && v == (double)(unsigned long long)v;
+}
+
+/*
+ * "%.1f" or "%.2f" of x, the same text as snprintf() gives (the exact value
+ * of x rounded to nearest, ties to even), without its floating-point path.
+ * p = x * 10^decimals as a double is within FIXED_SLACK of the exact product
+ * while x < FIXED_MAX (p < 2^37: half its last place is at most 2^-16), so
+ * when p is more than that slack inside half of n, its nearest integer, the
+ * exact product is too and n is the answer.  The rest (a tie or close to
+ * one, negative, huge, not finite) goes to snprintf().
+ */
+#define FIXED_MAX	1e9
+#define FIXED_SLACK	(1.0 / 65536)
+
 static int format_fixed(char *buf, size_t size, double x, int decimals)
 {
-	double scale = decimals == 1 ? 10.0 : 100.0, n, err;
+	double scale = decimals == 1 ? 10.0 : 100.0, p, err;
+	unsigned long long n;
 
-	if (x >= 0 && !signbit(x) && x < 1e15) {
-		n = floor(x * scale + 0.5);
-		err = fma(x, scale, -n);
-		if (err > -0.5 && err < 0.5)
-			return put_scaled(buf, size, (unsigned long long)n, decimals, '\0');
+	if (x >= 0 && !signbit(x) && x < FIXED_MAX) {
+		p = x * scale;
+		n = (unsigned long long)(p + 0.5);
+		err = p - (double)n;	/* exact: p and n are within 1 of each other */
+		if (err > -0.5 + FIXED_SLACK && err < 0.5 - FIXED_SLACK)
+			return put_scaled(buf, size, n, decimals, '\0');
 	}
 	return snprintf(buf, size, decimals == 1 ? "%.1f" : "%.2f", x);
 }
@@ -134,7 +151,7 @@ static void format_units(char *buf, size_t size, double bytes, int u, int decima
 
 	for (int i = 0; i < u; i++)
 		scaled /= 1024;
-	if (bytes == floor(bytes) && bytes < 1e16 && u <= 5) {
+	if (whole_below(bytes, 1e16) && u <= 5) {
 		unsigned long long v = (unsigned long long)bytes * (decimals == 2 ? 100 : decimals == 1 ? 10 : 1);
 		unsigned shift = 10 * (unsigned)u;
 		unsigned long long q = shift ? v >> shift : v, r = shift ? v & ((1ULL << shift) - 1) : 0;
@@ -213,7 +230,7 @@ static int cmp_user(const vt_row_t *a, const vt_row_t *b)
 
 static int fmt_bytes(double bytes, char *buf, size_t size, bool machine)
 {
-	if (machine && bytes >= 0 && bytes == floor(bytes) && bytes < 1e18) {
+	if (machine && whole_below(bytes, 1e18)) {
 		char tmp[24], *p = digits_before(tmp + sizeof(tmp), (unsigned long long)bytes);
 
 		return put_text(buf, size, p, (size_t)(tmp + sizeof(tmp) - p));

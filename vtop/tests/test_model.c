@@ -1203,10 +1203,12 @@ static void test_number_text(void **state)
 
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 		/* ties and near-ties of both precisions, and plain values over a wide range */
-		switch (i % 4) {
+		switch (i % 5) {
 		case 0: x = (double)(seed >> 40 & 0xfffff) / 200.0; break;
 		case 1: x = (double)(seed >> 40 & 0xfffff) / 2000.0 + 0.0005; break;
 		case 2: x = (double)(seed >> 11) / (double)(1ULL << 53) * 1000.0; break;
+		/* either side of where the integer path hands over to snprintf() */
+		case 3: x = (double)(seed >> 11) / (double)(1ULL << 53) * 4e9; break;
 		default: x = (double)(seed >> 40 & 0xfff) / 8.0; break;
 		}
 		r->cpu_pct = x;
