@@ -4,7 +4,9 @@
  * Three programs on the scheduler's process tracepoints, attached as BTF
  * tracepoints (tp_btf: typed arguments, no kprobes, no fentry, which a
  * locked-down kernel refuses), write one record per event into one BPF ring
- * buffer.  The ring keeps the order in which records were reserved, across
+ * buffer: the one user space has put in the slot of rings[], which it
+ * replaces with a larger one when the reader falls behind and a smaller one
+ * when the storm is over (libvmon/feed/feed_bpf.c).  The ring keeps the order in which records were reserved, across
  * CPUs, so a parent's fork always comes before anything its child does: the
  * child cannot run before the tracepoint that reports its birth returns.
  *
@@ -26,20 +28,40 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* set by user space before loading: sched_process_exit has the group_dead argument (Linux 6.11 and later) */
 const volatile bool has_group_dead = false;
-/* wake the reader at once when this much waits in the ring (see submit_flags()) */
-const volatile __u64 wakeup_bytes = 0;
 /* and otherwise at most once in this many nanoseconds */
 const volatile __u64 wakeup_interval_ns = 0;
 
 __u64 lost[4];	/* by enum feed_rec_kind */
+/* wake the reader at once when this much waits in the ring (see submit_flags()): set with each ring */
+__u64 wakeup_bytes;
 /* CLOCK_BOOTTIME of the last record that woke the reader, and of the last one that did not */
 __u64 woke_ns;
 __u64 quiet_ns;
 
-struct {
+struct ring_template {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);	/* user space sets the size it wants before loading */
-} events SEC(".maps");
+	__uint(max_entries, FEED_RING_TEMPLATE_BYTES);
+};
+
+/* slot 0: the ring records go to (user space puts it there before attaching) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct ring_template);
+} rings SEC(".maps");
+
+/*
+ * The ring of this event.  A program that found one ring may write to it
+ * after user space has put another in the slot: user space reads the old
+ * one for a while after (feed_bpf.c).
+ */
+static __always_inline void *current_ring(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&rings, &zero);
+}
 
 /* an exec record is built here, then copied into the ring at its real size */
 struct {
@@ -62,10 +84,9 @@ struct {
  * a caller that honours it.  Several CPUs may race on the two stamps: the
  * worst that does is one wakeup too many, or a timeout a little short.
  */
-static __always_inline __u64 submit_flags(__u64 now)
+static __always_inline __u64 submit_flags(void *ring, __u64 now)
 {
-	if (now - woke_ns >= wakeup_interval_ns ||
-	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes) {
+	if (now - woke_ns >= wakeup_interval_ns || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes) {
 		woke_ns = now;
 		return BPF_RB_FORCE_WAKEUP;
 	}
@@ -93,17 +114,20 @@ static __always_inline void fill_process(struct feed_rec *r, struct task_struct 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(feed_fork, struct task_struct *parent, struct task_struct *child)
 {
-	struct feed_rec *r;
+	struct feed_rec *r = NULL;
+	void *ring;
 
 	if (child->pid != child->tgid)
 		return 0;	/* a new thread, not a new process */
-	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	ring = current_ring();
+	if (ring)
+		r = bpf_ringbuf_reserve(ring, sizeof(*r), 0);
 	if (!r) {
 		__sync_fetch_and_add(&lost[FEED_REC_FORK], 1);
 		return 0;
 	}
 	fill_process(r, child, FEED_REC_FORK);
-	bpf_ringbuf_submit(r, submit_flags(r->time_ns));
+	bpf_ringbuf_submit(r, submit_flags(ring, r->time_ns));
 	return 0;
 }
 
@@ -114,6 +138,7 @@ int BPF_PROG(feed_exec, struct task_struct *task, pid_t old_pid, struct linux_bi
 	unsigned long arg_start, arg_end;
 	__u64 len, off;
 	__u32 zero = 0;
+	void *ring;
 	long n;
 
 	r = bpf_map_lookup_elem(&exec_scratch, &zero);
@@ -142,7 +167,8 @@ int BPF_PROG(feed_exec, struct task_struct *task, pid_t old_pid, struct linux_bi
 	r->rec.exec.filename_len = (__u32)off - 1;
 	r->rec.exec.args_len = (__u32)len;
 	r->rec.exec.pad = 0;
-	if (bpf_ringbuf_output(&events, r, sizeof(r->rec) + off + len, submit_flags(r->rec.time_ns)) < 0)
+	ring = current_ring();
+	if (!ring || bpf_ringbuf_output(ring, r, sizeof(r->rec) + off + len, submit_flags(ring, r->rec.time_ns)) < 0)
 		__sync_fetch_and_add(&lost[FEED_REC_EXEC], 1);
 	return 0;
 }
@@ -152,8 +178,9 @@ int BPF_PROG(feed_exit, struct task_struct *task)
 {
 	struct task_struct *leader = task->group_leader;
 	struct signal_struct *sig = task->signal;
-	struct feed_rec *r;
+	struct feed_rec *r = NULL;
 	bool group_dead;
+	void *ring;
 
 	/*
 	 * One exit per process: the last thread's.  The kernel says so in
@@ -169,7 +196,9 @@ int BPF_PROG(feed_exit, struct task_struct *task)
 	if (!group_dead)
 		return 0;
 
-	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	ring = current_ring();
+	if (ring)
+		r = bpf_ringbuf_reserve(ring, sizeof(*r), 0);
 	if (!r) {
 		__sync_fetch_and_add(&lost[FEED_REC_EXIT], 1);
 		return 0;
@@ -190,6 +219,6 @@ int BPF_PROG(feed_exit, struct task_struct *task)
 		r->exit.majflt += leader->maj_flt;
 	}
 	r->exit.maxrss_pages = sig->maxrss;
-	bpf_ringbuf_submit(r, submit_flags(r->time_ns));
+	bpf_ringbuf_submit(r, submit_flags(ring, r->time_ns));
 	return 0;
 }

@@ -15,6 +15,12 @@
 
 #define FEED_COMM_LEN		16
 #define FEED_FILENAME_MAX	256	/* a power of two: an exec's path is read up to FEED_FILENAME_MAX - 1 bytes, NUL included */
+/*
+ * The size of the template of the feed's rings (feed.bpf.c's rings[]): a
+ * kernel that wants every ring put in its slot to be the template's size
+ * (before user space can put a ring of another) has a ring of this size.
+ */
+#define FEED_RING_TEMPLATE_BYTES	(1u << 20)
 #define FEED_ARGS_MAX		4096	/* a power of two: up to FEED_ARGS_MAX - 1 bytes of arguments are carried */
 
 enum feed_rec_kind {

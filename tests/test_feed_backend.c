@@ -982,9 +982,107 @@ static void test_ring_size(void **state)
 	open_or_skip(&vmon, 0);
 	vmon_destroy(&vmon);
 	/* before this test, nothing else of the process has a BPF map mapped */
-	check_ring(0, 1u << 20);
+	check_ring(0, 256u << 10);
 	check_ring(100000, 131072);
 	check_ring(1, (size_t)sysconf(_SC_PAGESIZE));
+}
+
+/* the exits a callback heard of the children it was given, by pid */
+struct lives_heard {
+	const pid_t	*pids;
+	int		n;
+	int		*exits;		/* exits heard, with a status, of pids[i] */
+};
+
+static void on_life_exit(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc, void *arg)
+{
+	struct lives_heard *h = arg;
+
+	(void)vmon;
+	(void)proc;
+	if (ev->kind != VMON_EVENT_EXIT || !(ev->has & VMON_EVENT_HAS_EXIT_STATUS))
+		return;
+	for (int i = 0; i < h->n; i++)
+		if (h->pids[i] == ev->pid && WEXITSTATUS(ev->exit_status) == i % 200) {
+			h->exits[i]++;
+			return;
+		}
+}
+
+/* n lives of "exit" children, exit codes i % 200, none of them read meanwhile */
+static void spawn_lives_unread(pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		pids[i] = feedtest_spawn("exit", i % 200, "grow", -1, -1);
+		assert_true(pids[i] > 0);
+		assert_int_equal(WEXITSTATUS(reap(pids[i], 0)), i % 200);
+	}
+}
+
+/*
+ * The default ring is sized by need: a burst that finds the reader away
+ * fills more than half of the first ring, and the drain that finds it
+ * puts a ring four times larger in the programs' slot.  Every life of the
+ * burst and of the next one (written to either ring around the swap) is
+ * heard, or counted lost (other processes of the machine write to the same
+ * ring); the ring taken out is read until it is empty, then let go (10 s).
+ */
+static void test_ring_grows(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), largest, total;
+	int n = 400, heard = 0;
+	pid_t *pids = calloc((size_t)n * 2, sizeof(*pids));
+	int *exits = calloc((size_t)n * 2, sizeof(*exits));
+	struct lives_heard h = { pids, n * 2, exits };
+	vmon_feed_stats_t before, grown, after;
+	vmon_t vmon;
+
+	(void)state;
+	SKIP_IF(strcmp(FEED_BACKEND, "ebpf") != 0, "the ring sized by need is the ebpf backend's");
+	assert_non_null(pids);
+	assert_non_null(exits);
+	open_or_skip(&vmon, 0);
+	assert_int_equal(vmon_set_sampler(&vmon, VMON_SAMPLER_PROC), 0);
+	assert_int_equal(vmon_feed_set_callback(&vmon, on_life_exit, &h), 0);
+	while (vmon_feed_process(&vmon) > 0)
+		;
+	assert_int_equal(vmon_feed_get_stats(&vmon, &before), 0);
+	assert_int_equal(before.buffer_bytes, 256u << 10);
+	/* 400 lives of a fork, an exec and an exit: about 170 KiB, more than half the ring */
+	spawn_lives_unread(pids, n);
+	while (vmon_feed_process(&vmon) > 0)
+		;
+	assert_true(vmon_sample(&vmon));	/* the callback hears the events as a sample applies them */
+	assert_int_equal(vmon_feed_get_stats(&vmon, &grown), 0);
+	print_message("after a burst: ring %zu bytes, lost %llu\n", grown.buffer_bytes, grown.lost - before.lost);
+	assert_int_equal(grown.buffer_bytes, 1u << 20);
+	/* the next burst goes to the new ring, which holds it */
+	spawn_lives_unread(pids + n, n);
+	while (vmon_feed_process(&vmon) > 0)
+		;
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &after), 0);
+	for (int i = 0; i < n * 2; i++) {
+		assert_true(exits[i] <= 1);
+		heard += exits[i];
+	}
+	print_message("heard %d of %d exits, lost %llu events\n", heard, n * 2, after.lost - before.lost);
+	assert_true((unsigned long long)heard + (after.lost - before.lost) >= (unsigned long long)n * 2);
+	if (after.lost == grown.lost)
+		for (int i = n; i < n * 2; i++)
+			assert_int_equal(exits[i], 1);
+	/* both rings mapped until the old one has been out 10 s, then the new one alone */
+	assert_true(bpf_maps_mapped(&largest) >= (page + (1u << 20)) + (page + (256u << 10)));
+	for (int i = 0; i < 24; i++) {
+		msleep(500);
+		(void)vmon_feed_process(&vmon);
+	}
+	total = bpf_maps_mapped(&largest);
+	assert_int_equal(largest, page + (1u << 20));
+	assert_true(total - largest <= 8 * page);
+	vmon_destroy(&vmon);
+	free(pids);
+	free(exits);
 }
 
 /* a line of /proc/self/status, in kB */
@@ -1933,6 +2031,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_leader_killed, feedtest_teardown),
 		cmocka_unit_test_teardown(test_forced_loss, feedtest_teardown),
 		cmocka_unit_test(test_ring_size),
+		cmocka_unit_test(test_ring_grows),
 		cmocka_unit_test(test_stdin_closed),
 		cmocka_unit_test_teardown(test_storm_memory, feedtest_teardown),
 		cmocka_unit_test_teardown(test_cpu_hotplug, hotplug_teardown),

@@ -134,6 +134,11 @@ int bpf_ring_consume(bpf_ring_t *r)
 	return n;
 }
 
+size_t bpf_ring_waiting(const bpf_ring_t *r)
+{
+	return __atomic_load_n(r->producer, __ATOMIC_ACQUIRE) - __atomic_load_n(r->consumer, __ATOMIC_RELAXED);
+}
+
 int bpf_ring_fd(const bpf_ring_t *r)
 {
 	return r->fd;

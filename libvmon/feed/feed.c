@@ -376,6 +376,12 @@ int feed_push_exec_data(feed_t *f, feed_event_t *e, const char *filename, size_t
 	return 0;
 }
 
+void feed_buffer_resized(feed_t *f, size_t bytes, size_t capacity)
+{
+	f->stats.buffer_bytes = bytes;
+	f->capacity = capacity ? capacity : 1;
+}
+
 void feed_lost(feed_t *f, unsigned long long n)
 {
 	f->stats.lost += n ? n : 1;

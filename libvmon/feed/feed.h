@@ -74,6 +74,8 @@ int feed_push_exec_data(feed_t *feed, feed_event_t *e, const char *filename, siz
 			const char *args, size_t args_len);
 /* the kernel dropped n events (n == 0: some, how many unknown) */
 void feed_lost(feed_t *feed, unsigned long long n);
+/* the kernel buffer is now bytes, holding capacity events roughly (a backend that sizes it by need) */
+void feed_buffer_resized(feed_t *feed, size_t bytes, size_t capacity);
 
 /* nanoseconds of CLOCK_BOOTTIME to clock ticks, as /proc/PID/stat's start time */
 unsigned long long feed_ns_to_ticks(const feed_t *feed, unsigned long long ns);

@@ -23,6 +23,17 @@
  * hears of a rare exit promptly and a storm costs it at most 1000 /
  * FEED_WAKEUP_INTERVAL_MS wakeups a second; bpf_due_ms() gives the
  * deadline of a record that was not woken for.
+ *
+ * The ring is sized by need (unless the caller asked for a size): the
+ * programs write to the ring user space put in the slot of their rings[]
+ * map, BPF_RING_FIRST bytes at first.  A drain that finds more than half of
+ * it waiting, or events lost, puts a ring four times its size in the slot
+ * (up to BPF_RING_MOST); after BPF_RING_SHRINK_NS in which no drain found
+ * more waiting than a quarter of the first size, the first size again.  The
+ * ring taken out is still read, before the new one at each drain, until it
+ * has been out BPF_RING_RETIRE_NS and is empty: a program that found it just
+ * before the swap writes there (the kernel keeps it alive for that).  The
+ * caller polls an epoll fd over both.
  */
 #include "config.h"
 
@@ -30,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "feed/bpf_ring.h"
@@ -44,18 +56,35 @@
 #pragma GCC diagnostic pop
 
 /*
- * 1 MiB: the lives of about 2,500 processes (a fork and an exit take 112
- * bytes each with the ring's header, an exec 150 and more with its path and arguments), a third of a
- * second of an 8,000/s storm with the reader woken at each eighth.  Its
- * data is mapped once (bpf_ring.c) and resident from the start: 1 MiB of
- * RSS, where libbpf's reader mapped it twice (16 MiB at the 8 MiB this was).
+ * A ring's data is mapped once (bpf_ring.c) and resident from the start.
+ * 256 KiB holds the lives of about 600 processes (a fork and an exit take
+ * 112 bytes each with the ring's header, an exec 150 and more with its path
+ * and arguments): 80 ms of an 8,000/s storm, where a reader that keeps up is
+ * woken at each eighth of the ring (10 ms).  A reader that does not gets 1
+ * MiB, then 4 (a third of a second, then more than a second of the storm).
  */
-#define BPF_DEFAULT_BUFFER	(1u << 20)
+#define BPF_RING_FIRST		(256u << 10)
+#define BPF_RING_MOST		(4u << 20)
+#define BPF_RING_GROWTH		4
+#define BPF_RING_RETIRE_NS	(10 * 1000000000ull)
+#define BPF_RING_SHRINK_NS	(60 * 1000000000ull)
 #define BPF_BYTES_PER_EVENT	160	/* a fork or an exit takes 128 bytes in the ring, an exec more */
+
+/* a ring the feed made and reads */
+typedef struct feed_ring {
+	bpf_ring_t		*reader;	/* NULL: none */
+	int			fd;		/* the ring's map */
+	size_t			size;
+	unsigned long long	out_ns;		/* CLOCK_BOOTTIME it was taken out of the slot */
+} feed_ring_t;
 
 typedef struct bpf_feed {
 	struct feed_bpf		*skel;
-	bpf_ring_t		*ring;
+	feed_ring_t		ring;		/* in the slot */
+	feed_ring_t		retiring;	/* taken out of it, read until it is empty */
+	size_t			first, most;	/* the sizes the ring takes: equal if the caller chose one */
+	unsigned long long	busy_ns;	/* the last drain that found more than first / 4 waiting */
+	int			epoll_fd;	/* over both rings' fds: what the caller polls */
 	feed_t			*feed;
 	unsigned long long	lost_seen;	/* the sum of skel->bss->lost[] at the last drain */
 	unsigned long long	drained_ns;	/* CLOCK_BOOTTIME when the last drain began */
@@ -131,27 +160,99 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+static void ring_close(feed_ring_t *r)
+{
+	bpf_ring_close(r->reader);
+	if (r->fd >= 0)
+		close(r->fd);	/* the kernel frees it once no program holds it either */
+	r->reader = NULL;
+	r->fd = -1;
+	r->size = 0;
+}
+
 static void bpf_close(feed_t *feed)
 {
 	bpf_feed_t *b = feed_priv(feed);
 
 	if (!b)
 		return;
-	bpf_ring_close(b->ring);
 	feed_bpf__destroy(b->skel);
+	ring_close(&b->ring);
+	ring_close(&b->retiring);
+	if (b->epoll_fd >= 0)
+		close(b->epoll_fd);
 	free(b);
 	feed_set_priv(feed, NULL);
+}
+
+/*
+ * A new ring of size bytes put in the programs' slot; the one there before,
+ * if any, retiring.  0, or an errno with nothing changed.
+ */
+static int ring_put(bpf_feed_t *b, size_t size)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	feed_ring_t r = { .reader = NULL, .fd = -1, .size = size };
+	__u32 slot = 0;
+	int err;
+
+	r.fd = skel_map_create(BPF_MAP_TYPE_RINGBUF, "vmon_ring", 0, 0, (__u32)size);
+	if (r.fd < 0)
+		return errno;
+	r.reader = bpf_ring_open(r.fd, size, on_record, b);
+	ev.data.fd = r.fd;
+	if (!r.reader || epoll_ctl(b->epoll_fd, EPOLL_CTL_ADD, r.fd, &ev) < 0)
+		goto fail;
+	/* wake the reader at each eighth: before the new ring, not to wait for a larger one's */
+	if (size < b->ring.size || !b->ring.size)
+		b->skel->bss->wakeup_bytes = size / 8;
+	if (skel_map_update_elem(b->skel->maps.rings.map_fd, &slot, &r.fd, BPF_ANY) < 0)
+		goto fail;
+	b->skel->bss->wakeup_bytes = size / 8;
+	b->retiring = b->ring;
+	b->retiring.out_ns = vclock_ns(CLOCK_BOOTTIME);
+	b->ring = r;
+	feed_buffer_resized(b->feed, size, size / BPF_BYTES_PER_EVENT);
+	return 0;
+
+fail:
+	err = errno;
+	if (b->ring.size)
+		b->skel->bss->wakeup_bytes = b->ring.size / 8;
+	ring_close(&r);
+	return err;
+}
+
+/*
+ * After a drain that found waiting bytes: a larger ring if the reader fell
+ * behind, the first size again once the storm is long over.  One swap at a
+ * time: not while the last ring taken out is still read.
+ */
+static void ring_fit(bpf_feed_t *b, size_t waiting, bool lost)
+{
+	unsigned long long now = vclock_ns(CLOCK_BOOTTIME);
+	size_t size = b->ring.size;
+
+	if (waiting > b->first / 4)
+		b->busy_ns = now;
+	if (b->retiring.reader || b->first == b->most)
+		return;
+	if ((lost || waiting > size / 2) && size < b->most) {
+		size = size * BPF_RING_GROWTH < b->most ? size * BPF_RING_GROWTH : b->most;
+		(void)ring_put(b, size);	/* without memory for it, the ring it has */
+	} else if (size > b->first && now - b->busy_ns > BPF_RING_SHRINK_NS) {
+		(void)ring_put(b, b->first);
+	}
 }
 
 /* what one load of the programs depends on */
 struct feed_load {
 	bpf_feed_t	*b;		/* its skel: loaded, or NULL */
-	size_t		size;		/* the ring's bytes */
 	bool		group_dead;	/* sched_process_exit's third argument is read */
 };
 
 /*
- * A light_skel_try_t: the programs loaded, with the ring of size bytes.
+ * A light_skel_try_t: the programs loaded (their ring is put in later).
  * Whether sched_process_exit passes group_dead (Linux 6.11 and later: its
  * prototype has a third argument) is not asked of the kernel's BTF, which
  * would take parsing all of it: the verifier refuses a program that reads
@@ -169,9 +270,7 @@ static int load_programs(void *arg, char **log)
 	if (!b->skel)
 		return errno;
 	b->skel->rodata->has_group_dead = l->group_dead;
-	b->skel->rodata->wakeup_bytes = l->size / 8;
 	b->skel->rodata->wakeup_interval_ns = FEED_WAKEUP_INTERVAL_MS * 1000000ull;
-	b->skel->maps.events.max_entries = (__u32)l->size;
 	if (log)
 		light_skel_log_on(&b->skel->ctx, log);
 	err = feed_bpf__load(b->skel) < 0 ? errno : 0;
@@ -188,7 +287,6 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 	struct feed_load load;
 	int low_fds[3] = { -1, -1, -1 };
 	bpf_feed_t *b;
-	size_t size;
 	int err;
 
 	(void)vmon;
@@ -204,13 +302,18 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 	}
 	feed_set_priv(feed, b);
 	b->feed = feed;
+	b->ring.fd = b->retiring.fd = -1;
 	b->page_kb = sysconf(_SC_PAGESIZE) / 1024;
-	size = ring_size(*buffer_bytes ? *buffer_bytes : BPF_DEFAULT_BUFFER);
-	*buffer_bytes = size;
+	b->first = ring_size(*buffer_bytes ? *buffer_bytes : BPF_RING_FIRST);
+	b->most = *buffer_bytes ? b->first : BPF_RING_MOST;
+	b->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (b->epoll_fd < 0) {
+		snprintf(why, why_size, "epoll_create1: %s", strerror(errno));
+		goto fail;
+	}
 
 	light_skel_hold_low_fds(low_fds);
 	load.b = b;
-	load.size = size;
 	load.group_dead = true;
 	err = load_programs(&load, NULL);
 	if (light_skel_refused(err))
@@ -227,17 +330,27 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 				 said[0] ? ": " : "", said);
 		goto fail;
 	}
+	/*
+	 * The first ring, before the programs run.  A kernel that wants the
+	 * template's size for any ring in the slot (EINVAL) gets that size,
+	 * and keeps it.
+	 */
+	err = ring_put(b, b->first);
+	if (err == EINVAL && b->first != FEED_RING_TEMPLATE_BYTES) {
+		b->first = b->most = FEED_RING_TEMPLATE_BYTES;
+		err = ring_put(b, b->first);
+	}
+	if (err) {
+		snprintf(why, why_size, "cannot make or map the BPF ring buffer: %s", strerror(err));
+		goto fail;
+	}
 	if (feed_bpf__attach(b->skel) < 0) {
 		snprintf(why, why_size, "attaching to the sched_process tracepoints failed: %s", strerror(errno));
 		goto fail;
 	}
 	light_skel_release_low_fds(low_fds);
-	b->ring = bpf_ring_open(b->skel->maps.events.map_fd, size, on_record, b);
-	if (!b->ring) {
-		snprintf(why, why_size, "cannot map the BPF ring buffer: %s", strerror(errno));
-		goto fail;
-	}
-	*capacity = size / BPF_BYTES_PER_EVENT;
+	*buffer_bytes = b->ring.size;
+	*capacity = b->ring.size / BPF_BYTES_PER_EVENT;
 	return 0;
 
 fail:
@@ -252,18 +365,30 @@ static int bpf_drain(vmon_t *vmon, feed_t *feed)
 	unsigned long long lost = 0;
 	int r;
 
+	size_t waiting;
+	bool more_lost = false;
+
 	(void)vmon;
 	b->pushed = 0;
 	b->drained_ns = vclock_ns(CLOCK_BOOTTIME);
-	r = bpf_ring_consume(b->ring);
+	/* the ring taken out first: what it holds was written before the new one's */
+	r = b->retiring.reader ? bpf_ring_consume(b->retiring.reader) : 0;
+	if (b->retiring.reader && r >= 0 && !bpf_ring_waiting(b->retiring.reader) &&
+	    b->drained_ns - b->retiring.out_ns >= BPF_RING_RETIRE_NS)
+		ring_close(&b->retiring);
+	waiting = bpf_ring_waiting(b->ring.reader);
+	if (r >= 0)
+		r = bpf_ring_consume(b->ring.reader);
 	for (size_t i = 0; i < sizeof(b->skel->bss->lost) / sizeof(b->skel->bss->lost[0]); i++)
 		lost += b->skel->bss->lost[i];
 	if (lost > b->lost_seen) {
 		feed_lost(feed, lost - b->lost_seen);
 		b->lost_seen = lost;
+		more_lost = true;
 	}
 	if (r < 0)
 		return -1;
+	ring_fit(b, waiting, more_lost);
 	return b->pushed;
 }
 
@@ -271,7 +396,7 @@ static int bpf_fd(const feed_t *feed)
 {
 	const bpf_feed_t *b = feed_priv(feed);
 
-	return bpf_ring_fd(b->ring);
+	return b->epoll_fd;
 }
 
 /*
