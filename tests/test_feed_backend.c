@@ -982,7 +982,7 @@ static void test_ring_size(void **state)
 	open_or_skip(&vmon, 0);
 	vmon_destroy(&vmon);
 	/* before this test, nothing else of the process has a BPF map mapped */
-	check_ring(0, 256u << 10);
+	check_ring(0, 512u << 10);
 	check_ring(100000, 131072);
 	check_ring(1, (size_t)sysconf(_SC_PAGESIZE));
 }
@@ -1009,10 +1009,10 @@ static void on_life_exit(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *proc
 		}
 }
 
-/* n lives of "exit" children, exit codes i % 200, none of them read meanwhile */
-static void spawn_lives_unread(pid_t *pids, int n)
+/* lives from..to - 1 of "exit" children, life i's exit code i % 200, none of them read meanwhile */
+static void spawn_lives_unread(pid_t *pids, int from, int to)
 {
-	for (int i = 0; i < n; i++) {
+	for (int i = from; i < to; i++) {
 		pids[i] = feedtest_spawn("exit", i % 200, "grow", -1, -1);
 		assert_true(pids[i] > 0);
 		assert_int_equal(WEXITSTATUS(reap(pids[i], 0)), i % 200);
@@ -1021,7 +1021,7 @@ static void spawn_lives_unread(pid_t *pids, int n)
 
 /*
  * The default ring is sized by need: a burst that finds the reader away
- * fills more than half of the first ring, and the drain that finds it
+ * fills more than a quarter of the first ring, and the drain that finds it
  * puts a ring four times larger in the programs' slot.  Every life of the
  * burst and of the next one (written to either ring around the swap) is
  * heard, or counted lost (other processes of the machine write to the same
@@ -1030,7 +1030,7 @@ static void spawn_lives_unread(pid_t *pids, int n)
 static void test_ring_grows(void **state)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), largest, total;
-	int n = 400, heard = 0;
+	int n = 500, heard = 0;
 	pid_t *pids = calloc((size_t)n * 2, sizeof(*pids));
 	int *exits = calloc((size_t)n * 2, sizeof(*exits));
 	struct lives_heard h = { pids, n * 2, exits };
@@ -1047,17 +1047,21 @@ static void test_ring_grows(void **state)
 	while (vmon_feed_process(&vmon) > 0)
 		;
 	assert_int_equal(vmon_feed_get_stats(&vmon, &before), 0);
-	assert_int_equal(before.buffer_bytes, 256u << 10);
-	/* 400 lives of a fork, an exec and an exit: about 170 KiB, more than half the ring */
-	spawn_lives_unread(pids, n);
+	/* 500 lives of a fork, an exec and an exit: about 210 KiB, more than a quarter of the ring */
+	spawn_lives_unread(pids, 0, n);
 	while (vmon_feed_process(&vmon) > 0)
 		;
 	assert_true(vmon_sample(&vmon));	/* the callback hears the events as a sample applies them */
 	assert_int_equal(vmon_feed_get_stats(&vmon, &grown), 0);
-	print_message("after a burst: ring %zu bytes, lost %llu\n", grown.buffer_bytes, grown.lost - before.lost);
-	assert_int_equal(grown.buffer_bytes, 1u << 20);
+	print_message("a burst: ring %zu bytes, then %zu, lost %llu\n", before.buffer_bytes, grown.buffer_bytes,
+		      grown.lost - before.lost);
+	/* other processes' events can have grown it already (a storm of theirs since the open) */
+	if (before.buffer_bytes == 512u << 10)
+		assert_int_equal(grown.buffer_bytes, 2u << 20);
+	else
+		print_message("the ring had grown before the burst: growth not checked\n");
 	/* the next burst goes to the new ring, which holds it */
-	spawn_lives_unread(pids + n, n);
+	spawn_lives_unread(pids, n, n * 2);
 	while (vmon_feed_process(&vmon) > 0)
 		;
 	assert_true(vmon_sample(&vmon));
@@ -1072,13 +1076,15 @@ static void test_ring_grows(void **state)
 		for (int i = n; i < n * 2; i++)
 			assert_int_equal(exits[i], 1);
 	/* both rings mapped until the old one has been out 10 s, then the new one alone */
-	assert_true(bpf_maps_mapped(&largest) >= (page + (1u << 20)) + (page + (256u << 10)));
+	if (grown.buffer_bytes > before.buffer_bytes)
+		assert_true(bpf_maps_mapped(&largest) >= (page + grown.buffer_bytes) + (page + before.buffer_bytes));
 	for (int i = 0; i < 24; i++) {
 		msleep(500);
 		(void)vmon_feed_process(&vmon);
 	}
 	total = bpf_maps_mapped(&largest);
-	assert_int_equal(largest, page + (1u << 20));
+	assert_int_equal(vmon_feed_get_stats(&vmon, &after), 0);
+	assert_int_equal(largest, page + after.buffer_bytes);
 	assert_true(total - largest <= 8 * page);
 	vmon_destroy(&vmon);
 	free(pids);

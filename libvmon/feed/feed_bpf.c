@@ -26,8 +26,8 @@
  *
  * The ring is sized by need (unless the caller asked for a size): the
  * programs write to the ring user space put in the slot of their rings[]
- * map, BPF_RING_FIRST bytes at first.  A drain that finds more than half of
- * it waiting, or events lost, puts a ring four times its size in the slot
+ * map, BPF_RING_FIRST bytes at first.  A drain that finds more than a quarter
+ * of it waiting, or events lost, puts a ring four times its size in the slot
  * (up to BPF_RING_MOST); after BPF_RING_SHRINK_NS in which no drain found
  * more waiting than a quarter of the first size, the first size again.  The
  * ring taken out is still read, before the new one at each drain, until it
@@ -57,13 +57,15 @@
 
 /*
  * A ring's data is mapped once (bpf_ring.c) and resident from the start.
- * 256 KiB holds the lives of about 600 processes (a fork and an exit take
+ * 512 KiB holds the lives of about 1,200 processes (a fork and an exit take
  * 112 bytes each with the ring's header, an exec 150 and more with its path
- * and arguments): 80 ms of an 8,000/s storm, where a reader that keeps up is
- * woken at each eighth of the ring (10 ms).  A reader that does not gets 1
- * MiB, then 4 (a third of a second, then more than a second of the storm).
+ * and arguments): 150 ms of an 8,000/s storm, where a reader that keeps up
+ * is woken at each eighth of the ring (20 ms).  A reader found behind by a
+ * quarter of it gets 2 MiB, then 4 (more than a second of the storm).  256
+ * KiB lost events to a reader busy in a long sample when another process
+ * stormed at 2,000 lives a second.
  */
-#define BPF_RING_FIRST		(256u << 10)
+#define BPF_RING_FIRST		(512u << 10)
 #define BPF_RING_MOST		(4u << 20)
 #define BPF_RING_GROWTH		4
 #define BPF_RING_RETIRE_NS	(10 * 1000000000ull)
@@ -237,8 +239,9 @@ static void ring_fit(bpf_feed_t *b, size_t waiting, bool lost)
 		b->busy_ns = now;
 	if (b->retiring.reader || b->first == b->most)
 		return;
-	if ((lost || waiting > size / 2) && size < b->most) {
+	if ((lost || waiting > size / 4) && size < b->most) {
 		size = size * BPF_RING_GROWTH < b->most ? size * BPF_RING_GROWTH : b->most;
+		b->busy_ns = now;	/* a loss with little waiting counts as busy too */
 		(void)ring_put(b, size);	/* without memory for it, the ring it has */
 	} else if (size > b->first && now - b->busy_ns > BPF_RING_SHRINK_NS) {
 		(void)ring_put(b, b->first);
