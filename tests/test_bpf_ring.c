@@ -126,7 +126,10 @@ static void test_in_order(void **state)
 	assert_int_equal(bpf_ring_consume(f.ring), 0);	/* empty */
 	for (int i = 1; i <= 10; i++)
 		produce(&f, i, (uint32_t)(i * 13), 0);
+	/* what waits: every record's bytes, its header and rounding included */
+	assert_int_equal(bpf_ring_waiting(f.ring), *f.producer);
 	assert_int_equal(bpf_ring_consume(f.ring), 10);
+	assert_int_equal(bpf_ring_waiting(f.ring), 0);
 	for (int i = 1; i <= 10; i++) {
 		assert_int_equal(f.got[i - 1], i);
 		assert_int_equal(f.got_size[i - 1], i * 13);
@@ -149,6 +152,7 @@ static void test_busy_holds_the_rest(void **state)
 	produce(&f, 3, 8, 0);
 	assert_int_equal(bpf_ring_consume(f.ring), 1);
 	assert_int_equal(*f.consumer, busy);	/* stopped before the uncommitted one */
+	assert_int_equal(bpf_ring_waiting(f.ring), *f.producer - busy);	/* which still waits */
 	assert_int_equal(bpf_ring_consume(f.ring), 0);
 	commit(&f, busy);
 	assert_int_equal(bpf_ring_consume(f.ring), 2);

@@ -31,7 +31,6 @@
 #define RING_DISCARD		(1u << 30)
 
 struct bpf_ring {
-	int			fd;
 	size_t			page, size;
 	unsigned long		*consumer;	/* page 0, read and write */
 	const unsigned long	*producer;	/* page 1, then the data, read only */
@@ -50,7 +49,6 @@ bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *
 
 	if (!r)
 		return NULL;
-	r->fd = map_fd;
 	r->page = (size_t)sysconf(_SC_PAGESIZE);
 	r->size = size;
 	r->fn = fn;
@@ -137,11 +135,6 @@ int bpf_ring_consume(bpf_ring_t *r)
 size_t bpf_ring_waiting(const bpf_ring_t *r)
 {
 	return __atomic_load_n(r->producer, __ATOMIC_ACQUIRE) - __atomic_load_n(r->consumer, __ATOMIC_RELAXED);
-}
-
-int bpf_ring_fd(const bpf_ring_t *r)
-{
-	return r->fd;
 }
 
 void bpf_ring_close(bpf_ring_t *r)

@@ -27,8 +27,6 @@ bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *
 int bpf_ring_consume(bpf_ring_t *ring);
 /* the bytes written and not yet read (committed or not) */
 size_t bpf_ring_waiting(const bpf_ring_t *ring);
-/* the fd to poll: readable while records wait */
-int bpf_ring_fd(const bpf_ring_t *ring);
 void bpf_ring_close(bpf_ring_t *ring);
 
 #endif
