@@ -1075,9 +1075,7 @@ static void test_ring_grows(void **state)
 	if (after.lost == grown.lost)
 		for (int i = n; i < n * 2; i++)
 			assert_int_equal(exits[i], 1);
-	/* both rings mapped until the old one has been out 10 s, then the new one alone */
-	if (grown.buffer_bytes > before.buffer_bytes)
-		assert_true(bpf_maps_mapped(&largest) >= (page + grown.buffer_bytes) + (page + before.buffer_bytes));
+	/* the ring taken out is let go once it has been out 10 s: the new one alone is mapped */
 	for (int i = 0; i < 24; i++) {
 		msleep(500);
 		(void)vmon_feed_process(&vmon);
