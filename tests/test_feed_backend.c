@@ -982,7 +982,7 @@ static void test_ring_size(void **state)
 	open_or_skip(&vmon, 0);
 	vmon_destroy(&vmon);
 	/* before this test, nothing else of the process has a BPF map mapped */
-	check_ring(0, 512u << 10);
+	check_ring(0, 1u << 20);
 	check_ring(100000, 131072);
 	check_ring(1, (size_t)sysconf(_SC_PAGESIZE));
 }
@@ -1030,7 +1030,7 @@ static void spawn_lives_unread(pid_t *pids, int from, int to)
 static void test_ring_grows(void **state)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), largest, total;
-	int n = 500, heard = 0;
+	int n = 900, heard = 0;
 	pid_t *pids = calloc((size_t)n * 2, sizeof(*pids));
 	int *exits = calloc((size_t)n * 2, sizeof(*exits));
 	struct lives_heard h = { pids, n * 2, exits };
@@ -1047,7 +1047,7 @@ static void test_ring_grows(void **state)
 	while (vmon_feed_process(&vmon) > 0)
 		;
 	assert_int_equal(vmon_feed_get_stats(&vmon, &before), 0);
-	/* 500 lives of a fork, an exec and an exit: about 210 KiB, more than a quarter of the ring */
+	/* 900 lives of a fork, an exec and an exit: about 380 KiB, more than a quarter of the ring */
 	spawn_lives_unread(pids, 0, n);
 	while (vmon_feed_process(&vmon) > 0)
 		;
@@ -1056,8 +1056,8 @@ static void test_ring_grows(void **state)
 	print_message("a burst: ring %zu bytes, then %zu, lost %llu\n", before.buffer_bytes, grown.buffer_bytes,
 		      grown.lost - before.lost);
 	/* other processes' events can have grown it already (a storm of theirs since the open) */
-	if (before.buffer_bytes == 512u << 10)
-		assert_int_equal(grown.buffer_bytes, 2u << 20);
+	if (before.buffer_bytes == 1u << 20)
+		assert_int_equal(grown.buffer_bytes, 4u << 20);
 	else
 		print_message("the ring had grown before the burst: growth not checked\n");
 	/* the next burst goes to the new ring, which holds it */

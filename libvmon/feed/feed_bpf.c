@@ -28,10 +28,10 @@
  * programs write to the ring user space put in the slot of their rings[]
  * map, BPF_RING_FIRST bytes at first.  A drain that finds more than a quarter
  * of it waiting, or events lost, puts a ring four times its size in the slot
- * (up to BPF_RING_MOST); after BPF_RING_SHRINK_NS in which no drain found
- * more waiting than a quarter of the first size, the first size again.  The
- * ring taken out is still read, before the new one at each drain, until it
- * has been out BPF_RING_RETIRE_NS and is empty: a program that found it just
+ * (up to BPF_RING_MOST); after BPF_RING_CALM_NS in which no drain found more
+ * waiting than a quarter of BPF_RING_LEAST, a ring of that size.  The ring
+ * taken out is still read, before the new one at each drain, until it has
+ * been out BPF_RING_RETIRE_NS and is empty: a program that found it just
  * before the swap writes there (the kernel keeps it alive for that).  The
  * caller polls an epoll fd over both.
  */
@@ -57,25 +57,32 @@
 
 /*
  * A ring's data is mapped once (bpf_ring.c) and resident from the start.
- * 512 KiB holds the lives of about 1,200 processes (a fork and an exit take
+ * 1 MiB holds the lives of about 2,500 processes (a fork and an exit take
  * 112 bytes each with the ring's header, an exec 150 and more with its path
- * and arguments): 150 ms of an 8,000/s storm, where a reader that keeps up
- * is woken at each eighth of the ring (20 ms).  A reader found behind by a
- * quarter of it gets 2 MiB, then 4 (more than a second of the storm).  256
- * KiB lost events to a reader busy in a long sample when another process
- * stormed at 2,000 lives a second.
+ * and arguments): a third of a second of an 8,000/s storm, for a reader
+ * that is in a long sample when it comes.  A start smaller than that lost
+ * events (512 KiB, to vtop under AddressSanitizer in a sample of 10,000
+ * processes while another process stormed at 2,000 lives a second).  A
+ * reader found behind by a quarter of the ring gets 4 MiB; a calm minute
+ * (the reader never behind by 64 KiB) brings it down to 256 KiB, where a
+ * reader that keeps up is woken at each eighth (5 ms of the storm).
  */
-#define BPF_RING_FIRST		(512u << 10)
+#define BPF_RING_FIRST		(1u << 20)
+#define BPF_RING_LEAST		(256u << 10)
 #define BPF_RING_MOST		(4u << 20)
 #define BPF_RING_GROWTH		4
 #define BPF_RING_RETIRE_NS	(10 * 1000000000ull)
-#define BPF_RING_SHRINK_NS	(60 * 1000000000ull)
+#define BPF_RING_CALM_NS	(60 * 1000000000ull)
 #define BPF_BYTES_PER_EVENT	160	/* a fork or an exit takes 128 bytes in the ring, an exec more */
 
-/* a ring the feed made and reads */
+/*
+ * A ring the feed made and reads.  Its fd is closed once it is mapped and
+ * in the epoll set: the mappings hold the map and keep it in the set (which
+ * lets go of it with the last of them), so a ring costs the caller's fd
+ * limit nothing.
+ */
 typedef struct feed_ring {
 	bpf_ring_t		*reader;	/* NULL: none */
-	int			fd;		/* the ring's map */
 	size_t			size;
 	unsigned long long	out_ns;		/* CLOCK_BOOTTIME it was taken out of the slot */
 } feed_ring_t;
@@ -84,8 +91,8 @@ typedef struct bpf_feed {
 	struct feed_bpf		*skel;
 	feed_ring_t		ring;		/* in the slot */
 	feed_ring_t		retiring;	/* taken out of it, read until it is empty */
-	size_t			first, most;	/* the sizes the ring takes: equal if the caller chose one */
-	unsigned long long	busy_ns;	/* the last drain that found more than first / 4 waiting */
+	size_t			least, most;	/* the sizes the ring takes: equal if the caller chose one */
+	unsigned long long	busy_ns;	/* the last drain that found more than least / 4 waiting */
 	int			epoll_fd;	/* over both rings' fds: what the caller polls */
 	feed_t			*feed;
 	unsigned long long	lost_seen;	/* the sum of skel->bss->lost[] at the last drain */
@@ -162,13 +169,11 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+/* the kernel frees the ring once no program holds it either */
 static void ring_close(feed_ring_t *r)
 {
 	bpf_ring_close(r->reader);
-	if (r->fd >= 0)
-		close(r->fd);	/* the kernel frees it once no program holds it either */
 	r->reader = NULL;
-	r->fd = -1;
 	r->size = 0;
 }
 
@@ -194,22 +199,23 @@ static void bpf_close(feed_t *feed)
 static int ring_put(bpf_feed_t *b, size_t size)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	feed_ring_t r = { .reader = NULL, .fd = -1, .size = size };
+	feed_ring_t r = { .reader = NULL, .size = size };
 	__u32 slot = 0;
-	int err;
+	int fd, err;
 
-	r.fd = skel_map_create(BPF_MAP_TYPE_RINGBUF, "vmon_ring", 0, 0, (__u32)size);
-	if (r.fd < 0)
+	fd = skel_map_create(BPF_MAP_TYPE_RINGBUF, "vmon_ring", 0, 0, (__u32)size);
+	if (fd < 0)
 		return errno;
-	r.reader = bpf_ring_open(r.fd, size, on_record, b);
-	ev.data.fd = r.fd;
-	if (!r.reader || epoll_ctl(b->epoll_fd, EPOLL_CTL_ADD, r.fd, &ev) < 0)
+	r.reader = bpf_ring_open(fd, size, on_record, b);
+	ev.data.fd = fd;
+	if (!r.reader || epoll_ctl(b->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		goto fail;
 	/* wake the reader at each eighth: before the new ring, not to wait for a larger one's */
 	if (size < b->ring.size || !b->ring.size)
 		b->skel->bss->wakeup_bytes = size / 8;
-	if (skel_map_update_elem(b->skel->maps.rings.map_fd, &slot, &r.fd, BPF_ANY) < 0)
+	if (skel_map_update_elem(b->skel->maps.rings.map_fd, &slot, &fd, BPF_ANY) < 0)
 		goto fail;
+	close(fd);
 	b->skel->bss->wakeup_bytes = size / 8;
 	b->retiring = b->ring;
 	b->retiring.out_ns = vclock_ns(CLOCK_BOOTTIME);
@@ -222,12 +228,13 @@ fail:
 	if (b->ring.size)
 		b->skel->bss->wakeup_bytes = b->ring.size / 8;
 	ring_close(&r);
+	close(fd);
 	return err;
 }
 
 /*
  * After a drain that found waiting bytes: a larger ring if the reader fell
- * behind, the first size again once the storm is long over.  One swap at a
+ * behind, the least size once it has kept up for a while.  One swap at a
  * time: not while the last ring taken out is still read.
  */
 static void ring_fit(bpf_feed_t *b, size_t waiting, bool lost)
@@ -235,17 +242,21 @@ static void ring_fit(bpf_feed_t *b, size_t waiting, bool lost)
 	unsigned long long now = vclock_ns(CLOCK_BOOTTIME);
 	size_t size = b->ring.size;
 
-	if (waiting > b->first / 4)
+	if (waiting > b->least / 4)
 		b->busy_ns = now;
-	if (b->retiring.reader || b->first == b->most)
+	if (b->retiring.reader || b->least == b->most)
 		return;
 	if ((lost || waiting > size / 4) && size < b->most) {
 		size = size * BPF_RING_GROWTH < b->most ? size * BPF_RING_GROWTH : b->most;
 		b->busy_ns = now;	/* a loss with little waiting counts as busy too */
-		(void)ring_put(b, size);	/* without memory for it, the ring it has */
-	} else if (size > b->first && now - b->busy_ns > BPF_RING_SHRINK_NS) {
-		(void)ring_put(b, b->first);
+	} else if (size > b->least && now - b->busy_ns > BPF_RING_CALM_NS) {
+		size = b->least;
+	} else {
+		return;
 	}
+	/* without memory for it, the ring it has; a kernel that wants one size for all, that one */
+	if (ring_put(b, size) == EINVAL)
+		b->least = b->most = b->ring.size;
 }
 
 /* what one load of the programs depends on */
@@ -305,10 +316,10 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 	}
 	feed_set_priv(feed, b);
 	b->feed = feed;
-	b->ring.fd = b->retiring.fd = -1;
 	b->page_kb = sysconf(_SC_PAGESIZE) / 1024;
-	b->first = ring_size(*buffer_bytes ? *buffer_bytes : BPF_RING_FIRST);
-	b->most = *buffer_bytes ? b->first : BPF_RING_MOST;
+	b->least = *buffer_bytes ? ring_size(*buffer_bytes) : BPF_RING_LEAST;
+	b->most = *buffer_bytes ? b->least : BPF_RING_MOST;
+	b->busy_ns = vclock_ns(CLOCK_BOOTTIME);	/* the first calm minute counts from the start */
 	b->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (b->epoll_fd < 0) {
 		snprintf(why, why_size, "epoll_create1: %s", strerror(errno));
@@ -338,10 +349,10 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 	 * template's size for any ring in the slot (EINVAL) gets that size,
 	 * and keeps it.
 	 */
-	err = ring_put(b, b->first);
-	if (err == EINVAL && b->first != FEED_RING_TEMPLATE_BYTES) {
-		b->first = b->most = FEED_RING_TEMPLATE_BYTES;
-		err = ring_put(b, b->first);
+	err = ring_put(b, *buffer_bytes ? b->least : BPF_RING_FIRST);
+	if (err == EINVAL) {
+		b->least = b->most = FEED_RING_TEMPLATE_BYTES;
+		err = ring_put(b, b->least);
 	}
 	if (err) {
 		snprintf(why, why_size, "cannot make or map the BPF ring buffer: %s", strerror(err));
