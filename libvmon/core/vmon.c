@@ -691,6 +691,9 @@ static void place_gone(vmon_t *vmon)
 	}
 }
 
+/* how many nodes ahead of a walk in the pid index's order their cache lines are asked for (node_prefetch()) */
+#define PREFETCH_NODES	8
+
 static int sample_all(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -721,6 +724,10 @@ static int sample_all(vmon_t *vmon)
 		/* (read afresh each time: a node made again for a reused id can move the array, node_new()) */
 		proc_node_t *node = in->snapshot[i];
 
+		if (i + PREFETCH_NODES < nr)
+			node_prefetch(in->snapshot[i + PREFETCH_NODES]);
+		if (i + PREFETCH_NODES / 2 < nr)
+			node_prefetch_stores(in->snapshot[i + PREFETCH_NODES / 2]);
 		if (node->life.left)
 			continue;
 		if (listed && node->pass.seen != vmon->generation) {
