@@ -765,6 +765,15 @@ static int sample_all(vmon_t *vmon)
 		proc_node_t *node = in->snapshot[i];
 		vmon_proc_t *want = node->line.ppid ? (vmon_proc_t *)pidmap_get(&in->procs, node->line.ppid) : NULL;
 
+		if (i + PREFETCH_NODES < nr) {
+			/* (the same order as the walk above, whose lines are long gone: the three this one reads) */
+			const proc_node_t *ahead = in->snapshot[i + PREFETCH_NODES];
+
+			__builtin_prefetch(&ahead->line.ppid);
+			__builtin_prefetch(&ahead->pub.parent);
+			__builtin_prefetch(&ahead->pub.siblings);
+		}
+
 		if (want != node->pub.parent || list_empty(&node->pub.siblings))
 			in->snapshot[moving++] = node;
 	}
