@@ -628,7 +628,7 @@ static size_t comm_len(const vmon_proc_stat_t *s)
  * sample's (a replay's are its log's: b->live false).  Comparing every
  * argument with the text's input each refresh read three or four cache
  * lines a row that nothing else needs (argv[], the arguments, made_from):
- * at 10,000 idle processes, a fifth of what vtop -b spent in user space.
+ * at 10,000 idle processes, a tenth of what vtop -b spent in user space.
  */
 static bool command_unchanged(const vt_builder_t *b, const struct vt_priv *priv, const vmon_proc_t *proc,
 			      const vmon_proc_stat_t *s)
