@@ -132,6 +132,29 @@ static inline proc_node_t *node_of(vmon_proc_t *proc)
 	return (proc_node_t *)proc;
 }
 
+/*
+ * Ask the CPU for a node's cache lines ahead of a walk that reaches it a
+ * few nodes later; node_prefetch_stores() for the first line of each of
+ * its stores (their changed and present bits), once the node's line with
+ * the pointers has come.  The pass walks the nodes in the pid index's
+ * order, which is not their order in memory: at 10,000 processes nearly
+ * every node was a wait for memory, one line after the other.  Hints:
+ * they change nothing.
+ */
+static inline void node_prefetch(const proc_node_t *node)
+{
+	for (size_t off = 0; off < sizeof(*node); off += 64)
+		__builtin_prefetch((const char *)node + off);
+}
+
+static inline void node_prefetch_stores(const proc_node_t *node)
+{
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
+		if (node->pub.stores[i])
+			__builtin_prefetch(node->pub.stores[i]);
+	}
+}
+
 /* the wants of a thread node whose process's wants are `wants`: the same, following nothing */
 static inline vmon_proc_wants_t thread_wants(vmon_proc_wants_t wants)
 {

@@ -691,6 +691,9 @@ static void place_gone(vmon_t *vmon)
 	}
 }
 
+/* how many nodes ahead of a walk in the pid index's order their cache lines are asked for (node_prefetch()) */
+#define PREFETCH_NODES	8
+
 static int sample_all(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -721,6 +724,10 @@ static int sample_all(vmon_t *vmon)
 		/* (read afresh each time: a node made again for a reused id can move the array, node_new()) */
 		proc_node_t *node = in->snapshot[i];
 
+		if (i + PREFETCH_NODES < nr)
+			node_prefetch(in->snapshot[i + PREFETCH_NODES]);
+		if (i + PREFETCH_NODES / 2 < nr)
+			node_prefetch_stores(in->snapshot[i + PREFETCH_NODES / 2]);
 		if (node->life.left)
 			continue;
 		if (listed && node->pass.seen != vmon->generation) {
@@ -757,6 +764,15 @@ static int sample_all(vmon_t *vmon)
 	for (size_t i = 0; i < nr; i++) {
 		proc_node_t *node = in->snapshot[i];
 		vmon_proc_t *want = node->line.ppid ? (vmon_proc_t *)pidmap_get(&in->procs, node->line.ppid) : NULL;
+
+		if (i + PREFETCH_NODES < nr) {
+			/* (the same order as the walk above, whose lines are long gone: the three this one reads) */
+			const proc_node_t *ahead = in->snapshot[i + PREFETCH_NODES];
+
+			__builtin_prefetch(&ahead->line.ppid);
+			__builtin_prefetch(&ahead->pub.parent);
+			__builtin_prefetch(&ahead->pub.siblings);
+		}
 
 		if (want != node->pub.parent || list_empty(&node->pub.siblings))
 			in->snapshot[moving++] = node;

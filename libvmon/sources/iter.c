@@ -1005,16 +1005,17 @@ static int iter_list(vmon_t *vmon)
  * task (a process: a group's leader; a thread: of the same group), with
  * the start time we know (else ESTALE: the id was reused).  Sets what the
  * tree needs, and whether the task ran since the last sample (its
- * schedstat figures come with the record).
+ * schedstat figures come with the record).  iter_covers() finds the
+ * record: the slot of the node's task in this read, or -1.
  */
-static bool iter_covers(const vmon_t *vmon, const proc_node_t *node)
+static int iter_covers(const vmon_t *vmon, const proc_node_t *node)
 {
 	const iter_t *it = vmon->internal->iter;
 	int i;
 
 	if (!iter_active(vmon) || (i = slot_of(it, node->pub.pid)) < 0)
-		return false;
-	return it->slot_tgid[i] == (node->pub.is_thread ? node->tgid : node->pub.pid);
+		return -1;
+	return it->slot_tgid[i] == (node->pub.is_thread ? node->tgid : node->pub.pid) ? i : -1;
 }
 
 static bool iter_listing_due(vmon_t *vmon)
@@ -1049,22 +1050,16 @@ static bool records_kept(const iter_t *it, int i, const proc_node_t *node, bool 
 	return true;
 }
 
-static int iter_probe(vmon_t *vmon, proc_node_t *node)
+static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 {
 	struct _vmon_internal *in = vmon->internal;
 	iter_t *it = in->iter;
 	const struct iter_rec *r;
 	vmon_proc_stat_t *s;
 	bool same;
-	int i;
 
 	if (!(s = node_store(vmon, node, VMON_STORE_PROC_STAT)))
 		return -1;
-	if (!iter_covers(vmon, node)) {
-		errno = ESRCH;
-		return -1;
-	}
-	i = slot_of(it, node->pub.pid);
 	/*
 	 * A record the same as the last read's (the program sent its header
 	 * alone), which this node took in the last pass, gives the same values:
@@ -1408,7 +1403,10 @@ static int iter_source_list(vmon_t *vmon, bool wanted)
 
 static int iter_source_probe(vmon_t *vmon, proc_node_t *node)
 {
-	return iter_covers(vmon, node) ? iter_probe(vmon, node) : procfs_probe(vmon, node);
+	/* (one look-up of the node's slot per pass: at 10,000 processes each is a cache miss or two) */
+	int i = iter_covers(vmon, node);
+
+	return i >= 0 ? iter_probe(vmon, node, i) : procfs_probe(vmon, node);
 }
 
 static int iter_source_pass_begin(vmon_t *vmon)

@@ -199,6 +199,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	}
 	vt_builder_init(&src->builder, &src->vmon);
 	vt_builder_hook(&src->builder);
+	src->builder.live = true;
 	src->builder.threads = cfg->view.threads;
 	src->builder.exited_keep = cfg->exited_keep;
 	src->builder.escape_flags = vt_config_escape_flags(cfg);

@@ -185,6 +185,12 @@ typedef struct vt_builder {
 	 * snap_lock): the copies were about 1 KB a process (issue 14).
 	 */
 	bool			borrow;
+	/*
+	 * The tree is the library's own sampling (not a log's replay): a
+	 * store's changed bits say what changed since the sample before,
+	 * which set_command() trusts to skip comparing unchanged arguments.
+	 */
+	bool			live;
 
 	unsigned long long	seq;
 	double			when;		/* CLOCK_REALTIME seconds of the sample to build, 0: now */
