@@ -63,16 +63,17 @@
  * that is in a long sample when it comes.  A start smaller than that lost
  * events (512 KiB, to vtop under AddressSanitizer in a sample of 10,000
  * processes while another process stormed at 2,000 lives a second).  A
- * reader found behind by a quarter of the ring gets 4 MiB; a calm minute
- * (the reader never behind by 64 KiB) brings it down to 256 KiB, where a
- * reader that keeps up is woken at each eighth (5 ms of the storm).
+ * reader found behind by a quarter of the ring gets 4 MiB; 30 calm seconds
+ * (the reader never behind by 64 KiB) bring it down to 256 KiB, where a
+ * reader that keeps up is woken at each eighth (5 ms of the storm): after a
+ * storm, vtop is back to its size within a minute.
  */
 #define BPF_RING_FIRST		(1u << 20)
 #define BPF_RING_LEAST		(256u << 10)
 #define BPF_RING_MOST		(4u << 20)
 #define BPF_RING_GROWTH		4
 #define BPF_RING_RETIRE_NS	(10 * 1000000000ull)
-#define BPF_RING_CALM_NS	(60 * 1000000000ull)
+#define BPF_RING_CALM_NS	(30 * 1000000000ull)
 #define BPF_BYTES_PER_EVENT	160	/* a fork or an exit takes 128 bytes in the ring, an exec more */
 
 /*
@@ -319,7 +320,7 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 	b->page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	b->least = *buffer_bytes ? ring_size(*buffer_bytes) : BPF_RING_LEAST;
 	b->most = *buffer_bytes ? b->least : BPF_RING_MOST;
-	b->busy_ns = vclock_ns(CLOCK_BOOTTIME);	/* the first calm minute counts from the start */
+	b->busy_ns = vclock_ns(CLOCK_BOOTTIME);	/* the first calm spell counts from the start */
 	b->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (b->epoll_fd < 0) {
 		snprintf(why, why_size, "epoll_create1: %s", strerror(errno));
