@@ -1686,6 +1686,65 @@ static void test_event_ring(void **state)
 	vt_event_ring_free(&r);
 }
 
+/*
+ * A storm's long exec lines, then short texts in their place: the byte
+ * ring follows the texts down (it was the storm's size for good), and
+ * every event kept reads back as it came, through each resize.
+ */
+static void test_event_ring_shrinks(void **state)
+{
+	enum { MAX = 1000 };
+	vt_event_ring_t r;
+	vt_event_t want, got;
+	size_t storm_cap;
+
+	(void)state;
+	assert_int_equal(vt_event_ring_init(&r, MAX), 0);
+	memset(&want, 0, sizeof(want));
+	want.kind = 'E';
+	memset(want.file, 'f', sizeof(want.file) - 1);
+	memset(want.args, 'a', sizeof(want.args) - 1);
+	for (int i = 0; i < MAX; i++) {
+		want.pid = i;
+		snprintf(want.comm, sizeof(want.comm), "storm%d", i);
+		assert_int_equal(vt_event_ring_push(&r, &want), 0);
+	}
+	storm_cap = r.text_cap;
+	assert_true(storm_cap >= (size_t)MAX * (sizeof(want.file) + sizeof(want.args) - 2));
+	/* short texts replace them one by one; the log reads back whole after each */
+	memset(&want, 0, sizeof(want));
+	want.kind = 'X';
+	for (int i = MAX; i < 2 * MAX; i++) {
+		want.pid = i;
+		snprintf(want.comm, sizeof(want.comm), "c%d", i % 10);
+		assert_int_equal(vt_event_ring_push(&r, &want), 0);
+		assert_true(r.text_used <= r.text_cap);
+		if (i % 97 && i != 2 * MAX - 1)
+			continue;
+		for (int k = 0; k < MAX; k++) {
+			int pid = i - k;
+
+			vt_event_ring_get(&r, k, &got);
+			assert_int_equal(got.pid, pid);
+			if (pid >= MAX) {
+				char comm[8];
+
+				snprintf(comm, sizeof(comm), "c%d", pid % 10);
+				assert_string_equal(got.comm, comm);
+				assert_string_equal(got.args, "");
+			} else {
+				assert_int_equal(strlen(got.args), sizeof(got.args) - 1);
+				assert_int_equal(strlen(got.file), sizeof(got.file) - 1);
+			}
+		}
+	}
+	print_message("a byte ring of %zu bytes for the storm's texts, %zu for 1,000 short ones (%zu used)\n",
+		      storm_cap, r.text_cap, r.text_used);
+	assert_int_equal(r.text_used, (size_t)MAX * 2);
+	assert_true(r.text_cap <= 4096);
+	vt_event_ring_free(&r);
+}
+
 static int rows_of(const world_t *w, int pid)
 {
 	int n = 0;
@@ -1924,6 +1983,7 @@ int main(void)
 		cmocka_unit_test(test_feed_events),
 		cmocka_unit_test(test_text_fit),
 		cmocka_unit_test(test_event_ring),
+		cmocka_unit_test(test_event_ring_shrinks),
 		cmocka_unit_test(test_text_filter),
 		cmocka_unit_test(test_one_row_per_process),
 		cmocka_unit_test(test_real_ppid),
