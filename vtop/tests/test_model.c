@@ -1060,6 +1060,35 @@ static void test_storm_rows_cut_back(void **state)
 	world_close(&w);
 }
 
+/* the view's room for lines follows a storm's rows up, and down once they are gone; the lines as before */
+static void test_storm_lines_cut_back(void **state)
+{
+	char before[64];
+	int storm_cap;
+	world_t w;
+
+	(void)state;
+	world_open(&w);
+	snprintf(before, sizeof(before), "%s", line_pids(&w));
+	workers_add(&w, 1000, 5000, 700);
+	tick(&w, 1);
+	sample(&w);
+	assert_true(w.view.lines_nr >= 4000);
+	storm_cap = w.view.lines_cap;
+	assert_true(storm_cap >= 4000);
+	workers_remove(&w, 1000, 5000);
+	for (int i = 0; i < 5; i++) {
+		tick(&w, 1);
+		sample(&w);
+	}
+	print_message("lines: room for %d in the storm, %d after it (%d lines)\n", storm_cap, w.view.lines_cap,
+		      w.view.lines_nr);
+	assert_true(w.view.lines_cap < storm_cap / 4);
+	assert_true(w.view.lines_cap >= w.view.lines_nr);
+	assert_string_equal(line_pids(&w), before);
+	world_close(&w);
+}
+
 #if defined(HAVE_MALLINFO2) && defined(HAVE_MALLOC_TRIM)
 /* the anonymous pages resident, in bytes (RSS less the file-backed and shared ones) */
 static long anon_resident(void)
@@ -1991,6 +2020,7 @@ int main(void)
 		cmocka_unit_test(test_machine_columns),
 		cmocka_unit_test(test_storm_rows_cut_back),
 		cmocka_unit_test(test_heap_settle),
+		cmocka_unit_test(test_storm_lines_cut_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
