@@ -16,8 +16,8 @@
 
 /* the reference: every entry, in no order; a removed one has val NULL */
 struct ref {
-	uint64_t	key[8192];
-	void		*val[8192];
+	uint64_t	key[16384];
+	void		*val[16384];
 	size_t		nr;
 };
 
@@ -206,6 +206,53 @@ static void test_fit(void **state)
 	vhash_fini(&h);
 }
 
+/*
+ * After a storm a table still a quarter full or more of what it was is
+ * kept; under a quarter, it is made the size a rebuild keeps for its
+ * entries, which churn at that size then keeps (10,000 pids: 32,768
+ * slots, not the storm's 65,536); every entry is still found.
+ */
+static void test_fit_after_storm(void **state)
+{
+	static struct ref ref;
+	vhash_t h = { 0 };
+	size_t steady, storm;
+
+	(void)state;
+	for (ref.nr = 0; ref.nr < 10000; ref.nr++) {
+		ref.key[ref.nr] = ref.nr + 1;
+		ref.val[ref.nr] = val_of(ref.nr);
+		assert_int_equal(vhash_add(&h, ref.key[ref.nr], ref.val[ref.nr]), 0);
+	}
+	steady = h.mask + 1;
+	assert_int_equal(steady, 32768);
+	/* the storm: 10,000 more lives at once, then their ends */
+	for (size_t i = 0; i < 10000; i++)
+		assert_int_equal(vhash_add(&h, 1000000 + i, val_of(i)), 0);
+	storm = h.mask + 1;
+	assert_int_equal(storm, 65536);
+	for (size_t i = 0; i < 4000; i++)
+		assert_true(vhash_remove(&h, 1000000 + i, val_of(i)));
+	assert_int_equal(vhash_fit(&h), 0);
+	assert_int_equal(h.mask + 1, storm);	/* 16,000 of 65,536: kept */
+	for (size_t i = 4000; i < 10000; i++)
+		assert_true(vhash_remove(&h, 1000000 + i, val_of(i)));
+	assert_int_equal(vhash_fit(&h), 0);
+	assert_int_equal(h.mask + 1, steady);
+	assert_int_equal(h.tombs, 0);
+	check_same(&h, &ref);
+	/* churn at the steady size: rebuilt at that size, and fit leaves it */
+	for (size_t round = 0; round < 30000; round++) {
+		assert_int_equal(vhash_add(&h, 2000000 + round, val_of(round)), 0);
+		assert_true(vhash_remove(&h, 2000000 + round, val_of(round)));
+		assert_int_equal(vhash_fit(&h), 0);
+		assert_true((h.nr + h.tombs) * 2 <= h.mask + 1);
+	}
+	assert_int_equal(h.mask + 1, steady);
+	check_same(&h, &ref);
+	vhash_fini(&h);
+}
+
 /* random operations against the reference, with keys from a small range so that they meet */
 static void test_random(void **state)
 {
@@ -247,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_remove_tombstones),
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_fit),
+		cmocka_unit_test(test_fit_after_storm),
 		cmocka_unit_test(test_random),
 	};
 

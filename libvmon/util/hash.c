@@ -70,18 +70,27 @@ int vhash_reserve(vhash_t *h, size_t n)
 	return rebuild(h, size);
 }
 
+/* live entries above 3/8 of the slots at a rebuild: the table doubles (below, it keeps its size) */
+static bool too_full(size_t nr, size_t size)
+{
+	return nr * 8 > size * 3;
+}
+
 /*
  * After a storm of short lives the pid indexes were sized for it, and
- * stayed so: made small again (a quarter full at most) once the entries
- * fill under an eighth, so that memory returns to its steady size.
+ * stayed so: made small again once the entries fill under a quarter, to
+ * the size a rebuild would keep for them, so that memory returns to its
+ * steady size.  That size is the one of a steady table too: 10,000 pids
+ * fill 31 % of 32,768 slots, which a rebuild keeps (the storm's table was
+ * 65,536, kept by a fit that waited for an eighth).
  */
 int vhash_fit(vhash_t *h)
 {
 	size_t size = h->mask + 1, fit = VHASH_MIN;
 
-	if (!h->slots || h->nr * 8 >= size)
+	if (!h->slots || h->nr * 4 >= size)
 		return 0;
-	while (fit < h->nr * 4 + 4)
+	while (too_full(h->nr + 1, fit))
 		fit *= 2;
 	return fit < size ? rebuild(h, fit) : 0;
 }
@@ -128,7 +137,7 @@ int vhash_add(vhash_t *h, uint64_t key, void *val)
 	if (!h->slots || (h->nr + h->tombs + 1) * 2 > h->mask + 1) {
 		size_t size = h->slots ? h->mask + 1 : VHASH_MIN;
 
-		if ((h->nr + 1) * 4 > size)
+		if (too_full(h->nr + 1, size))
 			size *= 2;
 		if (rebuild(h, size) < 0)
 			return -1;

@@ -12,8 +12,9 @@
  * walk every entry of a key.  Removal leaves a tombstone, so an entry can
  * be removed while the table is walked; tombstones are dropped when the
  * table is rebuilt, which happens when used and removed slots pass half of
- * it: at twice the size if the live entries alone pass a quarter, at the
- * same size otherwise.
+ * it: at twice the size if the live entries alone pass 3/8, at the same
+ * size otherwise.  vhash_fit() makes a table under a quarter full the
+ * size a rebuild would keep for its entries.
  *
  * A zeroed vhash_t is an empty table; the first insertion allocates.
  * Positions (size_t) name slots until the next insertion.
@@ -44,7 +45,7 @@ typedef struct vhash {
 void vhash_fini(vhash_t *h);
 /* room for n entries without a rebuild; -1 ENOMEM */
 int vhash_reserve(vhash_t *h, size_t n);
-/* made smaller when its entries fill under an eighth of it; not while a position is held */
+/* made smaller when its entries fill under a quarter of it; not while a position is held */
 int vhash_fit(vhash_t *h);
 /* every entry gone, the memory kept */
 void vhash_clear(vhash_t *h);

@@ -7,7 +7,9 @@
  * order they came, so the oldest event's text is always the byte ring's
  * oldest bytes: a push frees the text of the event it replaces, then
  * writes its own after the newest, growing the byte ring (never the count
- * it keeps) when the texts no longer fit.
+ * it keeps) when the texts no longer fit, and making it smaller again once
+ * they fill under a quarter of it (a storm's exec lines replaced by short
+ * texts): it follows the texts it holds, never fewer events.
  */
 #include "config.h"
 
@@ -67,16 +69,14 @@ static struct vt_event_slot *slot_at(const vt_event_ring_t *r, int k)
 	return &r->slots[(r->head - 1 - k + 2 * r->max) % r->max];
 }
 
-/* the byte ring with room for need more bytes: its text moved to the start of a bigger one */
-static int text_room(vt_event_ring_t *r, size_t need)
+#define TEXT_FIRST	4096	/* the byte ring's first room, and its least */
+
+/* the byte ring's text moved to the start of a new one of cap bytes (at least text_used) */
+static int text_resize(vt_event_ring_t *r, size_t cap)
 {
-	size_t cap = r->text_cap ? r->text_cap : 4096, first;
+	size_t first;
 	char *text;
 
-	if (r->text_used + need <= r->text_cap)
-		return 0;
-	while (cap < r->text_used + need)
-		cap *= 2;
 	text = malloc(cap);
 	if (!text)
 		return -1;
@@ -95,6 +95,30 @@ static int text_room(vt_event_ring_t *r, size_t need)
 	r->text_cap = cap;
 	r->text_tail = 0;
 	return 0;
+}
+
+/* the byte ring with room for need more bytes */
+static int text_room(vt_event_ring_t *r, size_t need)
+{
+	size_t cap = r->text_cap ? r->text_cap : TEXT_FIRST;
+
+	if (r->text_used + need <= r->text_cap)
+		return 0;
+	while (cap < r->text_used + need)
+		cap *= 2;
+	return text_resize(r, cap);
+}
+
+/* texts under a quarter of the byte ring: twice their bytes (not made smaller, no memory: it stays) */
+static void text_fit(vt_event_ring_t *r)
+{
+	size_t cap = TEXT_FIRST;
+
+	if (r->text_cap <= TEXT_FIRST || r->text_used >= r->text_cap / 4)
+		return;
+	while (cap < r->text_used * 2)
+		cap *= 2;
+	text_resize(r, cap);
 }
 
 /* len bytes of buf into the byte ring at offset at, across its end */
@@ -150,6 +174,7 @@ int vt_event_ring_push(vt_event_ring_t *r, const vt_event_t *e)
 	s->from_feed = e->from_feed;
 	r->head = (r->head + 1) % r->max;
 	r->nr++;
+	text_fit(r);
 	return 0;
 }
 

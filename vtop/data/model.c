@@ -395,31 +395,39 @@ static bool in_order(const int *rows, int nr, struct sort_ctx *ctx)
 	return true;
 }
 
+/* realloc()'s, the block kept as it was when it fails (and *failed set) */
+static void *resize(void *block, size_t size, bool *failed)
+{
+	void *v = realloc(block, size);
+
+	if (!v) {
+		*failed = true;
+		return block;
+	}
+	return v;
+}
+
+/*
+ * The lines' room for nr rows: grown when they need more, and made small
+ * again once a build uses under a quarter of it (a storm's exited rows had
+ * grown it; at 1,000 processes a storm of 20,000 lives left room for
+ * 10,000 lines).  A shrink that fails keeps the bigger blocks, which hold
+ * the new room all the same.
+ */
 static int grow_lines(vt_view_t *view, int nr)
 {
-	if (nr <= view->lines_cap)
-		return 0;
+	bool shrink = view->lines_cap > 1024 && nr < view->lines_cap / 4, failed = false;
 	int cap = nr + nr / 2 + 64;
-	int *lines = realloc(view->lines, sizeof(*lines) * (size_t)cap);
-	unsigned char *flags;
-	int *depth;
-	size_t *prefix;
 
-	if (!lines)
+	if (nr <= view->lines_cap && !shrink)
+		return 0;
+	view->lines = resize(view->lines, sizeof(*view->lines) * (size_t)cap, &failed);
+	view->line_flags = resize(view->line_flags, (size_t)cap, &failed);
+	view->line_depth = resize(view->line_depth, sizeof(*view->line_depth) * (size_t)cap, &failed);
+	view->line_prefix = resize(view->line_prefix, sizeof(*view->line_prefix) * (size_t)cap, &failed);
+	/* growing: each holds the old room at least */
+	if (failed && !shrink)
 		return -1;
-	view->lines = lines;
-	flags = realloc(view->line_flags, (size_t)cap);
-	if (!flags)
-		return -1;
-	view->line_flags = flags;
-	depth = realloc(view->line_depth, sizeof(*depth) * (size_t)cap);
-	if (!depth)
-		return -1;
-	view->line_depth = depth;
-	prefix = realloc(view->line_prefix, sizeof(*prefix) * (size_t)cap);
-	if (!prefix)
-		return -1;
-	view->line_prefix = prefix;
 	view->lines_cap = cap;
 	return 0;
 }

@@ -67,6 +67,21 @@ int vt_sampler_take_events(vt_sampler_t *sampler, vt_event_t *out, int max, unsi
 /* the same sampling, without a thread (batch mode, tests) */
 typedef struct vt_replay vt_replay_t;
 
+/*
+ * The heap after a storm (vt_heap_settle(), after each sample): its pages
+ * resident but not in use are counted now and then, and given back once
+ * they grew by a megabyte over their least since the last trim.
+ */
+typedef struct vt_heap {
+	bool		counted;	/* idle_low holds a count */
+	size_t		idle_low;	/* resident bytes not in use: their least since the heap was last trimmed */
+	int		rows_most;	/* the most rows since they were last counted */
+	int		samples;	/* samples since then */
+	unsigned	trims;		/* how many times it was trimmed (tests) */
+} vt_heap_t;
+
+void vt_heap_settle(vt_heap_t *heap, int rows);
+
 typedef struct vt_source {
 	vmon_t		vmon;		/* of /proc, or fed from a log (-r) */
 	vt_builder_t	builder;
@@ -84,9 +99,7 @@ typedef struct vt_source {
 	int		*rollup_pids;		/* whose PSS is read: the rows on screen (vt_source_set_rollup()) */
 	int		rollup_nr;
 	char		source_why[200];	/* vt_source_init(): why the iterator asked for is not used, escaped */
-	size_t		heap_free_low;		/* the heap's free bytes, their least since it was last trimmed */
-	int		heap_rows_most;		/* the most rows since the free bytes were last counted */
-	int		heap_samples;		/* samples since then */
+	vt_heap_t	heap;			/* when to give the heap's free pages back (vt_heap_settle()) */
 } vt_source_t;
 
 int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t wants, const char *proc_root,

@@ -154,29 +154,44 @@ void vt_snapshot_init(vt_snapshot_t *snap)
  * The first rows' room, and what an array sized for a storm's rows (its
  * exited ones stay a few refreshes) is cut back to once a build used under
  * a quarter of it: the memory returns to its steady size after the storm.
+ * An array still a quarter full is cut back too, to its rows and an eighth
+ * more, once the rows it held since it was last sized passed those of the
+ * build by an eighth of it: a storm's rows had touched its pages, which
+ * stayed resident though no build used them again (at 10,000 processes,
+ * 0.36 MB a snapshot after 20,000 lives).  Steady use, whose rows move
+ * by less, is never sized again.
  */
 #define ROWS_FIRST	1024
 
 void vt_snapshot_clear(vt_snapshot_t *snap)
 {
 	vt_row_t *rows = snap->rows;
-	int cap = snap->rows_cap;
+	int cap = snap->rows_cap, nr = snap->rows_nr, fit = cap;
+	int touched = snap->rows_touched > nr ? snap->rows_touched : nr;
 	vt_arena_t arena = snap->arena;
 
 	put_rows(snap);
-	if (cap > ROWS_FIRST && snap->rows_nr < cap / 4) {
-		int fit = snap->rows_nr * 2 > ROWS_FIRST ? snap->rows_nr * 2 : ROWS_FIRST;
+	if (nr < cap / 4)
+		fit = nr * 2;
+	else if (touched - nr > cap / 8)
+		fit = nr + nr / 8;
+	if (fit < ROWS_FIRST)
+		fit = ROWS_FIRST;
+	if (fit < cap) {
 		vt_row_t *v = realloc(rows, sizeof(*v) * (size_t)fit);
 
 		if (v) {
 			rows = v;
 			cap = fit;
+			if (touched > fit)
+				touched = fit;
 		}
 	}
 	vt_arena_reset(&arena);
 	memset(snap, 0, sizeof(*snap));
 	snap->rows = rows;
 	snap->rows_cap = cap;
+	snap->rows_touched = touched;
 	snap->arena = arena;
 }
 

@@ -118,6 +118,7 @@ typedef struct vt_snapshot {
 	vt_row_t		*rows;
 	int			rows_nr;
 	int			rows_cap;
+	int			rows_touched;	/* the most rows held since the array was last sized: its pages resident */
 	vt_arena_t		arena;
 
 	unsigned long long	seq;		/* 1 for the first sample, then +1 per sample */

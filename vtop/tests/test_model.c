@@ -7,6 +7,9 @@
  */
 #include "config.h"
 
+#ifdef HAVE_MALLINFO2
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -950,32 +953,238 @@ static void test_short_life_exited_at_once(void **state)
 	world_close(&w);
 }
 
+/* processes from to to - 1, children of init, "worker" */
+static void workers_add(world_t *w, int from, int to, unsigned long long start)
+{
+	static const char *const argv[] = { "worker", NULL };
+
+	for (int pid = from; pid < to; pid++)
+		fixture_proc(&w->fx, pid, 1, NULL, 'S', start, argv);
+}
+
+static void workers_remove(world_t *w, int from, int to)
+{
+	char dir[32];
+
+	for (int pid = from; pid < to; pid++) {
+		snprintf(dir, sizeof(dir), "%d", pid);
+		fixture_remove(&w->fx, dir);
+	}
+}
+
 /* more processes come and go in one refresh than any first guess of the event log's size */
 static void test_many_events(void **state)
 {
-	static const char *const argv[] = { "worker", NULL };
-	char dir[32];
 	world_t w;
 
 	world_open(&w);
-	for (int pid = 1000; pid < 2100; pid++)
-		fixture_proc(&w.fx, pid, 1, NULL, 'S', 700, argv);
+	workers_add(&w, 1000, 2100, 700);
 	tick(&w, 1);
 	sample(&w);
 	assert_int_equal(w.snap.new_now, 1100);
 	assert_int_equal(w.snap.events_nr, 1100);
 	for (int i = 0; i < w.snap.events_nr; i++)
 		assert_int_equal(w.snap.events[i].kind, 'N');
-	for (int pid = 1000; pid < 2100; pid++) {
-		snprintf(dir, sizeof(dir), "%d", pid);
-		fixture_remove(&w.fx, dir);
-	}
+	workers_remove(&w, 1000, 2100);
 	tick(&w, 1);
 	sample(&w);
 	assert_int_equal(w.snap.exited_now, 1100);
 	assert_int_equal(w.snap.events_nr, 1100);
 	assert_int_equal(w.snap.events[1099].kind, 'X');
 	world_close(&w);
+}
+
+/*
+ * A storm's rows sized the snapshot's array and touched its pages; once
+ * the storm's exited rows are gone the array is cut back to the rows a
+ * build uses and an eighth more, though they fill more than a quarter of
+ * it; steady builds never resize it.
+ */
+static void test_storm_rows_cut_back(void **state)
+{
+	int steady, cap, storm_cap;
+	world_t w;
+
+	world_open(&w);
+	workers_add(&w, 1000, 2500, 700);
+	tick(&w, 1);
+	sample(&w);
+	steady = w.snap.rows_nr;
+	assert_true(steady >= 1500);
+	tick(&w, 1);
+	sample(&w);
+	cap = w.snap.rows_cap;
+	/* steady: the same room, build after build */
+	for (int i = 0; i < 3; i++) {
+		tick(&w, 1);
+		sample(&w);
+		assert_int_equal(w.snap.rows_nr, steady);
+		assert_int_equal(w.snap.rows_cap, cap);
+	}
+	/* the storm: as many lives again, then their ends, each kept three refreshes as an exited row */
+	workers_add(&w, 3000, 4500, 800);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.snap.rows_nr, steady + 1500);
+	storm_cap = w.snap.rows_cap;
+	assert_true(storm_cap >= steady + 1500);
+	workers_remove(&w, 3000, 4500);
+	for (int i = 0; i < 6; i++) {
+		tick(&w, 1);
+		sample(&w);
+	}
+	print_message("rows %d: room for %d, %d in the storm, %d after it\n", w.snap.rows_nr, cap, storm_cap,
+		      w.snap.rows_cap);
+	/* more than a quarter full, yet cut back: steady + an eighth (the storm's array would be 4,096) */
+	assert_int_equal(w.snap.rows_nr, steady);
+	assert_true(steady >= storm_cap / 4);
+	assert_true(w.snap.rows_cap >= steady && w.snap.rows_cap <= steady + steady / 8 + 1);
+	assert_true(w.snap.rows_touched <= w.snap.rows_cap);
+	/* the rows themselves: every process once, none of the storm's */
+	for (int pid = 1000; pid < 2500; pid++)
+		assert_int_equal(rows_with(&w, pid), 1);
+	assert_int_equal(rows_with(&w, 3000), 0);
+	/* and steady again: no more resizing */
+	cap = w.snap.rows_cap;
+	for (int i = 0; i < 3; i++) {
+		tick(&w, 1);
+		sample(&w);
+		assert_int_equal(w.snap.rows_cap, cap);
+	}
+	/* growing again after the cut is as before: the room doubles */
+	workers_add(&w, 3000, 3300, 900);
+	tick(&w, 1);
+	sample(&w);
+	assert_int_equal(w.snap.rows_nr, steady + 300);
+	assert_int_equal(rows_with(&w, 3299), 1);
+	world_close(&w);
+}
+
+/* the view's room for lines follows a storm's rows up, and down once they are gone; the lines as before */
+static void test_storm_lines_cut_back(void **state)
+{
+	char before[64];
+	int storm_cap;
+	world_t w;
+
+	(void)state;
+	world_open(&w);
+	snprintf(before, sizeof(before), "%s", line_pids(&w));
+	workers_add(&w, 1000, 5000, 700);
+	tick(&w, 1);
+	sample(&w);
+	assert_true(w.view.lines_nr >= 4000);
+	storm_cap = w.view.lines_cap;
+	assert_true(storm_cap >= 4000);
+	workers_remove(&w, 1000, 5000);
+	for (int i = 0; i < 5; i++) {
+		tick(&w, 1);
+		sample(&w);
+	}
+	print_message("lines: room for %d in the storm, %d after it (%d lines)\n", storm_cap, w.view.lines_cap,
+		      w.view.lines_nr);
+	assert_true(w.view.lines_cap < storm_cap / 4);
+	assert_true(w.view.lines_cap >= w.view.lines_nr);
+	assert_string_equal(line_pids(&w), before);
+	world_close(&w);
+}
+
+#if defined(HAVE_MALLINFO2) && defined(HAVE_MALLOC_TRIM)
+/* the anonymous pages resident, in bytes (RSS less the file-backed and shared ones) */
+static long anon_resident(void)
+{
+	unsigned long resident, shared;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int n;
+
+	assert_non_null(f);
+	n = fscanf(f, "%*s %lu %lu", &resident, &shared);
+	fclose(f);
+	assert_int_equal(n, 2);
+	return (long)(resident - shared) * sysconf(_SC_PAGESIZE);
+}
+
+#define HEAP_BLOCKS	4096
+#define HEAP_BLOCK	4000
+
+/* the storm's room malloc'd and touched, in blocks, in order; with keepers, every 16th too (to stay) */
+static void heap_fill(char **blocks, bool keepers)
+{
+	for (int i = 0; i < HEAP_BLOCKS; i++) {
+		if (i % 16 == 15 && !keepers)
+			continue;
+		blocks[i] = malloc(HEAP_BLOCK);
+		assert_non_null(blocks[i]);
+		memset(blocks[i], i, HEAP_BLOCK);
+	}
+}
+
+static void heap_free(char **blocks)
+{
+	for (int i = 0; i < HEAP_BLOCKS; i++) {
+		if (i % 16 != 15) {
+			free(blocks[i]);
+			blocks[i] = NULL;
+		}
+	}
+}
+#endif
+
+/*
+ * vt_heap_settle(), after each sample: the pages a storm's freed room left
+ * resident are given back, and so are those of that room that later
+ * allocations touched again, though the heap's free bytes did not grow
+ * (what the free bytes alone missed).  A steady heap is left alone.
+ */
+static void test_heap_settle(void **state)
+{
+#if defined(HAVE_MALLINFO2) && defined(HAVE_MALLOC_TRIM)
+	static char *blocks[HEAP_BLOCKS];
+	vt_heap_t heap = { 0 };
+	long before, freed, trimmed;
+	int rows = 100000;
+
+	(void)state;
+	if (!mallinfo2().arena) {
+		/* a sanitizer's or valgrind's malloc: the heap is not glibc's to trim */
+		skip();
+	}
+	vt_heap_settle(&heap, rows);		/* the first count */
+	assert_true(heap.counted);
+	/* every 16th block kept: the storm's room cannot go back as the heap's top */
+	heap_fill(blocks, true);
+	rows -= 100;				/* the rows fell: counted at once */
+	vt_heap_settle(&heap, rows);
+	assert_int_equal(heap.trims, 0);	/* in use, every byte of it */
+	before = anon_resident();
+	heap_free(blocks);
+	freed = anon_resident();
+	rows -= 100;
+	vt_heap_settle(&heap, rows);
+	trimmed = anon_resident();
+	print_message("a storm's 16 MB: %ld kB resident once freed, %ld kB after the trim\n",
+		      (freed - before) / 1024, (trimmed - before) / 1024);
+	assert_int_equal(heap.trims, 1);
+	assert_true(freed - trimmed > 8L << 20);
+	/* the same room used and let go again: resident again, no more free bytes than after the trim */
+	heap_fill(blocks, false);
+	heap_free(blocks);
+	freed = anon_resident();
+	assert_true(freed - trimmed > 8L << 20);
+	rows -= 100;
+	vt_heap_settle(&heap, rows);
+	assert_int_equal(heap.trims, 2);
+	assert_true(freed - anon_resident() > 8L << 20);
+	/* steady: counted every 16 samples, nothing to give back */
+	for (int i = 0; i < 40; i++)
+		vt_heap_settle(&heap, rows);
+	assert_int_equal(heap.trims, 2);
+	for (int i = 15; i < HEAP_BLOCKS; i += 16)
+		free(blocks[i]);
+#else
+	(void)state;
+	skip();
+#endif
 }
 
 static void test_new_rows_and_cpu(void **state)
@@ -1506,6 +1715,65 @@ static void test_event_ring(void **state)
 	vt_event_ring_free(&r);
 }
 
+/*
+ * A storm's long exec lines, then short texts in their place: the byte
+ * ring follows the texts down (it was the storm's size for good), and
+ * every event kept reads back as it came, through each resize.
+ */
+static void test_event_ring_shrinks(void **state)
+{
+	enum { MAX = 1000 };
+	vt_event_ring_t r;
+	vt_event_t want, got;
+	size_t storm_cap;
+
+	(void)state;
+	assert_int_equal(vt_event_ring_init(&r, MAX), 0);
+	memset(&want, 0, sizeof(want));
+	want.kind = 'E';
+	memset(want.file, 'f', sizeof(want.file) - 1);
+	memset(want.args, 'a', sizeof(want.args) - 1);
+	for (int i = 0; i < MAX; i++) {
+		want.pid = i;
+		snprintf(want.comm, sizeof(want.comm), "storm%d", i);
+		assert_int_equal(vt_event_ring_push(&r, &want), 0);
+	}
+	storm_cap = r.text_cap;
+	assert_true(storm_cap >= (size_t)MAX * (sizeof(want.file) + sizeof(want.args) - 2));
+	/* short texts replace them one by one; the log reads back whole after each */
+	memset(&want, 0, sizeof(want));
+	want.kind = 'X';
+	for (int i = MAX; i < 2 * MAX; i++) {
+		want.pid = i;
+		snprintf(want.comm, sizeof(want.comm), "c%d", i % 10);
+		assert_int_equal(vt_event_ring_push(&r, &want), 0);
+		assert_true(r.text_used <= r.text_cap);
+		if (i % 97 && i != 2 * MAX - 1)
+			continue;
+		for (int k = 0; k < MAX; k++) {
+			int pid = i - k;
+
+			vt_event_ring_get(&r, k, &got);
+			assert_int_equal(got.pid, pid);
+			if (pid >= MAX) {
+				char comm[8];
+
+				snprintf(comm, sizeof(comm), "c%d", pid % 10);
+				assert_string_equal(got.comm, comm);
+				assert_string_equal(got.args, "");
+			} else {
+				assert_int_equal(strlen(got.args), sizeof(got.args) - 1);
+				assert_int_equal(strlen(got.file), sizeof(got.file) - 1);
+			}
+		}
+	}
+	print_message("a byte ring of %zu bytes for the storm's texts, %zu for 1,000 short ones (%zu used)\n",
+		      storm_cap, r.text_cap, r.text_used);
+	assert_int_equal(r.text_used, (size_t)MAX * 2);
+	assert_true(r.text_cap <= 4096);
+	vt_event_ring_free(&r);
+}
+
 static int rows_of(const world_t *w, int pid)
 {
 	int n = 0;
@@ -1744,11 +2012,15 @@ int main(void)
 		cmocka_unit_test(test_feed_events),
 		cmocka_unit_test(test_text_fit),
 		cmocka_unit_test(test_event_ring),
+		cmocka_unit_test(test_event_ring_shrinks),
 		cmocka_unit_test(test_text_filter),
 		cmocka_unit_test(test_one_row_per_process),
 		cmocka_unit_test(test_real_ppid),
 		cmocka_unit_test(test_real_text),
 		cmocka_unit_test(test_machine_columns),
+		cmocka_unit_test(test_storm_rows_cut_back),
+		cmocka_unit_test(test_heap_settle),
+		cmocka_unit_test(test_storm_lines_cut_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
