@@ -1031,17 +1031,20 @@ static void test_ring_grows(void **state)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), largest, total;
 	int n = 900, heard = 0;
-	pid_t *pids = calloc((size_t)n * 2, sizeof(*pids));
-	int *exits = calloc((size_t)n * 2, sizeof(*exits));
-	struct lives_heard h = { pids, n * 2, exits };
+	pid_t *pids;
+	int *exits;
+	struct lives_heard h;
 	vmon_feed_stats_t before, grown, after;
 	vmon_t vmon;
 
 	(void)state;
 	SKIP_IF(strcmp(FEED_BACKEND, "ebpf") != 0, "the ring sized by need is the ebpf backend's");
+	open_or_skip(&vmon, 0);
+	pids = calloc((size_t)n * 2, sizeof(*pids));
+	exits = calloc((size_t)n * 2, sizeof(*exits));
 	assert_non_null(pids);
 	assert_non_null(exits);
-	open_or_skip(&vmon, 0);
+	h = (struct lives_heard){ pids, n * 2, exits };
 	assert_int_equal(vmon_set_sampler(&vmon, VMON_SAMPLER_PROC), 0);
 	assert_int_equal(vmon_feed_set_callback(&vmon, on_life_exit, &h), 0);
 	while (vmon_feed_process(&vmon) > 0)
