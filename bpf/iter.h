@@ -91,7 +91,7 @@ struct iter_held {
 
 #define ITER_HELD_SIGS		0x1	/* the record's dispositions were the process's own (ITER_SIGS_OWN) */
 
-#define ITER_HELD_PROBES	16	/* entries the program looks at for a tid */
+#define ITER_HELD_PROBES	48	/* entries the program looks at for a tid (a table up to 2/3 full) */
 
 /*
  * Where a tid's probes begin in a table of mask + 1 entries: a

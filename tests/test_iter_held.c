@@ -4,8 +4,8 @@
  * place and remove, each tid placed is found, within ITER_HELD_PROBES of
  * its home and with no free entry before it (where the BPF program stops
  * looking), each removed one is not, and the count is right.  With the
- * table half full, as the iterator keeps it, runs of consecutive tids (a
- * fork storm's) and scattered ones nearly all find room.
+ * table up to two thirds full, as the iterator keeps it, runs of
+ * consecutive tids (a fork storm's) and scattered ones nearly all find room.
  */
 #include "config.h"
 
@@ -112,14 +112,14 @@ static int reset(void **state)
 	return 0;
 }
 
-/* tids come and go at random, the table at most half full */
+/* tids come and go at random, the table at most two thirds full */
 static void test_random(void **state)
 {
 	int missed = 0, tries = 0;
 
 	(void)state;
 	for (int round = 0; round < 20000; round++) {
-		if (placed_nr < ENTRIES / 2 && (placed_nr == 0 || next_random() % 3)) {
+		if (placed_nr < ENTRIES * 2 / 3 && (placed_nr == 0 || next_random() % 3)) {
 			tries++;
 			missed += !place(1 + next_random() % 4000000);
 		} else {
@@ -129,17 +129,17 @@ static void test_random(void **state)
 			check_table();
 	}
 	check_table();
-	print_message("%d of %d tids without room in a table at most half full\n", missed, tries);
-	assert_true(missed * 100 <= tries);
+	print_message("%d of %d tids without room in a table at most two thirds full\n", missed, tries);
+	assert_true(missed * 200 <= tries);
 }
 
-/* a fork storm's consecutive tids, half the table, then every other one gone and a second run */
+/* a fork storm's consecutive tids, two thirds of the table, then every other one gone and a second run */
 static void test_runs(void **state)
 {
 	int missed = 0;
 
 	(void)state;
-	for (unsigned tid = 30000; tid < 30000 + ENTRIES / 2; tid++)
+	for (unsigned tid = 30000; tid < 30000 + ENTRIES * 2 / 3; tid++)
 		missed += !place(tid);
 	check_table();
 	for (size_t k = 0; k < placed_nr;)
@@ -148,11 +148,11 @@ static void test_runs(void **state)
 		else
 			k++;
 	check_table();
-	for (unsigned tid = 70001; tid < 70001 + ENTRIES / 4; tid++)
+	for (unsigned tid = 70001; tid < 70001 + ENTRIES / 3; tid++)
 		missed += !place(tid);
 	check_table();
-	print_message("%d of %u consecutive tids without room\n", missed, ENTRIES / 2 + ENTRIES / 4);
-	assert_true(missed * 100 <= (int)ENTRIES);
+	print_message("%d of %u consecutive tids without room\n", missed, ENTRIES * 2 / 3 + ENTRIES / 3);
+	assert_true(missed * 1000 <= (int)ENTRIES);
 }
 
 /* placing a tid twice gives its entry again; 0 is never a tid; a full probe window leaves the next without room */

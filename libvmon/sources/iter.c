@@ -214,12 +214,16 @@ static void iter_close(vmon_t *vmon)
 }
 
 /*
- * The held table's entries: twice the tasks there are (a power of two),
- * so that a task's entry is seldom beyond its probes; the program is
- * loaded again with a table sized so when the tasks outgrow half of it,
- * or stay under an eighth of it for HELD_SPARSE_READS reads (held_resize()).
- * 48 bytes each: 96 kB at 1,000 tasks, where one entry per possible tid
- * was 1.8 MB at a pid_max of 32,768 and 7.3 MB at most.
+ * The held table's entries: at least half as many again as the tasks there
+ * are (a power of two), so that it is at most two thirds full; the program
+ * is loaded again with a table sized so when the tasks outgrow two thirds
+ * of it, or stay under an eighth of it for HELD_SPARSE_READS reads
+ * (held_resize()).  At two thirds full a few tids in 10,000 need more than
+ * 16 probes (linear probing's runs grow fast past half full), which is why
+ * the program looks at ITER_HELD_PROBES (48) entries: a miss still ends at
+ * the first free entry, a few probes on.  48 bytes an entry: 96 kB at 1,000
+ * tasks, 768 kB at 10,000, where twice the tasks was 1.5 MB, and
+ * one entry per possible tid 1.8 MB at a pid_max of 32,768.
  */
 #define HELD_MIN		1024u
 #define HELD_MAX		(1u << 20)
@@ -229,7 +233,7 @@ static unsigned held_entries(unsigned long tasks)
 {
 	unsigned n = HELD_MIN;
 
-	while (n < HELD_MAX && n < 2 * tasks)
+	while (n < HELD_MAX && 2 * (unsigned long)n < 3 * tasks)
 		n *= 2;
 	return n;
 }
@@ -320,7 +324,7 @@ static int use_program(iter_t *it, struct iter_bpf *skel, unsigned mask)
 
 /*
  * Before a read: the held table sized again for the last read's tasks
- * when they filled more than half of it (at once: tasks without room get
+ * when they filled more than two thirds of it (at once: tasks without room get
  * whole records) or less than an eighth for HELD_SPARSE_READS reads (after
  * a burst of processes: memory back within a minute at vtop's refresh).
  * The program is loaded again with the new table (a few milliseconds) and
