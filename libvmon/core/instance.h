@@ -60,6 +60,7 @@ struct _vmon_internal {
 	size_t		snapshot_cap;
 	bool		have_schedstat;	/* /proc/PID/schedstat gives run counts */
 	proc_node_t	*busy;		/* the node being sampled: its directories are in use */
+	unsigned	nodes_unlooked;	/* nodes sampled since the feed's kernel buffer was looked at (feed_keep_up()) */
 	unsigned	callback_run;		/* counts run_callbacks() calls */
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */

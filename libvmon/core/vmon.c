@@ -447,11 +447,18 @@ static bool id_reused(vmon_t *vmon, proc_node_t *node, int err)
 	return err == ESTALE || (node->pass.seen == vmon->generation && procfs_node_exists(vmon, node));
 }
 
+/* how many nodes a pass samples between two looks at the feed's kernel buffer (feed_keep_up()) */
+#define KEEP_UP_NODES	64
+
 static enum sampled sample_node(vmon_t *vmon, proc_node_t *node)
 {
 	proc_node_t *busy = vmon->internal->busy;
 	enum sampled r;
 
+	if (++vmon->internal->nodes_unlooked >= KEEP_UP_NODES) {
+		vmon->internal->nodes_unlooked = 0;
+		feed_keep_up(vmon);
+	}
 	/* (the node may be freed when this returns SAMPLED_FORGOTTEN: busy is restored at once) */
 	vmon->internal->busy = node;
 	r = sample_node_busy(vmon, node);
@@ -870,6 +877,7 @@ int vmon_sample(vmon_t *vmon)
 	/* one read of a source of records (the task iterator) for every process; should it fail, this pass reads /proc */
 	if (source_pass_begin(vmon) < 0)
 		in->stats.errors++;
+	feed_keep_up(vmon);	/* after that read of every process, a long step */
 
 	if (vmon->flags & VMON_FLAG_PROC_ALL) {
 		if (sample_all(vmon) < 0) {

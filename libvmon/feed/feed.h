@@ -53,6 +53,13 @@ typedef struct feed_backend {
 	 * the fd for every event.
 	 */
 	int	(*due_ms)(const feed_t *feed);
+	/*
+	 * Is the kernel buffer filling, so that it must be read before the
+	 * pass ends (feed_keep_up())?  Asked every few dozen nodes of a pass:
+	 * a look at the buffer, never a system call.  NULL for a backend that
+	 * cannot tell so cheaply.
+	 */
+	bool	(*behind)(const feed_t *feed);
 	void	(*close)(feed_t *feed);
 } feed_backend_t;
 

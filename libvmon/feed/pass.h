@@ -10,6 +10,8 @@
 int feed_open(vmon_t *vmon, const vmon_attr_t *attr);
 void feed_close(vmon_t *vmon);
 void feed_apply(vmon_t *vmon);
+/* in a long pass, between nodes: the kernel buffer read if it is filling (its events wait for the next pass) */
+void feed_keep_up(vmon_t *vmon);
 bool feed_wants_listing(vmon_t *vmon);
 void feed_listed(vmon_t *vmon);
 void feed_node_gone(vmon_t *vmon, proc_node_t *node);
