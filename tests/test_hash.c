@@ -253,6 +253,69 @@ static void test_fit_after_storm(void **state)
 	vhash_fini(&h);
 }
 
+/*
+ * A count that hovers about 3/8 of a size (3,072 of 8,192): each cycle
+ * goes 32 above it, churns there (a life begins, the oldest ends) until
+ * the tombstones bring a rebuild, which doubles the table, then drops 32
+ * under it and fits.  The fit must not halve the table again: the size
+ * changes once (the first doubling), not twice a cycle.  Sizes every
+ * entry still found.
+ */
+/* a life begins: the next key added; the oldest ends: removed */
+static void life_begins(vhash_t *h, uint64_t *next)
+{
+	assert_int_equal(vhash_add(h, *next, (void *)(uintptr_t)*next), 0);
+	(*next)++;
+}
+
+static void oldest_ends(vhash_t *h, uint64_t *oldest)
+{
+	assert_true(vhash_remove(h, *oldest, (void *)(uintptr_t)*oldest));
+	(*oldest)++;
+}
+
+static void test_fit_hysteresis(void **state)
+{
+	enum { BOUNDARY = 3072, SWING = 32, CYCLES = 40 };
+	vhash_t h = { 0 };
+	uint64_t oldest = 1, next = 1;	/* the live keys: [oldest, next), as pids */
+	size_t size, changes = 0;
+
+	(void)state;
+	while (next - oldest < BOUNDARY - SWING)
+		life_begins(&h, &next);
+	assert_int_equal(vhash_fit(&h), 0);
+	size = h.mask + 1;
+	assert_int_equal(size, 8192);
+	for (int cycle = 0; cycle < CYCLES; cycle++) {
+		vhash_slot_t *slots;
+		size_t churn;
+
+		while (next - oldest < BOUNDARY + SWING)
+			life_begins(&h, &next);
+		slots = h.slots;	/* a rebuild allocates the new slots before it frees the old */
+		for (churn = 0; h.slots == slots; churn++) {
+			assert_true(churn < 4 * (h.mask + 1));
+			life_begins(&h, &next);
+			oldest_ends(&h, &oldest);
+		}
+		changes += h.mask + 1 != size;
+		size = h.mask + 1;
+		while (next - oldest > BOUNDARY - SWING)
+			oldest_ends(&h, &oldest);
+		assert_int_equal(vhash_fit(&h), 0);
+		changes += h.mask + 1 != size;
+		size = h.mask + 1;
+	}
+	assert_int_equal(changes, 1);
+	assert_int_equal(size, 16384);
+	assert_int_equal(h.nr, BOUNDARY - SWING);
+	for (uint64_t key = oldest; key < next; key++)
+		assert_ptr_equal(vhash_get(&h, key), (void *)(uintptr_t)key);
+	assert_null(vhash_get(&h, oldest - 1));
+	vhash_fini(&h);
+}
+
 /* random operations against the reference, with keys from a small range so that they meet */
 static void test_random(void **state)
 {
@@ -295,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_fit),
 		cmocka_unit_test(test_fit_after_storm),
+		cmocka_unit_test(test_fit_hysteresis),
 		cmocka_unit_test(test_random),
 	};
 

@@ -13,6 +13,7 @@ vtop_libvtop_la_SOURCES = \
 	vtop/data/columns.h \
 	vtop/data/model.h \
 	vtop/data/sampler.h \
+	vtop/data/room.h \
 	vtop/batch/batch.h \
 	vtop/batch/formats.h \
 	vtop/data/arena.c \

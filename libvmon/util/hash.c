@@ -77,12 +77,24 @@ static bool too_full(size_t nr, size_t size)
 }
 
 /*
+ * live entries above 5/16 of the slots: too many for a fit to make the
+ * table that size.  A sixteenth of it under the 3/8 at which a rebuild
+ * doubles it, so that a count that hovers about 3/8 of a size (3,072 of
+ * 8,192) is not doubled by one rebuild and halved by the next fit, each
+ * a rebuild, again and again.
+ */
+static bool too_full_to_fit(size_t nr, size_t size)
+{
+	return nr * 16 > size * 5;
+}
+
+/*
  * After a storm of short lives the pid indexes were sized for it, and
  * stayed so: made small again once the entries fill under a quarter, to
- * the size a rebuild would keep for them, so that memory returns to its
- * steady size.  That size is the one of a steady table too: 10,000 pids
- * fill 31 % of 32,768 slots, which a rebuild keeps (the storm's table was
- * 65,536, kept by a fit that waited for an eighth).
+ * the smallest size they fill at most 5/16 of, so that memory returns to
+ * its steady size.  That size is the one of a steady table too: 10,000
+ * pids fill 31 % of 32,768 slots, which a rebuild keeps (the storm's
+ * table was 65,536, kept by a fit that waited for an eighth).
  */
 int vhash_fit(vhash_t *h)
 {
@@ -90,7 +102,7 @@ int vhash_fit(vhash_t *h)
 
 	if (!h->slots || h->nr * 4 >= size)
 		return 0;
-	while (too_full(h->nr + 1, fit))
+	while (too_full_to_fit(h->nr + 1, fit))
 		fit *= 2;
 	return fit < size ? rebuild(h, fit) : 0;
 }

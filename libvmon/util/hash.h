@@ -14,7 +14,9 @@
  * table is rebuilt, which happens when used and removed slots pass half of
  * it: at twice the size if the live entries alone pass 3/8, at the same
  * size otherwise.  vhash_fit() makes a table under a quarter full the
- * size a rebuild would keep for its entries.
+ * smallest size its entries fill at most 5/16 of: a sixteenth under the
+ * doubling, so that a count about 3/8 of a size does not double the
+ * table at one rebuild and halve it at the next fit.
  *
  * A zeroed vhash_t is an empty table; the first insertion allocates.
  * Positions (size_t) name slots until the next insertion.

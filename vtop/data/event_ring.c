@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/room.h"
 #include "data/snapshot.h"
 
 struct vt_event_slot {
@@ -69,7 +70,7 @@ static struct vt_event_slot *slot_at(const vt_event_ring_t *r, int k)
 	return &r->slots[(r->head - 1 - k + 2 * r->max) % r->max];
 }
 
-#define TEXT_FIRST	4096	/* the byte ring's first room, and its least */
+#define TEXT_FIRST	4096	/* the byte ring's first room, and the least it is cut back to */
 
 /* the byte ring's text moved to the start of a new one of cap bytes (at least text_used) */
 static int text_resize(vt_event_ring_t *r, size_t cap)
@@ -109,16 +110,13 @@ static int text_room(vt_event_ring_t *r, size_t need)
 	return text_resize(r, cap);
 }
 
-/* texts under a quarter of the byte ring: twice their bytes (not made smaller, no memory: it stays) */
+/* texts under a quarter of the byte ring: twice their bytes (vt_room_fit(); without the memory, it stays) */
 static void text_fit(vt_event_ring_t *r)
 {
-	size_t cap = TEXT_FIRST;
+	size_t cap = vt_room_fit(r->text_cap, r->text_used, TEXT_FIRST);
 
-	if (r->text_cap <= TEXT_FIRST || r->text_used >= r->text_cap / 4)
-		return;
-	while (cap < r->text_used * 2)
-		cap *= 2;
-	text_resize(r, cap);
+	if (cap < r->text_cap)
+		text_resize(r, cap);
 }
 
 /* len bytes of buf into the byte ring at offset at, across its end */

@@ -26,6 +26,7 @@
 
 #include "data/columns.h"
 #include "data/model.h"
+#include "data/room.h"
 
 void vt_view_init(vt_view_t *view)
 {
@@ -407,20 +408,29 @@ static void *resize(void *block, size_t size, bool *failed)
 	return v;
 }
 
+/* the least room the lines are cut back to: under it, a cut is not worth the copies */
+#define LINES_LEAST	1024
+
 /*
- * The lines' room for nr rows: grown when they need more, and made small
- * again once a build uses under a quarter of it (a storm's exited rows had
- * grown it; at 1,000 processes a storm of 20,000 lives left room for
- * 10,000 lines).  A shrink that fails keeps the bigger blocks, which hold
- * the new room all the same.
+ * The lines' room for nr rows: grown when they need more (half as much
+ * again, and 64), and made small again once a build uses under a quarter
+ * of it (vt_room_fit(); a storm's exited rows had grown it; at 1,000
+ * processes a storm of 20,000 lives left room for 10,000 lines).  A shrink
+ * that fails keeps the bigger blocks, which hold the new room all the same.
  */
 static int grow_lines(vt_view_t *view, int nr)
 {
-	bool shrink = view->lines_cap > 1024 && nr < view->lines_cap / 4, failed = false;
-	int cap = nr + nr / 2 + 64;
+	bool shrink = false, failed = false;
+	int cap;
 
-	if (nr <= view->lines_cap && !shrink)
-		return 0;
+	if (nr > view->lines_cap) {
+		cap = nr + nr / 2 + 64;
+	} else {
+		cap = (int)vt_room_fit((size_t)view->lines_cap, (size_t)nr, LINES_LEAST);
+		if (cap == view->lines_cap)
+			return 0;
+		shrink = true;
+	}
 	view->lines = resize(view->lines, sizeof(*view->lines) * (size_t)cap, &failed);
 	view->line_flags = resize(view->line_flags, (size_t)cap, &failed);
 	view->line_depth = resize(view->line_depth, sizeof(*view->line_depth) * (size_t)cap, &failed);

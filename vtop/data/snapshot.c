@@ -38,6 +38,7 @@
 #include "util/clock.h"
 
 #include "data/columns.h"
+#include "data/room.h"
 #include "data/snapshot.h"
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h: "I am a kernel thread" */
@@ -151,32 +152,29 @@ void vt_snapshot_init(vt_snapshot_t *snap)
 }
 
 /*
- * The first rows' room, and what an array sized for a storm's rows (its
- * exited ones stay a few refreshes) is cut back to once a build used under
- * a quarter of it: the memory returns to its steady size after the storm.
- * An array still a quarter full is cut back too, to its rows and an eighth
- * more, once the rows it held since it was last sized passed those of the
- * build by an eighth of it: a storm's rows had touched its pages, which
- * stayed resident though no build used them again (at 10,000 processes,
- * 0.36 MB a snapshot after 20,000 lives).  Steady use, whose rows move
- * by less, is never sized again.
+ * The first rows' room, and the least an array sized for a storm's rows
+ * (its exited ones stay a few refreshes) is cut back to once a build used
+ * under a quarter of it (vt_room_fit()): the memory returns to its steady
+ * size after the storm.  An array still a quarter full is cut back too, to
+ * its rows and an eighth more, once the rows it held since it was last
+ * sized passed those of the build by an eighth of it: a storm's rows had
+ * touched its pages, which stayed resident though no build used them again
+ * (at 10,000 processes, 0.36 MB a snapshot after 20,000 lives).  Steady
+ * use, whose rows move by less, is never sized again.
  */
 #define ROWS_FIRST	1024
 
 void vt_snapshot_clear(vt_snapshot_t *snap)
 {
 	vt_row_t *rows = snap->rows;
-	int cap = snap->rows_cap, nr = snap->rows_nr, fit = cap;
+	int cap = snap->rows_cap, nr = snap->rows_nr;
 	int touched = snap->rows_touched > nr ? snap->rows_touched : nr;
+	int fit = (int)vt_room_fit((size_t)cap, (size_t)nr, ROWS_FIRST);
 	vt_arena_t arena = snap->arena;
 
 	put_rows(snap);
-	if (nr < cap / 4)
-		fit = nr * 2;
-	else if (touched - nr > cap / 8)
-		fit = nr + nr / 8;
-	if (fit < ROWS_FIRST)
-		fit = ROWS_FIRST;
+	if (fit == cap && touched - nr > cap / 8)
+		fit = nr + nr / 8 > ROWS_FIRST ? nr + nr / 8 : ROWS_FIRST;
 	if (fit < cap) {
 		vt_row_t *v = realloc(rows, sizeof(*v) * (size_t)fit);
 
@@ -1303,7 +1301,7 @@ static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
 	vt_text_fit(e->comm, sizeof(e->comm), row->command, strlen(row->command));
 }
 
-/* the exited rows' first room; cut back to it (or twice their number) once under a quarter is used */
+/* the exited rows' first room, and the least they are cut back to (vt_room_fit()) */
 #define GHOSTS_FIRST	64
 
 /*
@@ -1313,7 +1311,7 @@ static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
  */
 static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 {
-	int kept = 0, fresh = b->ghosts_nr - old;
+	int kept = 0, fresh = b->ghosts_nr - old, fit;
 
 	for (int i = 0; i < old; i++) {
 		struct vt_ghost *g = &b->ghosts[i];
@@ -1341,8 +1339,8 @@ static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 		memmove(b->ghosts + kept, b->ghosts + old, sizeof(*b->ghosts) * (size_t)fresh);
 	b->ghosts_nr = kept + fresh;
 	/* a storm's exited rows gone: their room too (as the rows', vt_snapshot_clear()) */
-	if (b->ghosts_cap > GHOSTS_FIRST && b->ghosts_nr < b->ghosts_cap / 4) {
-		int fit = b->ghosts_nr * 2 > GHOSTS_FIRST ? b->ghosts_nr * 2 : GHOSTS_FIRST;
+	fit = (int)vt_room_fit((size_t)b->ghosts_cap, (size_t)b->ghosts_nr, GHOSTS_FIRST);
+	if (fit < b->ghosts_cap) {
 		struct vt_ghost *v = realloc(b->ghosts, sizeof(*v) * (size_t)fit);
 
 		if (v) {
