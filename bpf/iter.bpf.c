@@ -111,10 +111,9 @@ static __always_inline __u64 pid_number(struct pid *pid)
  * Where the helper is missing (before Linux 5.19) the verifier drops that
  * code and the sums are the counts, as stat's (vmon(3) gives the bound).
  */
-#define CPUS_MAX	8192	/* NR_CPUS at most; a power of two (the mask below) */
+#define CPUS_MAX	8192	/* NR_CPUS at most */
 
 const volatile __u32 nr_cpus = 1;	/* possible CPUs (nr_cpu_ids), set by user space */
-__u64 cpu_offset[CPUS_MAX];
 __u32 cpu_offsets_nr;			/* found, 0: not yet */
 bool cpu_offsets_tried;
 
@@ -124,6 +123,18 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } cpu_probe SEC(".maps");
+
+/*
+ * The offsets, by CPU: a map of nr_cpus entries (user space sizes it before
+ * loading), not an array in .bss, which the light skeleton maps into every
+ * client whole (64 KiB for CPUS_MAX, resident from the start).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* nr_cpus */
+	__type(key, __u32);
+	__type(value, __u64);
+} cpu_offsets SEC(".maps");
 
 /* a pointer's value as a number (a copy through the stack: the verifier lets CAP_PERFMON read it so) */
 static __always_inline __u64 address_of(const void *p)
@@ -139,10 +150,11 @@ static int find_cpu_offset(__u32 cpu, void *ctx)
 	__u64 *base = ctx;
 	__u32 zero = 0;
 	void *share = bpf_map_lookup_percpu_elem(&cpu_probe, &zero, cpu);
+	__u64 *offset = bpf_map_lookup_elem(&cpu_offsets, &cpu);
 
-	if (!share)
+	if (!share || !offset)
 		return 1;
-	cpu_offset[cpu & (CPUS_MAX - 1)] = address_of(share) - *base;
+	*offset = address_of(share) - *base;
 	cpu_offsets_nr = cpu + 1;
 	return 0;
 }
@@ -185,7 +197,11 @@ static __always_inline void add_shares(struct rss_sums *c, __u64 off)
 
 static int add_cpu_shares(__u32 cpu, void *ctx)
 {
-	add_shares(ctx, cpu_offset[cpu & (CPUS_MAX - 1)]);
+	__u64 *offset = bpf_map_lookup_elem(&cpu_offsets, &cpu);
+
+	if (!offset)
+		return 1;
+	add_shares(ctx, *offset);
 	return 0;
 }
 
@@ -218,8 +234,10 @@ static __always_inline void fill_vm_volatile(struct iter_rec *r, struct mm_struc
 		bpf_loop(cpu_offsets_nr, add_cpu_shares, &c, 0);
 	} else {
 		for (__u32 cpu = 0; cpu < CPUS_INLINE; cpu++) {
-			if (cpu < cpu_offsets_nr)
-				add_shares(&c, cpu_offset[cpu]);
+			__u64 *offset = cpu < cpu_offsets_nr ? bpf_map_lookup_elem(&cpu_offsets, &cpu) : NULL;
+
+			if (offset)
+				add_shares(&c, *offset);
 		}
 	}
 	/* get_mm_counter_sum(): percpu_counter_sum_positive() */

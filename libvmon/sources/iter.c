@@ -286,6 +286,7 @@ static int load_program(void *arg, char **log)
 	l->skel->rodata->page_shift = (__u32)l->it->page_shift;
 	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
 	l->skel->rodata->nr_cpus = (__u32)host_possible_cpus();
+	l->skel->maps.cpu_offsets.max_entries = l->skel->rodata->nr_cpus > 0 ? l->skel->rodata->nr_cpus : 1;
 	l->skel->rodata->held_mask = l->mask;
 	l->skel->maps.held.max_entries = l->mask + 1;
 	if (log)
