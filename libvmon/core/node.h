@@ -58,11 +58,14 @@ struct node_ran {
 	signed char		answer;		/* 1 ran, 0 did not, -1 cannot tell */
 };
 
-/* CLOCK_MONOTONIC seconds: when files read by time, not by change, are due */
+/*
+ * When files read by time, not by change, are due: due times of the
+ * instance's (due_in(), due_reached() in instance.h), 0 at once.
+ */
 struct node_due {
-	double			cmdline_read_at;	/* of the last cmdline read */
-	double			statm;		/* statm, whatever the stat line says */
-	double			oom_score;	/* oom_score, whatever moved (proc_sched.c) */
+	unsigned		cmdline;	/* cmdline again, if it ran (set-proc-title) */
+	unsigned		statm;		/* statm, whatever the stat line says */
+	unsigned		oom_score;	/* oom_score, whatever moved (proc_sched.c) */
 };
 
 /*
@@ -107,7 +110,7 @@ struct node_iter {
 /*
  * A node: the public vmon_proc_t followed by what only the library knows,
  * in parts by concern.  Callers only ever see the vmon_proc_t, so it must
- * stay the first member.  There is one per task: 448 bytes, 208 of them
+ * stay the first member.  There is one per task: 432 bytes, 192 of them
  * private, with the parts' small members together, a part's bools as bits
  * and small counts in small types (a part with an 8-byte member is rounded
  * to 8 bytes, and the allocator's chunks to 16: a cut counts once it takes
@@ -126,10 +129,10 @@ typedef struct proc_node {
 	unsigned short		rooms;		/* the stores (1 << id) with room after the node (tree.c) */
 
 	struct node_fds		fds;
+	struct node_due		due;		/* (beside fds: two parts of 4-byte members, 32 bytes) */
 	struct node_passes	pass;
 	struct node_stat_line	line;
 	struct node_ran		ran;
-	struct node_due		due;
 	struct node_life	life;
 	struct node_iter	iter;
 } proc_node_t;
