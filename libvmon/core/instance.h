@@ -5,6 +5,7 @@
 #ifndef VMON_INSTANCE_H
 #define VMON_INSTANCE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include "vmon.h"
 #include "core/pidmap.h"
@@ -51,6 +52,7 @@ struct _vmon_internal {
 	unsigned long long	record_probe;	/* the last probe that took a source's record (iter_probe()) */
 	unsigned	stat_given;	/* PROC_STAT's reads a source's fill gave in place of /proc, this call (STAT_GIVEN_*) */
 	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
+	double		due_base;	/* ... when the instance was made: due times count from it */
 	long		page_size;
 	int		in_sample;
 	int		user;		/* the user code running: USER_* */
@@ -123,6 +125,35 @@ static inline void user_leave(struct _vmon_internal *in, int prev)
 #define STATM_REFRESH_SECS 5.0
 /* ... and an oom_score change that neither the task's memory nor its adjustment shows (proc_sched.c) */
 #define OOM_SCORE_REFRESH_SECS 5.0
+
+/*
+ * A node's due times (node->due) are 32 bits: sixteenths of a second since
+ * the instance was made, 8 years of them (12 bytes a node, not 24).  Rounded
+ * down, a time comes due up to a sixteenth early, never late; past 8 years
+ * every due time has come, and the files are read in every pass.
+ */
+#define DUE_TICKS_PER_SEC 16
+
+static inline unsigned due_ticks(const struct _vmon_internal *in, double secs)
+{
+	double ticks = (secs - in->due_base) * DUE_TICKS_PER_SEC;
+
+	if (ticks <= 0)
+		return 0;
+	return ticks >= (double)UINT_MAX ? UINT_MAX : (unsigned)ticks;
+}
+
+/* the due time `after` seconds from this pass's start */
+static inline unsigned due_in(const struct _vmon_internal *in, double after)
+{
+	return due_ticks(in, in->now + after);
+}
+
+/* has this pass come to the due time `due`? */
+static inline bool due_reached(const struct _vmon_internal *in, unsigned due)
+{
+	return due_ticks(in, in->now) >= due;
+}
 
 /* --- vmon.c --- */
 int instance_init(vmon_t *vmon, const vmon_attr_t *attr);

@@ -11,11 +11,12 @@
 /* the fds it holds between passes (procfs.c's budget) or for this pass */
 struct node_fds {
 	int			dir_fd;		/* its /proc directory, or -1 */
-	bool			dir_held;	/* dir_fd survives the pass (counted in the budget) */
 	int			schedstat_fd;	/* held open, or -1 */
 	int			pass_schedstat_fd;	/* opened by the probe for this pass only, or -1 */
 	int			status_fd;	/* held open, or -1 */
-	int			hot_reserved;	/* hot fds counted as held, not yet open (procfs.c) */
+	unsigned char		hot_reserved;	/* hot fds counted as held, not yet open (procfs.c:
+						 * at most hot_fds(), 4) */
+	bool			dir_held;	/* dir_fd survives the pass (counted in the budget) */
 };
 
 /* in which pass things last happened to it: vmon->generation stamps */
@@ -31,11 +32,16 @@ struct node_passes {
 	bool			retry;		/* a store failed in the last pass: read it all again (sample_node_busy()) */
 };
 
+/* the last stat line parsed whole (procfs_stat_line_keep()): its length, and room in one allocation */
+struct stat_line_copy {
+	unsigned		len;		/* (a stat line is well under a page) */
+	unsigned		cap;
+	char			data[];
+};
+
 /* its stat line: the last one parsed whole, and what the tree takes of this pass's, whatever the wants */
 struct node_stat_line {
-	char			*copy;		/* procfs_stat_line_keep() */
-	unsigned		copy_len;	/* (a stat line is well under a page) */
-	unsigned		copy_cap;
+	struct stat_line_copy	*copy;		/* only the /proc source's reads keep one */
 	int			ppid;
 	int			num_threads;
 	int			num_threads_before;	/* at the pass before (for PROC_IO's skip) */
@@ -52,11 +58,14 @@ struct node_ran {
 	signed char		answer;		/* 1 ran, 0 did not, -1 cannot tell */
 };
 
-/* CLOCK_MONOTONIC seconds: when files read by time, not by change, are due */
+/*
+ * When files read by time, not by change, are due: due times of the
+ * instance's (due_in(), due_reached() in instance.h), 0 at once.
+ */
 struct node_due {
-	double			cmdline_read_at;	/* of the last cmdline read */
-	double			statm;		/* statm, whatever the stat line says */
-	double			oom_score;	/* oom_score, whatever moved (proc_sched.c) */
+	unsigned		cmdline;	/* cmdline again, if it ran (set-proc-title) */
+	unsigned		statm;		/* statm, whatever the stat line says */
+	unsigned		oom_score;	/* oom_score, whatever moved (proc_sched.c) */
 };
 
 /*
@@ -69,16 +78,17 @@ struct node_due {
  */
 struct node_life {
 	int			monitors;	/* vmon_proc_monitor() references */
-	bool			confirmed;	/* in the tree for the caller: its ctor has run, its dtor will */
-	bool			exec_pending;	/* re-read cmdline and exe */
-	bool			left;
-	bool			ended;		/* ... because its process or thread ended */
-	bool			ending;		/* on internal->ending */
-	bool			exited;		/* on internal->exited */
-	bool			detached;	/* out of the tree, waiting for its last monitor to go */
-	bool			unmonitor_pending;	/* unmonitored during vmon_sample(): remove at its end */
-	bool			exit_seen;	/* the feed applied its exit (exit_ns is its time) */
-	bool			leader_gone;	/* the feed saw its leader thread exit while others ran on */
+	/* (bits: ten bools in two bytes, so that the part is 40 bytes and not 48) */
+	bool			confirmed : 1;	/* in the tree for the caller: its ctor has run, its dtor will */
+	bool			exec_pending : 1;	/* re-read cmdline and exe */
+	bool			left : 1;
+	bool			ended : 1;	/* ... because its process or thread ended */
+	bool			ending : 1;	/* on internal->ending */
+	bool			exited : 1;	/* on internal->exited */
+	bool			detached : 1;	/* out of the tree, waiting for its last monitor to go */
+	bool			unmonitor_pending : 1;	/* unmonitored during vmon_sample(): remove at its end */
+	bool			exit_seen : 1;	/* the feed applied its exit (exit_ns is its time) */
+	bool			leader_gone : 1;	/* the feed saw its leader thread exit while others ran on */
 	unsigned long long	exit_ns;
 	unsigned long long	ended_seq;	/* its entry in the ended table + 1 (ended.c), 0: none */
 	list_head_t		stale_link;	/* in one of the lists above */
@@ -87,19 +97,25 @@ struct node_life {
 /* the task iterator's (iter.c) */
 struct node_iter {
 	unsigned long long	cpu_prev_u, cpu_prev_s;	/* its last user/system split of the run time, ns */
-	bool			cpu_prev_known;
 	int			gen;		/* the pass that last took its record */
-	int			index;		/* this pass's record: its slot in the iterator's pool */
-	bool			same;		/* this pass's record is the last one's */
+	/*
+	 * The slot and two bools in one word (24 bytes, not 32): the pool
+	 * holds a slot a task, and there are at most PID_MAX_LIMIT (2^22).
+	 */
+	int			index : 30;	/* this pass's record: its slot in the iterator's pool */
+	bool			cpu_prev_known : 1;
+	bool			same : 1;	/* this pass's record is the last one's */
 };
 
 /*
  * A node: the public vmon_proc_t followed by what only the library knows,
  * in parts by concern.  Callers only ever see the vmon_proc_t, so it must
- * stay the first member.  There is one per task: 472 bytes, with the parts'
- * small members together (a part's padding is rounded to 8 bytes, and the
- * allocator's chunks to 16), and after it in the same block the room of
- * the stores it wanted when it was made (node_new()).
+ * stay the first member.  There is one per task: 432 bytes, 192 of them
+ * private, with the parts' small members together, a part's bools as bits
+ * and small counts in small types (a part with an 8-byte member is rounded
+ * to 8 bytes, and the allocator's chunks to 16: a cut counts once it takes
+ * the block below a multiple of 16), and after it in the same block the
+ * room of the stores it wanted when it was made (node_new()).
  */
 typedef struct proc_node {
 	vmon_proc_t		pub;
@@ -113,10 +129,10 @@ typedef struct proc_node {
 	unsigned short		rooms;		/* the stores (1 << id) with room after the node (tree.c) */
 
 	struct node_fds		fds;
+	struct node_due		due;		/* (beside fds: two parts of 4-byte members, 32 bytes) */
 	struct node_passes	pass;
 	struct node_stat_line	line;
 	struct node_ran		ran;
-	struct node_due		due;
 	struct node_life	life;
 	struct node_iter	iter;
 } proc_node_t;

@@ -279,6 +279,7 @@ int vmon_init_attr(vmon_t *vmon, const vmon_attr_t *attr)
 		goto fail;
 	vmon->internal->fd_budget = attr->fd_budget >= 0 ? attr->fd_budget : default_fd_budget(vmon);
 	vmon->internal->fd_budget_max = vmon->internal->fd_budget;
+	vmon->internal->due_base = vclock_secs(CLOCK_MONOTONIC);
 	/* before anything reads /proc, so that no process falls between the two */
 	if (feed_open(vmon, attr) < 0)
 		goto fail;

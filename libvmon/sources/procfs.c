@@ -624,26 +624,36 @@ bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node)
  */
 void procfs_stat_line_keep(proc_node_t *node, const buf_t *line)
 {
-	if (node->line.copy_cap < line->len) {
-		size_t cap = (line->len + 63) & ~(size_t)63;
-		char *copy = realloc(node->line.copy, cap);
+	struct stat_line_copy *copy = node->line.copy;
 
+	if (!copy || copy->cap < line->len) {
+		/* (the 8 bytes of length and room fit in the malloc chunk's rounding of the line's) */
+		size_t cap = (line->len + 63) & ~(size_t)63;
+
+		copy = realloc(copy, sizeof(*copy) + cap);
 		if (!copy) {
 			procfs_stat_line_forget(node);
 			return;
 		}
+		copy->cap = (unsigned)cap;
 		node->line.copy = copy;
-		node->line.copy_cap = (unsigned)cap;
 	}
-	memcpy(node->line.copy, line->data, line->len);
-	node->line.copy_len = (unsigned)line->len;
+	memcpy(copy->data, line->data, line->len);
+	copy->len = (unsigned)line->len;
+}
+
+/* is this pass's line (line) the same as the last one parsed whole? */
+bool procfs_stat_line_same(const proc_node_t *node, const buf_t *line)
+{
+	const struct stat_line_copy *copy = node->line.copy;
+
+	return copy && line->len == copy->len && memcmp(line->data, copy->data, line->len) == 0;
 }
 
 void procfs_stat_line_forget(proc_node_t *node)
 {
 	free(node->line.copy);
 	node->line.copy = NULL;
-	node->line.copy_len = node->line.copy_cap = 0;
 	node->line.same = false;
 }
 

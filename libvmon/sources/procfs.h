@@ -30,6 +30,7 @@ int procfs_gone_errno(int err);
 int procfs_read_fd(vmon_t *vmon, int fd, const char *name, buf_t *buf);
 bool procfs_hold_hot(vmon_t *vmon, proc_node_t *node, bool first);
 void procfs_stat_line_keep(proc_node_t *node, const buf_t *line);
+bool procfs_stat_line_same(const proc_node_t *node, const buf_t *line);
 void procfs_stat_line_forget(proc_node_t *node);
 bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node);
 int procfs_ran(vmon_t *vmon, proc_node_t *node);

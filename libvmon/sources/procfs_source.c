@@ -97,8 +97,7 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	}
 
 	/* a line the same as the last one parsed whole: what the tree needs has not moved either */
-	node->line.same = node->line.copy && line->len == node->line.copy_len &&
-			  memcmp(line->data, node->line.copy, line->len) == 0;
+	node->line.same = procfs_stat_line_same(node, line);
 	if (node->line.same) {
 		node->line.num_threads_before = node->line.num_threads;
 		goto done;

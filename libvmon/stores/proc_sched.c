@@ -132,7 +132,7 @@ static bool oom_score_may_move(vmon_t *vmon, proc_node_t *node, const vmon_proc_
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
 	if (BITTEST(s->changed, VMON_PROC_SCHED_OOM_SCORE_ADJ) || !BITTEST(s->present, VMON_PROC_SCHED_OOM_SCORE) ||
-	    vmon->internal->now >= node->due.oom_score || node->life.exec_pending || !stat ||
+	    due_reached(vmon->internal, node->due.oom_score) || node->life.exec_pending || !stat ||
 	    node->pub.errors[VMON_STORE_PROC_STAT])
 		return true;
 	if (BITTEST(stat->changed, VMON_PROC_STAT_RSS) || BITTEST(stat->changed, VMON_PROC_STAT_VSIZE))
@@ -208,8 +208,8 @@ int proc_sched_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		if (first || oom_score_may_move(vmon, node, s)) {
 			r = sample_oom(vmon, node, s, "oom_score", first);
 			if (r >= 0)
-				node->due.oom_score = in->now + OOM_SCORE_REFRESH_SECS *
-						      (first ? 0.5 + (double)(proc->pid % 16) / 32.0 : 1.0);
+				node->due.oom_score = due_in(in, OOM_SCORE_REFRESH_SECS *
+							     (first ? 0.5 + (double)(proc->pid % 16) / 32.0 : 1.0));
 		} else {
 			in->stats.reads_skipped++;
 			r = 0;

@@ -206,7 +206,7 @@ static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 		errno = err;
 		return -1;
 	}
-	node->due.cmdline_read_at = vmon->internal->now;
+	node->due.cmdline = due_in(vmon->internal, CMDLINE_REFRESH_SECS);
 	/*
 	 * Empty from a process the event feed gave arguments: it is inside its
 	 * exit (its memory is gone), caught after its state was read (with the
@@ -383,7 +383,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		    BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
 			in->stats.reads_skipped++;
 		else if (node->life.exec_pending || node->pass.retry ||
-		    (ran != 0 && in->now - node->due.cmdline_read_at >= CMDLINE_REFRESH_SECS))
+		    (ran != 0 && due_reached(in, node->due.cmdline)))
 			tally(sample_cmdline(vmon, node, s, first), &changes, &err);
 		else
 			in->stats.reads_skipped++;

@@ -47,7 +47,7 @@ static bool statm_may_skip(vmon_t *vmon, proc_node_t *node)
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
 	if (node->life.exec_pending || node->line.num_threads > 1 || node->line.num_threads_before > 1 || !stat ||
-	    node->pub.errors[VMON_STORE_PROC_STAT] || vmon->internal->now >= node->due.statm)
+	    node->pub.errors[VMON_STORE_PROC_STAT] || due_reached(vmon->internal, node->due.statm))
 		return false;
 	if (BITTEST(stat->changed, VMON_PROC_STAT_VSIZE) || BITTEST(stat->changed, VMON_PROC_STAT_RSS) ||
 	    BITTEST(stat->changed, VMON_PROC_STAT_STARTCODE) || BITTEST(stat->changed, VMON_PROC_STAT_ENDCODE))
@@ -90,8 +90,8 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (changes < 0)
 		return -1;
 	/* the next forced read: a full period from now, the first one sooner by up to half, by pid */
-	node->due.statm = vmon->internal->now + STATM_REFRESH_SECS *
-			  (first ? 0.5 + (double)(node->pub.pid % 16) / 32.0 : 1.0);
+	node->due.statm = due_in(vmon->internal, STATM_REFRESH_SECS *
+				 (first ? 0.5 + (double)(node->pub.pid % 16) / 32.0 : 1.0));
 
 	/* a kernel thread has no address space and no memory lines to read */
 	if (first || node->life.exec_pending || (changes > 0 && s->size_pages)) {

@@ -13,6 +13,10 @@
  * to three entries a task, in the pages the tids hash to; the feed's ring).  And the
  * peak (VmHWM): loading the BPF programs once read the kernel's BTF whole
  * into the heap (libbpf's skeletons), 9 to 10 MB of a start-up's peak.
+ * And the bytes malloc has given out and not had back (glibc's
+ * mallinfo2()), per process added: what the RSS shows only in whole pages
+ * and with the heap's holes, to the byte (a node's malloc chunk is 16-byte
+ * steps), and the same from run to run where the RSS is not.
  *
  * Each count is measured in a process of its own (forked before the library
  * is touched), so that no count inherits another's heap.  The idle children
@@ -22,6 +26,7 @@
  */
 #include "config.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +55,16 @@ static long status_kb(const char *field)
 	return kb;
 }
 
+/* the bytes malloc has given out and not had back, or -1 without glibc's mallinfo2() */
+static long heap_in_use(void)
+{
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+	return (long)mallinfo2().uordblks;
+#else
+	return -1;
+#endif
+}
+
 /* in a child: the client's RSS after three samples and its peak, written to fd as "procs kb anon_kb peak_kb ..." */
 static void measure(int fd)
 {
@@ -71,7 +86,8 @@ static void measure(int fd)
 	}
 	vmon_get_stats(&vmon, &st);
 	vmon_feed_get_stats(&vmon, &fst);
-	dprintf(fd, "%d %ld %ld %ld %s %s\n", st.procs, status_kb("VmRSS"), status_kb("RssAnon"), status_kb("VmHWM"),
+	dprintf(fd, "%d %ld %ld %ld %ld %s %s\n", st.procs, status_kb("VmRSS"), status_kb("RssAnon"), status_kb("VmHWM"),
+		heap_in_use(),
 		vmon_sampler_name(vmon_get_sampler(&vmon)),
 		vmon_feed_backend_name(fst.backend));
 	_exit(0);
@@ -92,19 +108,19 @@ static void reap_idle(void)
 int main(int argc, char **argv)
 {
 	const char *procs = argc == 3 && strcmp(argv[1], "--procs") == 0 ? argv[2] : "0,1000,5000";
-	long base_kb = -1, base_anon_kb = -1;
+	long base_kb = -1, base_anon_kb = -1, base_heap = -1;
 	int base_procs = 0, have = 0;
 
 	if (argc != 1 && argc != 3) {
 		fprintf(stderr, "usage: lib_rss [--procs 0,1000,5000]\n");
 		return 2;
 	}
-	printf("%8s %8s %10s %12s %10s %12s %10s  %s\n", "idle", "procs", "RSS KB", "KB/process", "anon KB", "anon KB/proc",
-	       "peak KB", "sampler, feed");
+	printf("%8s %8s %10s %12s %10s %12s %10s %11s  %s\n", "idle", "procs", "RSS KB", "KB/process", "anon KB", "anon KB/proc",
+	       "peak KB", "malloc B/p", "sampler, feed");
 	for (const char *p = procs; *p; ) {
 		int want = atoi(p), pfd[2], nprocs;
 		char line[256], sampler[64] = "", feed[64] = "";
-		long kb, anon_kb, peak_kb;
+		long kb, anon_kb, peak_kb, heap;
 		ssize_t n;
 		FILE *in;
 		pid_t pid;
@@ -142,7 +158,8 @@ int main(int argc, char **argv)
 		if (in)
 			fclose(in);
 		waitpid(pid, NULL, 0);
-		if (n <= 0 || sscanf(line, "%d %ld %ld %ld %63s %63s", &nprocs, &kb, &anon_kb, &peak_kb, sampler, feed) != 6) {
+		if (n <= 0 || sscanf(line, "%d %ld %ld %ld %ld %63s %63s", &nprocs, &kb, &anon_kb, &peak_kb, &heap, sampler,
+					feed) != 7) {
 			fprintf(stderr, "lib_rss: the client failed at %d idle processes\n", want);
 			reap_idle();
 			return 1;
@@ -150,12 +167,14 @@ int main(int argc, char **argv)
 		if (base_kb < 0) {
 			base_kb = kb;
 			base_anon_kb = anon_kb;
+			base_heap = heap;
 			base_procs = nprocs;
 		}
-		printf("%8d %8d %10ld %12.2f %10ld %12.2f %10ld  %s, %s\n", want, nprocs, kb,
+		printf("%8d %8d %10ld %12.2f %10ld %12.2f %10ld %11.0f  %s, %s\n", want, nprocs, kb,
 		       nprocs > base_procs ? (double)(kb - base_kb) / (double)(nprocs - base_procs) : 0.0, anon_kb,
 		       nprocs > base_procs ? (double)(anon_kb - base_anon_kb) / (double)(nprocs - base_procs) : 0.0,
-		       peak_kb, sampler, feed);
+		       peak_kb, nprocs > base_procs && heap >= 0 ? (double)(heap - base_heap) / (double)(nprocs - base_procs) : 0.0,
+		       sampler, feed);
 		fflush(stdout);
 		p = strchr(p, ',');
 		if (!p)
