@@ -600,17 +600,36 @@ static const char *user_name(vt_builder_t *b, uid_t uid)
 	return b->users[b->users_nr++].name;
 }
 
+/* the rows array made room for cap rows (more than it has); -1 without memory */
+static int rows_grow(vt_snapshot_t *snap, int cap)
+{
+	vt_row_t *rows = realloc(snap->rows, sizeof(*rows) * (size_t)cap);
+
+	if (!rows)
+		return -1;
+	snap->rows = rows;
+	snap->rows_cap = cap;
+	return 0;
+}
+
+/*
+ * Before a build: room for the rows it will make, which the tree's size
+ * and the exited rows kept tell, and an eighth more when it must grow (so
+ * that a count that creeps up is not a realloc at every build).  Doubling
+ * from ROWS_FIRST as the rows came left up to half of the array unused:
+ * 16,384 rows of 96 bytes for 10,000 processes, 0.5 MB of the peak.
+ * new_row() still grows it, should the estimate fall short.
+ */
+static int rows_reserve(vt_snapshot_t *snap, int want)
+{
+	return want > snap->rows_cap ? rows_grow(snap, want + want / 8) : 0;
+}
+
 static vt_row_t *new_row(vt_snapshot_t *snap)
 {
-	if (snap->rows_nr == snap->rows_cap) {
-		int cap = snap->rows_cap ? snap->rows_cap * 2 : ROWS_FIRST;
-		vt_row_t *rows = realloc(snap->rows, sizeof(*rows) * (size_t)cap);
-
-		if (!rows)
-			return NULL;
-		snap->rows = rows;
-		snap->rows_cap = cap;
-	}
+	if (snap->rows_nr == snap->rows_cap &&
+	    rows_grow(snap, snap->rows_cap ? snap->rows_cap + snap->rows_cap / 2 : ROWS_FIRST) < 0)
+		return NULL;
 	vt_row_t *row = &snap->rows[snap->rows_nr++];
 
 	/* no stores until add_node() gives some: a row it could not finish is still safe to read */
@@ -1507,6 +1526,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	unsigned long long boottime = ss ? ss->boottime : 0, dt_ticks = 0;
 	double mono = vclock_secs(CLOCK_MONOTONIC), self;
 	struct rusage ru;
+	vmon_stats_t st;
 	int old;
 
 	vt_snapshot_clear(snap);
@@ -1528,6 +1548,9 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 
 	old = b->ghosts_nr;
 	vhash_clear(&b->pid_index);
+	if (vmon_get_stats(vmon, &st) == 0 &&
+	    rows_reserve(snap, st.procs + (b->threads ? st.threads : 0) + b->ghosts_nr) < 0)
+		return -1;
 	if (add_system(b, snap) < 0 || add_tree(b, snap, boottime, dt_ticks) < 0 ||
 	    add_ghosts(b, snap, old) < 0)
 		return -1;
