@@ -14,14 +14,22 @@
  *					thread's status is the process's
  *	feed_child exec CODE		a thread other than the leader execs
  *					"feed_child wait CODE exec-from-thread"
+ *	feed_child storm N [ARGLEN]	N lives one after the other, life i
+ *					"feed_child exit i%200 kkk..." (ARGLEN
+ *					bytes of argument); each one's pid on a
+ *					line of stdout once it is reaped, then
+ *					"end" (a storm at this program's speed,
+ *					not at that of a sanitized test)
  *
  * The thread modes write one byte to stdout when the test may look.  It is
  * built without sanitizers: the tests exec it thousands of times.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *code_arg;
@@ -70,6 +78,34 @@ static void *thread_execs(void *arg)
 	_exit(127);
 }
 
+static int storm(int n, size_t arglen)
+{
+	char *arg = malloc(arglen + 1), code[16];
+
+	if (!arg || readlink("/proc/self/exe", self_path, sizeof(self_path) - 1) <= 0)
+		return 126;
+	memset(arg, 'k', arglen);
+	arg[arglen] = '\0';
+	for (int i = 0; i < n; i++) {
+		int status;
+		pid_t pid;
+
+		snprintf(code, sizeof(code), "%d", i % 200);
+		pid = fork();
+		if (pid < 0)
+			return 126;
+		if (pid == 0) {
+			execl(self_path, "feed_child", "exit", code, arg, (char *)NULL);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) != pid)
+			return 126;
+		printf("%d\n", (int)pid);
+	}
+	printf("end\n");
+	return fflush(stdout) == 0 ? 0 : 126;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th;
@@ -79,6 +115,8 @@ int main(int argc, char **argv)
 	code_arg = argv[2];
 	if (strcmp(argv[1], "exit") == 0)
 		return atoi(code_arg);
+	if (strcmp(argv[1], "storm") == 0)
+		return storm(atoi(code_arg), argc > 3 ? (size_t)atoi(argv[3]) : 0);
 	if (strcmp(argv[1], "wait") == 0) {
 		wait_eof();
 		return atoi(code_arg);
