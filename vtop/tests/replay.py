@@ -101,6 +101,24 @@ def log_events(path):
     return out
 
 
+def record_spans(data, kind):
+    """Where each whole record of that kind starts and ends, in a log's bytes (vmon_log(5)'s framing)."""
+    c = Bytes(data, 12)
+    out = []
+    while c.pos < len(data):
+        start, k = c.pos, data[c.pos]
+        c.pos += 1
+        length = c.varint()
+        c.pos += 1  # the CRC-8 of kind and length
+        end = c.pos + length
+        if end + 4 > len(data):
+            break
+        if k == kind:
+            out.append((start, end + 4))
+        c.pos = end + 4
+    return out
+
+
 def with_page_size(data, page):
     """The log with its header's page size made page, the header framed again (tiny_log.py's record())."""
     c = Bytes(data, 12)
@@ -242,11 +260,15 @@ try:
     else:
         print("the recording had no event feed (%s): its events are the samples' differences" % feed)
 
-    # a log cut short: the whole samples before the cut
+    # a log cut short, halfway into its last sample: the whole samples before the cut (a cut at a
+    # tenth of the bytes from the end fell into the first sample when the machine had a thousand
+    # idle processes: the first sample is every process whole, the others a few bytes each)
     data = open(log, "rb").read()
     cut = os.path.join(tmp, "cut.vlog")
+    samples = record_spans(data, 2)
+    check(len(samples) >= 3, "the recording has %d samples" % len(samples))
     with open(cut, "wb") as f:
-        f.write(data[:len(data) * 9 // 10])
+        f.write(data[:sum(samples[-1]) // 2])
     b = vtop("-r", cut, "-b", "--format", "json").stdout.splitlines()
     check(0 < len(b) < 12 and b == live.splitlines()[:len(b)], "a cut log: its first %d refreshes, as they were"
           % len(b))
