@@ -43,42 +43,37 @@
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h: "I am a kernel thread" */
 
-/* per node, on proc->foo: what the previous sample saw */
+/*
+ * Per node, on proc->foo: what the previous sample saw.  One block a
+ * process, 56 bytes (a 64-byte malloc chunk, not 112): no copy of the
+ * arguments and no second command text (see set_command()).
+ */
 struct vt_priv {
 	unsigned long long	ticks;		/* utime + stime */
 	unsigned long long	read_bytes;
 	unsigned long long	write_bytes;
-	unsigned long long	exited_seq;	/* the snapshot that showed it exited (and kept its ghost), 0 none */
 	/*
-	 * The last command line a process showed.  A zombie's cmdline reads
-	 * empty (its memory is gone, and the library reports what /proc
-	 * shows), but a process that just exited should still be known by
-	 * its arguments, on its row and in the event log.  Most of the time
-	 * it is the text made last: then it is that one (command == made),
-	 * owned by command, not a copy.
+	 * The row's command text as set_command() made it last (made_how
+	 * says how: command_how()): escaping every command line again each
+	 * refresh was a fifth of what vtop itself spent per refresh at 5,000
+	 * processes, for text that changes only at exec.  Made from the
+	 * arguments, it is also the process's last command line: a zombie's
+	 * cmdline reads empty (its memory is gone, and the library reports
+	 * what /proc shows, unless the event feed gave it the arguments), but
+	 * a process that just exited should still be known by its arguments,
+	 * on its row and in the event log; so a row without arguments does
+	 * not replace a text made from them (command_ending()).
 	 */
-	char			*command;
-	/*
-	 * The row's command text as set_command() made it last, and what it
-	 * made it from (the arguments, each with its NUL, or comm; and how):
-	 * escaping every command line again each refresh was a fifth of what
-	 * vtop itself spent per refresh at 5,000 processes, for text that
-	 * changes only at exec.
-	 */
-	char			*made_from;
 	char			*made;
 	struct vt_share		*share;		/* its stores as last copied */
-	/* lengths and offsets in one command line (under ARG_MAX): a node's history in 96 bytes, not 136 */
-	unsigned		arg0_len;
-	unsigned		arg0_base;
-	unsigned		made_from_len;
-	unsigned		made_how;
-	unsigned		made_len;
+	/* offsets in one command line (under ARG_MAX) */
 	unsigned		made_arg0_len;
 	unsigned		made_arg0_base;
 	int			made_gen;	/* the sample (vmon->generation) made was last found right for */
-	bool			have_ticks;
-	bool			have_io;
+	unsigned short		made_how;
+	bool			have_ticks:1;
+	bool			have_io:1;
+	bool			shown_exited:1;	/* a snapshot showed it exited (and kept its ghost) */
 };
 
 /*
@@ -475,46 +470,11 @@ static void priv_dtor(vmon_t *vmon, vmon_proc_t *proc)
 
 	(void)vmon;
 	if (priv) {
-		if (priv->made != priv->command)
-			free(priv->made);
-		free(priv->command);
-		free(priv->made_from);
+		free(priv->made);
 		share_put(priv->share);
 	}
 	free(priv);
 	proc->foo = NULL;
-}
-
-/* a row with arguments updates the node's last command line; a zombie's or a dead one's falls back on it */
-static void last_command(vt_snapshot_t *snap, vt_row_t *row, const vmon_proc_stat_t *s, struct vt_priv *priv)
-{
-	bool has_args = s && s->argc > 0 && !(row->flags & VT_ROW_THREAD);
-
-	if (!priv)
-		return;
-	if (has_args) {
-		/* (borrowing, an unchanged row's text is the node's own: no need to compare) */
-		if (!priv->command || (priv->command != row->command && strcmp(priv->command, row->command) != 0)) {
-			/* the text made last, if it is this one, else a copy */
-			char *copy = priv->made && !strcmp(priv->made, row->command) ? priv->made : strdup(row->command);
-
-			if (!copy)
-				return;
-			if (priv->command != priv->made)
-				free(priv->command);
-			priv->command = copy;
-		}
-		priv->arg0_len = row->arg0_len;
-		priv->arg0_base = row->arg0_base;
-	} else if (priv->command && s && (s->state == 'Z' || s->state == 'X' || (row->flags & VT_ROW_EXITED))) {
-		const char *copy = vt_arena_strndup(&snap->arena, priv->command, strlen(priv->command));
-
-		if (!copy)
-			return;
-		row->command = copy;
-		row->arg0_len = priv->arg0_len;
-		row->arg0_base = priv->arg0_base;
-	}
 }
 
 void vt_builder_init(vt_builder_t *b, vmon_t *vmon)
@@ -645,12 +605,6 @@ static unsigned command_how(bool use_argv, bool brackets, unsigned escape_flags)
 	return (unsigned)use_argv | (unsigned)brackets << 1 | escape_flags << 2;
 }
 
-/* the bytes of comm (none without its text) */
-static size_t comm_len(const vmon_proc_stat_t *s)
-{
-	return s->comm.array ? s->comm.len : 0;
-}
-
 /*
  * The row's text is what set_command() made last for this node, found
  * without reading the arguments: made from this node's own store at the
@@ -659,7 +613,7 @@ static size_t comm_len(const vmon_proc_stat_t *s)
  * is made from argv or from comm).  A live tree's changed bits are this
  * sample's (a replay's are its log's: b->live false).  Comparing every
  * argument with the text's input each refresh read three or four cache
- * lines a row that nothing else needs (argv[], the arguments, made_from):
+ * lines a row that nothing else needs (argv[], the arguments, their copy):
  * at 10,000 idle processes, a tenth of what vtop -b spent in user space.
  */
 static bool command_unchanged(const vt_builder_t *b, const struct vt_priv *priv, const vmon_proc_t *proc,
@@ -681,75 +635,57 @@ static bool command_unchanged(const vt_builder_t *b, const struct vt_priv *priv,
 	return true;
 }
 
-/* is the row's text what set_command() made last for this node: the same input, the same way? */
-static bool command_made(const struct vt_priv *priv, unsigned how, const vmon_proc_stat_t *s, bool use_argv)
+/*
+ * Is the text just made into scratch (len bytes, in brackets or not) the
+ * node's last one, made the same way, with the same argv[0]?  Then that one
+ * stays (no new block, nor freeing the old).  This compares what is shown,
+ * not what it was made from: the node keeps no copy of its arguments (a
+ * second copy of the library's cmdline, 200 bytes or more a process) nor a
+ * hash of them, as a hash that matches proves nothing: a process that sets
+ * two titles of the same length whose 64-bit hashes collide (it chooses
+ * both: about 2^32 tries by the birthday bound, whatever the hash) would go
+ * on showing the first after setting the second.
+ * command_unchanged() finds an unchanged text without making it, by the
+ * library's changed bits, exactly; this is for what they cannot vouch for
+ * (a replay, a copy of the stores, a comm that changed beside unchanged
+ * arguments), at the cost of escaping the line again.
+ */
+static bool command_made(const struct vt_priv *priv, unsigned how, const char *scratch, size_t len, bool brackets,
+			 const vt_row_t *row)
 {
-	const char *k = priv->made_from, *end = k + priv->made_from_len;
+	const char *m = priv->made;
 
-	if (!priv->made || priv->made_how != how)
+	if (!m || priv->made_how != how || priv->made_arg0_len != row->arg0_len ||
+	    priv->made_arg0_base != row->arg0_base)
 		return false;
-	if (!use_argv)
-		return comm_len(s) == priv->made_from_len && (!priv->made_from_len || !memcmp(k, s->comm.array, priv->made_from_len));
-	for (int i = 0; s->argv[i]; i++) {
-		size_t n = strlen(s->argv[i]) + 1;
-
-		if ((size_t)(end - k) < n || memcmp(k, s->argv[i], n) != 0)
-			return false;
-		k += n;
-	}
-	return k == end;
+	if (brackets && *m++ != '[')
+		return false;
+	if (strnlen(m, len) != len || memcmp(m, scratch, len) != 0)
+		return false;
+	m += len;
+	return brackets ? m[0] == ']' && m[1] == '\0' : m[0] == '\0';
 }
 
 /*
- * Remember the row's text and its input for the next refresh (not
- * remembered: made again, no error).  own is the row's text if it is
- * already a block of its own (malloc'd for the node: vtop -b's rows), taken
- * as it is instead of copied; false when not remembered, own not taken.
+ * Remember the row's text for the next refresh (not remembered: made again,
+ * no error).  own is the row's text if it is already a block of its own
+ * (malloc'd for the node: vtop -b's rows), taken as it is instead of
+ * copied; false when not remembered, own not taken.
  */
-static bool command_remember(struct vt_priv *priv, unsigned how, const vmon_proc_stat_t *s, bool use_argv,
-			     const vt_row_t *row, size_t len, char *own)
+static bool command_remember(struct vt_priv *priv, unsigned how, const vt_row_t *row, size_t len, char *own)
 {
-	size_t from_len = 0;
-	char *from, *made;
+	char *made;
 
-	if (use_argv) {
-		for (int i = 0; s->argv[i]; i++)
-			from_len += strlen(s->argv[i]) + 1;
-	} else {
-		from_len = comm_len(s);
-	}
-	if (from_len > UINT_MAX || len > UINT_MAX)
+	if (how > USHRT_MAX || len > UINT_MAX)
 		return false;
-	from = malloc(from_len ? from_len : 1);
 	made = own ? own : malloc(len + 1);
-	if (!from || !made) {
-		free(from);
-		if (!own)
-			free(made);
+	if (!made)
 		return false;
-	}
-	if (use_argv) {
-		char *p = from;
-
-		for (int i = 0; s->argv[i]; i++) {
-			size_t n = strlen(s->argv[i]) + 1;
-
-			memcpy(p, s->argv[i], n);
-			p += n;
-		}
-	} else if (from_len) {
-		memcpy(from, s->comm.array, from_len);
-	}
 	if (!own)
 		memcpy(made, row->command, len + 1);
-	free(priv->made_from);
-	if (priv->made != priv->command)
-		free(priv->made);
-	priv->made_from = from;
-	priv->made_from_len = (unsigned)from_len;
-	priv->made_how = how;
+	free(priv->made);
 	priv->made = made;
-	priv->made_len = (unsigned)len;
+	priv->made_how = (unsigned short)how;
 	priv->made_arg0_len = row->arg0_len;
 	priv->made_arg0_base = row->arg0_base;
 	return true;
@@ -792,9 +728,11 @@ static int command_again(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, st
 		text = priv->made;
 		row->flags |= VT_ROW_BORROWED;
 	} else {
-		text = command_room(snap, sh, priv->made_len + 1);
+		size_t size = strlen(priv->made) + 1;
+
+		text = command_room(snap, sh, size);
 		if (text)
-			memcpy(text, priv->made, priv->made_len + 1);
+			memcpy(text, priv->made, size);
 	}
 	if (!text)
 		return -1;
@@ -805,6 +743,25 @@ static int command_again(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, st
 	return 0;
 }
 
+/*
+ * A process that shows no arguments now but did (its last text was made
+ * from them) keeps that text: a zombie's or a dead one's row shows it, as
+ * its last command line; a live one shows [comm] without forgetting it
+ * (caught inside its exit, its memory gone before it is a zombie).
+ * Returns 1 when the row's text is set, 0 when it is made as any other's
+ * (remember false: not in place of the last one), or -1.
+ */
+static int command_ending(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, struct vt_share *sh,
+			  struct vt_priv *priv, const vmon_proc_stat_t *s, unsigned how, bool *remember)
+{
+	if ((row->flags & VT_ROW_THREAD) || !priv || !priv->made || !(priv->made_how & 1u))
+		return 0;
+	*remember = false;
+	if (s->state != 'Z' && s->state != 'X' && !(row->flags & VT_ROW_EXITED))
+		return 0;
+	return command_again(b, snap, row, sh, priv, how) < 0 ? -1 : 1;
+}
+
 /* the command line, escaped once per exec here so that drawing, filtering and every format share it */
 static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, const vmon_proc_t *proc,
 		       const vmon_proc_stat_t *s, struct vt_priv *priv)
@@ -812,12 +769,13 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 	const vmon_field_t *argv_f = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_ARGV];
 	const vmon_field_t *comm_f = &vmon_proc_store_descs[VMON_STORE_PROC_STAT].fields[VMON_PROC_STAT_COMM];
 	struct vt_share *sh = row_share(row);
+	bool use_argv, brackets, remember = priv != NULL;
 	const vmon_field_t *f;
-	bool use_argv, brackets;
 	unsigned how;
 	size_t len;
 	char *text;
 	bool own;
+	int r;
 
 	if (!s) {
 		row->command = "?";
@@ -829,6 +787,8 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 	brackets = !use_argv && !(row->flags & VT_ROW_THREAD);
 	f = use_argv ? argv_f : comm_f;
 	how = command_how(use_argv, brackets, b->escape_flags);
+	if (!use_argv && (r = command_ending(b, snap, row, sh, priv, s, how, &remember)) != 0)
+		return r < 0 ? -1 : 0;
 	if (sh && sh->command && sh->command_how == how) {
 		/* made from these very stores (s is the shared copy's) */
 		row->command = sh->command;
@@ -836,8 +796,6 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		row->arg0_base = sh->arg0_base;
 		return 0;
 	}
-	if (priv && command_made(priv, how, s, use_argv))
-		return command_again(b, snap, row, sh, priv, how);
 	/* escaped into the scratch buffer once, grown and done again only for a longer line */
 	for (;;) {
 		len = (size_t)vmon_field_format(f, s, b->scratch, b->scratch_cap, b->escape_flags);
@@ -850,12 +808,25 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		b->scratch = bigger;
 		b->scratch_cap = len + 256;
 	}
+	/* where the program's name is in it: argv[0]'s text, up to its last '/' */
+	row->arg0_len = use_argv ? vmon_escape(NULL, 0, s->argv[0], strlen(s->argv[0]), b->escape_flags) : len + 2 * brackets;
+	if (row->arg0_len > len + 2 * brackets)
+		row->arg0_len = len + 2 * brackets;
+	row->arg0_base = 0;
+	if (use_argv) {
+		for (size_t i = 0; i + 1 < row->arg0_len; i++) {
+			if (b->scratch[i] == '/')
+				row->arg0_base = i + 1;
+		}
+	}
+	if (remember && command_made(priv, how, b->scratch, len, brackets, row))
+		return command_again(b, snap, row, sh, priv, how);
 	/*
 	 * Borrowing, the node's remembered text is the row's from the next
 	 * refresh on; made there from the first, it is not also in the
 	 * snapshot's arena (whose chunks stay: 0.5 MB at 10,000 processes)
 	 */
-	own = b->borrow && priv;
+	own = b->borrow && remember;
 	text = own ? malloc(len + 3) : command_room(snap, sh, len + 3);
 	if (!text)
 		return -1;
@@ -868,19 +839,9 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		len += 2;
 	}
 	row->command = text;
-	row->arg0_len = use_argv ? vmon_escape(NULL, 0, s->argv[0], strlen(s->argv[0]), b->escape_flags) : len;
-	if (row->arg0_len > len)
-		row->arg0_len = len;
-	row->arg0_base = 0;
-	if (use_argv) {
-		for (size_t i = 0; i + 1 < row->arg0_len; i++) {
-			if (text[i] == '/')
-				row->arg0_base = i + 1;
-		}
-	}
 	command_share(sh, row, how);
 	if (own) {
-		if (command_remember(priv, how, s, use_argv, row, len, text)) {
+		if (command_remember(priv, how, row, len, text)) {
 			priv->made_gen = b->vmon->generation;
 			row->flags |= VT_ROW_BORROWED;
 			return 0;
@@ -889,7 +850,7 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		free(text);
 		return row->command ? 0 : -1;
 	}
-	if (priv && command_remember(priv, how, s, use_argv, row, len, NULL))
+	if (remember && command_remember(priv, how, row, len, NULL))
 		priv->made_gen = b->vmon->generation;
 	return 0;
 }
@@ -1050,7 +1011,6 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	}
 	if (set_command(b, snap, row, proc, s, priv) < 0)
 		return NULL;
-	last_command(snap, row, s, priv);
 	return row;
 }
 
@@ -1458,7 +1418,7 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 		if (!s)
 			continue;	/* found but not read yet (monitored between samples) */
 		priv = proc->foo;
-		if (proc->is_stale && priv && priv->exited_seq) {
+		if (proc->is_stale && priv && priv->shown_exited) {
 			/* shown exited when it was found gone, a sample ago: its ghost stands for it now */
 			list_for_each_entry_reverse(child, &proc->children, siblings) {
 				if (push(&stack, &nr, &cap, child, w.parent) < 0)
@@ -1489,7 +1449,7 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 			if (keep_ghost(b, row) < 0)
 				goto fail;
 			if (priv && !proc->is_stale)
-				priv->exited_seq = b->seq;
+				priv->shown_exited = true;
 		}
 children:
 		list_for_each_entry_reverse(child, &proc->children, siblings) {

@@ -1295,6 +1295,125 @@ static void test_command_after_exec(void **state)
 	world_close(&w);
 }
 
+/* pid 400's stat line again: comm, state, and where its arguments start (an exec moves them) */
+static void stat_400(world_t *w, const char *comm, char state, unsigned long long arg_start)
+{
+	fixture_stat_t st;
+
+	fixture_stat_init(&st, 400, 1, comm, state, 900);
+	fixture_stat_set(&st, 48, "%llu", arg_start);
+	fixture_stat_set(&st, 49, "%llu", arg_start + 100);
+	if (state == 'Z') {
+		for (int f = 26; f <= 28; f++)
+			fixture_stat_set(&st, f, "0");
+	}
+	fixture_stat_write(&w->fx, "400/stat", &st, FIXTURE_STAT_FIELDS, true);
+}
+
+/*
+ * pid 400's arguments rewritten (len bytes, each argument with its NUL), as
+ * setproctitle() does in place.  The library reads a title again every 5 s
+ * of the real clock, or at once on an exec's signs: the stat line's
+ * argument addresses move here, for the test not to wait.
+ */
+static void cmdline_400(world_t *w, const char *comm, const char *bytes, size_t len)
+{
+	static unsigned long long arg_start = 140730000010000ULL;
+
+	fixture_write(&w->fx, "400/cmdline", bytes, len);
+	arg_start += 1000;
+	stat_400(w, comm, 'S', arg_start);
+}
+
+/* one refresh in which pid 400 ran after its arguments' refresh was due: the library reads them again */
+static const vt_row_t *refresh_400(world_t *w, double secs)
+{
+	fixture_ran(&w->fx, 400);
+	tick(w, secs);
+	sample(w);
+	return row_of(w, 400);
+}
+
+/*
+ * A node keeps no copy of the arguments its text was made from, and no
+ * hash stands for them: whatever a process does to its arguments, its row
+ * shows them, copied out (a replay, the tests' world) or borrowed (vtop -b,
+ * the screen).  An exec to arguments of the same length and comm, titles
+ * set in place (other bytes of the same length; the same text from one
+ * argument instead of two, whose argv[0] is longer), a comm changed beside
+ * unchanged arguments (the text kept, not made again, when borrowed), then
+ * a live moment without arguments ([comm]) and a zombie and a dead row that
+ * show the last arguments it had.
+ */
+static void test_command_same_length(void **state)
+{
+	static const char *const before[] = { "/bin/worker", "aaaa", NULL };
+	static const char *const after[] = { "/bin/worker", "bbbb", NULL };
+
+	for (int borrow = 0; borrow < 2; borrow++) {
+		const vt_row_t *r;
+		const char *text;
+		world_t w;
+
+		world_open(&w);
+		vt_source_set_borrow(&w.src, borrow);
+		fixture_proc(&w.fx, 400, 1, NULL, 'S', 900, before);
+		for (int i = 0; i < 3; i++) {
+			r = refresh_400(&w, 1);
+			assert_string_equal(r->command, "/bin/worker aaaa");
+		}
+		/* exec: other bytes, the same length, the same comm */
+		fixture_proc(&w.fx, 400, 1, NULL, 'S', 900, after);
+		stat_400(&w, "worker", 'S', 140730000005000ULL);
+		r = refresh_400(&w, 1);
+		assert_string_equal(r->command, "/bin/worker bbbb");
+		assert_int_equal(r->arg0_len, strlen("/bin/worker"));
+		assert_int_equal(r->arg0_base, strlen("/bin/"));
+		r = refresh_400(&w, 1);
+		assert_string_equal(r->command, "/bin/worker bbbb");
+		/* a title set in place: other bytes of the same length */
+		cmdline_400(&w, "worker", "/bin/worker\0bbab", 17);
+		r = refresh_400(&w, 1);
+		assert_string_equal(r->command, "/bin/worker bbab");
+		/* the same text as one argument: argv[0] is all of it now */
+		cmdline_400(&w, "worker", "/bin/worker bbab", 17);
+		r = refresh_400(&w, 1);
+		assert_string_equal(r->command, "/bin/worker bbab");
+		assert_int_equal(r->arg0_len, strlen("/bin/worker bbab"));
+		cmdline_400(&w, "worker", "/bin/worker\0bbab", 17);
+		r = refresh_400(&w, 1);
+		assert_int_equal(r->arg0_len, strlen("/bin/worker"));
+		/* comm changed (prctl(PR_SET_NAME)), the arguments not: the text stays */
+		text = r->command;
+		stat_400(&w, "wrk", 'S', 140730000030000ULL);
+		r = refresh_400(&w, 1);
+		assert_string_equal(r->command, "/bin/worker bbab");
+		if (borrow)
+			assert_ptr_equal(r->command, text);
+		/* its memory gone while it still runs: [comm], then a zombie with its last arguments */
+		cmdline_400(&w, "wrk", "", 0);
+		r = refresh_400(&w, 1);
+		assert_string_equal(r->command, "[wrk]");
+		stat_400(&w, "wrk", 'Z', 140730000005000ULL);
+		for (int i = 0; i < 2; i++) {
+			r = refresh_400(&w, 1);
+			assert_int_equal(r->state, 'Z');
+			assert_string_equal(r->command, "/bin/worker bbab");
+			assert_int_equal(r->arg0_len, strlen("/bin/worker"));
+		}
+		fixture_remove(&w.fx, "400");
+		tick(&w, 1);
+		sample(&w);
+		r = row_of(&w, 400);
+		assert_true(r->flags & VT_ROW_EXITED);
+		assert_string_equal(r->command, "/bin/worker bbab");
+		tick(&w, 1);
+		sample(&w);
+		assert_string_equal(row_of(&w, 400)->command, "/bin/worker bbab");	/* its ghost */
+		world_close(&w);
+	}
+}
+
 static void test_escaped_command(void **state)
 {
 	static const char *const argv[] = { "/tmp/\x1b]2;pwned\x07", "a\xff" "b", NULL };
@@ -2054,6 +2173,7 @@ int main(void)
 		cmocka_unit_test(test_new_rows_and_cpu),
 		cmocka_unit_test(test_escaped_command),
 		cmocka_unit_test(test_command_after_exec),
+		cmocka_unit_test(test_command_same_length),
 		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_rollup_visible),
 		cmocka_unit_test(test_number_text),
