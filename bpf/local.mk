@@ -17,7 +17,9 @@
 #   bpf/vmlinux.h	every kernel type, from $(VMLINUX_BTF) (bpftool btf dump);
 #			CO-RE relocates the program to whatever kernel loads it
 #   bpf/feed.bpf.o	the program, debug info stripped (BTF kept)
-#   bpf/feed.lskel.h	the light skeleton libvmon/feed/feed_bpf.c includes
+#   bpf/feed.lskel.h	the light skeleton libvmon/feed/feed_bpf.c includes, its
+#			loader's blobs moved to a section libvmon gives back
+#			after a load (bpf/lskel-sections.awk)
 #   bpf/iter.bpf.o, bpf/iter.lskel.h
 #			the task iterator (libvmon/sources/iter.c), whose record
 #			(bpf/iter.h) is generated from the defs/ tables
@@ -26,7 +28,7 @@
 # stops here with a message: point VMLINUX_BTF at a BTF file of any recent
 # kernel (make VMLINUX_BTF=/path/to/vmlinux), or configure --disable-bpf.
 
-EXTRA_DIST += bpf/feed.bpf.c bpf/feed.h bpf/iter.bpf.c bpf/iter.h
+EXTRA_DIST += bpf/feed.bpf.c bpf/feed.h bpf/iter.bpf.c bpf/iter.h bpf/lskel-sections.awk
 
 if HAVE_BPF
 VMLINUX_BTF = /sys/kernel/btf/vmlinux
@@ -45,19 +47,21 @@ bpf/feed.bpf.o: $(srcdir)/bpf/feed.bpf.c $(srcdir)/bpf/feed.h bpf/vmlinux.h
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -I$(builddir)/bpf -I$(srcdir)/bpf $(LIBBPF_CFLAGS) \
 		-c $(srcdir)/bpf/feed.bpf.c -o $@.tmp && $(LLVM_STRIP) -g $@.tmp && mv $@.tmp $@
 
-bpf/feed.lskel.h: bpf/feed.bpf.o
-	$(AM_V_GEN)$(BPFTOOL) gen skeleton -L bpf/feed.bpf.o name feed_bpf >$@.tmp && mv $@.tmp $@
+bpf/feed.lskel.h: bpf/feed.bpf.o $(srcdir)/bpf/lskel-sections.awk
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton -L bpf/feed.bpf.o name feed_bpf >$@.raw && \
+		$(AWK) -f $(srcdir)/bpf/lskel-sections.awk $@.raw >$@.tmp && rm -f $@.raw && mv $@.tmp $@
 
 bpf/iter.bpf.o: $(srcdir)/bpf/iter.bpf.c $(srcdir)/bpf/iter.h bpf/vmlinux.h $(VMON_DEFS:%=$(srcdir)/%)
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -I$(builddir)/bpf -I$(srcdir)/bpf -I$(srcdir) $(LIBBPF_CFLAGS) \
 		-c $(srcdir)/bpf/iter.bpf.c -o $@.tmp && $(LLVM_STRIP) -g $@.tmp && mv $@.tmp $@
 
-bpf/iter.lskel.h: bpf/iter.bpf.o
-	$(AM_V_GEN)$(BPFTOOL) gen skeleton -L bpf/iter.bpf.o name iter_bpf >$@.tmp && mv $@.tmp $@
+bpf/iter.lskel.h: bpf/iter.bpf.o $(srcdir)/bpf/lskel-sections.awk
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton -L bpf/iter.bpf.o name iter_bpf >$@.raw && \
+		$(AWK) -f $(srcdir)/bpf/lskel-sections.awk $@.raw >$@.tmp && rm -f $@.raw && mv $@.tmp $@
 
 BUILT_SOURCES += bpf/feed.lskel.h bpf/iter.lskel.h
 CLEANFILES += bpf/vmlinux.h bpf/vmlinux.h.tmp bpf/feed.bpf.o bpf/feed.bpf.o.tmp bpf/feed.lskel.h bpf/feed.lskel.h.tmp \
-	bpf/iter.bpf.o bpf/iter.bpf.o.tmp bpf/iter.lskel.h bpf/iter.lskel.h.tmp
+	bpf/feed.lskel.h.raw bpf/iter.bpf.o bpf/iter.bpf.o.tmp bpf/iter.lskel.h bpf/iter.lskel.h.tmp bpf/iter.lskel.h.raw
 
 libvmon_libvmon_la_SOURCES += libvmon/feed/feed_bpf.c libvmon/feed/bpf_ring.c libvmon/feed/bpf_ring.h \
 	libvmon/util/light_skel.c libvmon/util/light_skel.h

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <link.h>
 #include <linux/capability.h>
 #ifdef HAVE_MALLINFO2
 #include <malloc.h>
@@ -1442,6 +1443,62 @@ static int held_map_fd(unsigned long *entries)
 	return fd;
 }
 
+/* libvmon.so's segment of the loaders' section, up to .eh_frame_hdr after it if that is there */
+struct loader_segment {
+	uintptr_t	start, end;
+};
+
+static int find_loader_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct loader_segment *seg = arg;
+
+	(void)size;
+	if (!strstr(info->dlpi_name, "libvmon.so"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		/* bpf/lskel-sections.awk: the only read-only segment aligned to 64 KiB, the section first */
+		if (ph->p_type == PT_LOAD && ph->p_align >= 65536 && !(ph->p_flags & (PF_W | PF_X))) {
+			seg->start = info->dlpi_addr + ph->p_vaddr;
+			seg->end = seg->start + ph->p_memsz;
+		}
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		uintptr_t at = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME && at > seg->start && at < seg->end)
+			seg->end = at;
+	}
+	return 1;
+}
+
+/*
+ * How many pages of the light skeletons' loaders are mapped in this
+ * process (/proc/self/pagemap): none once a load has run, though every
+ * load reads them (util/light_skel.c, light_skel_drop_loaders()).
+ */
+static int loader_pages_mapped(void)
+{
+	struct loader_segment seg = { 0, 0 };
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	int fd, mapped = 0;
+
+	dl_iterate_phdr(find_loader_segment, &seg);
+	assert_true(seg.end > seg.start);
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	for (uintptr_t at = seg.start; at < seg.end; at += page) {
+		uint64_t entry;
+
+		assert_int_equal(pread(fd, &entry, sizeof(entry), (off_t)(at / page * sizeof(entry))), sizeof(entry));
+		mapped += (int)(entry >> 63);
+	}
+	close(fd);
+	print_message("the loaders' %lu pages: %d mapped\n", (unsigned long)((seg.end - seg.start) / page), mapped);
+	return mapped;
+}
+
 static unsigned long held_entries_open(void)
 {
 	unsigned long entries;
@@ -1563,6 +1620,7 @@ static void test_held_sized_by_need(void **state)
 	skip_without_iter();
 	init_sampler(&vmon, VMON_SAMPLER_ITER);
 	entries = held_entries_open();
+	assert_int_equal(loader_pages_mapped(), 0);
 	print_message("%lu tasks: a held table of %lu entries\n", tasks, entries);
 	assert_true(entries >= 1024);
 	assert_true(entries <= 1024 || entries <= 3 * tasks);
@@ -1591,6 +1649,7 @@ static void test_held_sized_by_need(void **state)
 	print_message("%d children: the table grew to %lu entries, %d of them held; a pass read %llu bytes with every "
 		      "record whole, %llu idle\n", nr, grown, held, whole, idle);
 	assert_true(grown > entries);
+	assert_int_equal(loader_pages_mapped(), 0);	/* read again by the new table's load, and given back */
 	assert_true(2 * grown >= 3 * (unsigned long)nr);
 	assert_int_equal(held, nr);
 	idle_check(idle, (unsigned long long)nr * sizeof(struct iter_rec) / 4);

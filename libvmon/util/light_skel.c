@@ -1,13 +1,15 @@
 /*
- * light_skel.c: the kernel's reason for refusing a light skeleton's load
- * (light_skel.h).
+ * light_skel.c: the kernel's reason for refusing a light skeleton's load,
+ * and the loaders' pages given back after one (light_skel.h).
  */
 #include "config.h"
 
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "util/light_skel.h"
@@ -24,6 +26,43 @@
  * last loaded program's log, which ends in statistics alone: no reason.
  */
 #define LIGHT_SKEL_LOG_BYTES	(64 * 1024)
+
+/*
+ * The loaders' data and instructions (about 140 KB for the two skeletons)
+ * are read by one bpf(2) call in each load, which copies them into the
+ * kernel, and never again until the next load.  As constants in .rodata
+ * they stayed resident in every client: a private read-only mapping of
+ * libvmon.so, whose pages the kernel drops only under memory pressure.
+ * MADV_DONTNEED unmaps them at once; read again (the iterator loads its
+ * program again when its held table is resized) they fault in from the
+ * file, the same bytes, as they did the first time.
+ *
+ * Giving back the blobs' pages among other constants was not enough: a
+ * fault maps the file's pages already in the page cache around it, in a
+ * window of 64 KiB aligned on 64 KiB (fault-around), so reading any
+ * constant near them mapped most of them back.  That is why they have a
+ * section of their own, vmon_bpf_loader (bpf/lskel-sections.awk), in which
+ * each skeleton's blobs are one struct aligned to 64 KiB and padded to a
+ * multiple of it: the section is whole windows that hold nothing else.
+ * (The linker gives the section's segment that alignment, and ld.so maps
+ * the library at an address aligned to it.)  The section's bounds are the
+ * linker's __start_ and __stop_ symbols; weak, for a program of this file
+ * without the skeletons (the unit test).
+ */
+extern const char __start_vmon_bpf_loader[] __attribute__((weak));
+extern const char __stop_vmon_bpf_loader[] __attribute__((weak));
+
+void light_skel_drop_loaders(void)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = ((uintptr_t)__start_vmon_bpf_loader + page - 1) & ~(page - 1);
+	uintptr_t stop = (uintptr_t)__stop_vmon_bpf_loader & ~(page - 1);
+	int saved = errno;	/* the load's own errno, which the skeleton's caller reads */
+
+	if (__start_vmon_bpf_loader && stop > start)
+		madvise((void *)start, stop - start, MADV_DONTNEED);
+	errno = saved;
+}
 
 int light_skel_iter_create(int link_fd)
 {

@@ -1,8 +1,9 @@
 /*
  * light_skel.h: what the event feed and the task iterator share in loading
  * their BPF programs, which are light skeletons (bpf/local.mk): the
- * kernel's reason when it refuses one, and the one bpf(2) call their use
- * needs beyond the generated code: with these, no libbpf at run time.
+ * kernel's reason when it refuses one, the one bpf(2) call their use
+ * needs beyond the generated code (with these, no libbpf at run time), and
+ * the loaders' memory given back once they have run.
  *
  * A load is first tried without the verifier's log (a log costs the
  * verifier time on every load that succeeds); after one failed, it is
@@ -49,6 +50,13 @@ void light_skel_log_on(struct bpf_loader_ctx *ctx, char **log);
 void light_skel_reason(char *log, char *said, size_t said_size);
 /* a new read of the iterator attached as link_fd (bpf(2)'s BPF_ITER_CREATE): its fd, or -1 */
 int light_skel_iter_create(int link_fd);
+
+/*
+ * The skeletons' loader blobs (section vmon_bpf_loader) given back to the
+ * kernel: each skeleton's load calls it once its loader has run
+ * (bpf/lskel-sections.awk).
+ */
+void light_skel_drop_loaders(void);
 
 /* is err an errno the verifier refuses a program with (and its log says why)? */
 static inline int light_skel_refused(int err)
