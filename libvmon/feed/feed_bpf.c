@@ -26,7 +26,7 @@
  *
  * The ring is sized by need (unless the caller asked for a size): the
  * programs write to the ring user space put in the slot of their rings[]
- * map, BPF_RING_LEAST bytes at first.  A drain that finds more than a quarter
+ * map, BPF_RING_FIRST bytes at first.  A drain that finds more than a quarter
  * of it waiting, or events lost, puts a ring four times its size in the slot
  * (up to BPF_RING_MOST); after BPF_RING_CALM_NS in which no drain found more
  * waiting than a quarter of BPF_RING_LEAST, a ring of that size.  The ring
@@ -57,20 +57,21 @@
 
 /*
  * A ring's data is mapped once (bpf_ring.c) and resident from the start:
- * its size is the caller's memory.  256 KiB holds the lives of about 640
+ * its size is the caller's memory.  1 MiB holds the lives of about 2,500
  * processes (a fork and an exit take 112 bytes each with the ring's header,
- * an exec 150 and more with its path and arguments): 80 ms of an 8,000/s
- * storm, for a reader that keeps up.  One that polls the fd is woken at each
- * eighth (10 ms of that storm), and a pass reads the ring between nodes
- * once it is an eighth full (bpf_behind(), feed_keep_up()), so that a long
- * sample is no gap.  Before the pass read it, a start under 1 MiB lost
- * events (512 KiB, to vtop under AddressSanitizer in a sample of 10,000
- * processes while another process stormed at 2,000 lives a second).  A
- * reader found behind by a quarter of the ring, or losing events, gets one
- * four times larger, up to 4 MiB; 30 calm seconds (the reader never behind
- * by 64 KiB) bring it back to 256 KiB: after a storm, vtop is back to its
- * size within a minute.
+ * an exec 150 and more with its path and arguments): a third of a second of
+ * an 8,000/s storm.  A pass reads the ring between nodes once it is an
+ * eighth full (bpf_behind(), feed_keep_up()), so a long sample is no gap;
+ * but a reader the scheduler keeps off a busy CPU reads nothing at all: a
+ * first ring of 256 KiB lost events to vtop --events beside another test's
+ * fork bursts under make -j2 on two cores (events_json_csv.py, once in
+ * three runs of CI), where 1 MiB never did.  So it starts at 1 MiB; a reader
+ * found behind by a quarter of the ring, or losing events, gets one four
+ * times larger, up to 4 MiB; 30 calm seconds (the reader never behind by
+ * 64 KiB) bring it down to 256 KiB, where a reader that keeps up is woken at
+ * each eighth: after a storm, vtop is back to its size within a minute.
  */
+#define BPF_RING_FIRST		(1u << 20)
 #define BPF_RING_LEAST		(256u << 10)
 #define BPF_RING_MOST		(4u << 20)
 #define BPF_RING_GROWTH		4
@@ -352,7 +353,7 @@ static int bpf_open(vmon_t *vmon, feed_t *feed, size_t *buffer_bytes, size_t *ca
 	 * template's size for any ring in the slot (EINVAL) gets that size,
 	 * and keeps it.
 	 */
-	err = ring_put(b, b->least);
+	err = ring_put(b, *buffer_bytes ? b->least : BPF_RING_FIRST);
 	if (err == EINVAL) {
 		b->least = b->most = FEED_RING_TEMPLATE_BYTES;
 		err = ring_put(b, b->least);
