@@ -59,52 +59,64 @@ static int rebuild(vhash_t *h, size_t size)
 	return 0;
 }
 
+/*
+ * The three loads, as fractions of the slots.  Used and removed slots
+ * together may fill 3/4 of the table; past that it is rebuilt, at twice
+ * the size if the live entries alone fill more than 11/16 of it, at the
+ * same size (the tombstones dropped) otherwise.  At 3/4, a miss under
+ * linear probing looks at about eight slots' states (one cache line of
+ * them) and a hit at two or three keys: a little more than at half full,
+ * for half the memory (10,000 pids: 16,384 slots, not 32,768).
+ */
+static bool too_crowded(size_t used_and_removed, size_t size)
+{
+	return used_and_removed * 4 > size * 3;
+}
+
+static bool too_full(size_t nr, size_t size)
+{
+	return nr * 16 > size * 11;
+}
+
+/*
+ * live entries above 5/8 of the slots: too many for a fit (or a reserve)
+ * to make the table that size.  A sixteenth under the 11/16 at which a
+ * rebuild doubles it, so that a count that hovers about 11/16 of a size
+ * (5,632 of 8,192) is not doubled by one rebuild and halved by the next
+ * fit, each a rebuild, again and again.
+ */
+static bool too_full_to_fit(size_t nr, size_t size)
+{
+	return nr * 8 > size * 5;
+}
+
 int vhash_reserve(vhash_t *h, size_t n)
 {
 	size_t size = VHASH_MIN;
 
-	while (size < n * 2 + 2)
+	while (too_full_to_fit(n + 1, size))
 		size *= 2;
 	if (h->slots && size <= h->mask + 1)
 		return 0;
 	return rebuild(h, size);
 }
 
-/* live entries above 3/8 of the slots at a rebuild: the table doubles (below, it keeps its size) */
-static bool too_full(size_t nr, size_t size)
-{
-	return nr * 8 > size * 3;
-}
-
-/*
- * live entries above 5/16 of the slots: too many for a fit to make the
- * table that size.  A sixteenth of it under the 3/8 at which a rebuild
- * doubles it, so that a count that hovers about 3/8 of a size (3,072 of
- * 8,192) is not doubled by one rebuild and halved by the next fit, each
- * a rebuild, again and again.
- */
-static bool too_full_to_fit(size_t nr, size_t size)
-{
-	return nr * 16 > size * 5;
-}
-
 /*
  * After a storm of short lives the pid indexes were sized for it, and
- * stayed so: made small again once the entries fill under a quarter, to
- * the smallest size they fill at most 5/16 of, so that memory returns to
- * its steady size.  That size is the one of a steady table too: 10,000
- * pids fill 31 % of 32,768 slots, which a rebuild keeps (the storm's
- * table was 65,536, kept by a fit that waited for an eighth).
+ * stayed so: made the smallest size the entries fill at most 5/8 of, when
+ * that is smaller, so that memory returns to its steady size.  That size
+ * is the one of a steady table too: 10,000 pids fill 61 % of 16,384
+ * slots, which a rebuild keeps (the storm's table was 32,768).
  */
 int vhash_fit(vhash_t *h)
 {
-	size_t size = h->mask + 1, fit = VHASH_MIN;
+	size_t fit = VHASH_MIN;
 
-	if (!h->slots || h->nr * 4 >= size)
+	if (!h->slots)
 		return 0;
 	while (too_full_to_fit(h->nr + 1, fit))
 		fit *= 2;
-	return fit < size ? rebuild(h, fit) : 0;
+	return fit < h->mask + 1 ? rebuild(h, fit) : 0;
 }
 
 size_t vhash_find_next(const vhash_t *h, uint64_t key, size_t pos)
@@ -145,8 +157,8 @@ int vhash_add(vhash_t *h, uint64_t key, void *val)
 {
 	size_t i;
 
-	/* at least one empty slot always, so that every probe ends */
-	if (!h->slots || (h->nr + h->tombs + 1) * 2 > h->mask + 1) {
+	/* a quarter of the slots empty always, so that every probe ends, and soon */
+	if (!h->slots || too_crowded(h->nr + h->tombs + 1, h->mask + 1)) {
 		size_t size = h->slots ? h->mask + 1 : VHASH_MIN;
 
 		if (too_full(h->nr + 1, size))

@@ -11,11 +11,11 @@
  * collide; a pid can have two lives): vhash_find() and vhash_find_next()
  * walk every entry of a key.  Removal leaves a tombstone, so an entry can
  * be removed while the table is walked; tombstones are dropped when the
- * table is rebuilt, which happens when used and removed slots pass half of
- * it: at twice the size if the live entries alone pass 3/8, at the same
- * size otherwise.  vhash_fit() makes a table under a quarter full the
- * smallest size its entries fill at most 5/16 of: a sixteenth under the
- * doubling, so that a count about 3/8 of a size does not double the
+ * table is rebuilt, which happens when used and removed slots pass 3/4 of
+ * it: at twice the size if the live entries alone pass 11/16, at the same
+ * size otherwise.  vhash_fit() makes a table the smallest size its entries
+ * fill at most 5/8 of, when that is smaller: a sixteenth under the
+ * doubling, so that a count about 11/16 of a size does not double the
  * table at one rebuild and halve it at the next fit.
  *
  * A zeroed vhash_t is an empty table; the first insertion allocates.
@@ -47,7 +47,7 @@ typedef struct vhash {
 void vhash_fini(vhash_t *h);
 /* room for n entries without a rebuild; -1 ENOMEM */
 int vhash_reserve(vhash_t *h, size_t n);
-/* made smaller when its entries fill under a quarter of it; not while a position is held */
+/* made smaller when its entries fill at most 5/8 of a smaller size; not while a position is held */
 int vhash_fit(vhash_t *h);
 /* every entry gone, the memory kept */
 void vhash_clear(vhash_t *h);
