@@ -69,54 +69,53 @@ class Bytes:
         return (v >> 1) ^ -(v & 1)
 
 
-def log_events(path):
-    """The EVENT records of a log, as vmon_log(5) lays them out: (kind, pid, ppid, exit status)."""
-    data = open(path, "rb").read()
+def records(data):
+    """Each whole record of a log, as vmon_log(5) frames it: (kind, start, body, end).
+
+    The record's bytes are data[start:end], its body starts at data[body];
+    a record cut short (the log's last, unfinished) ends the walk.
+    """
     c = Bytes(data, 12)
-    out = []
     while c.pos < len(data):
-        kind = data[c.pos]
+        start, kind = c.pos, data[c.pos]
         c.pos += 1
         length = c.varint()
         c.pos += 1  # the CRC-8 of kind and length
-        end = c.pos + length
-        if end + 4 > len(data):
-            break  # cut short: the last record is not whole
-        if kind == 3:
-            ev, has = c.varint(), c.varint()
-            c.varint()  # time
-            pid, _tid = c.svarint(), c.svarint()
-            ppid = c.svarint() if has & 0x1 else None
-            if has & 0x6:
-                c.varint()  # start
-            if has & 0x8:
-                c.varint()  # uid
-            for bit in (0x10, 0x20, 0x40):  # comm, filename, arguments (then a byte: were they cut)
-                if has & bit:
-                    n = c.varint()
-                    c.pos += n + (bit == 0x40)
-            status = c.svarint() if has & 0x80 else None
-            out.append((ev, pid, ppid, status))
-        c.pos = end + 4
+        body = c.pos
+        if body + length + 4 > len(data):
+            return
+        c.pos = body + length + 4  # the body, then its CRC-32
+        yield kind, start, body, c.pos
+
+
+def log_events(path):
+    """The EVENT records of a log, as vmon_log(5) lays them out: (kind, pid, ppid, exit status)."""
+    data = open(path, "rb").read()
+    out = []
+    for kind, _start, body, _end in records(data):
+        if kind != 3:
+            continue
+        c = Bytes(data, body)
+        ev, has = c.varint(), c.varint()
+        c.varint()  # time
+        pid, _tid = c.svarint(), c.svarint()
+        ppid = c.svarint() if has & 0x1 else None
+        if has & 0x6:
+            c.varint()  # start
+        if has & 0x8:
+            c.varint()  # uid
+        for bit in (0x10, 0x20, 0x40):  # comm, filename, arguments (then a byte: were they cut)
+            if has & bit:
+                n = c.varint()
+                c.pos += n + (bit == 0x40)
+        status = c.svarint() if has & 0x80 else None
+        out.append((ev, pid, ppid, status))
     return out
 
 
 def record_spans(data, kind):
-    """Where each whole record of that kind starts and ends, in a log's bytes (vmon_log(5)'s framing)."""
-    c = Bytes(data, 12)
-    out = []
-    while c.pos < len(data):
-        start, k = c.pos, data[c.pos]
-        c.pos += 1
-        length = c.varint()
-        c.pos += 1  # the CRC-8 of kind and length
-        end = c.pos + length
-        if end + 4 > len(data):
-            break
-        if k == kind:
-            out.append((start, end + 4))
-        c.pos = end + 4
-    return out
+    """Where each whole record of that kind starts and ends, in a log's bytes."""
+    return [(start, end) for k, start, _body, end in records(data) if k == kind]
 
 
 def with_page_size(data, page):
