@@ -76,6 +76,26 @@ static void print_event(const vmon_event_t *ev, double realtime_offset, void *ar
 	vt_event_write_feed(arg, ev, realtime_offset);
 }
 
+/*
+ * --events with the feed: the events the kernel could not deliver (or a
+ * replay's log says it could not), since the last look; *seen is the
+ * library's count then.  Called after each sample, whose drains found them,
+ * with the sample's time (the recording's, in a replay).
+ */
+static void print_lost(vt_event_writer_t *events, const vmon_t *vmon, double when, unsigned long long *seen)
+{
+	vmon_feed_stats_t st;
+	unsigned long long lost;
+
+	if (vmon_feed_get_stats(vmon, &st) < 0)
+		return;
+	lost = st.lost + st.stream_lost;
+	if (lost <= *seen)
+		return;
+	vt_event_write_lost(events, lost - *seen, when);
+	*seen = lost;
+}
+
 int vt_batch_run(const vt_config_t *cfg)
 {
 	vmon_proc_wants_t wants = vt_columns_wants(cfg->columns, cfg->columns_nr);
@@ -84,6 +104,7 @@ int vt_batch_run(const vt_config_t *cfg)
 	vt_view_t view;
 	vt_event_writer_t events;
 	char err[256];
+	unsigned long long lost_seen = 0;
 	long n = 0;
 	bool replay = cfg->replay_path[0] != '\0', printed = false;
 	int status = 0;
@@ -130,6 +151,8 @@ int vt_batch_run(const vt_config_t *cfg)
 		if (cfg->events) {
 			for (int i = 0; i < snap.events_nr; i++)
 				vt_event_write_found(&events, &snap.events[i]);
+			if (vt_feed_delivers(src.feed))
+				print_lost(&events, &src.vmon, snap.when, &lost_seen);
 		} else {
 			vt_view_build(&view, &snap);
 			vt_batch_write(stdout, cfg, &view, &snap, cfg->format, n == 0);

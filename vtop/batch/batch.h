@@ -27,6 +27,7 @@ typedef struct vt_event_writer {
 void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cfg);
 void vt_event_write_feed(vt_event_writer_t *w, const vmon_event_t *ev, double realtime_offset);
 void vt_event_write_found(vt_event_writer_t *w, const vt_event_t *e);
+void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double when);
 void vt_event_write(FILE *out, const vt_event_t *e);
 /* -o for --events: the fields by name, into fields; the count, or -1 with the reason in err */
 int vt_event_fields_parse(const char *list, int *fields, int max, char *err, size_t err_size);

@@ -17,6 +17,11 @@
  *
  * Without the feed the events are found by comparing samples: kind "new"
  * or "exit", with what the sample knew (pid, ppid, the exit status).
+ *
+ * Events the kernel could not deliver (its buffer was full) are never a
+ * silent gap: a line of kind "lost" says how many since the last such line
+ * (vt_event_write_lost()).  A lost exit still comes, as found_gone, when a
+ * sample finds the process gone; a lost fork or exec has only that count.
  */
 #include "config.h"
 
@@ -45,6 +50,7 @@ enum event_type {
 	EV_EXIT_CODE,	/* exit_status: the code of a process that exited, unknown if a signal ended it */
 	EV_EXIT_SIGNAL,	/* exit_status: the signal that ended it, unknown if it exited */
 	EV_FLAG,	/* true or false: the flag's bit in has */
+	EV_LOST,	/* a "lost" line's count; no other event has it */
 };
 
 /* has: the vmon_event_t.has bits that say the member is known; 0: always; FEED_ONLY: every event of the feed's */
@@ -91,6 +97,8 @@ static const struct event_field event_fields[] = {
 	{ "found_gone", EV_FLAG, FEED_ONLY, NO_MEMBER,
 	  "exit: its event was lost, the process found gone by a sample (no status; the time it was found)",
 	  VMON_EVENT_FOUND_GONE },
+	{ "lost", EV_LOST, 0, NO_MEMBER,
+	  "lost: how many events the kernel could not deliver since the last such line (null for the others)" },
 };
 
 #define EVENT_FIELDS_NR	((int)(sizeof(event_fields) / sizeof(event_fields[0])))
@@ -209,13 +217,16 @@ static void csv_bytes(FILE *out, const char *s, size_t len)
 		free(buf);
 }
 
-/* one field's value, or false if the event does not carry it */
+/* one field's value, or false if the event does not carry it; lost: a "lost" line's count (else 0) */
 static bool write_value(vt_event_writer_t *w, const struct event_field *f, const vmon_event_t *ev,
-			const char *kind, double when, bool from_feed)
+			const char *kind, double when, bool from_feed, unsigned long long lost)
 {
 	bool json = w->format == VT_FORMAT_JSON;
 	FILE *out = w->out;
 
+	/* a "lost" line is of no process: its kind, its time and its count */
+	if (lost ? f->type != EV_KIND && f->type != EV_WALL && f->type != EV_LOST : f->type == EV_LOST)
+		return false;
 	if (f->has == FEED_ONLY ? !from_feed : f->has && !(ev->has & f->has))
 		return false;
 	switch (f->type) {
@@ -280,11 +291,15 @@ static bool write_value(vt_event_writer_t *w, const struct event_field *f, const
 	case EV_FLAG:
 		fputs(ev->has & f->flag ? "true" : "false", out);
 		return true;
+	case EV_LOST:
+		fprintf(out, "%llu", lost);
+		return true;
 	}
 	return false;
 }
 
-static void write_record(vt_event_writer_t *w, const vmon_event_t *ev, const char *kind, double when, bool from_feed)
+static void write_record(vt_event_writer_t *w, const vmon_event_t *ev, const char *kind, double when, bool from_feed,
+			 unsigned long long lost)
 {
 	bool json = w->format == VT_FORMAT_JSON;
 
@@ -303,7 +318,7 @@ static void write_record(vt_event_writer_t *w, const vmon_event_t *ev, const cha
 			fprintf(w->out, "%s\"%s\":", i ? "," : "", f->name);
 		else if (i)
 			fputc(',', w->out);
-		if (!write_value(w, f, ev, kind, when, from_feed) && json)
+		if (!write_value(w, f, ev, kind, when, from_feed, lost) && json)
 			fputs("null", w->out);
 	}
 	fputs(json ? "}\n" : "\r\n", w->out);
@@ -322,7 +337,7 @@ void vt_event_write_feed(vt_event_writer_t *w, const vmon_event_t *ev, double of
 		return;
 	}
 	write_record(w, ev, ev->kind < VMON_EVENT_KIND_NR ? kind_names[ev->kind] : "?",
-		     (double)ev->time_ns / 1e9 + offset, true);
+		     (double)ev->time_ns / 1e9 + offset, true, 0);
 }
 
 /* an event found by comparing samples (no feed): what the samples knew of it */
@@ -335,7 +350,34 @@ void vt_event_write_found(vt_event_writer_t *w, const vt_event_t *e)
 		return;
 	}
 	ev.has = (e->ppid > 0 ? VMON_EVENT_HAS_PPID : 0) | (e->kind == 'X' && e->exit_code >= 0 ? VMON_EVENT_HAS_EXIT_STATUS : 0);
-	write_record(w, &ev, e->kind == 'X' ? "exit" : "new", e->when, false);
+	write_record(w, &ev, e->kind == 'X' ? "exit" : "new", e->when, false, 0);
+}
+
+/* text: the time a line starts with, local, to the millisecond */
+static void write_when(FILE *out, double when)
+{
+	time_t t = (time_t)when;
+	char text[32];
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(out, "%s.%03d", text, (int)((when - (double)t) * 1000));
+}
+
+/* lost events the kernel (or the library's stream) could not deliver, found by when (CLOCK_REALTIME seconds) */
+void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double when)
+{
+	vmon_event_t ev = { 0 };
+
+	if (!lost)
+		return;
+	if (w->format == VT_FORMAT_TEXT) {
+		write_when(w->out, when);
+		fprintf(w->out, " lost events=%llu\n", lost);
+		return;
+	}
+	write_record(w, &ev, "lost", when, true, lost);
 }
 
 /*
@@ -343,20 +385,15 @@ void vt_event_write_found(vt_event_writer_t *w, const vt_event_t *e)
  *   TIME fork pid=P ppid=Q comm=NAME
  *   TIME exec pid=P ppid=Q comm=NAME file=PATH args=ARG0 ARG1...
  *   TIME exit pid=P ppid=Q code=N comm=NAME	(or signal=SIGNAME)
+ *   TIME lost events=N	(vt_event_write_lost(): events the kernel could not deliver)
  * and without the feed "new" and "exit", found by comparing samples, with
  * the command line as comm.  Every text is vmon_escape()d; args is the last
  * field and runs to the end of the line.
  */
 void vt_event_write(FILE *out, const vt_event_t *e)
 {
-	time_t t = (time_t)e->when;
-	char when[32];
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(out, "%s.%03d %s pid=%d ppid=%d", when, (int)((e->when - (double)t) * 1000),
-		e->kind == 'E' ? "exec" : e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid);
+	write_when(out, e->when);
+	fprintf(out, " %s pid=%d ppid=%d", e->kind == 'E' ? "exec" : e->kind == 'X' ? "exit" : e->from_feed ? "fork" : "new", e->pid, e->ppid);
 	if (e->kind == 'X' && e->exit_code >= 0) {
 		if (WIFSIGNALED(e->exit_code))
 			fprintf(out, " signal=SIG%s", vt_signal_name(WTERMSIG(e->exit_code)));
