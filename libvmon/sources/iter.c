@@ -120,12 +120,13 @@ struct iter {
 	size_t			slots_cap;
 	int			*shown;		/* the slots the last read showed (SLOT_SHOWN), in its order */
 	size_t			nr;
-	int			*first_thread;	/* per slot: a leader's first thread slot, or -1 */
 	/*
-	 * per slot: the next thread slot of its group, or -1; a free slot's:
-	 * the next free one, or -1 (the free slots are a stack from free_top)
+	 * per slot, -1 for none: a group leader's first thread slot, a
+	 * thread's next one in its group (iter_group()); a free slot's next
+	 * free one (the free slots are a stack from free_top).  A slot is one
+	 * of the three: its tid is its group's, or not, or it is free.
 	 */
-	int			*next_thread;
+	int			*link;
 	int			free_top;	/* -1: none free */
 	unsigned char		pack[sizeof(struct iter_rec) + 64];	/* rec_pack()'s, at most */
 	iter_unpacked_t		packing;	/* rec_pack()'s words, before they are packed */
@@ -207,8 +208,7 @@ static void iter_close(vmon_t *vmon)
 	free(it->slot_tgid);
 	free(it->slot_state);
 	free(it->shown);
-	free(it->first_thread);
-	free(it->next_thread);
+	free(it->link);
 	pidmap_fini(&it->by_tid);
 	free(it);
 	in->iter = NULL;
@@ -440,12 +440,9 @@ static int slots_grow(iter_t *it)
 	if (!(p = realloc(it->slot_tid, cap * sizeof(*it->slot_tid))))
 		return -1;
 	it->slot_tid = p;
-	if (!(p = realloc(it->first_thread, cap * sizeof(*it->first_thread))))
+	if (!(p = realloc(it->link, cap * sizeof(*it->link))))
 		return -1;
-	it->first_thread = p;
-	if (!(p = realloc(it->next_thread, cap * sizeof(*it->next_thread))))
-		return -1;
-	it->next_thread = p;
+	it->link = p;
 	if (!(p = realloc(it->shown, cap * sizeof(*it->shown))))
 		return -1;
 	it->shown = p;
@@ -460,7 +457,7 @@ static int slots_grow(iter_t *it)
 		it->slot_state[i - 1] = 0;
 		it->slot_rec[i - 1] = NULL;
 		it->slot_cap[i - 1] = 0;
-		it->next_thread[i - 1] = it->free_top;
+		it->link[i - 1] = it->free_top;
 		it->free_top = (int)(i - 1);
 	}
 	it->slots_cap = cap;
@@ -529,7 +526,7 @@ static void slot_free(iter_t *it, int slot)
 	pidmap_del(&it->by_tid, it->slot_tid[slot], (void *)(uintptr_t)(slot + 1));	/* if it is still tid's */
 	slot_drop(it, slot);
 	it->slot_state[slot] = 0;
-	it->next_thread[slot] = it->free_top;
+	it->link[slot] = it->free_top;
 	it->free_top = slot;
 }
 
@@ -712,21 +709,16 @@ static void io_add(struct iter_io *sum, const struct iter_io *add)
 /* the thread groups of this read: each leader's list of its threads' slots */
 static void iter_group(iter_t *it)
 {
-	for (size_t k = 0; k < it->nr; k++) {
-		int i = it->shown[k];
-
-		it->next_thread[i] = -1;
-		if (it->slot_tid[i] == it->slot_tgid[i])
-			it->first_thread[i] = -1;
-	}
+	for (size_t k = 0; k < it->nr; k++)
+		it->link[it->shown[k]] = -1;
 	for (size_t k = 0; k < it->nr; k++) {
 		int i = it->shown[k], tgid = it->slot_tgid[i], leader;
 
 		if (it->slot_tid[i] == tgid || (leader = slot_by_tid(it, (unsigned)tgid)) < 0 ||
 		    !(it->slot_state[leader] & SLOT_SHOWN))
 			continue;
-		it->next_thread[i] = it->first_thread[leader];
-		it->first_thread[leader] = i;
+		it->link[i] = it->link[leader];
+		it->link[leader] = i;
 	}
 }
 
@@ -760,7 +752,7 @@ static const iter_group_t *group_of(iter_t *it, int i, const struct iter_rec *r)
 	g->majflt = r->dead_majflt;
 	g->io = r->dead_io;
 	group_add(g, r);
-	for (int t = it->first_thread[i]; t >= 0; t = it->next_thread[t]) {
+	for (int t = it->link[i]; t >= 0; t = it->link[t]) {
 		const struct iter_rec *thread = slot_unpack(it, t, &it->thread_rec);
 
 		if (!thread)
@@ -815,7 +807,7 @@ static ssize_t take_records(iter_t *it, size_t len)
 					it->slot_state[slot] = 0;
 					return -1;	/* the slot stays free */
 				}
-				it->free_top = it->next_thread[slot];
+				it->free_top = it->link[slot];
 			} else if (slot_keep(it, slot, r) < 0) {
 				return -1;
 			}
@@ -1053,7 +1045,7 @@ static bool records_kept(const iter_t *it, int i, const proc_node_t *node, bool 
 		return same && BITTEST(s->present, VMON_PROC_STAT_PID);
 	if (!node->pub.is_thread) {
 		/* (a thread's slot never drops its record: this is the no-crash rule, not a case seen) */
-		for (int t = it->first_thread[i]; t >= 0; t = it->next_thread[t]) {
+		for (int t = it->link[i]; t >= 0; t = it->link[t]) {
 			if (!it->slot_rec[t])
 				return false;
 		}
@@ -1158,9 +1150,9 @@ static int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor)
 		return node->pub.pid;
 	}
 	if (*cursor <= -3)
-		*cursor = it->first_thread[-3 - *cursor];
+		*cursor = it->link[-3 - *cursor];
 	else if (*cursor >= 0)
-		*cursor = it->next_thread[*cursor];
+		*cursor = it->link[*cursor];
 	if (*cursor < 0)
 		return 0;
 	return it->slot_tid[*cursor];
