@@ -571,10 +571,10 @@ static __always_inline void fill_stable(struct iter_rec *r, struct task_struct *
 		 */
 		bool own = sig->nr_threads == 1 && sh->count.refs.counter == 1;
 
-		if (e && (e->flags & ITER_HELD_SIGS) && own && e->run_ns == r->run_ns && e->run_count == r->run_count &&
+		if (e && (e->sigcatch & ITER_HELD_SIGS) && own && iter_held_not_run(e, r->run_ns, r->run_count) &&
 		    !t->on_cpu) {
 			r->stat.sigignore = e->sigignore;
-			r->stat.sigcatch = e->sigcatch;
+			r->stat.sigcatch = e->sigcatch & ~ITER_HELD_SIGS;
 		} else {
 			fill_sigactions(r, sh);
 		}
@@ -693,7 +693,7 @@ static __always_inline void fill_wchan(struct iter_rec *r, struct task_struct *t
 		r->wchan_state = ITER_WCHAN_RUNNABLE;
 		return;
 	}
-	if ((e && e->run_ns == r->run_ns && e->run_count == r->run_count) || t->on_cpu)
+	if ((e && iter_held_not_run(e, r->run_ns, r->run_count)) || t->on_cpu)
 		return;
 	n = bpf_get_task_stack(t, ip, sizeof(ip), 0);
 	if (n < (long)sizeof(ip[0]) || !ip[0])
@@ -753,7 +753,7 @@ int vmon_tasks(struct bpf_iter__task *ctx)
 	 * have changed, so that record is this one, without reading the rest.
 	 */
 	if (e && e->volatile_hash == vhash && t->pid == t->tgid && r->stat.num_threads == 1 &&
-	    e->run_ns == r->run_ns && e->run_count == r->run_count && !t->on_cpu &&
+	    iter_held_not_run(e, r->run_ns, r->run_count) && !t->on_cpu &&
 	    (!mm || mm->mm_users.counter == 1) && (!sh || sh->count.refs.counter == 1)) {
 		r->h.flags |= ITER_SAME;
 		r->h.hash = e->hash;

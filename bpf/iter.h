@@ -81,15 +81,28 @@ struct iter_hdr {
  */
 struct iter_held {
 	__u32		tid;		/* 0: none */
-	__u32		flags;		/* ITER_HELD_* */
+	__u32		run_count;	/* the record's run count, its low 32 bits (iter_held_not_run()) */
 	__u64		hash;		/* the record's iter_hdr.hash */
 	__u64		volatile_hash;	/* and its iter_hdr.volatile_hash */
-	/* the record's run figures and, with ITER_HELD_SIGS, its signal dispositions */
-	__u64		run_ns, run_count;
-	__u32		sigignore, sigcatch;	/* stat's 31 signals, bits 0 to 30: 48 bytes an entry, not 56 */
+	__u64		run_ns;		/* the record's run time */
+	/* with ITER_HELD_SIGS, the record's signal dispositions: stat's 31 signals, bits 0 to 30 */
+	__u32		sigignore;
+	__u32		sigcatch;	/* and in bit 31, ITER_HELD_SIGS: 40 bytes an entry, not 48 */
 };
 
-#define ITER_HELD_SIGS		0x1	/* the record's dispositions were the process's own (ITER_SIGS_OWN) */
+/* in iter_held.sigcatch: the record's dispositions were the process's own (ITER_SIGS_OWN) */
+#define ITER_HELD_SIGS		0x80000000u
+
+/*
+ * The task has not run since the record held was read: its run time and
+ * run count are the record's.  The count's low 32 bits are enough: one
+ * that differs only above them was put on a CPU 2^32 times since (hours
+ * of nothing else), while its run time, whole, stood still.
+ */
+static inline int iter_held_not_run(const struct iter_held *e, __u64 run_ns, __u64 run_count)
+{
+	return e->run_ns == run_ns && e->run_count == (__u32)run_count;
+}
 
 #define ITER_HELD_PROBES	48	/* entries the program looks at for a tid (a table up to 2/3 full) */
 

@@ -1401,7 +1401,7 @@ static unsigned long long read_bytes(void)
 
 /*
  * The entries of the iterator's held table, from the fdinfo of its map (an
- * mmappable array of 56-byte values, struct iter_held); 0 if none is open,
+ * mmappable array of 40-byte values, struct iter_held); 0 if none is open,
  * and it must be the only one (an old table left open would be a leak).
  */
 #define HELD_VALUE_SIZE	sizeof(struct iter_held)

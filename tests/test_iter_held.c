@@ -186,12 +186,35 @@ static void test_edges(void **state)
 	check_table();
 }
 
+/*
+ * An entry's run figures, as held_set() keeps them (the count's low 32 bits),
+ * against a record's: any change of the run time, or of the count below
+ * bit 32, is a run; a count 2^32 on with the same run time is not seen.
+ */
+static void test_not_run(void **state)
+{
+	const unsigned long long ns = 5000000123ULL, count = (1ULL << 32) + 7;
+	struct iter_held e = { .run_ns = ns, .run_count = (__u32)count };
+
+	(void)state;
+	assert_int_equal(sizeof(e), 40);
+	assert_true(iter_held_not_run(&e, ns, count));
+	assert_false(iter_held_not_run(&e, ns + 1, count));
+	assert_false(iter_held_not_run(&e, ns + (1ULL << 32), count));
+	assert_false(iter_held_not_run(&e, ns, count + 1));
+	assert_false(iter_held_not_run(&e, ns, count - 7));
+	assert_true(iter_held_not_run(&e, ns, count + (1ULL << 32)));
+	/* the flag is above the 31 signals a record has */
+	assert_int_equal(ITER_HELD_SIGS & ((1u << 31) - 1), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_random, reset),
 		cmocka_unit_test_setup(test_runs, reset),
 		cmocka_unit_test_setup(test_edges, reset),
+		cmocka_unit_test(test_not_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,18 +113,21 @@ struct iter {
 	/* per slot: */
 	unsigned char		**slot_rec;	/* its task's last whole record, packed; NULL: dropped (slot_drop()) */
 	unsigned short		*slot_cap;	/* ... the bytes it has room for */
-	unsigned long long	*slot_read;	/* the read that last showed it, 0: free */
 	unsigned long long	*slot_hash;	/* its record's iter_hdr.hash */
 	int			*slot_tid;	/* its task */
 	int			*slot_tgid;	/* its task's thread group */
 	unsigned char		*slot_state;	/* SLOT_* */
 	size_t			slots_cap;
-	int			*free_slots;	/* a stack of the free ones */
-	size_t			free_nr;
-	int			*shown;		/* the slots the last read showed, in its order */
+	int			*shown;		/* the slots the last read showed (SLOT_SHOWN), in its order */
 	size_t			nr;
-	int			*first_thread;	/* per slot: a leader's first thread slot, or -1 */
-	int			*next_thread;	/* per slot: the next thread slot of its group, or -1 */
+	/*
+	 * per slot, -1 for none: a group leader's first thread slot, a
+	 * thread's next one in its group (iter_group()); a free slot's next
+	 * free one (the free slots are a stack from free_top).  A slot is one
+	 * of the three: its tid is its group's, or not, or it is free.
+	 */
+	int			*link;
+	int			free_top;	/* -1: none free */
 	unsigned char		pack[sizeof(struct iter_rec) + 64];	/* rec_pack()'s, at most */
 	iter_unpacked_t		packing;	/* rec_pack()'s words, before they are packed */
 	iter_unpacked_t		rec;		/* the record of slot rec_slot, in this read */
@@ -137,7 +140,6 @@ struct iter {
 	 * pid_max (4,194,304 where systemd sets it: 16 MB as an array)
 	 */
 	pidmap_t		by_tid;
-	unsigned long long	read_nr;	/* this read's number (1, 2, ...) */
 	held_table_t		held;		/* the program's held map, mmapped: what the slots hold */
 	size_t			held_size;	/* bytes mapped */
 	unsigned		held_failed;	/* a larger table's mask the program could not be loaded with, 0: none */
@@ -148,6 +150,8 @@ struct iter {
 #define SLOT_SAME	0x1	/* the last read sent the header alone */
 #define SLOT_ONE_THREAD	0x2	/* a group leader, without other threads */
 #define SLOT_SAME_AGAIN	0x4	/* ... and the read before it too: its record may go (slot_drop()) */
+#define SLOT_USED	0x8	/* not free: a task's, shown by this read or an earlier one */
+#define SLOT_SHOWN	0x10	/* the last read showed it (in shown[]) */
 	unsigned long long	tick_ns;
 	unsigned long long	reads, read_errors;
 	double			next_listing;	/* when iter_listing_due() says yes next */
@@ -199,15 +203,12 @@ static void iter_close(vmon_t *vmon)
 		free(it->slot_rec[i]);
 	free(it->slot_rec);
 	free(it->slot_cap);
-	free(it->slot_read);
 	free(it->slot_hash);
 	free(it->slot_tid);
 	free(it->slot_tgid);
 	free(it->slot_state);
-	free(it->free_slots);
 	free(it->shown);
-	free(it->first_thread);
-	free(it->next_thread);
+	free(it->link);
 	pidmap_fini(&it->by_tid);
 	free(it);
 	in->iter = NULL;
@@ -221,9 +222,10 @@ static void iter_close(vmon_t *vmon)
  * (held_resize()).  At two thirds full a few tids in 10,000 need more than
  * 16 probes (linear probing's runs grow fast past half full), which is why
  * the program looks at ITER_HELD_PROBES (48) entries: a miss still ends at
- * the first free entry, a few probes on.  48 bytes an entry: 96 kB at 1,000
- * tasks, 768 kB at 10,000, where twice the tasks was 1.5 MB, and
- * one entry per possible tid 1.8 MB at a pid_max of 32,768.
+ * the first free entry, a few probes on.  40 bytes an entry (bpf/iter.h):
+ * 80 kB at 1,000 tasks, 640 kB at 10,000, where twice the tasks in entries
+ * of 48 bytes was 1.5 MB, and one entry per possible tid 1.3 MB at a pid_max
+ * of 32,768.
  */
 #define HELD_MIN		1024u
 #define HELD_MAX		(1u << 20)
@@ -384,6 +386,7 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 		return -1;
 	}
 	it->rec_slot = it->group_slot = -1;
+	it->free_top = -1;
 	if (pidmap_init(&it->by_tid) < 0) {
 		snprintf(why, why_size, "%s", strerror(errno));
 		free(it);
@@ -437,15 +440,9 @@ static int slots_grow(iter_t *it)
 	if (!(p = realloc(it->slot_tid, cap * sizeof(*it->slot_tid))))
 		return -1;
 	it->slot_tid = p;
-	if (!(p = realloc(it->first_thread, cap * sizeof(*it->first_thread))))
+	if (!(p = realloc(it->link, cap * sizeof(*it->link))))
 		return -1;
-	it->first_thread = p;
-	if (!(p = realloc(it->next_thread, cap * sizeof(*it->next_thread))))
-		return -1;
-	it->next_thread = p;
-	if (!(p = realloc(it->free_slots, cap * sizeof(*it->free_slots))))
-		return -1;
-	it->free_slots = p;
+	it->link = p;
 	if (!(p = realloc(it->shown, cap * sizeof(*it->shown))))
 		return -1;
 	it->shown = p;
@@ -455,15 +452,13 @@ static int slots_grow(iter_t *it)
 	if (!(p = realloc(it->slot_state, cap * sizeof(*it->slot_state))))
 		return -1;
 	it->slot_state = p;
-	if (!(p = realloc(it->slot_read, cap * sizeof(*it->slot_read))))
-		return -1;
-	it->slot_read = p;
 	/* pushed highest first: the low slots are used first */
 	for (size_t i = cap; i > it->slots_cap; i--) {
-		it->slot_read[i - 1] = 0;
+		it->slot_state[i - 1] = 0;
 		it->slot_rec[i - 1] = NULL;
 		it->slot_cap[i - 1] = 0;
-		it->free_slots[it->free_nr++] = (int)(i - 1);
+		it->link[i - 1] = it->free_top;
+		it->free_top = (int)(i - 1);
 	}
 	it->slots_cap = cap;
 	return 0;
@@ -493,10 +488,11 @@ static void held_set(iter_t *it, const struct iter_rec *r)
 	e->hash = r->h.hash;
 	e->volatile_hash = r->h.volatile_hash;
 	e->run_ns = r->run_ns;
-	e->run_count = r->run_count;
+	e->run_count = (__u32)r->run_count;
 	e->sigignore = (__u32)r->stat.sigignore;	/* 31 bits (iter.bpf.c, fill_sigactions()) */
 	e->sigcatch = (__u32)r->stat.sigcatch;
-	e->flags = (r->h.flags & ITER_SIGS_OWN) ? ITER_HELD_SIGS : 0;
+	if (r->h.flags & ITER_SIGS_OWN)
+		e->sigcatch |= ITER_HELD_SIGS;
 }
 
 /* the held entry of a slot's record removed (if it is still that record's): the next read sends the task's whole */
@@ -529,8 +525,9 @@ static void slot_free(iter_t *it, int slot)
 	held_forget(it, slot);
 	pidmap_del(&it->by_tid, it->slot_tid[slot], (void *)(uintptr_t)(slot + 1));	/* if it is still tid's */
 	slot_drop(it, slot);
-	it->slot_read[slot] = 0;
-	it->free_slots[it->free_nr++] = slot;
+	it->slot_state[slot] = 0;
+	it->link[slot] = it->free_top;
+	it->free_top = slot;
 }
 
 /*
@@ -688,7 +685,9 @@ static int slot_keep(iter_t *it, int slot, const struct iter_rec *r)
 	it->slot_tid[slot] = (int)r->h.tid;
 	it->slot_tgid[slot] = (int)r->h.tgid;
 	it->slot_hash[slot] = r->h.hash;
-	it->slot_state[slot] = r->h.tid == r->h.tgid && r->stat.num_threads == 1 ? SLOT_ONE_THREAD : 0;
+	/* a new record: whether it came the same before is forgotten, whether the slot is in use is not */
+	it->slot_state[slot] = (it->slot_state[slot] & SLOT_USED) |
+			       (r->h.tid == r->h.tgid && r->stat.num_threads == 1 ? SLOT_ONE_THREAD : 0);
 	return 0;
 }
 
@@ -710,21 +709,16 @@ static void io_add(struct iter_io *sum, const struct iter_io *add)
 /* the thread groups of this read: each leader's list of its threads' slots */
 static void iter_group(iter_t *it)
 {
-	for (size_t k = 0; k < it->nr; k++) {
-		int i = it->shown[k];
-
-		it->next_thread[i] = -1;
-		if (it->slot_tid[i] == it->slot_tgid[i])
-			it->first_thread[i] = -1;
-	}
+	for (size_t k = 0; k < it->nr; k++)
+		it->link[it->shown[k]] = -1;
 	for (size_t k = 0; k < it->nr; k++) {
 		int i = it->shown[k], tgid = it->slot_tgid[i], leader;
 
 		if (it->slot_tid[i] == tgid || (leader = slot_by_tid(it, (unsigned)tgid)) < 0 ||
-		    it->slot_read[leader] != it->read_nr)
+		    !(it->slot_state[leader] & SLOT_SHOWN))
 			continue;
-		it->next_thread[i] = it->first_thread[leader];
-		it->first_thread[leader] = i;
+		it->link[i] = it->link[leader];
+		it->link[leader] = i;
 	}
 }
 
@@ -758,7 +752,7 @@ static const iter_group_t *group_of(iter_t *it, int i, const struct iter_rec *r)
 	g->majflt = r->dead_majflt;
 	g->io = r->dead_io;
 	group_add(g, r);
-	for (int t = it->first_thread[i]; t >= 0; t = it->next_thread[t]) {
+	for (int t = it->link[i]; t >= 0; t = it->link[t]) {
 		const struct iter_rec *thread = slot_unpack(it, t, &it->thread_rec);
 
 		if (!thread)
@@ -803,23 +797,25 @@ static ssize_t take_records(iter_t *it, size_t len)
 		} else {
 			const struct iter_rec *r = (const struct iter_rec *)h;
 
-			if (slot < 0 || it->slot_read[slot] == it->read_nr) {
+			if (slot < 0 || (it->slot_state[slot] & SLOT_SHOWN)) {
 				/* a new task (or one shown twice: the second gets its own slot) */
-				if (it->free_nr == 0 && slots_grow(it) < 0)
+				if (it->free_top < 0 && slots_grow(it) < 0)
 					return -1;
-				slot = it->free_slots[it->free_nr - 1];
+				slot = it->free_top;
 				if (slot_keep(it, slot, r) < 0 ||
-				    pidmap_put(&it->by_tid, (int)h->tid, (void *)(uintptr_t)(slot + 1)) < 0)
+				    pidmap_put(&it->by_tid, (int)h->tid, (void *)(uintptr_t)(slot + 1)) < 0) {
+					it->slot_state[slot] = 0;
 					return -1;	/* the slot stays free */
-				it->free_nr--;
+				}
+				it->free_top = it->link[slot];
 			} else if (slot_keep(it, slot, r) < 0) {
 				return -1;
 			}
 			held_set(it, r);
 		}
-		it->slot_read[slot] = it->read_nr;
 		if (it->nr == it->slots_cap)
 			goto corrupt;
+		it->slot_state[slot] |= SLOT_USED | SLOT_SHOWN;
 		it->shown[it->nr++] = slot;
 		off += size;
 	}
@@ -915,7 +911,9 @@ static int iter_read(vmon_t *vmon)
 	}
 	held_resize(it);
 	it->reads++;
-	it->read_nr++;
+	/* what the last read showed is no longer this one's (read_stream() starts shown[] again) */
+	for (size_t k = 0; k < it->nr; k++)
+		it->slot_state[it->shown[k]] &= (unsigned char)~SLOT_SHOWN;
 	it->rec_slot = it->group_slot = -1;
 	if (read_stream(it) < 0)
 		goto fail;
@@ -928,8 +926,8 @@ static int iter_read(vmon_t *vmon)
 	 * needs its record again.
 	 */
 	for (size_t slot = 0; slot < it->slots_cap; slot++) {
-		if (it->slot_read[slot] != it->read_nr) {
-			if (it->slot_read[slot] != 0)
+		if (!(it->slot_state[slot] & SLOT_SHOWN)) {
+			if (it->slot_state[slot] & SLOT_USED)
 				slot_free(it, (int)slot);
 		} else if ((it->slot_state[slot] & (SLOT_SAME_AGAIN | SLOT_ONE_THREAD)) ==
 				   (SLOT_SAME_AGAIN | SLOT_ONE_THREAD) && it->slot_rec[slot]) {
@@ -978,7 +976,7 @@ static int slot_of(const iter_t *it, int tid)
 {
 	int i;
 
-	if (tid <= 0 || (i = slot_by_tid(it, (unsigned)tid)) < 0 || it->slot_read[i] != it->read_nr)
+	if (tid <= 0 || (i = slot_by_tid(it, (unsigned)tid)) < 0 || !(it->slot_state[i] & SLOT_SHOWN))
 		return -1;
 	return i;
 }
@@ -1047,7 +1045,7 @@ static bool records_kept(const iter_t *it, int i, const proc_node_t *node, bool 
 		return same && BITTEST(s->present, VMON_PROC_STAT_PID);
 	if (!node->pub.is_thread) {
 		/* (a thread's slot never drops its record: this is the no-crash rule, not a case seen) */
-		for (int t = it->first_thread[i]; t >= 0; t = it->next_thread[t]) {
+		for (int t = it->link[i]; t >= 0; t = it->link[t]) {
 			if (!it->slot_rec[t])
 				return false;
 		}
@@ -1152,9 +1150,9 @@ static int iter_next_thread(vmon_t *vmon, proc_node_t *node, int *cursor)
 		return node->pub.pid;
 	}
 	if (*cursor <= -3)
-		*cursor = it->first_thread[-3 - *cursor];
+		*cursor = it->link[-3 - *cursor];
 	else if (*cursor >= 0)
-		*cursor = it->next_thread[*cursor];
+		*cursor = it->link[*cursor];
 	if (*cursor < 0)
 		return 0;
 	return it->slot_tid[*cursor];

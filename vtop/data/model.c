@@ -326,7 +326,7 @@ const char *vt_view_command(const vt_view_t *view, const vt_row_t *row)
 {
 	if (!row->command)
 		return "";
-	if (view->set.show_path || row->arg0_base == 0 || row->arg0_base > row->arg0_len)
+	if (view->set.show_path || row->arg0_base == 0)
 		return row->command;
 	return row->command + row->arg0_base;
 }
@@ -356,7 +356,7 @@ bool vt_view_row_matches(const vt_view_t *view, const vt_row_t *row)
 {
 	if (!visible(view, row))
 		return false;
-	if (view->set.user_set && row->uid != view->set.user_uid)
+	if (view->set.user_set && vt_row_uid(row) != view->set.user_uid)
 		return false;
 	return vt_view_text_matches(view, vt_view_command(view, row));
 }

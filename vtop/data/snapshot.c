@@ -66,14 +66,22 @@ struct vt_priv {
 	 */
 	char			*made;
 	struct vt_share		*share;		/* its stores as last copied */
-	/* offsets in one command line (under ARG_MAX) */
-	unsigned		made_arg0_len;
-	unsigned		made_arg0_base;
+	unsigned		made_arg0_base;	/* an offset in one command line (under ARG_MAX) */
 	int			made_gen;	/* the sample (vmon->generation) made was last found right for */
 	unsigned short		made_how;
 	bool			have_ticks:1;
 	bool			have_io:1;
 	bool			shown_exited:1;	/* a snapshot showed it exited (and kept its ghost) */
+};
+
+/*
+ * A row's stores and their errnos, one block, which its stores pointer
+ * finds (vt_row_errors()): in an arena (exited rows, ghosts, rows without
+ * history) or a shared copy (struct vt_share)
+ */
+struct vt_row_stores {
+	void	*stores[VMON_STORE_PROC_NR];
+	int	errors[VMON_STORE_PROC_NR];
 };
 
 /*
@@ -87,21 +95,13 @@ struct vt_priv {
  * clears) snapshots; the screen's thread only reads the copies.
  */
 struct vt_share {
-	int		refs;
-	void		*stores[VMON_STORE_PROC_NR];
-	int		errors[VMON_STORE_PROC_NR];
-	vt_arena_t	arena;
+	int			refs;
+	struct vt_row_stores	st;
+	vt_arena_t		arena;
 	/* the rows' command text, made from these stores, or NULL */
-	char		*command;
-	unsigned	command_how;	/* command_how() */
-	unsigned	arg0_len;
-	unsigned	arg0_base;
-};
-
-/* a row's own stores and errors, in an arena: exited rows, ghosts, rows without history */
-struct vt_row_stores {
-	void	*stores[VMON_STORE_PROC_NR];
-	int	errors[VMON_STORE_PROC_NR];
+	char			*command;
+	unsigned		command_how;	/* command_how() */
+	unsigned		arg0_base;
 };
 
 struct vt_ghost {
@@ -127,12 +127,20 @@ static struct vt_share *row_share(const vt_row_t *row)
 {
 	if (!(row->flags & VT_ROW_SHARED))
 		return NULL;
-	return (struct vt_share *)((char *)row->stores - offsetof(struct vt_share, stores));
+	return (struct vt_share *)((char *)row->stores - offsetof(struct vt_share, st.stores));
 }
 
 /* a row's stores and errors when it has none */
-static void *const no_stores[VMON_STORE_PROC_NR];
-static const int no_errors[VMON_STORE_PROC_NR];
+static const struct vt_row_stores no_stores;
+
+const int *vt_row_errors(const vt_row_t *row)
+{
+	const char *stores = (const char *)row->stores;
+
+	if (row->flags & VT_ROW_NODE_STORES)
+		return ((const vmon_proc_t *)(stores - offsetof(vmon_proc_t, stores)))->errors;
+	return ((const struct vt_row_stores *)(stores - offsetof(struct vt_row_stores, stores)))->errors;
+}
 
 /* the rows' references to shared copies */
 static void put_rows(vt_snapshot_t *snap)
@@ -210,14 +218,11 @@ void vt_snapshot_detach(vt_snapshot_t *snap)
 
 		if (!(row->flags & VT_ROW_BORROWED))
 			continue;
-		if (!sh) {
-			row->stores = no_stores;
-			row->errors = no_errors;
-		}
+		if (!sh)
+			row->stores = no_stores.stores;
 		row->command = sh && sh->command ? sh->command : "?";
-		row->arg0_len = sh && sh->command ? sh->arg0_len : 1;
 		row->arg0_base = sh && sh->command ? sh->arg0_base : 0;
-		row->flags &= (unsigned char)~VT_ROW_BORROWED;
+		row->flags &= (unsigned char)~(VT_ROW_BORROWED | VT_ROW_NODE_STORES);
 	}
 }
 
@@ -399,7 +404,7 @@ static struct vt_share *share_copy(const vmon_proc_t *proc, unsigned long mask)
 	if (!sh)
 		return NULL;
 	sh->refs = 1;
-	memcpy(sh->errors, proc->errors, sizeof(sh->errors));
+	memcpy(sh->st.errors, proc->errors, sizeof(sh->st.errors));
 	for (i = 0; i < VMON_STORE_PROC_NR; i++) {
 		if (mask & (1UL << i))
 			size += store_bytes(&vmon_proc_store_descs[i], proc->stores[i]);
@@ -408,8 +413,8 @@ static struct vt_share *share_copy(const vmon_proc_t *proc, unsigned long mask)
 	for (i = 0; i < VMON_STORE_PROC_NR; i++) {
 		if (!(mask & (1UL << i)))
 			continue;
-		sh->stores[i] = copy_store(&sh->arena, &vmon_proc_store_descs[i], proc->stores[i]);
-		if (!sh->stores[i]) {
+		sh->st.stores[i] = copy_store(&sh->arena, &vmon_proc_store_descs[i], proc->stores[i]);
+		if (!sh->st.stores[i]) {
 			share_put(sh);
 			return NULL;
 		}
@@ -423,11 +428,11 @@ static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *pr
 	struct vt_share *sh = priv->share;
 	int i;
 
-	if (sh && memcmp(sh->errors, proc->errors, sizeof(sh->errors)) != 0)
+	if (sh && memcmp(sh->st.errors, proc->errors, sizeof(sh->st.errors)) != 0)
 		sh = NULL;
 	for (i = 0; sh && i < VMON_STORE_PROC_NR; i++) {
-		if (!(mask & (1UL << i)) != !sh->stores[i] ||
-		    (sh->stores[i] && !store_equal(&vmon_proc_store_descs[i], sh->stores[i], proc->stores[i])))
+		if (!(mask & (1UL << i)) != !sh->st.stores[i] ||
+		    (sh->st.stores[i] && !store_equal(&vmon_proc_store_descs[i], sh->st.stores[i], proc->stores[i])))
 			break;
 	}
 	if (sh && i == VMON_STORE_PROC_NR)
@@ -450,8 +455,7 @@ static struct vt_row_stores *row_stores(vt_arena_t *arena, vt_row_t *row, const 
 	memset(own->stores, 0, sizeof(own->stores));
 	memcpy(own->errors, errors, sizeof(own->errors));
 	row->stores = own->stores;
-	row->errors = own->errors;
-	row->flags &= (unsigned char)~VT_ROW_SHARED;
+	row->flags &= (unsigned char)~(VT_ROW_SHARED | VT_ROW_NODE_STORES);
 	return own;
 }
 
@@ -594,8 +598,7 @@ static vt_row_t *new_row(vt_snapshot_t *snap)
 
 	/* no stores until add_node() gives some: a row it could not finish is still safe to read */
 	memset(row, 0, sizeof(*row));
-	row->stores = no_stores;
-	row->errors = no_errors;
+	row->stores = no_stores.stores;
 	return row;
 }
 
@@ -655,8 +658,7 @@ static bool command_made(const struct vt_priv *priv, unsigned how, const char *s
 {
 	const char *m = priv->made;
 
-	if (!m || priv->made_how != how || priv->made_arg0_len != row->arg0_len ||
-	    priv->made_arg0_base != row->arg0_base)
+	if (!m || priv->made_how != how || priv->made_arg0_base != row->arg0_base)
 		return false;
 	if (brackets && *m++ != '[')
 		return false;
@@ -686,7 +688,6 @@ static bool command_remember(struct vt_priv *priv, unsigned how, const vt_row_t 
 	free(priv->made);
 	priv->made = made;
 	priv->made_how = (unsigned short)how;
-	priv->made_arg0_len = row->arg0_len;
 	priv->made_arg0_base = row->arg0_base;
 	return true;
 }
@@ -712,7 +713,6 @@ static void command_share(struct vt_share *sh, const vt_row_t *row, unsigned how
 	if (!sh || sh->command != row->command)
 		return;
 	sh->command_how = how;
-	sh->arg0_len = row->arg0_len;
 	sh->arg0_base = row->arg0_base;
 }
 
@@ -737,7 +737,6 @@ static int command_again(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, st
 	if (!text)
 		return -1;
 	row->command = text;
-	row->arg0_len = priv->made_arg0_len;
 	row->arg0_base = priv->made_arg0_base;
 	command_share(sh, row, how);
 	return 0;
@@ -792,7 +791,6 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 	if (sh && sh->command && sh->command_how == how) {
 		/* made from these very stores (s is the shared copy's) */
 		row->command = sh->command;
-		row->arg0_len = sh->arg0_len;
 		row->arg0_base = sh->arg0_base;
 		return 0;
 	}
@@ -809,12 +807,11 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		b->scratch_cap = len + 256;
 	}
 	/* where the program's name is in it: argv[0]'s text, up to its last '/' */
-	row->arg0_len = use_argv ? vmon_escape(NULL, 0, s->argv[0], strlen(s->argv[0]), b->escape_flags) : len + 2 * brackets;
-	if (row->arg0_len > len + 2 * brackets)
-		row->arg0_len = len + 2 * brackets;
 	row->arg0_base = 0;
 	if (use_argv) {
-		for (size_t i = 0; i + 1 < row->arg0_len; i++) {
+		size_t arg0_len = vmon_escape(NULL, 0, s->argv[0], strlen(s->argv[0]), b->escape_flags);
+
+		for (size_t i = 0; i + 1 < arg0_len && i + 1 < len; i++) {
 			if (b->scratch[i] == '/')
 				row->arg0_base = i + 1;
 		}
@@ -913,14 +910,12 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		if (!sh)
 			return NULL;
 		sh->refs++;
-		row->stores = sh->stores;
-		row->errors = sh->errors;
+		row->stores = sh->st.stores;
 		row->flags |= VT_ROW_SHARED;
 	} else if (b->borrow && !gone && mask == present_mask) {
 		/* the library's arrays as they are: every store it holds is one the row shows */
 		row->stores = proc->stores;
-		row->errors = proc->errors;
-		row->flags |= VT_ROW_BORROWED;
+		row->flags |= VT_ROW_BORROWED | VT_ROW_NODE_STORES;
 	} else if (gone) {
 		/*
 		 * a copy of its own (changed below), and shared: its ghost's too
@@ -932,8 +927,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 
 		if (!sh)
 			return NULL;
-		row->stores = sh->stores;
-		row->errors = sh->errors;
+		row->stores = sh->st.stores;
 		row->flags |= VT_ROW_SHARED;
 	} else {
 		own = row_stores(&snap->arena, row, proc->errors);
@@ -961,7 +955,6 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		if (!proc->is_thread && present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_PPID, s))
 			row->ppid = (int)s->ppid;
 		row->state = s->state ? s->state : '?';
-		row->uid = s->uid;
 		row->user = present(VMON_STORE_PROC_STAT, VMON_PROC_STAT_UID, s) ? user_name(b, s->uid) : "?";
 		if ((s->flags & PF_KTHREAD) || proc->pid == 2 || s->ppid == 2 ||
 		    (parent >= 0 && (snap->rows[parent].flags & VT_ROW_KTHREAD)))

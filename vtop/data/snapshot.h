@@ -39,12 +39,15 @@ enum {
 	VT_ROW_EXITED	= 1 << 3,	/* gone: shown for a few refreshes after it exited */
 	VT_ROW_SHARED	= 1 << 4,	/* stores and errors are a shared copy's (snapshot.c holds a reference) */
 	VT_ROW_BORROWED	= 1 << 5,	/* stores or command are the library's or its node's: good until the next vmon_sample() */
+	VT_ROW_NODE_STORES = 1 << 6,	/* stores is the node's own array (its errors beside it: vt_row_errors()) */
 };
 
 /*
  * One process or thread, copied out of the library's tree.  Three
  * snapshots hold a row of every process each, so its members are as narrow
- * as their ranges allow and its stores are a pointer: 96 bytes, not 224.
+ * as their ranges allow, and what its stores hold is not copied here: its
+ * stores are one pointer (their errnos found from it: vt_row_errors()), its
+ * owner is its stat's (vt_row_uid()).  80 bytes, not 224.
  */
 typedef struct vt_row {
 	int			pid;
@@ -52,8 +55,6 @@ typedef struct vt_row {
 	int			parent;		/* index of the tree parent in the snapshot, -1 at the top */
 	int			exit_code;	/* exited rows: wait status if known, else -1 */
 	unsigned long long	start;		/* start time, ticks after boot: with pid, its identity */
-	uid_t			uid;
-	unsigned		arg0_len;	/* bytes of command that are argv[0] (escaped) */
 	unsigned		arg0_base;	/* offset of argv[0]'s last path component in command */
 	unsigned short		exited_age;	/* exited rows: refreshes since it exited, 0 in the first */
 	unsigned char		flags;		/* VT_ROW_* */
@@ -64,13 +65,24 @@ typedef struct vt_row {
 	double			io_read_rate;	/* bytes/s from storage, -1 unknown */
 	double			io_write_rate;	/* bytes/s to storage, -1 unknown */
 	/*
-	 * VMON_STORE_PROC_NR stores (copies; NULL when not sampled) and their
-	 * errnos: a copy shared with other snapshots (VT_ROW_SHARED), the
-	 * library's own when borrowing, else the snapshot's
+	 * VMON_STORE_PROC_NR stores (copies; NULL when not sampled): a copy
+	 * shared with other snapshots (VT_ROW_SHARED), the library's own when
+	 * borrowing (VT_ROW_NODE_STORES when the node's array), else the
+	 * snapshot's
 	 */
 	void *const		*stores;
-	const int		*errors;
 } vt_row_t;
+
+/* the errnos of the row's stores (VMON_STORE_PROC_NR of them), 0 for those read */
+const int *vt_row_errors(const vt_row_t *row);
+
+/* the row's owner, as its stat says (0 without one) */
+static inline uid_t vt_row_uid(const vt_row_t *row)
+{
+	const vmon_proc_stat_t *s = row->stores[VMON_STORE_PROC_STAT];
+
+	return s ? s->uid : 0;
+}
 
 typedef struct vt_cpu_pct {
 	double	user, nice, system, iowait, irq, softirq, steal, guest, idle;

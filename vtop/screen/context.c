@@ -39,7 +39,7 @@ const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size)
 	char pwbuf[1024];
 
 	for (int i = 0; i < t->snap->rows_nr; i++) {
-		if (t->snap->rows[i].uid == uid && t->snap->rows[i].user && strcmp(t->snap->rows[i].user, "?"))
+		if (vt_row_uid(&t->snap->rows[i]) == uid && t->snap->rows[i].user && strcmp(t->snap->rows[i].user, "?"))
 			return t->snap->rows[i].user;
 	}
 	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)

@@ -71,8 +71,10 @@ static void escaped(char *buf, size_t size, const char *s, size_t len)
  */
 static const char *no_value_why(const tui_t *t, const vt_row_t *row, int store, char *buf, size_t size)
 {
-	if (row->errors[store]) {
-		snprintf(buf, size, "not readable: %s", strerror(row->errors[store]));
+	int error = vt_row_errors(row)[store];
+
+	if (error) {
+		snprintf(buf, size, "not readable: %s", strerror(error));
 		return buf;
 	}
 	if (row->flags & VT_ROW_EXITED)
@@ -83,7 +85,7 @@ static const char *no_value_why(const tui_t *t, const vt_row_t *row, int store, 
 		return "none: a kernel thread runs no program";
 	if (row->state == 'Z')
 		return "none: a zombie has no program left (it exited; its parent has not reaped it)";
-	if (geteuid() != 0 && row->uid != geteuid())
+	if (geteuid() != 0 && vt_row_uid(row) != geteuid())
 		return "not shown to us: another user's process (permission denied, EACCES)";
 	if (store == VMON_STORE_PROC_ENV && !row->stores[store])
 		return "reading...";
@@ -143,7 +145,7 @@ static void add_wchan(page_t *p, const tui_t *t, const vt_row_t *row)
 		page_add(p, "%-18s nothing: it is running", w);
 	} else if (row->state == 'Z') {
 		page_add(p, "%-18s nothing: a zombie (it exited; its parent has not reaped it)", w);
-	} else if (!t->replay && geteuid() != 0 && row->uid != geteuid()) {
+	} else if (!t->replay && geteuid() != 0 && vt_row_uid(row) != geteuid()) {
 		page_add(p, "%-18s not shown to us: another user's process (the kernel gives 0 for it)", w);
 	} else {
 		page_add(p, "%-18s not known: the kernel gives 0 (state %c: it could not tell where the task sleeps)", w,
@@ -156,11 +158,12 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 	const vt_snapshot_t *snap = t->snap;
 	const vmon_proc_stat_t *s = row->stores[VMON_STORE_PROC_STAT];
 	const vmon_proc_env_t *env = row->stores[VMON_STORE_PROC_ENV];
+	const int *errors = vt_row_errors(row);
 	char buf[4096], a[32], b[32], c[32];
 	int col, n = 0;
 
 	page_add(p, "PID %d   parent %d   user %s (%u)   state %c (%s)%s", row->pid, row->ppid, row->user,
-		 (unsigned)row->uid, row->state, state_name(row->state), (row->flags & VT_ROW_THREAD) ? "   thread" :
+		 (unsigned)vt_row_uid(row), row->state, state_name(row->state), (row->flags & VT_ROW_THREAD) ? "   thread" :
 		 (row->flags & VT_ROW_KTHREAD) ? "   kernel thread" : "");
 	if (row->flags & VT_ROW_EXITED) {
 		if (row->exit_code >= 0 && WIFSIGNALED(row->exit_code))
@@ -216,8 +219,8 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 			escaped(buf, sizeof(buf), env->envv[i], strlen(env->envv[i]));
 			page_add(p, "  %s", buf);
 		}
-	} else if (row->errors[VMON_STORE_PROC_ENV]) {
-		page_add(p, "Environment: not readable: %s", strerror(row->errors[VMON_STORE_PROC_ENV]));
+	} else if (errors[VMON_STORE_PROC_ENV]) {
+		page_add(p, "Environment: not readable: %s", strerror(errors[VMON_STORE_PROC_ENV]));
 	} else if (row->flags & VT_ROW_EXITED) {
 		page_add(p, "Environment: not read before it exited");
 	} else {
@@ -247,8 +250,8 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 		}
 	}
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
-		if (row->errors[i] && i != VMON_STORE_PROC_ENV)
-			page_add(p, "Could not read %s: %s", vmon_proc_store_descs[i].name, strerror(row->errors[i]));
+		if (errors[i] && i != VMON_STORE_PROC_ENV)
+			page_add(p, "Could not read %s: %s", vmon_proc_store_descs[i].name, strerror(errors[i]));
 	}
 }
 

@@ -37,7 +37,7 @@ void dialog_open_user(tui_t *t)
 		return;
 	}
 	for (int i = 0; i < t->snap->rows_nr; i++)
-		u[nr++] = t->snap->rows[i].uid;
+		u[nr++] = vt_row_uid(&t->snap->rows[i]);
 	qsort(u, (size_t)nr, sizeof(*u), uid_cmp);
 	for (int i = 0; i < nr; i++) {
 		if (uniq == 0 || u[uniq - 1] != u[i])

@@ -160,7 +160,6 @@ static void test_snapshot_copies(void **state)
 	assert_int_equal(sh->ppid, 1);
 	assert_int_equal(w.snap.rows[sh->parent].pid, 1);
 	assert_string_equal(sh->command, "/bin/sh -c work");
-	assert_int_equal(sh->arg0_len, strlen("/bin/sh"));
 	assert_int_equal(sh->arg0_base, strlen("/bin/"));
 	assert_int_equal(sh->state, 'S');
 	/* the copy is the snapshot's own: its argv points into its own cmdline, not the library's */
@@ -218,7 +217,6 @@ static void test_snapshot_shares(void **state)
 	assert_ptr_equal(s100, n100);
 	assert_ptr_equal(older.rows[vt_snapshot_find(&older, 100, 0)].command, row_of(&w, 100)->command);
 	assert_string_equal(row_of(&w, 100)->command, "/bin/sh -c work");
-	assert_int_equal(row_of(&w, 100)->arg0_len, strlen("/bin/sh"));
 	assert_int_equal(row_of(&w, 100)->arg0_base, strlen("/bin/"));
 	assert_ptr_not_equal(n100, vmon_proc_lookup(&w.src.vmon, 100)->stores[VMON_STORE_PROC_STAT]);
 	/* its CPU times changed: a copy of its own, and the older snapshot's as it was */
@@ -1288,7 +1286,7 @@ static void test_command_after_exec(void **state)
 	r = row_of(&w, 400);
 	assert_string_equal(r->command, "/usr/local/bin/vi notes\\x01");
 	assert_string_equal(vt_view_command(&w.view, r), "vi notes\\x01");
-	assert_int_equal(r->arg0_len, strlen("/usr/local/bin/vi"));
+	assert_int_equal(r->arg0_base, strlen("/usr/local/bin/"));
 	/* a kernel thread: [comm], made from comm */
 	r = row_of(&w, 3);
 	assert_string_equal(r->command, "[kworker/0:0]");
@@ -1367,7 +1365,6 @@ static void test_command_same_length(void **state)
 		stat_400(&w, "worker", 'S', 140730000005000ULL);
 		r = refresh_400(&w, 1);
 		assert_string_equal(r->command, "/bin/worker bbbb");
-		assert_int_equal(r->arg0_len, strlen("/bin/worker"));
 		assert_int_equal(r->arg0_base, strlen("/bin/"));
 		r = refresh_400(&w, 1);
 		assert_string_equal(r->command, "/bin/worker bbbb");
@@ -1375,14 +1372,22 @@ static void test_command_same_length(void **state)
 		cmdline_400(&w, "worker", "/bin/worker\0bbab", 17);
 		r = refresh_400(&w, 1);
 		assert_string_equal(r->command, "/bin/worker bbab");
-		/* the same text as one argument: argv[0] is all of it now */
+		/* the same text as one argument: argv[0] is all of it now, its last component after the last '/' */
 		cmdline_400(&w, "worker", "/bin/worker bbab", 17);
 		r = refresh_400(&w, 1);
 		assert_string_equal(r->command, "/bin/worker bbab");
-		assert_int_equal(r->arg0_len, strlen("/bin/worker bbab"));
+		assert_int_equal(r->arg0_base, strlen("/bin/"));
+		cmdline_400(&w, "worker", "/bin/worker b/ab", 17);
+		r = refresh_400(&w, 1);
+		assert_int_equal(r->arg0_base, strlen("/bin/worker b/"));
+		cmdline_400(&w, "worker", "/bin/worker\0b/ab", 17);
+		r = refresh_400(&w, 1);
+		assert_string_equal(r->command, "/bin/worker b/ab");
+		assert_int_equal(r->arg0_base, strlen("/bin/"));
 		cmdline_400(&w, "worker", "/bin/worker\0bbab", 17);
 		r = refresh_400(&w, 1);
-		assert_int_equal(r->arg0_len, strlen("/bin/worker"));
+		assert_string_equal(r->command, "/bin/worker bbab");
+		assert_int_equal(r->arg0_base, strlen("/bin/"));
 		/* comm changed (prctl(PR_SET_NAME)), the arguments not: the text stays */
 		text = r->command;
 		stat_400(&w, "wrk", 'S', 140730000030000ULL);
@@ -1399,7 +1404,7 @@ static void test_command_same_length(void **state)
 			r = refresh_400(&w, 1);
 			assert_int_equal(r->state, 'Z');
 			assert_string_equal(r->command, "/bin/worker bbab");
-			assert_int_equal(r->arg0_len, strlen("/bin/worker"));
+			assert_int_equal(r->arg0_base, strlen("/bin/"));
 		}
 		fixture_remove(&w.fx, "400");
 		tick(&w, 1);
