@@ -20,10 +20,10 @@ import csv
 import io
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -52,22 +52,43 @@ def backend_opens(backend):
 
 
 class Events:
-    """vtop --events running, its output read as it comes."""
+    """vtop --events running, its output read as it comes.
+
+    A thread of its own reads the pipe, so that vtop never waits on a full
+    pipe while this test parses what came so far: a writer that waits reads
+    no events, and its kernel buffer fills under another test's storm (CI
+    runs tests two at a time) whatever its size.
+    """
 
     def __init__(self, args):
         self.p = spawn([VTOP, "--events", "-d", "0.2"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         children.append(self.p)
-        self.out = b""
+        self.chunks = []
+        self.lock = threading.Lock()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        while True:
+            chunk = os.read(self.p.stdout.fileno(), 1 << 20)
+            if not chunk:
+                return
+            with self.lock:
+                self.chunks.append(chunk)
+
+    @property
+    def out(self):
+        with self.lock:
+            if len(self.chunks) > 1:
+                self.chunks[:] = [b"".join(self.chunks)]
+            return self.chunks[0] if self.chunks else b""
 
     def read_until(self, cond, secs):
         end = time.time() + secs
         while not cond(self.out) and time.time() < end:
-            r, _, _ = select.select([self.p.stdout], [], [], 0.1)
-            if r:
-                chunk = os.read(self.p.stdout.fileno(), 1 << 20)
-                if not chunk:
-                    break
-                self.out += chunk
+            if not self.reader.is_alive():
+                break
+            time.sleep(0.2)
         return cond(self.out)
 
     def started(self):
@@ -86,8 +107,9 @@ class Events:
     def end(self):
         """vtop killed; its output up to the last whole record (the kill may cut one)."""
         self.p.kill()
-        out, err = self.p.communicate(timeout=30)
-        self.out += out
+        self.p.wait(timeout=30)
+        self.reader.join(timeout=30)
+        err = self.p.stderr.read()
         return whole(self.out), err.decode(errors="replace")
 
 
