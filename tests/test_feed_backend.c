@@ -956,7 +956,7 @@ static size_t bpf_maps_mapped(size_t *largest)
 }
 
 /* the ebpf ring's first size by default (vmon_feed(7)) */
-#define DEFAULT_RING_FIRST	(1u << 20)
+#define DEFAULT_RING_FIRST	(512u << 10)
 
 static void check_ring(size_t ask, size_t expect)
 {

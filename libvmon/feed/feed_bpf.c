@@ -60,10 +60,10 @@
 
 /*
  * A ring's data is mapped once (bpf_ring.c) and resident from the start:
- * its size is the caller's memory.  1 MiB holds the lives of about 2,500
+ * its size is the caller's memory.  512 KiB holds the lives of about 1,250
  * processes (a fork and an exit take 112 bytes each with the ring's header,
- * an exec 150 and more with its path and arguments): a third of a second of
- * an 8,000/s storm.  A pass reads the ring between nodes once it is an eighth full
+ * an exec 150 and more with its path and arguments): 170 ms of an 8,000/s
+ * storm.  A pass reads the ring between nodes once it is an eighth full
  * (bpf_behind(), feed_keep_up()), so a long sample is no gap; but a reader
  * the scheduler keeps off a busy CPU reads nothing at all: a first ring of
  * 256 KiB that grew only when a read found it a quarter full lost events to
@@ -76,16 +76,15 @@
  * four times larger, or one that holds it if that is more.  At least four
  * times: one swap at a time, so a low estimate early in a storm would hold
  * for the 10 s until the next.  The reader is woken at each sixteenth of the
- * ring, so that it measures the rate early: at 6.5 MB/s, 1 MiB leaves it
- * 160 ms to grow the ring, 4 MiB then 600 ms.  (A first ring of 512 KiB
- * lost no more than this one beside storms on a busy machine, and saves
- * vtop 0.5 MB: tests/bench/README.md, issue 14.)  A reader found behind by a
+ * ring, so that it measures the rate early: at 6.5 MB/s, 512 KiB leave it
+ * 80 ms to grow the ring, 2 MiB then 300 ms (1 MiB lost no less beside
+ * storms on a busy machine: tests/bench/README.md, issue 14).  A reader found behind by a
  * quarter of the ring, or losing events, gets one four times larger too; up
  * to 4 MiB; 30 calm seconds (the reader never behind by 64 KiB, the rate
  * under 1 MB/s) bring it down to 256 KiB: after a storm, vtop is back to its
  * size within a minute.
  */
-#define BPF_RING_FIRST		(1u << 20)
+#define BPF_RING_FIRST		(512u << 10)
 #define BPF_RING_LEAST		(256u << 10)
 #define BPF_RING_MOST		(4u << 20)
 #define BPF_RING_GROWTH		4
