@@ -26,10 +26,13 @@
  *
  * The ring is sized by need (unless the caller asked for a size): the
  * programs write to the ring user space put in the slot of their rings[]
- * map, BPF_RING_FIRST bytes at first.  A drain that finds more than a quarter
- * of it waiting, or events lost, puts a ring four times its size in the slot
- * (up to BPF_RING_MOST); after BPF_RING_CALM_NS in which no drain found more
- * waiting than a quarter of BPF_RING_LEAST, a ring of that size.  The ring
+ * map, BPF_RING_FIRST bytes at first.  A drain that finds the programs
+ * writing faster than the ring holds BPF_RING_LATENCY_NS of, more than a
+ * quarter of it waiting, or events lost, puts one four times its size in
+ * the slot, or as large as the rate needs if that is more (up to
+ * BPF_RING_MOST); after BPF_RING_CALM_NS in which no drain found more
+ * waiting than a quarter of BPF_RING_LEAST, nor a rate that needs more than
+ * BPF_RING_LEAST, a ring of that size.  The ring
  * taken out is still read, before the new one at each drain, until it has
  * been out BPF_RING_RETIRE_NS and is empty: a program that found it just
  * before the swap writes there (the kernel keeps it alive for that).  The
@@ -57,26 +60,40 @@
 
 /*
  * A ring's data is mapped once (bpf_ring.c) and resident from the start:
- * its size is the caller's memory.  1 MiB holds the lives of about 2,500
+ * its size is the caller's memory.  512 KiB holds the lives of about 1,250
  * processes (a fork and an exit take 112 bytes each with the ring's header,
- * an exec 150 and more with its path and arguments): a third of a second of
- * an 8,000/s storm.  A pass reads the ring between nodes once it is an
- * eighth full (bpf_behind(), feed_keep_up()), so a long sample is no gap;
- * but a reader the scheduler keeps off a busy CPU reads nothing at all: a
- * first ring of 256 KiB lost events to vtop --events beside another test's
- * fork bursts under make -j2 on two cores (events_json_csv.py, once in
- * three runs of CI), where 1 MiB never did.  So it starts at 1 MiB; a reader
- * found behind by a quarter of the ring, or losing events, gets one four
- * times larger, up to 4 MiB; 30 calm seconds (the reader never behind by
- * 64 KiB) bring it down to 256 KiB, where a reader that keeps up is woken at
- * each eighth: after a storm, vtop is back to its size within a minute.
+ * an exec 150 and more with its path and arguments): 170 ms of an 8,000/s
+ * storm.  A pass reads the ring between nodes once it is an eighth full
+ * (bpf_behind(), feed_keep_up()), so a long sample is no gap; but a reader
+ * the scheduler keeps off a busy CPU reads nothing at all: a first ring of
+ * 256 KiB that grew only when a read found it a quarter full lost events to
+ * vtop --events beside another test's storms under make -j2 on two cores
+ * (most likely test_keep_up_in_pass's: 1,500 lives with 4,000 bytes of
+ * arguments, 6.5 MB a second).  So the ring also grows on the rate, before
+ * it fills: the records' times say how fast the programs write (the
+ * reader's would not: one kept away sees a burst), and a drain that finds a
+ * quarter of a second of that rate more than the ring holds puts in one
+ * four times larger, or one that holds it if that is more.  At least four
+ * times: one swap at a time, so a low estimate early in a storm would hold
+ * for the 10 s until the next.  The reader is woken at each sixteenth of the
+ * ring, so that it measures the rate early: at 6.5 MB/s, 512 KiB leave it
+ * 80 ms to grow the ring, 2 MiB then 300 ms (1 MiB lost no less beside
+ * storms on a busy machine: tests/bench/README.md, issue 14).  A reader found behind by a
+ * quarter of the ring, or losing events, gets one four times larger too; up
+ * to 4 MiB; 30 calm seconds (the reader never behind by 64 KiB, the rate
+ * under 1 MB/s) bring it down to 256 KiB: after a storm, vtop is back to its
+ * size within a minute.
  */
-#define BPF_RING_FIRST		(1u << 20)
+#define BPF_RING_FIRST		(512u << 10)
 #define BPF_RING_LEAST		(256u << 10)
 #define BPF_RING_MOST		(4u << 20)
 #define BPF_RING_GROWTH		4
 #define BPF_RING_RETIRE_NS	(10 * 1000000000ull)
 #define BPF_RING_CALM_NS	(30 * 1000000000ull)
+#define BPF_RING_WAKE_PART	16	/* the reader is woken when this part of the ring waits */
+#define BPF_RING_LATENCY_NS	(250 * 1000000ull)	/* what the ring holds of the rate measured */
+#define BPF_RATE_WINDOW_NS	(100 * 1000000ull)
+#define BPF_RATE_SPAN_LEAST_NS	(FEED_WAKEUP_INTERVAL_MS * 1000000ull)
 #define BPF_BYTES_PER_EVENT	160	/* a fork or an exit takes 128 bytes in the ring, an exec more */
 
 /*
@@ -93,6 +110,10 @@ typedef struct feed_ring {
 
 typedef struct bpf_feed {
 	struct feed_bpf		*skel;
+	unsigned long long	rate_from_ns;	/* the first record's time in the rate's window */
+	unsigned long long	rate_last_ns;	/* and the last one's */
+	size_t			rate_bytes;	/* ring bytes of the window's records */
+	size_t			read_bytes;	/* ring bytes read during a drain */
 	feed_ring_t		ring;		/* in the slot */
 	feed_ring_t		retiring;	/* taken out of it, read until it is empty */
 	size_t			least, most;	/* the sizes the ring takes: equal if the caller chose one */
@@ -115,6 +136,45 @@ static size_t ring_size(size_t want)
 	return size;
 }
 
+/*
+ * The rate the programs write at, by the records' own times (not the
+ * reader's: a reader kept away sees a burst where there was a steady
+ * stream): the ring bytes of the records of a window of at most
+ * BPF_RATE_WINDOW_NS, counted as the ring counts them (a header of 8 bytes,
+ * the whole rounded up to 8).
+ */
+static void rate_count(bpf_feed_t *b, unsigned long long time_ns, size_t size)
+{
+	size_t bytes = (size + 8 + 7) & ~(size_t)7;
+
+	b->read_bytes += bytes;
+	if (time_ns > b->rate_from_ns + BPF_RATE_WINDOW_NS) {
+		b->rate_from_ns = time_ns;
+		b->rate_bytes = 0;
+	}
+	if (time_ns > b->rate_last_ns)
+		b->rate_last_ns = time_ns;
+	b->rate_bytes += bytes;
+}
+
+/*
+ * The ring that rate needs to hold BPF_RING_LATENCY_NS of it, for a reader
+ * kept off the CPU that long; 0 for a window of less than a wakeup's bytes
+ * (a few records close together are no storm).  A window shorter than
+ * BPF_RATE_SPAN_LEAST_NS counts as that long.  The early estimate matters:
+ * the next swap waits until the ring taken out is let go.
+ */
+static size_t rate_need(const bpf_feed_t *b)
+{
+	unsigned long long span = b->rate_last_ns - b->rate_from_ns;
+
+	if (b->rate_bytes < b->ring.size / BPF_RING_WAKE_PART)
+		return 0;
+	if (span < BPF_RATE_SPAN_LEAST_NS)
+		span = BPF_RATE_SPAN_LEAST_NS;
+	return (size_t)(b->rate_bytes * BPF_RING_LATENCY_NS / span);
+}
+
 static int on_record(void *ctx, const void *data, size_t size)
 {
 	bpf_feed_t *b = ctx;
@@ -124,6 +184,7 @@ static int on_record(void *ctx, const void *data, size_t size)
 
 	if (size < sizeof(*r))
 		return 0;
+	rate_count(b, r->time_ns, size);
 	switch (r->kind) {
 	case FEED_REC_FORK:
 		kind = VMON_EVENT_FORK;
@@ -214,13 +275,13 @@ static int ring_put(bpf_feed_t *b, size_t size)
 	ev.data.fd = fd;
 	if (!r.reader || epoll_ctl(b->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		goto fail;
-	/* wake the reader at each eighth: before the new ring, not to wait for a larger one's */
+	/* wake the reader at each sixteenth: before the new ring, not to wait for a larger one's */
 	if (size < b->ring.size || !b->ring.size)
-		b->skel->bss->wakeup_bytes = size / 8;
+		b->skel->bss->wakeup_bytes = size / BPF_RING_WAKE_PART;
 	if (skel_map_update_elem(b->skel->maps.rings.map_fd, &slot, &fd, BPF_ANY) < 0)
 		goto fail;
 	close(fd);
-	b->skel->bss->wakeup_bytes = size / 8;
+	b->skel->bss->wakeup_bytes = size / BPF_RING_WAKE_PART;
 	b->retiring = b->ring;
 	b->retiring.out_ns = vclock_ns(CLOCK_BOOTTIME);
 	b->ring = r;
@@ -230,28 +291,36 @@ static int ring_put(bpf_feed_t *b, size_t size)
 fail:
 	err = errno;
 	if (b->ring.size)
-		b->skel->bss->wakeup_bytes = b->ring.size / 8;
+		b->skel->bss->wakeup_bytes = b->ring.size / BPF_RING_WAKE_PART;
 	ring_close(&r);
 	close(fd);
 	return err;
 }
 
 /*
- * After a drain that found waiting bytes: a larger ring if the reader fell
- * behind, the least size once it has kept up for a while.  One swap at a
- * time: not while the last ring taken out is still read.
+ * After a drain: a larger ring if the programs write faster than the ring
+ * holds BPF_RING_LATENCY_NS of (before anything is lost), if the reader fell
+ * behind by a quarter of it, or if events were lost: four times larger, or
+ * as the rate needs if that is more; the least size once it has kept up for
+ * a while.  One swap at a time: not
+ * while the last ring taken out is still read.
  */
 static void ring_fit(bpf_feed_t *b, size_t waiting, bool lost)
 {
 	unsigned long long now = vclock_ns(CLOCK_BOOTTIME);
-	size_t size = b->ring.size;
+	size_t size = b->ring.size, need = b->read_bytes ? rate_need(b) : 0;
 
-	if (waiting > b->least / 4)
+	if (waiting > b->least / 4 || need > b->least)
 		b->busy_ns = now;
 	if (b->retiring.reader || b->least == b->most)
 		return;
-	if ((lost || waiting > size / 4) && size < b->most) {
-		size = size * BPF_RING_GROWTH < b->most ? size * BPF_RING_GROWTH : b->most;
+	if ((lost || waiting > size / 4 || need > size) && size < b->most) {
+		/* at least four times larger: the estimate early in a storm is low, and the next swap waits */
+		size *= BPF_RING_GROWTH;
+		if (need > size)
+			size = ring_size(need);
+		if (size > b->most)
+			size = b->most;
 		b->busy_ns = now;	/* a loss with little waiting counts as busy too */
 	} else if (size > b->least && now - b->busy_ns > BPF_RING_CALM_NS) {
 		size = b->least;
@@ -388,6 +457,7 @@ static int bpf_drain(vmon_t *vmon, feed_t *feed)
 
 	(void)vmon;
 	b->pushed = 0;
+	b->read_bytes = 0;
 	b->drained_ns = vclock_ns(CLOCK_BOOTTIME);
 	/* the ring taken out first: what it holds was written before the new one's */
 	r = b->retiring.reader ? bpf_ring_consume(b->retiring.reader) : 0;
