@@ -159,8 +159,12 @@ static void rate_count(bpf_feed_t *b, unsigned long long time_ns, size_t size)
 
 /*
  * The ring that rate needs to hold BPF_RING_LATENCY_NS of it, for a reader
- * kept off the CPU that long; 0 for a window of less than a wakeup's bytes
- * (a few records close together are no storm).  A window shorter than
+ * kept off the CPU that long; 0 for a window of less than a quarter of the
+ * ring.  A burst is no storm: a parallel build's few execs with long
+ * argument lists (a wakeup's 32 KiB within 5 ms) would otherwise read as
+ * 1.6 MB a quarter of a second and keep a 2 MiB ring for nothing; a storm
+ * that needs more than the ring writes a quarter of it well before the
+ * reader could be kept away (20 ms at 6.5 MB/s).  A window shorter than
  * BPF_RATE_SPAN_LEAST_NS counts as that long.  The early estimate matters:
  * the next swap waits until the ring taken out is let go.
  */
@@ -168,7 +172,7 @@ static size_t rate_need(const bpf_feed_t *b)
 {
 	unsigned long long span = b->rate_last_ns - b->rate_from_ns;
 
-	if (b->rate_bytes < b->ring.size / BPF_RING_WAKE_PART)
+	if (b->rate_bytes < b->ring.size / 4)
 		return 0;
 	if (span < BPF_RATE_SPAN_LEAST_NS)
 		span = BPF_RATE_SPAN_LEAST_NS;
