@@ -377,7 +377,16 @@ void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double w
 		fprintf(w->out, " lost events=%llu\n", lost);
 		return;
 	}
-	write_record(w, &ev, "lost", when, true, lost);
+	/* -o without kind and lost: the record would be nulls, like no event; said on standard error instead */
+	for (int i = 0; i < w->fields_nr; i++) {
+		enum event_type type = event_fields[w->fields[i]].type;
+
+		if (type == EV_KIND || type == EV_LOST) {
+			write_record(w, &ev, "lost", when, true, lost);
+			return;
+		}
+	}
+	fprintf(stderr, "vtop: %llu events lost (the kernel's buffer was full): -o kind or lost would show it\n", lost);
 }
 
 /*

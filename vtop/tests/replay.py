@@ -294,6 +294,11 @@ try:
         check(sum(int(r["lost"]) for r in lost) == base + 37 and all(r["pid"] == "" for r in lost) and
               all(r["lost"] == "" for r in rows if r["kind"] != "lost"),
               "--events csv: a row of kind lost with the count, the process's fields empty (%s)" % lost)
+        r = vtop("-r", dropped, "--events", "--format", "json", "-o", "pid,comm")
+        objs = [json.loads(x) for x in r.stdout.decode().splitlines()]
+        check(objs and all(o["pid"] is not None for o in objs) and b"37 events lost" in r.stderr,
+              "--events -o without kind or lost: no record of nulls, the loss said on standard error (%s)"
+              % r.stderr.decode(errors="replace").strip())
     else:
         print("the recording had no event feed (%s): its events are the samples' differences" % feed)
 
