@@ -1333,6 +1333,24 @@ static const vt_row_t *refresh_400(world_t *w, double secs)
 }
 
 /*
+ * pid 400 sets its title in place (comm, the cmdline's len bytes), a
+ * refresh later its row shows command (NULL: not checked) with argv[0]'s
+ * last component at arg0_base (-1: not checked)
+ */
+static const vt_row_t *title_400(world_t *w, const char *bytes, const char *command, int arg0_base)
+{
+	const vt_row_t *r;
+
+	cmdline_400(w, "worker", bytes, 17);
+	r = refresh_400(w, 1);
+	if (command)
+		assert_string_equal(r->command, command);
+	if (arg0_base >= 0)
+		assert_int_equal(r->arg0_base, arg0_base);
+	return r;
+}
+
+/*
  * A node keeps no copy of the arguments its text was made from, and no
  * hash stands for them: whatever a process does to its arguments, its row
  * shows them, copied out (a replay, the tests' world) or borrowed (vtop -b,
@@ -1369,25 +1387,12 @@ static void test_command_same_length(void **state)
 		r = refresh_400(&w, 1);
 		assert_string_equal(r->command, "/bin/worker bbbb");
 		/* a title set in place: other bytes of the same length */
-		cmdline_400(&w, "worker", "/bin/worker\0bbab", 17);
-		r = refresh_400(&w, 1);
-		assert_string_equal(r->command, "/bin/worker bbab");
+		title_400(&w, "/bin/worker\0bbab", "/bin/worker bbab", -1);
 		/* the same text as one argument: argv[0] is all of it now, its last component after the last '/' */
-		cmdline_400(&w, "worker", "/bin/worker bbab", 17);
-		r = refresh_400(&w, 1);
-		assert_string_equal(r->command, "/bin/worker bbab");
-		assert_int_equal(r->arg0_base, strlen("/bin/"));
-		cmdline_400(&w, "worker", "/bin/worker b/ab", 17);
-		r = refresh_400(&w, 1);
-		assert_int_equal(r->arg0_base, strlen("/bin/worker b/"));
-		cmdline_400(&w, "worker", "/bin/worker\0b/ab", 17);
-		r = refresh_400(&w, 1);
-		assert_string_equal(r->command, "/bin/worker b/ab");
-		assert_int_equal(r->arg0_base, strlen("/bin/"));
-		cmdline_400(&w, "worker", "/bin/worker\0bbab", 17);
-		r = refresh_400(&w, 1);
-		assert_string_equal(r->command, "/bin/worker bbab");
-		assert_int_equal(r->arg0_base, strlen("/bin/"));
+		title_400(&w, "/bin/worker bbab", "/bin/worker bbab", (int)strlen("/bin/"));
+		title_400(&w, "/bin/worker b/ab", NULL, (int)strlen("/bin/worker b/"));
+		title_400(&w, "/bin/worker\0b/ab", "/bin/worker b/ab", (int)strlen("/bin/"));
+		r = title_400(&w, "/bin/worker\0bbab", "/bin/worker bbab", (int)strlen("/bin/"));
 		/* comm changed (prctl(PR_SET_NAME)), the arguments not: the text stays */
 		text = r->command;
 		stat_400(&w, "wrk", 'S', 140730000030000ULL);
