@@ -344,19 +344,26 @@ struct {
 
 const volatile __u32 held_mask = 0;
 
-/* the entry user space holds of task tid, or NULL: its probes until a free entry */
-static __always_inline struct iter_held *held_find(__u32 tid)
+/*
+ * The entry user space holds of task tid, or NULL: its probes until a free
+ * entry.  *index: 1 + where it was found, which the record's header tells
+ * user space so that it need not look for it again (0: none).
+ */
+static __always_inline struct iter_held *held_find(__u32 tid, __u32 *index)
 {
 	__u32 home = iter_held_home(tid, held_mask);
 
+	*index = 0;
 	for (__u32 n = 0; n < ITER_HELD_PROBES && n <= held_mask; n++) {
 		__u32 i = (home + n) & held_mask;
 		struct iter_held *e = bpf_map_lookup_elem(&held, &i);
 
 		if (!e || !e->tid)
 			return NULL;
-		if (e->tid == tid)
+		if (e->tid == tid) {
+			*index = i + 1;
 			return e;
+		}
 	}
 	return NULL;
 }
@@ -466,7 +473,7 @@ static __always_inline __u64 fill_volatile(struct iter_rec *r, struct task_struc
 	r->h.tid = t->pid;
 	r->h.tgid = t->tgid;
 	r->h.flags = 0;
-	r->h.pad = 0;
+	r->h.held = 0;		/* in the hash as 0: set as the record goes (vmon_tasks()) */
 	r->h.hash = 0;
 	r->h.volatile_hash = 0;
 	if (t->flags & PF_KTHREAD_)
@@ -726,7 +733,7 @@ int vmon_tasks(struct bpf_iter__task *ctx)
 	struct mm_struct *mm;
 	struct iter_held *e;
 	struct iter_rec *r;
-	__u32 zero = 0;
+	__u32 zero = 0, held_index;
 	__u64 vhash;
 
 	if (!t)
@@ -735,7 +742,7 @@ int vmon_tasks(struct bpf_iter__task *ctx)
 	if (!r)
 		return 0;
 	/* the record user space holds of this task, if any */
-	e = held_find((__u32)t->pid);
+	e = held_find((__u32)t->pid, &held_index);
 	sig = t->signal;
 	sh = t->sighand;
 	mm = t->mm;
@@ -758,6 +765,7 @@ int vmon_tasks(struct bpf_iter__task *ctx)
 		r->h.flags |= ITER_SAME;
 		r->h.hash = e->hash;
 		r->h.volatile_hash = vhash;
+		r->h.held = held_index;
 		bpf_seq_write(ctx->meta->seq, &r->h, sizeof(r->h));
 		return 0;
 	}
@@ -768,9 +776,11 @@ int vmon_tasks(struct bpf_iter__task *ctx)
 	if (e && e->hash == r->h.hash) {
 		/* user space holds this record: the header says so */
 		r->h.flags |= ITER_SAME;
+		r->h.held = held_index;
 		bpf_seq_write(ctx->meta->seq, &r->h, sizeof(r->h));
 		return 0;
 	}
+	r->h.held = held_index;
 	bpf_seq_write(ctx->meta->seq, r, sizeof(*r));
 	return 0;
 }

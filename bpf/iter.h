@@ -66,7 +66,7 @@ struct iter_hdr {
 	__u32		tid;
 	__u32		tgid;
 	__u32		flags;		/* ITER_* */
-	__u32		pad;
+	__u32		held;		/* 1 + the index of the held entry the program found for the task, 0: none */
 	__u64		hash;		/* of the whole record, made with both hashes 0 */
 	__u64		volatile_hash;	/* of what can change while the task does not run (iter.bpf.c) */
 };

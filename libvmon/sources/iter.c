@@ -121,6 +121,13 @@ struct iter {
 	int			*shown;		/* the slots the last read showed (SLOT_SHOWN), in its order */
 	size_t			nr;
 	/*
+	 * The read before's shown[], and how far this read went through it
+	 * (slot_in_order()): the iterator goes through the tasks by id, read
+	 * after read.
+	 */
+	int			*before;
+	size_t			before_nr, before_next;
+	/*
 	 * per slot, -1 for none: a group leader's first thread slot, a
 	 * thread's next one in its group (iter_group()); a free slot's next
 	 * free one (the free slots are a stack from free_top).  A slot is one
@@ -152,6 +159,7 @@ struct iter {
 #define SLOT_SAME_AGAIN	0x4	/* ... and the read before it too: its record may go (slot_drop()) */
 #define SLOT_USED	0x8	/* not free: a task's, shown by this read or an earlier one */
 #define SLOT_SHOWN	0x10	/* the last read showed it (in shown[]) */
+#define SLOT_SHADOWED	0x20	/* its task was shown twice in a read: by_tid has the second slot, not this one */
 	unsigned long long	tick_ns;
 	unsigned long long	reads, read_errors;
 	double			next_listing;	/* when iter_listing_due() says yes next */
@@ -208,6 +216,7 @@ static void iter_close(vmon_t *vmon)
 	free(it->slot_tgid);
 	free(it->slot_state);
 	free(it->shown);
+	free(it->before);
 	free(it->link);
 	pidmap_fini(&it->by_tid);
 	free(it);
@@ -446,6 +455,9 @@ static int slots_grow(iter_t *it)
 	if (!(p = realloc(it->shown, cap * sizeof(*it->shown))))
 		return -1;
 	it->shown = p;
+	if (!(p = realloc(it->before, cap * sizeof(*it->before))))
+		return -1;
+	it->before = p;
 	if (!(p = realloc(it->slot_tgid, cap * sizeof(*it->slot_tgid))))
 		return -1;
 	it->slot_tgid = p;
@@ -476,14 +488,14 @@ static int slots_grow(iter_t *it)
  */
 static void held_set(iter_t *it, const struct iter_rec *r)
 {
-	struct iter_held *e;
+	struct iter_held *e = held_find_hinted(&it->held, r->h.tid, r->h.held);
 
 	if (r->wchan_state == ITER_WCHAN_RUNNABLE && r->stat.state != 'R') {
-		if ((e = held_find(&it->held, r->h.tid)))
+		if (e)
 			held_remove(&it->held, e);
 		return;
 	}
-	if (!(e = held_place(&it->held, r->h.tid)))
+	if (!e && !(e = held_place(&it->held, r->h.tid)))
 		return;		/* no room within its probes: its records come whole */
 	e->hash = r->h.hash;
 	e->volatile_hash = r->h.volatile_hash;
@@ -600,6 +612,7 @@ static size_t rec_pack(iter_t *it, const struct iter_rec *r)
 	unsigned a, b;
 
 	memcpy(u, r, sizeof(*r));
+	u->rec.h.held = 0;	/* where the program found its held entry, this read: not the record's */
 	for (size_t k = 0; k < NELEM(pack_near); k++)
 		u->w[pack_near[k][0]] ^= ((const __u64 *)r)[pack_near[k][1]];
 	out = pack_word(out, u->w, 1, &a);
@@ -697,6 +710,35 @@ static int slot_by_tid(const iter_t *it, unsigned tid)
 	return (int)(uintptr_t)pidmap_get(&it->by_tid, (int)tid) - 1;
 }
 
+/* is slot tid's, the one slot_by_tid() gives? */
+static bool slot_is_tids(const iter_t *it, int slot, unsigned tid)
+{
+	return it->slot_tid[slot] == (int)tid &&
+	       (it->slot_state[slot] & (SLOT_USED | SLOT_SHADOWED)) == SLOT_USED;
+}
+
+/*
+ * slot_by_tid() for the stream's next record.  The iterator goes through
+ * the tasks in the order of their ids, read after read: the slot is most
+ * often the next one of the read before's order, whose arrays are read in
+ * order too, where the hash was a cache miss or two a task at 10,000.
+ * Tasks gone since are stepped over; a task new, or anything out of order,
+ * is looked up.
+ */
+static int slot_in_order(iter_t *it, unsigned tid)
+{
+	while (it->before_next < it->before_nr) {
+		int slot = it->before[it->before_next];
+
+		if ((unsigned)it->slot_tid[slot] > tid)
+			break;
+		it->before_next++;
+		if (slot_is_tids(it, slot, tid))
+			return slot;
+	}
+	return slot_by_tid(it, tid);
+}
+
 static void io_add(struct iter_io *sum, const struct iter_io *add)
 {
 	__u64 *s = (__u64 *)sum;
@@ -785,9 +827,9 @@ static ssize_t take_records(iter_t *it, size_t len)
 			errno = EPROTO;
 			return -1;
 		}
-		slot = slot_by_tid(it, h->tid);
+		slot = slot_in_order(it, h->tid);
 		if (h->flags & ITER_SAME) {
-			struct iter_held *e = held_find(&it->held, h->tid);
+			struct iter_held *e = held_find_hinted(&it->held, h->tid, h->held);
 
 			if (slot < 0 || it->slot_tgid[slot] != (int)h->tgid || !e || e->hash != h->hash)
 				goto corrupt;
@@ -799,6 +841,8 @@ static ssize_t take_records(iter_t *it, size_t len)
 
 			if (slot < 0 || (it->slot_state[slot] & SLOT_SHOWN)) {
 				/* a new task (or one shown twice: the second gets its own slot) */
+				int shadowed = slot;
+
 				if (it->free_top < 0 && slots_grow(it) < 0)
 					return -1;
 				slot = it->free_top;
@@ -808,6 +852,8 @@ static ssize_t take_records(iter_t *it, size_t len)
 					return -1;	/* the slot stays free */
 				}
 				it->free_top = it->link[slot];
+				if (shadowed >= 0)
+					it->slot_state[shadowed] |= SLOT_SHADOWED;
 			} else if (slot_keep(it, slot, r) < 0) {
 				return -1;
 			}
@@ -839,10 +885,16 @@ static int read_stream(iter_t *it)
 {
 	size_t len = 0;
 	ssize_t took;
-	int fd, err;
+	int fd, err, *tmp;
 
 	if (!it->stream && !(it->stream = malloc(ITER_STREAM_BYTES)))
 		return -1;
+	/* this read's order goes in shown[], the last one's is the guide (slot_in_order()) */
+	tmp = it->before;
+	it->before = it->shown;
+	it->shown = tmp;
+	it->before_nr = it->nr;
+	it->before_next = 0;
 	it->nr = 0;
 	fd = light_skel_iter_create(it->skel->links.vmon_tasks_fd);
 	if (fd < 0)
@@ -1014,9 +1066,15 @@ static int iter_list(vmon_t *vmon)
 static int iter_covers(const vmon_t *vmon, const proc_node_t *node)
 {
 	const iter_t *it = vmon->internal->iter;
-	int i;
+	int i = node->iter.index;
 
-	if (!iter_active(vmon) || (i = slot_of(it, node->pub.pid)) < 0)
+	if (!iter_active(vmon))
+		return -1;
+	/* the slot of its last pass's record, most often (slots last as long as their tasks); else looked up */
+	if (i < 0 || (size_t)i >= it->slots_cap || !slot_is_tids(it, i, (unsigned)node->pub.pid) ||
+	    !(it->slot_state[i] & SLOT_SHOWN))
+		i = slot_of(it, node->pub.pid);
+	if (i < 0)
 		return -1;
 	return it->slot_tgid[i] == (node->pub.is_thread ? node->tgid : node->pub.pid) ? i : -1;
 }

@@ -33,6 +33,14 @@ struct iter_held *held_find(const held_table_t *t, unsigned tid)
 	return NULL;
 }
 
+/* held_find(), looking first where the program found the entry (hint: 1 + its index, 0: nowhere) */
+struct iter_held *held_find_hinted(const held_table_t *t, unsigned tid, unsigned hint)
+{
+	if (hint && hint - 1 <= t->mask && tid && t->e[hint - 1].tid == tid)
+		return &t->e[hint - 1];
+	return held_find(t, tid);
+}
+
 struct iter_held *held_place(held_table_t *t, unsigned tid)
 {
 	unsigned i = iter_held_home(tid, t->mask);

@@ -20,6 +20,7 @@ typedef struct held_table {
 /* tid's entry, or NULL */
 struct iter_held *held_find(const held_table_t *t, unsigned tid);
 /* tid's entry, or a free one made its own; NULL: none within its probes (its records come whole) */
+struct iter_held *held_find_hinted(const held_table_t *t, unsigned tid, unsigned hint);
 struct iter_held *held_place(held_table_t *t, unsigned tid);
 /* the entry freed, the entries after it moved up so that each is still within its probes */
 void held_remove(held_table_t *t, struct iter_held *e);
