@@ -657,6 +657,9 @@ struct wchan_name {
 	char	s[ITER_WCHAN_LEN];
 };
 
+/* set by user space before each read: the caller does not want wchan (VMON_FLAG_NO_WCHAN) */
+__u32 wchan_off;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
@@ -692,6 +695,8 @@ static __always_inline void fill_wchan(struct iter_rec *r, struct task_struct *t
 
 	r->wchan_state = ITER_WCHAN_NONE;
 	r->pad3 = 0;
+	if (wchan_off)
+		return;
 	/* helpers of Linux 5.9 and 5.13: without them, /proc (the iterator itself needs 5.8) */
 	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_task_stack) ||
 	    !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_snprintf))

@@ -37,6 +37,12 @@ typedef enum _vmon_flags_t {
 	VMON_FLAG_PROC_ARRAY	= 1L,		/* keep every node in the flat vmon->array[] too */
 	VMON_FLAG_PROC_ALL	= 1L << 1,	/* monitor every process of the system, as one tree */
 	VMON_FLAG_2PASS		= 1L << 2,	/* sample everything first, then run every callback */
+	/*
+	 * libvmon 1: PROC_STAT's wchan not read, and absent: it costs a walk of
+	 * the kernel stack (or a /proc read) for every task that ran.  May be
+	 * set and cleared in vmon->flags between samples (vmon(3)).
+	 */
+	VMON_FLAG_NO_WCHAN	= 1L << 3,
 } vmon_flags_t;
 
 /* system-wide wants: store indices into vmon->stores[], and bits of the sys_wants mask */

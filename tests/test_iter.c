@@ -102,13 +102,12 @@ static int child_busy(void *arg)
 	return 0;
 }
 
-/* the iterator can be used here, or the test skips saying why */
-static void skip_without_iter(void)
+/* can the iterator be used here?  If not, reason says why */
+static bool iter_usable(char *reason, size_t size)
 {
 	vmon_t vmon;
 	vmon_attr_t attr;
 	const char *why;
-	char reason[400];
 	bool ok;
 
 	vmon_attr_default(&attr);
@@ -117,9 +116,17 @@ static void skip_without_iter(void)
 	assert_true(vmon_init_attr(&vmon, &attr));
 	ok = vmon_get_sampler(&vmon) == VMON_SAMPLER_ITER;
 	why = vmon_sampler_reason(&vmon);
-	snprintf(reason, sizeof(reason), "%s", why ? why : "?");
+	snprintf(reason, size, "%s", why ? why : "?");
 	vmon_destroy(&vmon);
-	SKIP_IF(!ok, "the task iterator cannot be used here: %s", reason);
+	return ok;
+}
+
+/* the iterator can be used here, or the test skips saying why */
+static void skip_without_iter(void)
+{
+	char reason[400];
+
+	SKIP_IF(!iter_usable(reason, sizeof(reason)), "the task iterator cannot be used here: %s", reason);
 }
 
 static void spawn_kids(int nr)
@@ -1384,6 +1391,77 @@ static void test_wchan_again(void **state)
 		close(ctl[i]);
 }
 
+/* is the node's wchan absent, as VMON_FLAG_NO_WCHAN leaves it, and its file never opened? */
+static void assert_no_wchan(vmon_t *vmon, pid_t pid)
+{
+	const vmon_store_desc_t *d = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	vmon_proc_stat_t *s = pstat(must_find(vmon, pid));
+
+	assert_false(vmon_field_present(d, &d->fields[VMON_PROC_STAT_WCHAN], s));
+	assert_non_null(s->wchan.array);
+	assert_string_equal(s->wchan.array, "");
+	assert_int_equal(s->wchan_fd, -1);
+}
+
+/*
+ * VMON_FLAG_NO_WCHAN, through /proc and through the task iterator: set, a
+ * child asleep on a pipe, then woken and asleep again, has no wchan (none
+ * read: not its file, not its stack); cleared between samples, the next
+ * sample has what /proc/PID/wchan says, though the child did not run; set
+ * again, it is absent again.
+ */
+static void test_no_wchan(void **state)
+{
+	static const vmon_sampler_t samplers[] = { VMON_SAMPLER_PROC, VMON_SAMPLER_ITER };
+	const vmon_store_desc_t *d = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	char wchan[128];
+	int fds[2];
+	struct again a;
+	vmon_t vmon;
+
+	(void)state;
+	kids = calloc(1, sizeof(*kids));
+	assert_non_null(kids);
+	assert_int_equal(pipe(fds), 0);
+	kids[kids_nr++] = spawn_fn(child_again, &fds[0]);
+	close(fds[0]);
+	a.pid = kids[0];
+	a.runs = 0;
+	assert_true(wait_for(again_asleep, &a, 20000));
+	for (size_t k = 0; k < sizeof(samplers) / sizeof(samplers[0]); k++) {
+		char reason[400] = "it needs root (CAP_BPF, CAP_PERFMON)";
+
+		if (samplers[k] == VMON_SAMPLER_ITER && (!is_root() || !iter_usable(reason, sizeof(reason)))) {
+			print_message("the task iterator: not checked: %s\n", reason);
+			continue;
+		}
+		init_sampler(&vmon, samplers[k]);
+		vmon.flags |= VMON_FLAG_NO_WCHAN;
+		assert_true(vmon_sample(&vmon));
+		assert_no_wchan(&vmon, kids[0]);
+		/* woken and asleep again: a task that ran is where wchan would be read */
+		a.runs = run_count(kids[0]);
+		assert_int_equal(write(fds[1], "x", 1), 1);
+		assert_true(wait_for(again_asleep, &a, 20000));
+		assert_true(vmon_sample(&vmon));
+		assert_no_wchan(&vmon, kids[0]);
+		/* wanted again: read for the child that did not run since (check_where() samples) */
+		vmon.flags &= ~VMON_FLAG_NO_WCHAN;
+		for (int tries = 0; tries < 20 && !check_where(&vmon, kids[0], false, wchan, sizeof(wchan)); tries++)
+			;
+		print_message("%s: wchan %s once wanted again\n", vmon_sampler_name(samplers[k]), wchan);
+		assert_string_not_equal(wchan, "");
+		vmon.flags |= VMON_FLAG_NO_WCHAN;
+		assert_true(vmon_sample(&vmon));
+		/* (the file read while wanted may stay held: the value is gone) */
+		assert_false(vmon_field_present(d, &d->fields[VMON_PROC_STAT_WCHAN], pstat(must_find(&vmon, kids[0]))));
+		assert_string_equal(pstat(must_find(&vmon, kids[0]))->wchan.array, "");
+		vmon_destroy(&vmon);
+	}
+	kill_kids();
+	close(fds[1]);
+}
+
 /* the bytes this process has read(2) so far (/proc/self/io: rchar) */
 static unsigned long long read_bytes(void)
 {
@@ -1912,6 +1990,7 @@ int main(void)
 		cmocka_unit_test(test_resident_as_statm),
 		cmocka_unit_test_teardown(test_owner_wchan, teardown_kids),
 		cmocka_unit_test_teardown(test_wchan_again, teardown_kids),
+		cmocka_unit_test_teardown(test_no_wchan, teardown_kids),
 		cmocka_unit_test_teardown(test_held_sized_by_need, teardown_kids),
 		cmocka_unit_test_teardown(test_record_dropped, teardown_kids),
 	};

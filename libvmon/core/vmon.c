@@ -223,7 +223,7 @@ int instance_init(vmon_t *vmon, const vmon_attr_t *attr)
 #include "defs/proc_wants.def"
 
 	if ((attr->sys_wants & ~((1L << VMON_STORE_SYS_NR) - 1)) ||
-	    (attr->flags & ~(VMON_FLAG_PROC_ARRAY | VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS))) {
+	    (attr->flags & ~(VMON_FLAG_PROC_ARRAY | VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS | VMON_FLAG_NO_WCHAN))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -874,6 +874,11 @@ int vmon_sample(vmon_t *vmon)
 		vmon->sample_cb(vmon, vmon->sample_cb_arg);
 		user_leave(in, prev);
 	}
+
+	/* wchan wanted again: read for every node in this pass, not only for those that ran (proc_stat.c) */
+	in->wchan_again = in->wchan_off && !(vmon->flags & VMON_FLAG_NO_WCHAN);
+	in->wchan_dropped = !in->wchan_off && (vmon->flags & VMON_FLAG_NO_WCHAN);
+	in->wchan_off = vmon->flags & VMON_FLAG_NO_WCHAN;
 
 	/* one read of a source of records (the task iterator) for every process; should it fail, this pass reads /proc */
 	if (source_pass_begin(vmon) < 0)

@@ -963,6 +963,7 @@ static int iter_read(vmon_t *vmon)
 	}
 	held_resize(it);
 	it->reads++;
+	it->skel->bss->wchan_off = vmon->internal->wchan_off;
 	/* what the last read showed is no longer this one's (read_stream() starts shown[] again) */
 	for (size_t k = 0; k < it->nr; k++)
 		it->slot_state[it->shown[k]] &= (unsigned char)~SLOT_SHOWN;

@@ -16,6 +16,8 @@
  *			state (schedstat's run count, see procfs_ran()): a
  *			task that was not on a CPU cannot have moved to
  *			another wait channel or changed its credentials.
+ *			wchan not at all with VMON_FLAG_NO_WCHAN (absent),
+ *			and for every task in the pass after it is cleared.
  *
  * With the task iterator (iter.c) the numbers and comm come from the
  * node's record instead of the stat line; these rules stay, the record's
@@ -100,6 +102,8 @@ int proc_stat_give_uid(vmon_t *vmon, vmon_proc_stat_t *s, unsigned uid, bool fir
 /* wchan, what /proc/PID/wchan would read, from the source's record */
 int proc_stat_give_wchan(vmon_t *vmon, vmon_proc_stat_t *s, const char *name, size_t len, bool first)
 {
+	if (vmon->internal->wchan_off)
+		return 0;	/* not wanted: proc_stat_sample() leaves it absent */
 	vmon->internal->stat_given |= STAT_GIVEN_WCHAN;
 	return proc_stat_set_text(s, VMON_PROC_STAT_WCHAN, name, len, first);
 }
@@ -333,7 +337,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	proc_node_t *node = node_of(proc);
 	vmon_proc_stat_t *s = *store;
 	char prev_state;
-	bool first;
+	bool first, moved;
 	int changes = 0, ran, err = 0;
 
 	/* the source's probe read this node's line in this pass (or took its record) and allocated the store */
@@ -391,17 +395,21 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 			tally(sample_exe(vmon, node, s, first), &changes, &err);
 	}
 
-	if (first || ran != 0 || s->state != prev_state) {
-		if (!(in->stat_given & STAT_GIVEN_WCHAN))
-			tally(sample_wchan(vmon, node, s, first), &changes, &err);
-		else
-			in->stats.reads_skipped++;
+	moved = first || ran != 0 || s->state != prev_state;
+	if (in->wchan_off) {
+		if (first || in->wchan_dropped)
+			tally(parse_clear(FIELD(VMON_PROC_STAT_WCHAN), s, s->changed, s->present), &changes, &err);
+	} else if ((moved || in->wchan_again) && !(in->stat_given & STAT_GIVEN_WCHAN))
+		tally(sample_wchan(vmon, node, s, first), &changes, &err);
+	else
+		in->stats.reads_skipped++;
+	if (moved) {
 		if (!(in->stat_given & STAT_GIVEN_UID))
 			tally(sample_uid(vmon, node, s, first), &changes, &err);
 		else
 			in->stats.reads_skipped++;
 	} else {
-		in->stats.reads_skipped += 2;
+		in->stats.reads_skipped++;
 	}
 
 	if (err) {

@@ -35,6 +35,7 @@ struct iter_case {
 	bool	ok;
 	int	procs, tasks;
 	double	idle_us, ran_us;	/* per process per sample */
+	double	ran_nowchan_us;		/* ran, with VMON_FLAG_NO_WCHAN */
 };
 
 static int dbl_cmp(const void *a, const void *b)
@@ -49,15 +50,40 @@ static double us_per(const bench_cpu_t *a, const bench_cpu_t *b, int n)
 	return (double)(b->total_ns - a->total_ns) / 1000.0 / (n > 0 ? n : 1);
 }
 
+/*
+ * ITER_PASSES samples, each after the children were woken (wake) or 20 ms
+ * of nothing (NULL); the median us per process per sample, or -1 if a
+ * sample failed.  *procs, *tasks: the tree's, after.
+ */
+static double timed_passes(vmon_t *vmon, bench_idle_t *wake, int *procs, int *tasks)
+{
+	double us[ITER_PASSES];
+	bench_cpu_t a, b;
+	vmon_stats_t st;
+
+	for (int i = 0; i < ITER_PASSES; i++) {
+		if (!wake)
+			usleep(20000);
+		else if (bench_idle_wake(wake) < 0)
+			return -1;
+		bench_cpu_now(&a);
+		if (!vmon_sample(vmon))
+			return -1;
+		bench_cpu_now(&b);
+		vmon_get_stats(vmon, &st);
+		us[i] = us_per(&a, &b, st.procs);
+	}
+	qsort(us, ITER_PASSES, sizeof(double), dbl_cmp);
+	*procs = st.procs;
+	*tasks = st.procs + st.threads;
+	return us[ITER_PASSES / 2];
+}
+
 /* one source at the current scale; wake: NULL when the children cannot be woken (threaded case) */
 static void run_source(vmon_sampler_t sampler, vmon_proc_wants_t wants, bench_idle_t *wake, struct iter_case *c)
 {
-	double idle[ITER_PASSES], ran[ITER_PASSES];
 	vmon_attr_t attr;
-	vmon_stats_t st;
-	bench_cpu_t a, b;
 	vmon_t vmon;
-	int n = 0;
 
 	c->ok = false;
 	vmon_attr_default(&attr);
@@ -78,33 +104,17 @@ static void run_source(vmon_sampler_t sampler, vmon_proc_wants_t wants, bench_id
 	/* the first passes read everything once */
 	if (!vmon_sample(&vmon) || !vmon_sample(&vmon))
 		goto out;
-	for (n = 0; n < ITER_PASSES; n++) {
-		usleep(20000);
-		bench_cpu_now(&a);
-		if (!vmon_sample(&vmon))
+	if ((c->idle_us = timed_passes(&vmon, NULL, &c->procs, &c->tasks)) < 0)
+		goto out;
+	c->ran_us = c->ran_nowchan_us = -1;
+	if (wake) {
+		if ((c->ran_us = timed_passes(&vmon, wake, &c->procs, &c->tasks)) < 0)
 			goto out;
-		bench_cpu_now(&b);
-		vmon_get_stats(&vmon, &st);
-		idle[n] = us_per(&a, &b, st.procs);
-	}
-	for (int i = 0; i < ITER_PASSES; i++) {
-		if (wake) {
-			if (bench_idle_wake(wake) < 0)
-				goto out;
-		}
-		bench_cpu_now(&a);
-		if (!vmon_sample(&vmon))
+		/* the same, for a caller that does not want wchan (a stack walk or a /proc read per task that ran) */
+		vmon.flags |= VMON_FLAG_NO_WCHAN;
+		if ((c->ran_nowchan_us = timed_passes(&vmon, wake, &c->procs, &c->tasks)) < 0)
 			goto out;
-		bench_cpu_now(&b);
-		vmon_get_stats(&vmon, &st);
-		ran[i] = us_per(&a, &b, st.procs);
 	}
-	qsort(idle, ITER_PASSES, sizeof(double), dbl_cmp);
-	qsort(ran, ITER_PASSES, sizeof(double), dbl_cmp);
-	c->idle_us = idle[ITER_PASSES / 2];
-	c->ran_us = wake ? ran[ITER_PASSES / 2] : -1;
-	c->procs = st.procs;
-	c->tasks = st.procs + st.threads;
 	c->ok = true;
 out:
 	vmon_destroy(&vmon);
@@ -165,17 +175,19 @@ static pid_t spawn_threaded(int nr)
 static void print_row(const char *label, const struct iter_case *p, const struct iter_case *it, double top_us,
 		      bool have_top)
 {
-	char ran_p[16] = "-", ran_i[16] = "-", top[16] = "-";
+	char ran_p[16] = "-", ran_i[16] = "-", ran_iw[16] = "-", top[16] = "-";
 
 	if (p->ok && p->ran_us >= 0)
 		snprintf(ran_p, sizeof(ran_p), "%.2f", p->ran_us);
 	if (it->ok && it->ran_us >= 0)
 		snprintf(ran_i, sizeof(ran_i), "%.2f", it->ran_us);
+	if (it->ok && it->ran_nowchan_us >= 0)
+		snprintf(ran_iw, sizeof(ran_iw), "%.2f", it->ran_nowchan_us);
 	if (have_top)
 		snprintf(top, sizeof(top), "%.2f", top_us);
-	printf("%-16s %6d %6d | %7.2f %7s | %7.2f %7s | %7s | %6.2f\n", label, it->ok ? it->procs : p->procs,
-	       it->ok ? it->tasks : p->tasks, p->ok ? p->idle_us : -1, ran_p, it->ok ? it->idle_us : -1, ran_i, top,
-	       p->ok && it->ok && it->idle_us > 0 ? p->idle_us / it->idle_us : 0);
+	printf("%-16s %6d %6d | %7.2f %7s | %7.2f %7s %7s | %7s | %6.2f\n", label, it->ok ? it->procs : p->procs,
+	       it->ok ? it->tasks : p->tasks, p->ok ? p->idle_us : -1, ran_p, it->ok ? it->idle_us : -1, ran_i,
+	       ran_iw, top, p->ok && it->ok && it->idle_us > 0 ? p->idle_us / it->idle_us : 0);
 }
 
 static int iter_run(int argc, char **argv)
@@ -194,10 +206,11 @@ static int iter_run(int argc, char **argv)
 	(void)argv;
 	printf("libvmon sampling sources: CPU us per process per sample, VMON_FLAG_PROC_ALL, PROC_STAT|PROC_VM|PROC_IO,\n"
 	       "median of %d steady passes; idle = nothing ran since the last sample, ran = every spawned child\n"
-	       "woke once; top -b: CPU us per process per refresh, the same processes, in the same run.\n\n",
+	       "woke once; no-wchan = ran, with VMON_FLAG_NO_WCHAN (no kernel stack walk); top -b: CPU us per\n"
+	       "process per refresh, the same processes, in the same run.\n\n",
 	       ITER_PASSES);
-	printf("%-16s %6s %6s | %7s %7s | %7s %7s | %7s | %6s\n", "case", "procs", "tasks", "proc", "ran", "iter",
-	       "ran", "top -b", "proc/iter");
+	printf("%-16s %6s %6s | %7s %7s | %7s %7s %7s | %7s | %6s\n", "case", "procs", "tasks", "proc", "ran", "iter",
+	       "ran", "no-wchan", "top -b", "proc/iter");
 
 	bench_idle_init(&idle);
 	for (size_t i = 0; i < sizeof(scales) / sizeof(scales[0]); i++) {
