@@ -645,6 +645,8 @@ int vt_columns_init(void)
 			c->measure = f->kind;
 			c->unit = f->unit;
 			c->wants = (vmon_proc_wants_t)(1L << field_stores[s]) | VMON_WANT_PROC_STAT;
+			if (field_stores[s] == VMON_STORE_PROC_STAT && i == VMON_PROC_STAT_WCHAN)
+				c->wants |= VT_WANT_WCHAN;
 			c->store = field_stores[s];
 			c->field = f;
 		}

@@ -11,6 +11,15 @@
 
 #include "data/snapshot.h"
 
+/*
+ * Beside the library's wants in a column's: it shows wchan, which the
+ * library reads only for a caller that wants it (else vtop sets
+ * VMON_FLAG_NO_WCHAN: a kernel stack walk saved per process that ran).
+ * A bit above every want of defs/proc_wants.def; never given to the library.
+ */
+#define VT_WANT_WCHAN	((vmon_proc_wants_t)(1L << 30))
+_Static_assert(VMON_STORE_PROC_NR < 30, "VT_WANT_WCHAN is above the library's wants");
+
 typedef enum {
 	VT_VALUE_NUMBER,	/* json number, a metric's sample */
 	VT_VALUE_STRING,	/* json string, a label of vtop_process_info */

@@ -60,7 +60,7 @@
 static vmon_proc_wants_t full_wants(const vt_source_t *src, vmon_proc_wants_t wants, bool threads)
 {
 	/* PSS costs the kernel a page-table walk: never for every process (vt_source_set_rollup()) */
-	wants &= ~VMON_WANT_PROC_ROLLUP;
+	wants &= ~(VMON_WANT_PROC_ROLLUP | VT_WANT_WCHAN);
 	wants |= VMON_WANT_PROC_STAT;
 	if (threads)
 		wants |= VMON_WANT_PROC_FOLLOW_THREADS;
@@ -70,6 +70,20 @@ static vmon_proc_wants_t full_wants(const vt_source_t *src, vmon_proc_wants_t wa
 	if (src->monitored_nr)
 		wants |= VMON_WANT_PROC_FOLLOW_CHILDREN;
 	return wants;
+}
+
+/*
+ * wchan, read only while a column shows it, the details page (which says
+ * where its process sleeps) is open, or a log is written (its replay may
+ * show any column): for every process that ran, it is a walk of its kernel
+ * stack or a read of /proc/PID/wchan.
+ */
+static void set_wchan_wanted(vt_source_t *src)
+{
+	if ((src->wants & VT_WANT_WCHAN) || src->detail_pid > 0 || src->writer)
+		src->vmon.flags &= ~VMON_FLAG_NO_WCHAN;
+	else
+		src->vmon.flags |= VMON_FLAG_NO_WCHAN;
 }
 
 /*
@@ -211,6 +225,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	src->builder.events_from_feed = vt_feed_active(src->feed);
 	if (cfg->write_path[0] && record_open(src, cfg->write_path, err, err_size) < 0)
 		goto fail;
+	set_wchan_wanted(src);
 	if (cfg->pids_nr) {
 		src->monitored_procs = calloc((size_t)cfg->pids_nr, sizeof(*src->monitored_procs));
 		if (!src->monitored_procs) {
@@ -395,6 +410,7 @@ int vt_source_set_wants(vt_source_t *src, vmon_proc_wants_t wants, bool threads)
 	src->builder.threads = threads;
 	if (vmon_set_proc_wants(&src->vmon, full_wants(src, wants, threads)) < 0)
 		return -1;
+	set_wchan_wanted(src);
 	/* the detailed process keeps its environment: it is beyond the default */
 	if (detail && !(detail->wants & VMON_WANT_PROC_ENV))
 		vmon_proc_set_wants(&src->vmon, detail, detail->wants | VMON_WANT_PROC_ENV);
@@ -417,6 +433,7 @@ void vt_source_set_detail(vt_source_t *src, int pid)
 	    !(full_wants(src, src->wants, src->threads) & VMON_WANT_PROC_ENV))
 		vmon_proc_set_wants(&src->vmon, proc, proc->wants & ~VMON_WANT_PROC_ENV);
 	src->detail_pid = pid;
+	set_wchan_wanted(src);
 	if (pid > 0 && (proc = vmon_proc_lookup(&src->vmon, pid)) && !vt_proc_gone(proc))
 		vmon_proc_set_wants(&src->vmon, proc, proc->wants | VMON_WANT_PROC_ENV);
 }

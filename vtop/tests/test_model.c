@@ -1494,6 +1494,46 @@ static void test_columns(void **state)
 	world_close(&w);
 }
 
+/*
+ * wchan is read only while a column shows it or the details page is open
+ * (VMON_FLAG_NO_WCHAN otherwise): the fixture's /proc/PID/wchan says
+ * "do_select" for a sleeping process, its row has nothing from it.
+ */
+static void test_wchan_when_shown(void **state)
+{
+	const vt_column_t *wchan = &vt_columns[vt_column_find("wchan")];
+	int cols[VT_MAX_COLUMNS], n;
+	char err[128], buf[64];
+	world_t w;
+
+	(void)state;
+	world_open(&w);
+	/* the default columns: not read, so no value (not an empty one) */
+	assert_true(w.src.vmon.flags & VMON_FLAG_NO_WCHAN);
+	assert_int_equal(vt_column_format(wchan, row_of(&w, 101), &w.snap, buf, sizeof(buf), true), -1);
+	/* a wchan column: read */
+	n = vt_column_parse_list("pid,wchan,command", cols, VT_MAX_COLUMNS, err, sizeof(err));
+	assert_int_equal(n, 3);
+	assert_true(vt_columns_wants(cols, n) & VT_WANT_WCHAN);
+	assert_int_equal(vt_source_set_wants(&w.src, vt_columns_wants(cols, n), false), 0);
+	assert_false(w.src.vmon.flags & VMON_FLAG_NO_WCHAN);
+	sample(&w);
+	assert_true(vt_column_format(wchan, row_of(&w, 101), &w.snap, buf, sizeof(buf), true) > 0);
+	assert_string_equal(buf, "do_select");
+	/* the column gone: not read again */
+	assert_int_equal(vt_source_set_wants(&w.src, vt_columns_wants(w.cfg.columns, w.cfg.columns_nr), false), 0);
+	sample(&w);
+	assert_int_equal(vt_column_format(wchan, row_of(&w, 101), &w.snap, buf, sizeof(buf), true), -1);
+	/* the details page of a process: read while it is open */
+	vt_source_set_detail(&w.src, 101);
+	sample(&w);
+	assert_true(vt_column_format(wchan, row_of(&w, 101), &w.snap, buf, sizeof(buf), true) > 0);
+	assert_string_equal(buf, "do_select");
+	vt_source_set_detail(&w.src, 0);
+	assert_true(w.src.vmon.flags & VMON_FLAG_NO_WCHAN);
+	world_close(&w);
+}
+
 /* PSS (smaps_rollup) is read for the pids the screen says are shown, never for all */
 static void test_rollup_visible(void **state)
 {
@@ -2186,6 +2226,7 @@ int main(void)
 		cmocka_unit_test(test_command_same_length),
 		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_rollup_visible),
+		cmocka_unit_test(test_wchan_when_shown),
 		cmocka_unit_test(test_number_text),
 		cmocka_unit_test(test_feed_meter),
 		cmocka_unit_test(test_feed_events),
