@@ -1364,16 +1364,31 @@ static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
 	return 0;
 }
 
-/* depth first, iteratively: a chain of nested shells is no stack overflow */
+/*
+ * Depth first, iteratively: a chain of nested shells is no stack overflow.
+ * A frame is a list being walked (the roots, a node's children, a node's
+ * threads) and its cursor, so the stack is as deep as the tree, not as
+ * wide: pushing every child of a node at once made it 10,000 entries deep
+ * under a parent of 10,000 children.  The order: a node, then its threads
+ * (each with what is under it), then its children, each list in its order.
+ */
 struct walk {
-	vmon_proc_t	*proc;
-	int		parent;
+	const list_head_t	*head;
+	const list_head_t	*next;		/* the cursor: the entry to visit next, head at the end */
+	int			parent;		/* the row the entries go under, -1 for none */
+	int			leader;		/* threads: the pid of the process, whose own thread node is skipped */
+	bool			threads;	/* entries linked by threads, not siblings */
 };
 
-static int push(struct walk **stack, size_t *nr, size_t *cap, vmon_proc_t *proc, int parent)
+static int walk_push(struct walk **stack, size_t *nr, size_t *cap, const list_head_t *head, int parent,
+		     const vmon_proc_t *process)
 {
+	struct walk *w;
+
+	if (head->next == head)
+		return 0;	/* nothing under it: no frame */
 	if (*nr == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
+		size_t c = *cap ? *cap * 2 : 64;
 		struct walk *s = realloc(*stack, sizeof(*s) * c);
 
 		if (!s)
@@ -1381,9 +1396,41 @@ static int push(struct walk **stack, size_t *nr, size_t *cap, vmon_proc_t *proc,
 		*stack = s;
 		*cap = c;
 	}
-	(*stack)[*nr].proc = proc;
-	(*stack)[(*nr)++].parent = parent;
+	w = &(*stack)[(*nr)++];
+	w->head = head;
+	w->next = head->next;
+	w->parent = parent;
+	w->leader = process ? process->pid : 0;
+	w->threads = process != NULL;
 	return 0;
+}
+
+/* the next node of the walk and the row it goes under (*parent), NULL at the end */
+static vmon_proc_t *walk_next(struct walk *stack, size_t *nr, int *parent)
+{
+	while (*nr) {
+		struct walk *w = &stack[*nr - 1];
+		vmon_proc_t *proc;
+
+		if (w->next == w->head) {
+			(*nr)--;
+			continue;
+		}
+		if (!w->threads) {
+			proc = list_entry(w->next, vmon_proc_t, siblings);
+			w->next = w->next->next;
+			*parent = w->parent;
+			return proc;
+		}
+		proc = list_entry(w->next, vmon_proc_t, threads);
+		w->next = w->next->next;
+		/* the leader's thread node is the process itself */
+		if (proc->pid == w->leader || vt_proc_gone(proc))
+			continue;
+		*parent = w->parent;
+		return proc;
+	}
+	return NULL;
 }
 
 static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boottime, unsigned long long dt_ticks)
@@ -1392,38 +1439,31 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 	struct walk *stack = NULL;
 	size_t nr = 0, cap = 0;
 	vmon_proc_t *proc;
-	int err = 0;
+	int err = 0, parent;
 
-	list_for_each_entry_reverse(proc, &vmon->processes, siblings) {
-		if (push(&stack, &nr, &cap, proc, -1) < 0)
-			goto fail;
-	}
-	while (nr) {
-		struct walk w = stack[--nr];
+	if (walk_push(&stack, &nr, &cap, &vmon->processes, -1, NULL) < 0)
+		goto fail;
+	while ((proc = walk_next(stack, &nr, &parent))) {
 		struct vt_priv *priv;
-		vmon_proc_t *child;
 		vmon_proc_stat_t *s;
 		vt_row_t *row;
 		int index;
 
-		proc = w.proc;
 		s = proc->stores[VMON_STORE_PROC_STAT];
 		if (!s)
 			continue;	/* found but not read yet (monitored between samples) */
 		priv = proc->foo;
 		if (proc->is_stale && priv && priv->shown_exited) {
 			/* shown exited when it was found gone, a sample ago: its ghost stands for it now */
-			list_for_each_entry_reverse(child, &proc->children, siblings) {
-				if (push(&stack, &nr, &cap, child, w.parent) < 0)
-					goto fail;
-			}
+			if (walk_push(&stack, &nr, &cap, &proc->children, parent, NULL) < 0)
+				goto fail;
 			continue;
 		}
 		/* a process already listed: its children (if this copy has others) go under its one row */
 		index = keys_find(b, snap, proc->pid, s->start);
 		if (index >= 0)
 			goto children;
-		row = add_node(b, snap, proc, w.parent, boottime, dt_ticks);
+		row = add_node(b, snap, proc, parent, boottime, dt_ticks);
 		if (!row || keys_add(b, snap) < 0)
 			goto fail;
 		index = snap->rows_nr - 1;
@@ -1445,19 +1485,11 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 				priv->shown_exited = true;
 		}
 children:
-		list_for_each_entry_reverse(child, &proc->children, siblings) {
-			if (push(&stack, &nr, &cap, child, index) < 0)
-				goto fail;
-		}
-		if (proc->is_thread || !b->threads)
-			continue;
-		list_for_each_entry_reverse(child, &proc->threads, threads) {
-			/* the leader's thread node is the process itself */
-			if (child->pid == proc->pid || vt_proc_gone(child))
-				continue;
-			if (push(&stack, &nr, &cap, child, index) < 0)
-				goto fail;
-		}
+		/* the threads' frame on top of the children's: walked first */
+		if (walk_push(&stack, &nr, &cap, &proc->children, index, NULL) < 0 ||
+		    (!proc->is_thread && b->threads &&
+		     walk_push(&stack, &nr, &cap, &proc->threads, index, proc) < 0))
+			goto fail;
 	}
 	free(stack);
 	return 0;
