@@ -2015,6 +2015,40 @@ static void test_one_row_per_process(void **state)
 }
 
 /*
+ * The copy the library does not give for its pid walked before the one it
+ * gives: 200 a second time under 100.  Its row is found among the other
+ * rows when 200's own node comes, in this build and the next (where 200's
+ * node still has the row it had before, and that row is another's now).
+ */
+static void test_one_row_copy_first(void **state)
+{
+	vmon_proc_t *p100, *p200, *dup200;
+	world_t w;
+
+	world_open(&w);
+	p100 = vmon_proc_lookup(&w.src.vmon, 100);
+	p200 = vmon_proc_lookup(&w.src.vmon, 200);
+	assert_non_null(p100);
+	assert_non_null(p200);
+	dup200 = fake_node(p200, 200, NULL);
+	list_add(&dup200->siblings, &p100->children);
+	for (int build = 0; build < 2; build++) {
+		assert_int_equal(vt_builder_build(&w.src.builder, &w.snap, 0), 0);
+		vt_view_build(&w.view, &w.snap);
+		assert_int_equal(rows_of(&w, 200), 1);
+		assert_int_equal(w.snap.rows[row_of(&w, 200)->parent].pid, 100);
+		assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	}
+	list_del(&dup200->siblings);
+	free(dup200);
+	assert_int_equal(vt_builder_build(&w.src.builder, &w.snap, 0), 0);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(rows_of(&w, 200), 1);
+	assert_int_equal(w.snap.rows[row_of(&w, 200)->parent].pid, 1);
+	world_close(&w);
+}
+
+/*
  * The rows from *i on against the library's tree below proc, depth first as
  * the snapshot promises: the node, its threads (with what is under each),
  * then its children, each list in its order, each under its parent's row.
@@ -2287,6 +2321,7 @@ int main(void)
 		cmocka_unit_test(test_event_ring_shrinks),
 		cmocka_unit_test(test_text_filter),
 		cmocka_unit_test(test_one_row_per_process),
+		cmocka_unit_test(test_one_row_copy_first),
 		cmocka_unit_test(test_walk_deep_and_wide),
 		cmocka_unit_test(test_real_ppid),
 		cmocka_unit_test(test_real_text),
