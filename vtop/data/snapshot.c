@@ -68,6 +68,7 @@ struct vt_priv {
 	struct vt_share		*share;		/* its stores as last copied */
 	unsigned		made_arg0_base;	/* an offset in one command line (under ARG_MAX) */
 	int			made_gen;	/* the sample (vmon->generation) made was last found right for */
+	int			row;		/* its row in the last snapshot built, -1 for none (pid_rows_next()) */
 	unsigned short		made_how;
 	bool			have_ticks:1;
 	bool			have_io:1;
@@ -463,9 +464,13 @@ static struct vt_row_stores *row_stores(vt_arena_t *arena, vt_row_t *row, const 
 
 static void priv_ctor(vmon_t *vmon, vmon_proc_t *proc)
 {
+	struct vt_priv *priv = calloc(1, sizeof(*priv));
+
 	(void)vmon;
 	/* no history is no error: the row shows 0% until there is one */
-	proc->foo = calloc(1, sizeof(struct vt_priv));
+	if (priv)
+		priv->row = -1;
+	proc->foo = priv;
 }
 
 static void priv_dtor(vmon_t *vmon, vmon_proc_t *proc)
@@ -524,7 +529,7 @@ void vt_builder_fini(vt_builder_t *b)
 		free(b->users[i].name);
 	free(b->users);
 	free(b->prev_cpu_ticks);
-	vhash_fini(&b->pid_index);
+	vhash_fini(&b->other_rows);
 	free(b->scratch);
 	memset(b, 0, sizeof(*b));
 }
@@ -1142,6 +1147,55 @@ static void count_state(vt_snapshot_t *snap, const vt_row_t *row)
 #define VAL_ROW(v)	((int)(uintptr_t)(v))
 
 /*
+ * The rows of a pid in the snapshot being built, without an index of every
+ * row (a table of 16,384 slots at 10,000 processes, 278 KB, rebuilt each
+ * refresh): the row of the node the library's lookup gives for the pid,
+ * which the node keeps (struct vt_priv), and the few others, indexed
+ * apart (b->other_rows): exited rows of earlier samples, which have no
+ * node, and the rows of nodes that lookup does not give (threads, a
+ * process handed twice, one whose pid a newer process holds).  A node's
+ * row may be of an earlier build: any row of this pid so far is one of
+ * the pid's, and only those are taken.
+ */
+struct pid_rows {
+	const vt_snapshot_t	*snap;
+	const vhash_t		*others;
+	uint64_t		key;
+	size_t			pos;	/* in others, VHASH_END before the first */
+	int			node_row;	/* the node's row, -1 once given */
+	int			pid;
+};
+
+static int pid_rows_next(struct pid_rows *it)
+{
+	int i = it->node_row;
+
+	it->node_row = -1;
+	if (i >= 0 && i < it->snap->rows_nr && it->snap->rows[i].pid == it->pid)
+		return i;
+	if (!it->others->nr)
+		return -1;
+	it->pos = it->pos == VHASH_END ? vhash_find(it->others, it->key) :
+		  vhash_find_next(it->others, it->key, it->pos);
+	return it->pos == VHASH_END ? -1 : VAL_ROW(vhash_val_at(it->others, it->pos));
+}
+
+/* the first row of pid, -1 if there is none; node is vmon_proc_lookup()'s for pid */
+static int pid_rows_first(struct pid_rows *it, const vt_builder_t *b, const vt_snapshot_t *snap, int pid,
+			  const vmon_proc_t *node)
+{
+	const struct vt_priv *priv = node ? node->foo : NULL;
+
+	it->snap = snap;
+	it->others = &b->other_rows;
+	it->key = (uint64_t)(unsigned)pid;
+	it->pos = VHASH_END;
+	it->node_row = priv ? priv->row : -1;
+	it->pid = pid;
+	return pid_rows_next(it);
+}
+
+/*
  * The parent of a process that started at `start`, among the rows of pid
  * ppid: the one with the latest start not after it.  Pids are unique among
  * the living, so whichever process held ppid when the child was forked
@@ -1154,12 +1208,11 @@ static void count_state(vt_snapshot_t *snap, const vt_row_t *row)
  */
 static int lookup_parent(const vt_builder_t *b, const vt_snapshot_t *snap, int ppid, unsigned long long start)
 {
-	const vhash_t *index = &b->pid_index;
+	struct pid_rows it;
 	int best = -1, late = -1;
 
-	for (size_t pos = vhash_find(index, (uint64_t)(unsigned)ppid); pos != VHASH_END;
-	     pos = vhash_find_next(index, (uint64_t)(unsigned)ppid, pos)) {
-		int i = VAL_ROW(vhash_val_at(index, pos));
+	for (int i = pid_rows_first(&it, b, snap, ppid, vmon_proc_lookup(b->vmon, ppid)); i >= 0;
+	     i = pid_rows_next(&it)) {
 		const vt_row_t *r = &snap->rows[i];
 
 		if (r->pid != ppid || (r->flags & VT_ROW_THREAD) || r->start > start + 1)
@@ -1220,31 +1273,36 @@ static void place_exited(const vt_builder_t *b, vt_snapshot_t *snap)
 /*
  * One row per process (pid and start time), whatever the tree holds: the
  * same process handed twice (a node the feed made and one the listing
- * found, under churn) is one row, in every output.  The rows so far by
- * identity, emptied at the start of each build.  The key folds pid and
- * start into 64 bits; rows of one key are compared whole.
+ * found, under churn) is one row, in every output.
  */
-/* the row of (pid, start), -1 if there is none yet */
-static int keys_find(const vt_builder_t *b, const vt_snapshot_t *snap, int pid, unsigned long long start)
+/* the row of (pid, start), -1 if there is none yet; owner is vmon_proc_lookup()'s for pid */
+static int keys_find(const vt_builder_t *b, const vt_snapshot_t *snap, const vmon_proc_t *owner, int pid,
+		     unsigned long long start)
 {
-	uint64_t key = (uint64_t)(unsigned)pid;
+	struct pid_rows it;
 
-	for (size_t pos = vhash_find(&b->pid_index, key); pos != VHASH_END;
-	     pos = vhash_find_next(&b->pid_index, key, pos)) {
-		int i = VAL_ROW(vhash_val_at(&b->pid_index, pos));
-
-		if (snap->rows[i].pid == pid && snap->rows[i].start == start)
+	for (int i = pid_rows_first(&it, b, snap, pid, owner); i >= 0; i = pid_rows_next(&it)) {
+		if (snap->rows[i].start == start)
 			return i;
 	}
 	return -1;
 }
 
-/* the row just added (the last one) into the index */
-static int keys_add(vt_builder_t *b, const vt_snapshot_t *snap)
+/*
+ * The row just added (the last one) where pid_rows_next() finds it: kept
+ * by the node the library's lookup gives for its pid (priv, the node's:
+ * NULL for another node of that pid, a thread, a row without a node), else
+ * among the other rows.
+ */
+static int keys_add(vt_builder_t *b, const vt_snapshot_t *snap, struct vt_priv *priv)
 {
 	const vt_row_t *r = &snap->rows[snap->rows_nr - 1];
 
-	return vhash_add(&b->pid_index, (uint64_t)(unsigned)r->pid, ROW_VAL(snap->rows_nr - 1));
+	if (priv) {
+		priv->row = snap->rows_nr - 1;
+		return 0;
+	}
+	return vhash_add(&b->other_rows, (uint64_t)(unsigned)r->pid, ROW_VAL(snap->rows_nr - 1));
 }
 
 static void add_event(vt_snapshot_t *snap, const vt_row_t *row, char kind)
@@ -1296,14 +1354,14 @@ static int add_ghosts(vt_builder_t *b, vt_snapshot_t *snap, int old)
 		}
 		b->ghosts[kept++] = *g;
 		/* the tree still holds it (the library handed it again): it has its row */
-		if (keys_find(b, snap, g->row.pid, g->row.start) >= 0)
+		if (keys_find(b, snap, vmon_proc_lookup(b->vmon, g->row.pid), g->row.pid, g->row.start) >= 0)
 			continue;
 		row = new_row(snap);
 		if (!row)
 			return -1;
 		*row = b->ghosts[kept - 1].row;
 		row_share(row)->refs++;
-		if (keys_add(b, snap) < 0)
+		if (keys_add(b, snap, NULL) < 0)
 			return -1;
 		row->parent = -1;	/* place_exited() */
 	}
@@ -1364,16 +1422,31 @@ static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
 	return 0;
 }
 
-/* depth first, iteratively: a chain of nested shells is no stack overflow */
+/*
+ * Depth first, iteratively: a chain of nested shells is no stack overflow.
+ * A frame is a list being walked (the roots, a node's children, a node's
+ * threads) and its cursor, so the stack is as deep as the tree, not as
+ * wide: pushing every child of a node at once made it 10,000 entries deep
+ * under a parent of 10,000 children.  The order: a node, then its threads
+ * (each with what is under it), then its children, each list in its order.
+ */
 struct walk {
-	vmon_proc_t	*proc;
-	int		parent;
+	const list_head_t	*head;
+	const list_head_t	*next;		/* the cursor: the entry to visit next, head at the end */
+	int			parent;		/* the row the entries go under, -1 for none */
+	int			leader;		/* threads: the pid of the process, whose own thread node is skipped */
+	bool			threads;	/* entries linked by threads, not siblings */
 };
 
-static int push(struct walk **stack, size_t *nr, size_t *cap, vmon_proc_t *proc, int parent)
+static int walk_push(struct walk **stack, size_t *nr, size_t *cap, const list_head_t *head, int parent,
+		     const vmon_proc_t *process)
 {
+	struct walk *w;
+
+	if (head->next == head)
+		return 0;	/* nothing under it: no frame */
 	if (*nr == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
+		size_t c = *cap ? *cap * 2 : 64;
 		struct walk *s = realloc(*stack, sizeof(*s) * c);
 
 		if (!s)
@@ -1381,9 +1454,41 @@ static int push(struct walk **stack, size_t *nr, size_t *cap, vmon_proc_t *proc,
 		*stack = s;
 		*cap = c;
 	}
-	(*stack)[*nr].proc = proc;
-	(*stack)[(*nr)++].parent = parent;
+	w = &(*stack)[(*nr)++];
+	w->head = head;
+	w->next = head->next;
+	w->parent = parent;
+	w->leader = process ? process->pid : 0;
+	w->threads = process != NULL;
 	return 0;
+}
+
+/* the next node of the walk and the row it goes under (*parent), NULL at the end */
+static vmon_proc_t *walk_next(struct walk *stack, size_t *nr, int *parent)
+{
+	while (*nr) {
+		struct walk *w = &stack[*nr - 1];
+		vmon_proc_t *proc;
+
+		if (w->next == w->head) {
+			(*nr)--;
+			continue;
+		}
+		if (!w->threads) {
+			proc = list_entry(w->next, vmon_proc_t, siblings);
+			w->next = w->next->next;
+			*parent = w->parent;
+			return proc;
+		}
+		proc = list_entry(w->next, vmon_proc_t, threads);
+		w->next = w->next->next;
+		/* the leader's thread node is the process itself */
+		if (proc->pid == w->leader || vt_proc_gone(proc))
+			continue;
+		*parent = w->parent;
+		return proc;
+	}
+	return NULL;
 }
 
 static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boottime, unsigned long long dt_ticks)
@@ -1392,39 +1497,34 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 	struct walk *stack = NULL;
 	size_t nr = 0, cap = 0;
 	vmon_proc_t *proc;
-	int err = 0;
+	int err = 0, parent;
 
-	list_for_each_entry_reverse(proc, &vmon->processes, siblings) {
-		if (push(&stack, &nr, &cap, proc, -1) < 0)
-			goto fail;
-	}
-	while (nr) {
-		struct walk w = stack[--nr];
+	if (walk_push(&stack, &nr, &cap, &vmon->processes, -1, NULL) < 0)
+		goto fail;
+	while ((proc = walk_next(stack, &nr, &parent))) {
+		const vmon_proc_t *owner;
 		struct vt_priv *priv;
-		vmon_proc_t *child;
 		vmon_proc_stat_t *s;
 		vt_row_t *row;
 		int index;
 
-		proc = w.proc;
 		s = proc->stores[VMON_STORE_PROC_STAT];
 		if (!s)
 			continue;	/* found but not read yet (monitored between samples) */
 		priv = proc->foo;
 		if (proc->is_stale && priv && priv->shown_exited) {
 			/* shown exited when it was found gone, a sample ago: its ghost stands for it now */
-			list_for_each_entry_reverse(child, &proc->children, siblings) {
-				if (push(&stack, &nr, &cap, child, w.parent) < 0)
-					goto fail;
-			}
+			if (walk_push(&stack, &nr, &cap, &proc->children, parent, NULL) < 0)
+				goto fail;
 			continue;
 		}
 		/* a process already listed: its children (if this copy has others) go under its one row */
-		index = keys_find(b, snap, proc->pid, s->start);
+		owner = vmon_proc_lookup(vmon, proc->pid);
+		index = keys_find(b, snap, owner, proc->pid, s->start);
 		if (index >= 0)
 			goto children;
-		row = add_node(b, snap, proc, w.parent, boottime, dt_ticks);
-		if (!row || keys_add(b, snap) < 0)
+		row = add_node(b, snap, proc, parent, boottime, dt_ticks);
+		if (!row || keys_add(b, snap, owner == proc ? priv : NULL) < 0)
 			goto fail;
 		index = snap->rows_nr - 1;
 		row = &snap->rows[index];
@@ -1445,19 +1545,11 @@ static int add_tree(vt_builder_t *b, vt_snapshot_t *snap, unsigned long long boo
 				priv->shown_exited = true;
 		}
 children:
-		list_for_each_entry_reverse(child, &proc->children, siblings) {
-			if (push(&stack, &nr, &cap, child, index) < 0)
-				goto fail;
-		}
-		if (proc->is_thread || !b->threads)
-			continue;
-		list_for_each_entry_reverse(child, &proc->threads, threads) {
-			/* the leader's thread node is the process itself */
-			if (child->pid == proc->pid || vt_proc_gone(child))
-				continue;
-			if (push(&stack, &nr, &cap, child, index) < 0)
-				goto fail;
-		}
+		/* the threads' frame on top of the children's: walked first */
+		if (walk_push(&stack, &nr, &cap, &proc->children, index, NULL) < 0 ||
+		    (!proc->is_thread && b->threads &&
+		     walk_push(&stack, &nr, &cap, &proc->threads, index, proc) < 0))
+			goto fail;
 	}
 	free(stack);
 	return 0;
@@ -1500,7 +1592,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 			 b->prev_mono ? mono - b->prev_mono : 0;
 
 	old = b->ghosts_nr;
-	vhash_clear(&b->pid_index);
+	vhash_clear(&b->other_rows);
 	if (vmon_get_stats(vmon, &st) == 0 &&
 	    rows_reserve(snap, st.procs + (b->threads ? st.threads : 0) + b->ghosts_nr) < 0)
 		return -1;
@@ -1508,7 +1600,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	    add_ghosts(b, snap, old) < 0)
 		return -1;
 	place_exited(b, snap);
-	vhash_fit(&b->pid_index);	/* small again after a storm's rows */
+	vhash_fit(&b->other_rows);	/* small again after a storm's rows */
 
 	getrusage(RUSAGE_SELF, &ru);
 	self = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +

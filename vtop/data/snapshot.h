@@ -225,12 +225,11 @@ typedef struct vt_builder {
 	int			users_cap;
 
 	/*
-	 * pid -> index of each of its rows: a process's one row by (pid,
-	 * start), and a parent among the rows of a pid (an exited one and
-	 * the live one that reused it).  One index for both: 0.56 MB at
-	 * 10,000 processes, and no second one built each refresh.
+	 * pid -> index of the rows a process's node does not keep
+	 * (snapshot.c, pid_rows_first()): exited rows of earlier samples,
+	 * threads, a process handed twice; a few, not one per row.
 	 */
-	vhash_t			pid_index;
+	vhash_t			other_rows;
 	char			*scratch;	/* a command line being escaped */
 	size_t			scratch_cap;
 } vt_builder_t;

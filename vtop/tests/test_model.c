@@ -2054,6 +2054,133 @@ static void test_one_row_per_process(void **state)
 	world_close(&w);
 }
 
+/*
+ * The copy the library does not give for its pid walked before the one it
+ * gives: 200 a second time under 100.  Its row is found among the other
+ * rows when 200's own node comes, in this build and the next (where 200's
+ * node still has the row it had before, and that row is another's now).
+ */
+static void test_one_row_copy_first(void **state)
+{
+	vmon_proc_t *p100, *p200, *dup200;
+	world_t w;
+
+	world_open(&w);
+	p100 = vmon_proc_lookup(&w.src.vmon, 100);
+	p200 = vmon_proc_lookup(&w.src.vmon, 200);
+	assert_non_null(p100);
+	assert_non_null(p200);
+	dup200 = fake_node(p200, 200, NULL);
+	list_add(&dup200->siblings, &p100->children);
+	for (int build = 0; build < 2; build++) {
+		assert_int_equal(vt_builder_build(&w.src.builder, &w.snap, 0), 0);
+		vt_view_build(&w.view, &w.snap);
+		assert_int_equal(rows_of(&w, 200), 1);
+		assert_int_equal(w.snap.rows[row_of(&w, 200)->parent].pid, 100);
+		assert_string_equal(line_pids(&w), "1 100 101 102 200");
+	}
+	list_del(&dup200->siblings);
+	free(dup200);
+	assert_int_equal(vt_builder_build(&w.src.builder, &w.snap, 0), 0);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(rows_of(&w, 200), 1);
+	assert_int_equal(w.snap.rows[row_of(&w, 200)->parent].pid, 1);
+	world_close(&w);
+}
+
+/*
+ * The rows from *i on against the library's tree below proc, depth first as
+ * the snapshot promises: the node, its threads (with what is under each),
+ * then its children, each list in its order, each under its parent's row.
+ */
+static void expect_walk(const world_t *w, const vmon_proc_t *proc, int parent, int *i)
+{
+	const vmon_proc_t *child;
+	int self = *i;
+
+	assert_true(self < w->snap.rows_nr);
+	assert_int_equal(w->snap.rows[self].pid, proc->pid);
+	assert_int_equal(w->snap.rows[self].parent, parent);
+	(*i)++;
+	if (!proc->is_thread && w->snap.threads_shown) {
+		list_for_each_entry(child, &proc->threads, threads) {
+			if (child->pid != proc->pid)
+				expect_walk(w, child, self, i);
+		}
+	}
+	list_for_each_entry(child, &proc->children, siblings)
+		expect_walk(w, child, self, i);
+}
+
+static void expect_tree_order(const world_t *w)
+{
+	const vmon_proc_t *proc;
+	int i = 0;
+
+	list_for_each_entry(proc, &w->src.vmon.processes, siblings)
+		expect_walk(w, proc, -1, &i);
+	assert_int_equal(i, w->snap.rows_nr);
+}
+
+/* a process's stat line again, saying it has n threads (the library lists its tasks then) */
+static void threads_count(world_t *w, int pid, const char *comm, char state, unsigned long long start, int n)
+{
+	fixture_stat_t st;
+	char path[64];
+
+	fixture_stat_init(&st, pid, 1, comm, state, start);
+	fixture_stat_set(&st, 20, "%d", n);
+	snprintf(path, sizeof(path), "%d/stat", pid);
+	fixture_stat_write(&w->fx, path, &st, FIXTURE_STAT_FIELDS, true);
+}
+
+#define CHAIN_DEPTH	300
+#define WIDE_CHILDREN	500
+
+/*
+ * The walk on a chain of nested shells as deep as CHAIN_DEPTH and a parent
+ * of WIDE_CHILDREN, with threads (one of them a thread's own children file
+ * aside, a process with threads and children): every row once, under the
+ * row of the parent the fixture gave it, in the tree's order.
+ */
+static void test_walk_deep_and_wide(void **state)
+{
+	static const char *const argv[] = { "sh", NULL };
+	world_t w;
+
+	world_open(&w);
+	fixture_proc(&w.fx, 1000, 1, NULL, 'S', 700, argv);
+	for (int d = 1; d < CHAIN_DEPTH; d++)
+		fixture_proc(&w.fx, 1000 + d, 1000 + d - 1, NULL, 'S', 700 + (unsigned long long)d, argv);
+	fixture_proc(&w.fx, 5000, 1, NULL, 'S', 800, argv);
+	for (int c = 1; c <= WIDE_CHILDREN; c++)
+		fixture_proc(&w.fx, 5000 + c, 5000, NULL, 'S', 900, argv);
+	fixture_thread(&w.fx, 200, 201, "worker-1", 'S', 610);
+	fixture_thread(&w.fx, 200, 202, "worker-2", 'S', 620);
+	threads_count(&w, 200, "bash", 'R', 600, 3);
+	fixture_thread(&w.fx, 5000, 4998, "helper", 'S', 810);
+	threads_count(&w, 5000, "sh", 'S', 800, 2);
+	assert_int_equal(vt_source_set_wants(&w.src, vt_columns_wants(w.cfg.columns, w.cfg.columns_nr), true), 0);
+	tick(&w, 1);
+	sample(&w);
+	assert_true(w.snap.threads_shown);
+	expect_tree_order(&w);
+	assert_int_equal(rows_of(&w, 201), 1);
+	assert_int_equal(w.snap.rows[row_of(&w, 201)->parent].pid, 200);
+	assert_int_equal(w.snap.rows[row_of(&w, 4998)->parent].pid, 5000);
+	for (int d = 1; d < CHAIN_DEPTH; d++)
+		assert_int_equal(w.snap.rows[row_of(&w, 1000 + d)->parent].pid, 1000 + d - 1);
+	for (int c = 1; c <= WIDE_CHILDREN; c++)
+		assert_int_equal(w.snap.rows[row_of(&w, 5000 + c)->parent].pid, 5000);
+	/* the threads hidden again: the same walk without them */
+	assert_int_equal(vt_source_set_wants(&w.src, vt_columns_wants(w.cfg.columns, w.cfg.columns_nr), false), 0);
+	tick(&w, 1);
+	sample(&w);
+	expect_tree_order(&w);
+	assert_int_equal(rows_of(&w, 201), 0);
+	world_close(&w);
+}
+
 /* a parent out of the tree (-p shows a process and its descendants): the row's ppid is still its real one */
 static void test_real_ppid(void **state)
 {
@@ -2235,6 +2362,8 @@ int main(void)
 		cmocka_unit_test(test_event_ring_shrinks),
 		cmocka_unit_test(test_text_filter),
 		cmocka_unit_test(test_one_row_per_process),
+		cmocka_unit_test(test_one_row_copy_first),
+		cmocka_unit_test(test_walk_deep_and_wide),
 		cmocka_unit_test(test_real_ppid),
 		cmocka_unit_test(test_real_text),
 		cmocka_unit_test(test_machine_columns),
