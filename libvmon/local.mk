@@ -3,7 +3,7 @@
 
 lib_LTLIBRARIES += libvmon/libvmon.la
 
-# what libvmon shares with vtop (which links it too): util/clock.h, util/hash.h
+# what libvmon shares with vtop (which links it too): util/clock.h, util/hash.h, util/intern.h
 noinst_LTLIBRARIES += libvmon/util/libvmonutil.la
 libvmon_util_libvmonutil_la_SOURCES = libvmon/util/clock.c libvmon/util/clock.h \
 	libvmon/util/hash.c libvmon/util/hash.h \
