@@ -3,10 +3,11 @@
 
 lib_LTLIBRARIES += libvmon/libvmon.la
 
-# what libvmon shares with vtop (which links it too): util/clock.h, util/hash.h
+# what libvmon shares with vtop (which links it too): util/clock.h, util/hash.h, util/intern.h
 noinst_LTLIBRARIES += libvmon/util/libvmonutil.la
 libvmon_util_libvmonutil_la_SOURCES = libvmon/util/clock.c libvmon/util/clock.h \
-	libvmon/util/hash.c libvmon/util/hash.h
+	libvmon/util/hash.c libvmon/util/hash.h \
+	libvmon/util/intern.c libvmon/util/intern.h
 
 # One folder per concern: core/ (the instance, the pass, the tree), sources/
 # (where a pass reads tasks from: /proc, the task iterator, a log's replay),

@@ -75,7 +75,9 @@ typedef enum _vmon_proc_wants_t {
  * A string as read from /proc.  array is always NUL-terminated; len counts
  * the bytes the kernel gave, so for cmdline it includes every argument's
  * NUL, and for comm it includes the NUL that replaces the kernel's newline
- * (comm.len - 1 is the name's length, as libvmon clients expect).
+ * (comm.len - 1 is the name's length, as libvmon clients expect).  The
+ * library's strings are its own, to be read only: alloc_len is what it
+ * allocated, or 0 for one shared between processes (VMON_FIELD_SHARED).
  */
 typedef struct _vmon_char_array_t {
 	char	*array;
@@ -147,7 +149,16 @@ typedef struct _vmon_field_t {
 	int		n;		/* POS, KEY, CPU: the field number */
 	vmon_kind_t	kind;
 	vmon_unit_t	unit;
+	unsigned	flags;		/* VMON_FIELD_* */
 } vmon_field_t;
+
+/*
+ * vmon_field_t.flags: a SHARED text is one copy for every process with the
+ * same bytes (the threads and workers of one program): read-only, as every
+ * string the library gives is, and its alloc_len is 0; a SHARED vector
+ * (argv) is that text's own, built once.
+ */
+#define VMON_FIELD_SHARED	1u
 
 typedef struct _vmon_store_desc_t {
 	const char		*name;		/* the want's name: "proc_stat" */

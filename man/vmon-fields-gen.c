@@ -316,6 +316,8 @@ static int put_fields(const vmon_store_desc_t *desc, const char *dir)
 		printf(".br\n.Vt %s ,\n.Dv %s ,\nlabel\n.Sy \"%s\" ;\n", type, f->symbol, f->label);
 		if (*what)
 			printf("%s;\n", what);
+		if (f->flags & VMON_FIELD_SHARED)
+			printf("shared;\n");
 		put_source(f, dir);
 	}
 	printf(".El\n");
@@ -356,6 +358,13 @@ int main(int argc, char **argv)
 	       ".Pp\n"
 	       "A\n.Vt vmon_char_array_t\nholds\n.Fa array\n(always NUL-terminated) and\n.Fa len ,\n"
 	       "the number of bytes the kernel gave.\n"
+	       "The library's strings are to be read only, and valid until the next sample.\n"
+	       "A field marked shared\n"
+	       ".Pq Dv VMON_FIELD_SHARED\nin its\n.Vt vmon_field_t\n.Fa flags\n"
+	       "is one copy for every process with the same bytes\n"
+	       "(the threads and workers of a program): its\n.Fa alloc_len\nis 0,\n"
+	       "and processes with the same text have the same\n.Fa array\npointer;\n"
+	       "a shared argument vector is that text's own.\n"
 	       "Numbers are as the kernel prints them; the units are in each description.\n"
 	       "In per-process paths, PID is the process id; a thread's files are read under\n"
 	       ".Pa /proc/PID/task/TID/ .\n");

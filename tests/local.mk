@@ -289,3 +289,11 @@ VMON_FEED_NETLINK_LOG = tests/test_feed_netlink.log
 $(VMON_FEED_EBPF_LOG): tests/test_fdlimit.log
 $(VMON_FEED_PERF_LOG): tests/test_feed_ebpf.log
 $(VMON_FEED_NETLINK_LOG): tests/test_feed_perf.log
+
+# the shared strings (libvmon/util/intern.h) alone, then as real children's names, paths and command lines
+VMON_UNIT_TESTS += tests/test_intern
+tests_test_intern_SOURCES = tests/test_intern.c
+tests_test_intern_CPPFLAGS = $(TESTS_CPP)
+tests_test_intern_CFLAGS = $(AM_CFLAGS) -pthread
+tests_test_intern_LDADD = $(TESTS_LIBS) libvmon/util/libvmonutil.la
+tests_test_intern_LDFLAGS = $(TESTS_LINK_CHECKED) -pthread

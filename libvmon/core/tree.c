@@ -299,9 +299,9 @@ static void store_free(proc_node_t *node, int id)
 		const vmon_field_t *f = &desc->fields[i];
 
 		if (f->type == VMON_TYPE_char_array)
-			free(((vmon_char_array_t *)((char *)store + f->offset))->array);
+			parse_free_string((vmon_char_array_t *)((char *)store + f->offset));
 		else if (f->type == VMON_TYPE_str_array)
-			free(*(char ***)((char *)store + f->offset));
+			parse_free_vector(f, (char ***)((char *)store + f->offset));
 	}
 	if (store != node_room(node, id))
 		free(store);

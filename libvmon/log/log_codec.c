@@ -525,13 +525,10 @@ static void fields_free(const vmon_store_desc_t *desc, void *store)
 		const vmon_field_t *f = &desc->fields[i];
 		char *m = (char *)store + f->offset;
 
-		if (f->type == VMON_TYPE_char_array) {
-			free(((vmon_char_array_t *)m)->array);
-			memset(m, 0, sizeof(vmon_char_array_t));
-		} else if (f->type == VMON_TYPE_str_array) {
-			free(*(char ***)m);
-			*(char ***)m = NULL;
-		}
+		if (f->type == VMON_TYPE_char_array)
+			parse_free_string((vmon_char_array_t *)m);
+		else if (f->type == VMON_TYPE_str_array)
+			parse_free_vector(f, (char ***)m);
 	}
 }
 
@@ -619,12 +616,10 @@ int log_store_copy(int kind, int id, void *dst, const void *src)
 			const vmon_char_array_t *a = (const vmon_char_array_t *)s;
 			vmon_char_array_t *b = (vmon_char_array_t *)d;
 
-			if (!a->array) {
-				free(b->array);
-				memset(b, 0, sizeof(*b));
-			} else if (parse_set_string(f, dst, a->array, a->len, NULL, false) < 0) {
+			if (!a->array)
+				parse_free_string(b);
+			else if (parse_set_string(f, dst, a->array, a->len, NULL, false) < 0)
 				return -1;
-			}
 		} else if (f->type != VMON_TYPE_str_array) {
 			memcpy(d, s, f->size);
 		}
@@ -640,8 +635,7 @@ int log_store_copy(int kind, int id, void *dst, const void *src)
 			continue;
 		s = *(char *const *const *)((const char *)src + f->offset);
 		if (!s) {
-			free(*d);
-			*d = NULL;
+			parse_free_vector(f, d);
 		} else if (text) {
 			/* the count is the field before the vector (vmon.h); it was copied above and stays */
 			uint64_t count = log_field_get(&desc->fields[f->sym - 1], dst);

@@ -491,10 +491,7 @@ static const char *get_fields(int kind, const log_store_t *st, rstate_t *s, log_
 			if (!cf)
 				continue;
 			if (!n) {
-				vmon_char_array_t *a = (vmon_char_array_t *)((char *)s->store + cf->offset);
-
-				free(a->array);
-				memset(a, 0, sizeof(*a));
+				parse_free_string((vmon_char_array_t *)((char *)s->store + cf->offset));
 			} else if (parse_set_string(cf, s->store, (const char *)p, (size_t)n - 1, NULL, false) < 0) {
 				return "out of memory";
 			}

@@ -147,8 +147,8 @@ void fobject_socket_free(vmon_fobject_socket_t *s)
 {
 	if (!s)
 		return;
-	free(s->local.array);
-	free(s->remote.array);
+	parse_free_string(&s->local);
+	parse_free_string(&s->remote);
 	free(s);
 }
 

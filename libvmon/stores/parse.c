@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "util/intern.h"
 
 bool parse_ull(const char **p, const char *end, unsigned long long *value)
 {
@@ -201,20 +202,32 @@ static int set_number(const vmon_field_t *f, void *store, const char *text, cons
 	return -1;
 }
 
-/* store len bytes of text in a vmon_char_array_t field, always NUL-terminated */
-int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_t len, char *changed, bool first)
+/* does the array hold a shared copy (util/intern.h) rather than a buffer of its own? */
+static bool is_shared(const vmon_char_array_t *a)
 {
-	vmon_char_array_t *a = (vmon_char_array_t *)((char *)store + f->offset);
+	return a->array && a->alloc_len == 0;
+}
 
-	if (f->type != VMON_TYPE_char_array) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (a->array && a->len == len && memcmp(a->array, text, len) == 0) {
-		if (first)
-			mark_changed(f, changed);
-		return 0;
-	}
+void parse_free_string(vmon_char_array_t *a)
+{
+	if (is_shared(a))
+		vintern_put(a->array);
+	else
+		free(a->array);
+	memset(a, 0, sizeof(*a));
+}
+
+void parse_free_vector(const vmon_field_t *f, char ***vp)
+{
+	/* a shared one is its text's (parse_split_strings()) */
+	if (!(f->flags & VMON_FIELD_SHARED))
+		free(*vp);
+	*vp = NULL;
+}
+
+/* the text in a buffer of the array's own, grown as needed */
+static int copy_string(vmon_char_array_t *a, const char *text, size_t len)
+{
 	if (a->alloc_len < len + 1 || !a->array) {
 		size_t alloc = len + 1 < 16 ? 16 : len + 1;
 		char *array = realloc(a->array, alloc);
@@ -227,6 +240,53 @@ int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_
 	memcpy(a->array, text, len);
 	a->array[len] = '\0';
 	a->len = len;
+	return 0;
+}
+
+/* the text as the shared copy of its bytes, the one held before given back */
+static int share_string(vmon_char_array_t *a, const char *text, size_t len)
+{
+	/* taken before the old is put: text may be in it */
+	const char *copy = vintern_get(text, len);
+
+	if (!copy)
+		return -1;
+	parse_free_string(a);
+	a->array = (char *)copy;
+	a->len = len;
+	return 0;
+}
+
+/*
+ * Store len bytes of text in a vmon_char_array_t field, always
+ * NUL-terminated: the shared copy for a VMON_FIELD_SHARED field, a buffer
+ * of its own for the others.  Every writer of a char_array comes here (or
+ * to parse_clear(), parse_free_string()), so that no shared copy is ever
+ * written, grown or freed.
+ */
+int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_t len, char *changed, bool first)
+{
+	vmon_char_array_t *a = (vmon_char_array_t *)((char *)store + f->offset);
+	int r;
+
+	if (f->type != VMON_TYPE_char_array) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (a->array && a->len == len && memcmp(a->array, text, len) == 0) {
+		if (first)
+			mark_changed(f, changed);
+		return 0;
+	}
+	if (f->flags & VMON_FIELD_SHARED) {
+		r = share_string(a, text, len);
+	} else {
+		if (is_shared(a))
+			parse_free_string(a);
+		r = copy_string(a, text, len);
+	}
+	if (r < 0)
+		return -1;
 	mark_changed(f, changed);
 	return 1;
 }
@@ -249,8 +309,14 @@ int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present
 			return diff;
 		}
 		if (a->len) {
-			a->len = 0;
-			a->array[0] = '\0';
+			/* emptied in place when the buffer is its own; a shared one becomes the shared "" */
+			if (is_shared(a)) {
+				/* out of memory, it keeps its old value, absent (as a NULL would be worse) */
+				parse_set_string(f, store, "", 0, NULL, false);
+			} else {
+				a->len = 0;
+				a->array[0] = '\0';
+			}
 			diff = 1;
 		}
 	} else if (f->type != VMON_TYPE_str_array) {
@@ -485,12 +551,60 @@ int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest,
 	return parse_pos(fields, fields_nr, "stat", 3, rest, len, store, changed, present, first);
 }
 
+/* how many NUL-terminated strings [p, end) holds: the last may lack its NUL (a process that rewrote its arguments) */
+static int count_strings(const char *p, const char *end)
+{
+	int n = 0;
+
+	for (const char *q = p; q < end; q++) {
+		if (*q == '\0' || q + 1 == end)
+			n++;
+	}
+	return n;
+}
+
+/* v[0..n-1] pointed at the strings of [p, end), v[n] NULL */
+static void fill_vector(char **v, int n, const char *p, const char *end)
+{
+	int i = 0;
+
+	for (const char *q = p; q < end && i < n; i++) {
+		v[i] = (char *)q;
+		q += strnlen(q, (size_t)(end - q)) + 1;
+	}
+	v[n] = NULL;
+}
+
+/* the vector of a shared text of n strings: built by its first holder, the same for all (freed with the text) */
+static char **shared_vector(const vmon_char_array_t *a, int n)
+{
+	/* no strings: one empty vector for every empty or absent text */
+	static char *no_strings[1];
+	char **v;
+
+	if (n == 0)
+		return no_strings;
+	if (!is_shared(a)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	v = vintern_attachment(a->array);
+	if (v)
+		return v;
+	v = malloc(sizeof(*v) * (size_t)(n + 1));
+	if (!v)
+		return NULL;
+	fill_vector(v, n, a->array, a->array + a->len);
+	return vintern_attach(a->array, v);
+}
+
 /*
  * Split a char_array field of NUL-terminated strings (cmdline, environ) into
  * a str_array field of pointers into it, NULL-terminated, and store their
  * number in the count field.  The last string may lack its NUL (a process
  * that rewrote its arguments): it still counts.  Call it whenever the text
- * changed; the pointers are only valid until the text changes again.
+ * changed; the pointers are only valid until the text changes again.  A
+ * VMON_FIELD_SHARED vector is its shared text's, built once for all.
  */
 int parse_split_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
 			void *store, char *changed, char *present, bool first)
@@ -498,22 +612,20 @@ int parse_split_strings(const vmon_field_t *text, const vmon_field_t *count, con
 	const vmon_char_array_t *a = (const vmon_char_array_t *)((const char *)store + text->offset);
 	char ***vp = (char ***)((char *)store + vec->offset);
 	const char *p = a->array, *end = p ? p + a->len : p;
-	int n = 0, i = 0;
+	int n = count_strings(p, end);
 	char **v;
 
-	for (const char *q = p; q < end; q++) {
-		if (*q == '\0' || q + 1 == end)
-			n++;
+	if (vec->flags & VMON_FIELD_SHARED) {
+		v = shared_vector(a, n);
+		if (!v)
+			return -1;
+	} else {
+		v = realloc(*vp, sizeof(*v) * (size_t)(n + 1));
+		if (!v)
+			return -1;
+		fill_vector(v, n, p, end);
 	}
-	v = realloc(*vp, sizeof(*v) * (size_t)(n + 1));
-	if (!v)
-		return -1;
 	*vp = v;
-	for (const char *q = p; q < end && i < n; i++) {
-		v[i] = (char *)q;
-		q += strnlen(q, (size_t)(end - q)) + 1;
-	}
-	v[n] = NULL;
 	mark_changed(vec, changed);
 	if (present) {
 		BITSET(present, vec->sym);
@@ -532,9 +644,11 @@ int parse_clear_strings(const vmon_field_t *text, const vmon_field_t *count, con
 			void *store, char *changed, char *present)
 {
 	char **v = *(char ***)((char *)store + vec->offset);
+	/* asked before the text goes: a shared vector goes with it */
+	bool not_empty = !v || v[0];
 	int changes = parse_clear(text, store, changed, present);
 
-	if (changes || !v || v[0]) {
+	if (changes || not_empty) {
 		if (parse_split_strings(text, count, vec, store, changed, NULL, false) < 0)
 			return -1;
 		changes = 1;

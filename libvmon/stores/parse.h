@@ -25,6 +25,10 @@ int parse_store(const vmon_field_t *fields, int fields_nr, vmon_source_t source,
 int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest, size_t len,
 		    void *store, char *changed, char *present, bool first);
 int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_t len, char *changed, bool first);
+/* a char_array's text given back (its buffer freed, or its hold on a shared copy dropped), the array zeroed */
+void parse_free_string(vmon_char_array_t *a);
+/* a str_array's vector freed, unless it is a shared text's (VMON_FIELD_SHARED); *vp is NULL after */
+void parse_free_vector(const vmon_field_t *f, char ***vp);
 int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, char *changed, bool first);
 int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present);
 int parse_clear_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,

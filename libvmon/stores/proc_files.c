@@ -422,7 +422,7 @@ static void fd_free(vmon_t *vmon, files_table_t *t, fd_node_t *fd)
 	list_del(&fd->pub.ref_fds);
 	obj->ref_fds_nr--;
 	fobject_put(vmon, obj);
-	free(fd->pub.object_path.array);
+	parse_free_string(&fd->pub.object_path);
 	free(fd);
 }
 
