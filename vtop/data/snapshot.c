@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/intern.h"
 
 #include "data/columns.h"
 #include "data/room.h"
@@ -64,7 +65,7 @@ struct vt_priv {
 	 * on its row and in the event log; so a row without arguments does
 	 * not replace a text made from them (command_ending()).
 	 */
-	char			*made;
+	const char		*made;		/* interned (util/intern.h) */
 	struct vt_share		*share;		/* its stores as last copied */
 	unsigned		made_arg0_base;	/* an offset in one command line (under ARG_MAX) */
 	int			made_gen;	/* the sample (vmon->generation) made was last found right for */
@@ -99,8 +100,8 @@ struct vt_share {
 	int			refs;
 	struct vt_row_stores	st;
 	vt_arena_t		arena;
-	/* the rows' command text, made from these stores, or NULL */
-	char			*command;
+	/* the rows' command text, made from these stores, or NULL; interned (util/intern.h) */
+	const char		*command;
 	unsigned		command_how;	/* command_how() */
 	unsigned		arg0_base;
 };
@@ -118,7 +119,7 @@ static void share_put(struct vt_share *sh)
 {
 	if (!sh || --sh->refs > 0)
 		return;
-	free(sh->command);
+	vintern_put(sh->command);
 	vt_arena_free(&sh->arena);
 	free(sh);
 }
@@ -479,7 +480,7 @@ static void priv_dtor(vmon_t *vmon, vmon_proc_t *proc)
 
 	(void)vmon;
 	if (priv) {
-		free(priv->made);
+		vintern_put(priv->made);
 		share_put(priv->share);
 	}
 	free(priv);
@@ -674,23 +675,20 @@ static bool command_made(const struct vt_priv *priv, unsigned how, const char *s
 }
 
 /*
- * Remember the row's text for the next refresh (not remembered: made again,
- * no error).  own is the row's text if it is already a block of its own
- * (malloc'd for the node: vtop -b's rows), taken as it is instead of
- * copied; false when not remembered, own not taken.
+ * Remember the row's text (len bytes) for the next refresh (not
+ * remembered: made again, no error).  One copy for every process with the
+ * same text (interned: the workers of a server, a fork storm's children).
  */
-static bool command_remember(struct vt_priv *priv, unsigned how, const vt_row_t *row, size_t len, char *own)
+static bool command_remember(struct vt_priv *priv, unsigned how, const vt_row_t *row, size_t len)
 {
-	char *made;
+	const char *made;
 
 	if (how > USHRT_MAX || len > UINT_MAX)
 		return false;
-	made = own ? own : malloc(len + 1);
+	made = vintern_get(row->command, len);
 	if (!made)
 		return false;
-	if (!own)
-		memcpy(made, row->command, len + 1);
-	free(priv->made);
+	vintern_put(priv->made);
 	priv->made = made;
 	priv->made_how = (unsigned short)how;
 	priv->made_arg0_base = row->arg0_base;
@@ -698,53 +696,40 @@ static bool command_remember(struct vt_priv *priv, unsigned how, const vt_row_t 
 }
 
 /*
- * Room for a row's command text: in its shared copy, which the snapshots
- * that share the copy share too (an idle process's text was copied into
- * each of the three), else in the snapshot.  A copy that has a text already
- * (made another way: the escaping changed) keeps it for the rows that
- * point to it.
+ * The row's text, made (len bytes), is its shared copy's, which the
+ * snapshots that share the copy share too (an idle process's text was
+ * copied into each of the three), interned; else in the snapshot.  A copy
+ * that has a text already (made another way: the escaping changed) keeps it
+ * for the rows that point to it.  -1 without memory.
  */
-static char *command_room(vt_snapshot_t *snap, struct vt_share *sh, size_t size)
+static int command_place(vt_snapshot_t *snap, struct vt_share *sh, vt_row_t *row, const char *text, size_t len,
+			 unsigned how)
 {
-	if (!sh || sh->command)
-		return vt_arena_alloc(&snap->arena, size);
-	sh->command = malloc(size);
-	return sh->command;
-}
-
-/* the row's text is the shared copy's: how it was made, for the rows after */
-static void command_share(struct vt_share *sh, const vt_row_t *row, unsigned how)
-{
-	if (!sh || sh->command != row->command)
-		return;
+	if (!sh || sh->command) {
+		row->command = vt_arena_strndup(&snap->arena, text, len);
+		return row->command ? 0 : -1;
+	}
+	if (!(sh->command = vintern_get(text, len)))
+		return -1;
+	row->command = sh->command;
 	sh->command_how = how;
 	sh->arg0_base = row->arg0_base;
+	return 0;
 }
 
 /* the row's text is the one the node made last (made the way how says) */
 static int command_again(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, struct vt_share *sh,
 			 struct vt_priv *priv, unsigned how)
 {
-	char *text;
-
 	priv->made_gen = b->vmon->generation;
+	row->arg0_base = priv->made_arg0_base;
 	/* borrowed: made again (and freed) no sooner than the next snapshot's build */
 	if (b->borrow) {
-		text = priv->made;
+		row->command = priv->made;
 		row->flags |= VT_ROW_BORROWED;
-	} else {
-		size_t size = strlen(priv->made) + 1;
-
-		text = command_room(snap, sh, size);
-		if (text)
-			memcpy(text, priv->made, size);
+		return 0;
 	}
-	if (!text)
-		return -1;
-	row->command = text;
-	row->arg0_base = priv->made_arg0_base;
-	command_share(sh, row, how);
-	return 0;
+	return command_place(snap, sh, row, priv->made, strlen(priv->made), how);
 }
 
 /*
@@ -778,7 +763,6 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 	unsigned how;
 	size_t len;
 	char *text;
-	bool own;
 	int r;
 
 	if (!s) {
@@ -802,7 +786,8 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 	/* escaped into the scratch buffer once, grown and done again only for a longer line */
 	for (;;) {
 		len = (size_t)vmon_field_format(f, s, b->scratch, b->scratch_cap, b->escape_flags);
-		if (b->scratch && len < b->scratch_cap)
+		/* (and room for the brackets below) */
+		if (b->scratch && len + 3 <= b->scratch_cap)
 			break;
 		char *bigger = realloc(b->scratch, len + 256);
 
@@ -828,31 +813,29 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 	 * refresh on; made there from the first, it is not also in the
 	 * snapshot's arena (whose chunks stay: 0.5 MB at 10,000 processes)
 	 */
-	own = b->borrow && remember;
-	text = own ? malloc(len + 3) : command_room(snap, sh, len + 3);
-	if (!text)
-		return -1;
 	/* a process without arguments (a kernel thread, a zombie) shows [comm], as ps(1) does */
-	memcpy(text + brackets, b->scratch, len + 1);
+	text = b->scratch;
 	if (brackets) {
+		memmove(text + 1, text, len + 1);
 		text[0] = '[';
 		text[len + 1] = ']';
 		text[len + 2] = '\0';
 		len += 2;
 	}
-	row->command = text;
-	command_share(sh, row, how);
-	if (own) {
-		if (command_remember(priv, how, row, len, text)) {
+	if (b->borrow && remember) {
+		row->command = text;
+		if (command_remember(priv, how, row, len)) {
 			priv->made_gen = b->vmon->generation;
+			row->command = priv->made;
 			row->flags |= VT_ROW_BORROWED;
 			return 0;
 		}
 		row->command = vt_arena_strndup(&snap->arena, text, len);
-		free(text);
 		return row->command ? 0 : -1;
 	}
-	if (remember && command_remember(priv, how, row, len, NULL))
+	if (command_place(snap, sh, row, text, len, how) < 0)
+		return -1;
+	if (remember && command_remember(priv, how, row, len))
 		priv->made_gen = b->vmon->generation;
 	return 0;
 }
@@ -1405,11 +1388,11 @@ static int keep_ghost(vt_builder_t *b, const vt_row_t *row)
 	}
 	if (row->command != sh->command) {
 		/* made elsewhere (a zombie's last arguments, vtop -b's node's text): no other row has the copy's */
-		char *command = strdup(row->command);
+		const char *command = vintern_get(row->command, strlen(row->command));
 
 		if (!command)
 			return -1;
-		free(sh->command);
+		vintern_put(sh->command);
 		sh->command = command;
 	}
 	sh->refs++;

@@ -148,6 +148,34 @@ static const vt_row_t *row_of(const world_t *w, int pid)
 	return &w->snap.rows[i];
 }
 
+/*
+ * Processes with the same command line share one text (interned), in the
+ * screen's way (rows copied, borrow off) and vtop -b's (borrowing the
+ * node's): workers of a server, a fork storm's children.  Another command
+ * line has its own.
+ */
+static void test_command_text_shared(void **state)
+{
+	static const char *const worker_argv[] = { "nginx:", "worker", "process", NULL };
+	world_t w;
+
+	(void)state;
+	world_open(&w);
+	for (int pid = 300; pid < 304; pid++)
+		fixture_proc(&w.fx, pid, 1, NULL, 'S', 700 + pid, worker_argv);
+	for (int borrow = 0; borrow < 2; borrow++) {
+		vt_source_set_borrow(&w.src, borrow);
+		sample(&w);
+		sample(&w);
+		assert_string_equal(row_of(&w, 300)->command, "nginx: worker process");
+		for (int pid = 301; pid < 304; pid++)
+			assert_ptr_equal(row_of(&w, pid)->command, row_of(&w, 300)->command);
+		assert_string_equal(row_of(&w, 101)->command, "sleep 10");
+		assert_ptr_not_equal(row_of(&w, 101)->command, row_of(&w, 300)->command);
+	}
+	world_close(&w);
+}
+
 static void test_snapshot_copies(void **state)
 {
 	world_t w;
@@ -2354,6 +2382,7 @@ int main(void)
 		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_rollup_visible),
 		cmocka_unit_test(test_wchan_when_shown),
+		cmocka_unit_test(test_command_text_shared),
 		cmocka_unit_test(test_number_text),
 		cmocka_unit_test(test_feed_meter),
 		cmocka_unit_test(test_feed_events),
