@@ -141,12 +141,18 @@ static void tree_before(fixture_t *fx)
 	fixture_children(fx, 100, (const int[]){ 101 }, 1);
 }
 
-/* 101 exits; 102, a program with a second thread, starts under 100 */
+/*
+ * 100 execs another program (a new command line: its old text and argument
+ * vector, shared, go); 101 exits; 102, a program with a second thread,
+ * starts under 100
+ */
 static void tree_after(fixture_t *fx)
 {
+	static const char *const bash_argv[] = { "/bin/bash", "-c", "top -d 1", "x", NULL };
 	static const char *const top_argv[] = { "top", "-d", "1", NULL };
 	fixture_stat_t st;
 
+	fixture_proc(fx, 100, 1, NULL, 'S', 500, bash_argv);
 	fixture_remove(fx, "101");
 	fixture_proc(fx, 102, 100, NULL, 'S', 520, top_argv);
 	fixture_stat_init(&st, 102, 100, "top", 'S', 520);
@@ -197,7 +203,7 @@ static void check_whole(vmon_t *vmon, enum mode mode)
 {
 	static const struct { int pid; const char *comm; int argc; } want[] = {
 		{ 1, "init", 2 }, { 2, "kthreadd", 0 }, { 3, "kworker/0:0-events", 0 },
-		{ 100, "sh", 3 }, { 102, "top", 3 },
+		{ 100, "bash", 4 }, { 102, "top", 3 },
 	};
 	vmon_proc_t *top;
 
@@ -223,6 +229,7 @@ static void check_whole(vmon_t *vmon, enum mode mode)
 	top = must_find(vmon, 102);
 	assert_int_equal(count_threads(top), 2);
 	assert_string_equal(pstat(top)->argv[2], "1");
+	assert_string_equal(pstat(must_find(vmon, 100))->argv[2], "top -d 1");
 	assert_int_equal(must_find(vmon, 102)->parent->pid, 100);
 }
 

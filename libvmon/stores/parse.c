@@ -617,8 +617,20 @@ int parse_split_strings(const vmon_field_t *text, const vmon_field_t *count, con
 
 	if (vec->flags & VMON_FIELD_SHARED) {
 		v = shared_vector(a, n);
-		if (!v)
+		if (!v) {
+			/*
+			 * The old vector may have gone with the old text: no
+			 * pointer into it stays, and no count that would be
+			 * read through it (the next change of the text tries again)
+			 */
+			*vp = NULL;
+			parse_set_ull(count, store, 0, changed, first);
+			if (present) {
+				BITCLEAR(present, vec->sym);
+				BITCLEAR(present, count->sym);
+			}
 			return -1;
+		}
 	} else {
 		v = realloc(*vp, sizeof(*v) * (size_t)(n + 1));
 		if (!v)
