@@ -450,6 +450,7 @@ static const char *get_fields(int kind, const log_store_t *st, rstate_t *s, log_
 	char *changed = st->id >= 0 ? log_store_changed(kind, st->id, s->store) : NULL;
 	char *present = st->id >= 0 ? log_store_present(kind, st->id, s->store) : NULL;
 	char text_changed[BITNSLOTS(LOG_FIELDS_MAX)];
+	const char *bad = NULL;
 	bool any_text = false;
 	uint64_t count;
 	int j = -1;
@@ -461,8 +462,10 @@ static const char *get_fields(int kind, const log_store_t *st, rstate_t *s, log_
 		const vmon_field_t *cf;
 		uint64_t d;
 
-		if (!log_get_varint(in, &d) || !(d & 3) || (d >> 2) >= (uint64_t)(st->fields_nr - j - 1))
-			return "a field change out of range";
+		if (!log_get_varint(in, &d) || !(d & 3) || (d >> 2) >= (uint64_t)(st->fields_nr - j - 1)) {
+			bad = "a field change out of range";
+			break;
+		}
 		j += (int)(d >> 2) + 1;
 		f = &st->f[j];
 		cf = f->cf;
@@ -475,8 +478,10 @@ static const char *get_fields(int kind, const log_store_t *st, rstate_t *s, log_
 		if (f->num >= 0) {
 			int64_t delta;
 
-			if (!log_get_svarint(in, &delta))
-				return "a value cut short";
+			if (!log_get_svarint(in, &delta)) {
+				bad = "a value cut short";
+				break;
+			}
 			s->nums[f->num] += (uint64_t)delta;
 			if (cf)
 				parse_set_ull(cf, s->store, s->nums[f->num], NULL, false);
@@ -486,14 +491,17 @@ static const char *get_fields(int kind, const log_store_t *st, rstate_t *s, log_
 
 			/* the length + 1, 0 for NULL */
 			if (!log_get_varint(in, &n) || (n && (n - 1 > (uint64_t)(in->end - in->p) ||
-							      !log_get_bytes(in, (size_t)n - 1, &p))))
-				return "a text cut short";
+							      !log_get_bytes(in, (size_t)n - 1, &p)))) {
+				bad = "a text cut short";
+				break;
+			}
 			if (!cf)
 				continue;
 			if (!n) {
 				parse_free_string((vmon_char_array_t *)((char *)s->store + cf->offset));
 			} else if (parse_set_string(cf, s->store, (const char *)p, (size_t)n - 1, NULL, false) < 0) {
-				return "out of memory";
+				bad = "out of memory";
+				break;
 			}
 			if (!any_text)
 				memset(text_changed, 0, sizeof(text_changed));
@@ -503,10 +511,14 @@ static const char *get_fields(int kind, const log_store_t *st, rstate_t *s, log_
 			char **v;
 			const char *err;
 
-			if (f->flags & LOG_FIELD_SPLIT)
-				return "a value for a field that has none";
-			if ((err = get_strv(in, &v)))
-				return err;
+			if (f->flags & LOG_FIELD_SPLIT) {
+				bad = "a value for a field that has none";
+				break;
+			}
+			if ((err = get_strv(in, &v))) {
+				bad = err;
+				break;
+			}
 			if (cf) {
 				char ***m = (char ***)((char *)s->store + cf->offset);
 
@@ -517,9 +529,14 @@ static const char *get_fields(int kind, const log_store_t *st, rstate_t *s, log_
 			}
 		}
 	}
-	if (st->id >= 0)
-		return resplit(st, s->store, changed, any_text ? text_changed : NULL);
-	return NULL;
+	/* even after a bad change: a text changed before it has its vector again, not the freed one */
+	if (st->id >= 0) {
+		const char *err = resplit(st, s->store, changed, any_text ? text_changed : NULL);
+
+		if (!bad)
+			bad = err;
+	}
+	return bad;
 }
 
 static const char *get_cpus(const log_store_t *st, rstate_t *s, log_in_t *in)
