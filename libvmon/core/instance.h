@@ -63,7 +63,6 @@ struct _vmon_internal {
 	bool		have_schedstat;	/* /proc/PID/schedstat gives run counts */
 	bool		wchan_off;	/* this pass: VMON_FLAG_NO_WCHAN */
 	bool		wchan_again;	/* ... was set in the last one, not in this one */
-	bool		wchan_dropped;	/* ... is set in this one, not in the last one */
 	proc_node_t	*busy;		/* the node being sampled: its directories are in use */
 	unsigned	nodes_unlooked;	/* nodes sampled since the feed's kernel buffer was looked at (feed_keep_up()) */
 	unsigned	callback_run;		/* counts run_callbacks() calls */

@@ -877,7 +877,6 @@ int vmon_sample(vmon_t *vmon)
 
 	/* wchan wanted again: read for every node in this pass, not only for those that ran (proc_stat.c) */
 	in->wchan_again = in->wchan_off && !(vmon->flags & VMON_FLAG_NO_WCHAN);
-	in->wchan_dropped = !in->wchan_off && (vmon->flags & VMON_FLAG_NO_WCHAN);
 	in->wchan_off = vmon->flags & VMON_FLAG_NO_WCHAN;
 
 	/* one read of a source of records (the task iterator) for every process; should it fail, this pass reads /proc */

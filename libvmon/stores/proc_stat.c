@@ -397,7 +397,8 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 	moved = first || ran != 0 || s->state != prev_state;
 	if (in->wchan_off) {
-		if (first || in->wchan_dropped)
+		/* (the store's state, not the pass's: a node not sampled when the flag came loses it later) */
+		if (first || BITTEST(s->present, VMON_PROC_STAT_WCHAN))
 			tally(parse_clear(FIELD(VMON_PROC_STAT_WCHAN), s, s->changed, s->present), &changes, &err);
 	} else if ((moved || in->wchan_again) && !(in->stat_given & STAT_GIVEN_WCHAN))
 		tally(sample_wchan(vmon, node, s, first), &changes, &err);
