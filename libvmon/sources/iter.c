@@ -1188,7 +1188,7 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 		 * processes), and only then, not at every read.
 		 */
 		if (!node->pub.is_thread && (it->slot_state[i] & SLOT_ONE_THREAD)) {
-			if (it->reads == 1)
+			if (it->reads - it->read_errors == 1)
 				slot_given_back(it, i);
 			slot_drop(it, i);
 		}
