@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util/hash.h"
 #include "util/intern.h"
@@ -26,10 +29,33 @@ static intern_entry_t *entry_of(const char *s)
 	return (intern_entry_t *)(uintptr_t)(s - offsetof(intern_entry_t, bytes));
 }
 
+/*
+ * The strings are anyone's to choose (a process's name, its arguments):
+ * with a hash known in advance, a user could make every look-up a walk of
+ * one long run of the table, under its one lock.  So the hash starts from
+ * a value of this process's, drawn once.
+ */
+static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+static uint64_t seed;
+
+static void seed_draw(void)
+{
+	struct timespec ts;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == (ssize_t)sizeof(seed))
+		return;
+	/* no entropy yet (early boot): not secret, but not the same for every process */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	seed = vhash_mix(vhash_mix((uint64_t)ts.tv_nsec, (uint64_t)ts.tv_sec), (uint64_t)getpid());
+}
+
 /* 64 bits of the bytes and their number, a word at a time */
 static uint64_t hash_bytes(const char *text, size_t len)
 {
-	uint64_t h = vhash_mix(0, len), w;
+	uint64_t h, w;
+
+	pthread_once(&seed_once, seed_draw);
+	h = vhash_mix(seed, len);
 	size_t i;
 
 	for (i = 0; i + sizeof(w) <= len; i += sizeof(w)) {
