@@ -19,8 +19,9 @@ typedef struct held_table {
 
 /* tid's entry, or NULL */
 struct iter_held *held_find(const held_table_t *t, unsigned tid);
-/* tid's entry, or a free one made its own; NULL: none within its probes (its records come whole) */
+/* held_find(), looking first at the entry hint names (1 + its index, the program's; 0: none) */
 struct iter_held *held_find_hinted(const held_table_t *t, unsigned tid, unsigned hint);
+/* tid's entry, or a free one made its own; NULL: none within its probes (its records come whole) */
 struct iter_held *held_place(held_table_t *t, unsigned tid);
 /* the entry freed, the entries after it moved up so that each is still within its probes */
 void held_remove(held_table_t *t, struct iter_held *e);
