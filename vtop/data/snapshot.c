@@ -1568,6 +1568,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	snap->sample_cpu_ms = sample_cpu_ms;
 	snap->source = vmon_sampler_name(vmon_get_sampler(vmon));
 	snap->threads_shown = b->threads;
+	snap->wchan_read = !(vmon->flags & VMON_FLAG_NO_WCHAN);
 	if (b->prev_boottime && boottime > b->prev_boottime)
 		dt_ticks = boottime - b->prev_boottime;
 	snap->interval = dt_ticks ? (double)dt_ticks / (double)vmon->ticks_per_sec :

@@ -167,6 +167,7 @@ typedef struct vt_snapshot {
 	int			events_nr;
 	int			events_cap;
 	bool			threads_shown;	/* thread rows were asked for */
+	bool			wchan_read;	/* the sample read wchan (asked for only while shown: VMON_FLAG_NO_WCHAN) */
 	bool			paused;
 	struct vt_files		*files;		/* the open files the files view asked for, or NULL */
 	char			replay[128];	/* -r: where in the log this sample is, "" live */

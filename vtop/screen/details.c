@@ -135,9 +135,12 @@ static void add_wchan(page_t *p, const tui_t *t, const vt_row_t *row)
 	const vmon_proc_stat_t *s = row->stores[VMON_STORE_PROC_STAT];
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
 	const char *w = "Waiting in:";
+	bool present = vmon_field_present(desc, &desc->fields[VMON_PROC_STAT_WCHAN], s);
 
-	if (!vmon_field_present(desc, &desc->fields[VMON_PROC_STAT_WCHAN], s) ||
-	    (s->wchan.len > 1 && strcmp(s->wchan.array, "0"))) {
+	/* read only while something shows it (vt_source_set_detail()): this page asked for the next sample */
+	if (!present && !t->snap->wchan_read && !(row->flags & VT_ROW_EXITED)) {
+		page_add(p, "%-18s not read yet: from the next refresh on", w);
+	} else if (!present || (s->wchan.len > 1 && strcmp(s->wchan.array, "0"))) {
 		add_field(p, t, w, row, VMON_STORE_PROC_STAT, VMON_PROC_STAT_WCHAN);
 	} else if (row->flags & VT_ROW_EXITED) {
 		page_add(p, "%-18s nothing: it has exited", w);

@@ -56,7 +56,9 @@ def details_of(pid):
     literal(str(pid))
     wait_for(lambda s: "pid %d" % pid in bottom(s), "typing %d selects it" % pid)
     keys("Enter")
-    return wait_for(lambda s: re.search(r"^ Process %d\b" % pid, s, re.M) and "Waiting in:" in s,
+    # (wchan is read from the refresh after the page opens: vtop reads it only while shown)
+    return wait_for(lambda s: re.search(r"^ Process %d\b" % pid, s, re.M) and "Waiting in:" in s and
+                    not (field(s, "Waiting in:") or "").startswith("not read yet"),
                     "Enter: the details of %d" % pid)
 
 
