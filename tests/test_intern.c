@@ -46,6 +46,24 @@ static void test_same_bytes_one_copy(void **state)
 	assert_int_equal(vintern_count(), 0);
 }
 
+/* one holder more of a string held: the same string, which lives until its last holder puts it */
+static void test_hold(void **state)
+{
+	const char *a = vintern_get("sleep", 5), *h;
+
+	(void)state;
+	h = vintern_hold(a);
+	assert_ptr_equal(h, a);
+	vintern_put(a);
+	/* still held: found by its bytes, the same copy */
+	assert_int_equal(vintern_count(), 1);
+	a = vintern_get("sleep", 5);
+	assert_ptr_equal(a, h);
+	vintern_put(h);
+	vintern_put(a);
+	assert_int_equal(vintern_count(), 0);
+}
+
 /* a command line is NUL-separated: every byte counts, also after a NUL, and the length does */
 static void test_embedded_nuls(void **state)
 {
@@ -339,6 +357,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_bytes_one_copy),
+		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_embedded_nuls),
 		cmocka_unit_test(test_holders),
 		cmocka_unit_test(test_shrinks),

@@ -106,6 +106,14 @@ const char *vintern_get(const char *text, size_t len)
 	return e->bytes;
 }
 
+const char *vintern_hold(const char *s)
+{
+	pthread_mutex_lock(&intern_lock);
+	entry_of(s)->holders++;
+	pthread_mutex_unlock(&intern_lock);
+	return s;
+}
+
 void vintern_put(const char *s)
 {
 	intern_entry_t *e;

@@ -23,6 +23,8 @@
 
 /* the shared copy of [text, text + len), one holder more; NULL with ENOMEM */
 const char *vintern_get(const char *text, size_t len);
+/* s (a vintern_get() string), one holder more: the same as vintern_get() of its bytes, without their hash */
+const char *vintern_hold(const char *s);
 /* one holder fewer; the last frees it and its attachment (NULL: nothing) */
 void vintern_put(const char *s);
 

@@ -698,18 +698,19 @@ static bool command_remember(struct vt_priv *priv, unsigned how, const vt_row_t 
 /*
  * The row's text, made (len bytes), is its shared copy's, which the
  * snapshots that share the copy share too (an idle process's text was
- * copied into each of the three), interned; else in the snapshot.  A copy
- * that has a text already (made another way: the escaping changed) keeps it
- * for the rows that point to it.  -1 without memory.
+ * copied into each of the three), interned (held once more where it is
+ * already: the node's); else in the snapshot.  A copy that has a text
+ * already (made another way: the escaping changed) keeps it for the rows
+ * that point to it.  -1 without memory.
  */
 static int command_place(vt_snapshot_t *snap, struct vt_share *sh, vt_row_t *row, const char *text, size_t len,
-			 unsigned how)
+			 bool interned, unsigned how)
 {
 	if (!sh || sh->command) {
 		row->command = vt_arena_strndup(&snap->arena, text, len);
 		return row->command ? 0 : -1;
 	}
-	if (!(sh->command = vintern_get(text, len)))
+	if (!(sh->command = interned ? vintern_hold(text) : vintern_get(text, len)))
 		return -1;
 	row->command = sh->command;
 	sh->command_how = how;
@@ -729,7 +730,7 @@ static int command_again(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, st
 		row->flags |= VT_ROW_BORROWED;
 		return 0;
 	}
-	return command_place(snap, sh, row, priv->made, strlen(priv->made), how);
+	return command_place(snap, sh, row, priv->made, strlen(priv->made), true, how);
 }
 
 /*
@@ -833,7 +834,7 @@ static int set_command(vt_builder_t *b, vt_snapshot_t *snap, vt_row_t *row, cons
 		row->command = vt_arena_strndup(&snap->arena, text, len);
 		return row->command ? 0 : -1;
 	}
-	if (command_place(snap, sh, row, text, len, how) < 0)
+	if (command_place(snap, sh, row, text, len, false, how) < 0)
 		return -1;
 	if (remember && command_remember(priv, how, row, len))
 		priv->made_gen = b->vmon->generation;
