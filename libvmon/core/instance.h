@@ -43,13 +43,14 @@ struct _vmon_internal {
 	buf_t		stat_line;	/* the stat line of the node being sampled */
 	buf_t		list_buf;	/* children pids gathered from several files */
 	/*
-	 * Whose stat_line is, and whose record the iterator's probe took: a
-	 * probe's number, never reused, where a node's address would be once
-	 * the node is freed (record_probed(), stat_line_probed()).
+	 * Whose stat_line is, and whose record the iterator's last probe took
+	 * (probe_read_line(), probe_took_record()): a node's last probe is one
+	 * or the other, and a node freed is named by neither (probe_forget()),
+	 * so that a node made later at its address is not taken for it.  Here
+	 * and not a probe number in every node: 8 bytes a node less.
 	 */
-	unsigned long long	probes;		/* procfs_probe() and iter_probe() calls */
-	unsigned long long	stat_line_probe;	/* the probe that read stat_line */
-	unsigned long long	record_probe;	/* the last probe that took a source's record (iter_probe()) */
+	const proc_node_t *stat_line_node;	/* the node whose probe read stat_line */
+	const proc_node_t *record_node;	/* the node whose probe took a source's record (iter_probe()) */
 	unsigned	stat_given;	/* PROC_STAT's reads a source's fill gave in place of /proc, this call (STAT_GIVEN_*) */
 	double		now;		/* CLOCK_MONOTONIC seconds at the start of the pass */
 	double		due_base;	/* ... when the instance was made: due times count from it */
@@ -86,12 +87,37 @@ struct _vmon_internal {
 /* did the node's last probe read internal->stat_line, or take the iterator's record (of the pass node->probed says)? */
 static inline bool stat_line_probed(const struct _vmon_internal *in, const proc_node_t *node)
 {
-	return node->pass.probe && node->pass.probe == in->stat_line_probe;
+	return in->stat_line_node == node;
 }
 
 static inline bool record_probed(const struct _vmon_internal *in, const proc_node_t *node)
 {
-	return node->pass.probe && node->pass.probe == in->record_probe;
+	return in->record_node == node;
+}
+
+/* the node's probe read internal->stat_line: its last probe did not take a record */
+static inline void probe_read_line(struct _vmon_internal *in, const proc_node_t *node)
+{
+	in->stat_line_node = node;
+	if (in->record_node == node)
+		in->record_node = NULL;
+}
+
+/* the node's probe took the source's record: its last probe did not read stat_line */
+static inline void probe_took_record(struct _vmon_internal *in, const proc_node_t *node)
+{
+	in->record_node = node;
+	if (in->stat_line_node == node)
+		in->stat_line_node = NULL;
+}
+
+/* the node is freed: no probe names it */
+static inline void probe_forget(struct _vmon_internal *in, const proc_node_t *node)
+{
+	if (in->stat_line_node == node)
+		in->stat_line_node = NULL;
+	if (in->record_node == node)
+		in->record_node = NULL;
 }
 
 /*

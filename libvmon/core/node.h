@@ -21,7 +21,6 @@ struct node_fds {
 
 /* in which pass things last happened to it: vmon->generation stamps */
 struct node_passes {
-	unsigned long long	probe;		/* the number of its last probe (internal->probes), 0: never */
 	int			seen;		/* the pass in which it was last found alive */
 	int			probed;		/* ... of its last stat read */
 	int			born;		/* the sample in which it is is_new */
@@ -29,24 +28,19 @@ struct node_passes {
 	int			fed;		/* ... in which the event feed last wrote its stat store (0:
 						 * never): that sample's read adds to what changed, it does
 						 * not start over; as a zombie it keeps its command line */
-	bool			retry;		/* a store failed in the last pass: read it all again (sample_node_busy()) */
 };
 
-/* the last stat line parsed whole (procfs_stat_line_keep()): its length, and room in one allocation */
-struct stat_line_copy {
-	unsigned		len;		/* (a stat line is well under a page) */
-	unsigned		cap;
-	char			data[];
-};
-
-/* its stat line: the last one parsed whole, and what the tree takes of this pass's, whatever the wants */
+/*
+ * What the tree takes of its stat line (or record), whatever the wants.  No
+ * copy of the last line is kept to skip the parsing of one that did not
+ * change: it was about 330 bytes a process under /proc, and the store's
+ * values are what a change is told against anyway.
+ */
 struct node_stat_line {
-	struct stat_line_copy	*copy;		/* only the /proc source's reads keep one */
 	int			ppid;
 	int			num_threads;
-	int			num_threads_before;	/* at the pass before (for PROC_IO's skip) */
-	bool			same;		/* this pass's line is the copy */
 	char			state;
+	bool			threaded_before;	/* num_threads > 1 at the pass before (PROC_IO's and PROC_VM's skips) */
 };
 
 /* "has it run since the last sample?": the task's schedstat (procfs_ran()) */
@@ -78,9 +72,10 @@ struct node_due {
  */
 struct node_life {
 	int			monitors;	/* vmon_proc_monitor() references */
-	/* (bits: ten bools in two bytes, so that the part is 40 bytes and not 48) */
+	/* (bits: eleven bools in two bytes, so that the part is 40 bytes and not 48) */
 	bool			confirmed : 1;	/* in the tree for the caller: its ctor has run, its dtor will */
 	bool			exec_pending : 1;	/* re-read cmdline and exe */
+	bool			retry : 1;	/* a store failed in the last pass: read it all again (sample_node_busy()) */
 	bool			left : 1;
 	bool			ended : 1;	/* ... because its process or thread ended */
 	bool			ending : 1;	/* on internal->ending */
@@ -110,12 +105,15 @@ struct node_iter {
 /*
  * A node: the public vmon_proc_t followed by what only the library knows,
  * in parts by concern.  Callers only ever see the vmon_proc_t, so it must
- * stay the first member.  There is one per task: 432 bytes, 192 of them
+ * stay the first member.  There is one per task: 408 bytes, 168 of them
  * private, with the parts' small members together, a part's bools as bits
  * and small counts in small types (a part with an 8-byte member is rounded
  * to 8 bytes, and the allocator's chunks to 16: a cut counts once it takes
- * the block below a multiple of 16), and after it in the same block the
- * room of the stores it wanted when it was made (node_new()).
+ * the block below a multiple of 16; the four parts of 4-byte members, fds,
+ * due, pass and line, are 64 bytes together, between two 8-byte ones), and
+ * after it in the same block the room of the stores it wanted when it was
+ * made (node_new()): with PROC_STAT, PROC_VM and PROC_IO, 1,128 bytes, a
+ * malloc chunk of 1,136.
  */
 typedef struct proc_node {
 	vmon_proc_t		pub;
@@ -129,7 +127,7 @@ typedef struct proc_node {
 	unsigned short		rooms;		/* the stores (1 << id) with room after the node (tree.c) */
 
 	struct node_fds		fds;
-	struct node_due		due;		/* (beside fds: two parts of 4-byte members, 32 bytes) */
+	struct node_due		due;		/* (fds to line: the parts of 4-byte members, 64 bytes) */
 	struct node_passes	pass;
 	struct node_stat_line	line;
 	struct node_ran		ran;

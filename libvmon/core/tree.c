@@ -654,7 +654,7 @@ static void node_unlink(vmon_t *vmon, proc_node_t *node)
 
 static void node_free(vmon_t *vmon, proc_node_t *node)
 {
-	procfs_stat_line_forget(node);
+	probe_forget(vmon->internal, node);
 	stores_free(vmon, node);
 	callbacks_free(&node->pub);
 	free(node);

@@ -527,7 +527,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 	 * the rules would skip as unchanged is made again (cmdline and exe
 	 * too), so that what the failure left unread is not left so.
 	 */
-	if (node->pass.retry) {
+	if (node->life.retry) {
 		node->ran.generation = vmon->generation;
 		node->ran.answer = 1;
 	}
@@ -557,7 +557,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 		}
 	}
 	node->life.exec_pending = false;
-	node->pass.retry = retry;
+	node->life.retry = retry;
 	procfs_node_done(vmon, node);
 	return SAMPLED;
 }

@@ -1134,7 +1134,7 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 	 * next anyway): at 10,000 processes, every cache line read per node
 	 * shows.
 	 */
-	same = !node->pass.retry && (it->slot_state[i] & SLOT_SAME) && node->iter.gen == vmon->generation - 1 &&
+	same = !node->life.retry && (it->slot_state[i] & SLOT_SAME) && node->iter.gen == vmon->generation - 1 &&
 	       (node->pub.is_thread || (it->slot_state[i] & SLOT_ONE_THREAD));
 	/*
 	 * A record dropped that this node needs (it missed a pass, it retries,
@@ -1149,7 +1149,7 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 	node->iter.index = i;
 	node->iter.same = same;
 	node->iter.gen = vmon->generation;
-	node->line.num_threads_before = node->line.num_threads;
+	node->line.threaded_before = node->line.num_threads > 1;
 	if (node->iter.same) {
 		node->ran.answer = 0;
 	} else {
@@ -1193,11 +1193,9 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 			slot_drop(it, i);
 		}
 	}
-	node->line.same = false;
 	node->ran.generation = vmon->generation;
 	node->pass.probed = vmon->generation;
-	node->pass.probe = ++in->probes;
-	in->record_probe = node->pass.probe;
+	probe_took_record(in, node);
 	return 0;
 }
 

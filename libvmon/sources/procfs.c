@@ -617,47 +617,6 @@ bool procfs_node_exists(vmon_t *vmon, const proc_node_t *node)
 }
 
 /*
- * The stat line of this pass was parsed whole without error: keep a copy, so
- * that the next pass can tell an identical line with a memcmp() and skip the
- * parsing (an idle process's line rarely moves).  Without memory for the
- * copy the next pass parses again, as it would anyway.
- */
-void procfs_stat_line_keep(proc_node_t *node, const buf_t *line)
-{
-	struct stat_line_copy *copy = node->line.copy;
-
-	if (!copy || copy->cap < line->len) {
-		/* (the 8 bytes of length and room fit in the malloc chunk's rounding of the line's) */
-		size_t cap = (line->len + 63) & ~(size_t)63;
-
-		copy = realloc(copy, sizeof(*copy) + cap);
-		if (!copy) {
-			procfs_stat_line_forget(node);
-			return;
-		}
-		copy->cap = (unsigned)cap;
-		node->line.copy = copy;
-	}
-	memcpy(copy->data, line->data, line->len);
-	copy->len = (unsigned)line->len;
-}
-
-/* is this pass's line (line) the same as the last one parsed whole? */
-bool procfs_stat_line_same(const proc_node_t *node, const buf_t *line)
-{
-	const struct stat_line_copy *copy = node->line.copy;
-
-	return copy && line->len == copy->len && memcmp(line->data, copy->data, line->len) == 0;
-}
-
-void procfs_stat_line_forget(proc_node_t *node)
-{
-	free(node->line.copy);
-	node->line.copy = NULL;
-	node->line.same = false;
-}
-
-/*
  * Has the task run since the last sample?  /proc/PID/schedstat counts the
  * times it was put on a CPU; a task that was not cannot have changed its
  * wait channel, its I/O counters or its credentials.  It is the leader

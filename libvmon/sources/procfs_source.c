@@ -96,13 +96,6 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 			close(fd);
 	}
 
-	/* a line the same as the last one parsed whole: what the tree needs has not moved either */
-	node->line.same = procfs_stat_line_same(node, line);
-	if (node->line.same) {
-		node->line.num_threads_before = node->line.num_threads;
-		goto done;
-	}
-
 	/* the few fields the tree needs, parsed here once for every want */
 	if (parse_stat_ident(line->data, line->len, &id) < 0)
 		return -1;
@@ -129,12 +122,10 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	node->identified = true;
 	node->start_approx = false;
 	node->line.ppid = id.ppid;
-	node->line.num_threads_before = node->line.num_threads;
+	node->line.threaded_before = node->line.num_threads > 1;
 	node->line.num_threads = id.num_threads;
-done:
 	node->pass.probed = vmon->generation;
-	node->pass.probe = ++in->probes;
-	in->stat_line_probe = node->pass.probe;
+	probe_read_line(in, node);
 	return 0;
 }
 

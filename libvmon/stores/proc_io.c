@@ -41,7 +41,7 @@ int proc_io_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		return r ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
 	}
 
-	if (!first && (proc->is_thread || (node->line.num_threads <= 1 && node->line.num_threads_before <= 1)) &&
+	if (!first && (proc->is_thread || (node->line.num_threads <= 1 && !node->line.threaded_before)) &&
 	    procfs_ran(vmon, node) == 0) {
 		vmon->internal->stats.reads_skipped++;
 		return SAMPLE_UNCHANGED;

@@ -354,16 +354,10 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	in->stat_given = 0;
 	changes = source_fill(vmon, node, VMON_STORE_PROC_STAT, s, first);
 	if (changes == SOURCE_NO_RECORD) {
-		changes = 0;
-		/* the same bytes as the last line parsed whole give the same values: nothing changed */
-		if (!node->line.same) {
-			changes = parse_line(vmon, s, &in->stat_line, first);
-			if (changes < 0) {
-				procfs_stat_line_forget(node);
-				return -1;
-			}
-			procfs_stat_line_keep(node, &in->stat_line);
-		}
+		/* (parsed each time: the store's values are what a change is told against, no copy of the line) */
+		changes = parse_line(vmon, s, &in->stat_line, first);
+		if (changes < 0)
+			return -1;
 	} else if (changes < 0) {
 		return -1;
 	}
@@ -386,12 +380,12 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		if (node->pass.fed && (s->state == 'Z' || proc->has_exit_status) &&
 		    BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
 			in->stats.reads_skipped++;
-		else if (node->life.exec_pending || node->pass.retry ||
+		else if (node->life.exec_pending || node->life.retry ||
 		    (ran != 0 && due_reached(in, node->due.cmdline)))
 			tally(sample_cmdline(vmon, node, s, first), &changes, &err);
 		else
 			in->stats.reads_skipped++;
-		if (node->life.exec_pending || node->pass.retry)
+		if (node->life.exec_pending || node->life.retry)
 			tally(sample_exe(vmon, node, s, first), &changes, &err);
 	}
 

@@ -46,7 +46,7 @@ static bool statm_may_skip(vmon_t *vmon, proc_node_t *node)
 {
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
-	if (node->life.exec_pending || node->line.num_threads > 1 || node->line.num_threads_before > 1 || !stat ||
+	if (node->life.exec_pending || node->line.num_threads > 1 || node->line.threaded_before || !stat ||
 	    node->pub.errors[VMON_STORE_PROC_STAT] || due_reached(vmon->internal, node->due.statm))
 		return false;
 	if (BITTEST(stat->changed, VMON_PROC_STAT_VSIZE) || BITTEST(stat->changed, VMON_PROC_STAT_RSS) ||
