@@ -28,6 +28,11 @@
 #define ITER_WCHAN_RUNNABLE	1	/* running or about to: /proc says "0" */
 #define ITER_WCHAN_SYMBOL	2	/* asleep; wchan has the %pB of where */
 
+/* what a run of the walk (iter.bpf.c's vmon_tasks_walk) did: its walk_status */
+#define WALK_DONE	1	/* every task's record is in the ring */
+#define WALK_FULL	2	/* the ring had no room for a record: the run is not whole */
+#define WALK_NONE	3	/* the kernel has no open-coded task iterator: read the iterator */
+
 /* struct iter_rec.flags */
 #define ITER_HAS_MM		0x1	/* the task has an address space: the vm part is filled */
 #define ITER_KTHREAD		0x2	/* a kernel thread (PF_KTHREAD) */
@@ -36,6 +41,8 @@
 #define ITER_HAS_SIGHAND	0x10	/* the task still had its signal handlers (not yet released) */
 #define ITER_SAME		0x20	/* a header alone: the record is the one user space holds (struct iter_held) */
 #define ITER_SIGS_OWN		0x40	/* sigignore and sigcatch were read with one thread, handlers not shared */
+#define ITER_VOLATILE_SAME	0x80	/* with ITER_SAME: the volatile hash is the held entry's too */
+#define ITER_SAME_BATCH		0x100	/* a header and held struct iter_same (the walk's): see below */
 
 /* PROC_STAT's numeric fields; utime, stime and guest_time are the task's own, in ns */
 struct iter_stat {
@@ -117,6 +124,20 @@ static inline __u32 iter_held_home(__u32 tid, __u32 mask)
 
 	return (h ^ (h >> 16)) & mask;
 }
+
+/*
+ * The walk (iter.bpf.c's vmon_tasks_walk) sends the tasks whose records
+ * are the ones held, their volatile hash as held too (ITER_SAME and
+ * ITER_VOLATILE_SAME: all that a header alone would say), 8 bytes each
+ * instead of 32, in batches: a header with ITER_SAME_BATCH whose held is
+ * the batch's count, tid and tgid 0, then that many of these.
+ */
+struct iter_same {
+	__u32		tid;
+	__u32		held;		/* as iter_hdr.held: 1 + the index of the held entry */
+};
+
+#define ITER_SAME_BATCH_MAX	511	/* a batch's count, at most */
 
 struct iter_rec {
 	struct iter_hdr	h;

@@ -23,6 +23,9 @@
 #   bpf/iter.bpf.o, bpf/iter.lskel.h
 #			the task iterator (libvmon/sources/iter.c), whose record
 #			(bpf/iter.h) is generated from the defs/ tables
+#   bpf/iter_compat.bpf.o, bpf/iter_compat.lskel.h
+#			the same without the walk of the task list (Linux 6.8),
+#			loaded where the first is refused
 #
 # A build machine without /sys/kernel/btf/vmlinux (no CONFIG_DEBUG_INFO_BTF)
 # stops here with a message: point VMLINUX_BTF at a BTF file of any recent
@@ -59,13 +62,24 @@ bpf/iter.lskel.h: bpf/iter.bpf.o $(srcdir)/bpf/lskel-sections.awk
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton -L bpf/iter.bpf.o name iter_bpf >$@.raw && \
 		$(AWK) -f $(srcdir)/bpf/lskel-sections.awk $@.raw >$@.tmp && rm -f $@.raw && mv $@.tmp $@
 
-BUILT_SOURCES += bpf/feed.lskel.h bpf/iter.lskel.h
-CLEANFILES += bpf/vmlinux.h bpf/vmlinux.h.tmp bpf/feed.bpf.o bpf/feed.bpf.o.tmp bpf/feed.lskel.h bpf/feed.lskel.h.tmp \
-	bpf/feed.lskel.h.raw bpf/iter.bpf.o bpf/iter.bpf.o.tmp bpf/iter.lskel.h bpf/iter.lskel.h.tmp bpf/iter.lskel.h.raw
+# the same program for kernels before Linux 6.8, whose walk says it cannot walk (iter.bpf.c)
+bpf/iter_compat.bpf.o: $(srcdir)/bpf/iter.bpf.c $(srcdir)/bpf/iter.h bpf/vmlinux.h $(VMON_DEFS:%=$(srcdir)/%)
+	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -DVMON_ITER_COMPAT -I$(builddir)/bpf -I$(srcdir)/bpf -I$(srcdir) \
+		$(LIBBPF_CFLAGS) -c $(srcdir)/bpf/iter.bpf.c -o $@.tmp && $(LLVM_STRIP) -g $@.tmp && mv $@.tmp $@
 
-libvmon_libvmon_la_SOURCES += libvmon/feed/feed_bpf.c libvmon/feed/bpf_ring.c libvmon/feed/bpf_ring.h \
+bpf/iter_compat.lskel.h: bpf/iter_compat.bpf.o $(srcdir)/bpf/lskel-sections.awk
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton -L bpf/iter_compat.bpf.o name iter_compat_bpf >$@.raw && \
+		$(AWK) -f $(srcdir)/bpf/lskel-sections.awk $@.raw >$@.tmp && rm -f $@.raw && mv $@.tmp $@
+
+BUILT_SOURCES += bpf/feed.lskel.h bpf/iter.lskel.h bpf/iter_compat.lskel.h
+CLEANFILES += bpf/vmlinux.h bpf/vmlinux.h.tmp bpf/feed.bpf.o bpf/feed.bpf.o.tmp bpf/feed.lskel.h bpf/feed.lskel.h.tmp \
+	bpf/feed.lskel.h.raw bpf/iter.bpf.o bpf/iter.bpf.o.tmp bpf/iter.lskel.h bpf/iter.lskel.h.tmp bpf/iter.lskel.h.raw \
+	bpf/iter_compat.bpf.o bpf/iter_compat.bpf.o.tmp bpf/iter_compat.lskel.h bpf/iter_compat.lskel.h.tmp \
+	bpf/iter_compat.lskel.h.raw
+
+libvmon_libvmon_la_SOURCES += libvmon/feed/feed_bpf.c libvmon/util/bpf_ring.c libvmon/util/bpf_ring.h \
 	libvmon/util/light_skel.c libvmon/util/light_skel.h
-nodist_libvmon_libvmon_la_SOURCES = bpf/feed.lskel.h bpf/iter.lskel.h
+nodist_libvmon_libvmon_la_SOURCES = bpf/feed.lskel.h bpf/iter.lskel.h bpf/iter_compat.lskel.h
 libvmon_libvmon_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
 else
 # (set in both branches: one set in a conditional alone is empty in the other, AM_CPPFLAGS left out)

@@ -128,9 +128,9 @@ tests_test_stream_CPPFLAGS = $(TESTS_CPP)
 tests_test_stream_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
 tests_test_stream_LDFLAGS = $(TESTS_LINK)
 
-# the ebpf backend's ring buffer reader (libvmon/feed/bpf_ring.c) against a ring in a memfd, laid out as the kernel's
+# the BPF ring buffer reader (libvmon/util/bpf_ring.c) against a ring in a memfd, laid out as the kernel's
 VMON_UNIT_TESTS += tests/test_bpf_ring
-tests_test_bpf_ring_SOURCES = tests/test_bpf_ring.c libvmon/feed/bpf_ring.c libvmon/feed/bpf_ring.h
+tests_test_bpf_ring_SOURCES = tests/test_bpf_ring.c libvmon/util/bpf_ring.c libvmon/util/bpf_ring.h
 tests_test_bpf_ring_CPPFLAGS = $(TESTS_CPP)
 tests_test_bpf_ring_LDADD = $(CMOCKA_LIBS)
 tests_test_bpf_ring_LDFLAGS = $(TESTS_LINK)

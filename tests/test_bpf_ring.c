@@ -1,5 +1,5 @@
 /*
- * test_bpf_ring.c: the ring buffer reader (libvmon/feed/bpf_ring.c) against
+ * test_bpf_ring.c: the ring buffer reader (libvmon/util/bpf_ring.c) against
  * a ring this test writes itself, laid out as the kernel lays out a
  * BPF_MAP_TYPE_RINGBUF for user space (a consumer page, a producer page, the
  * data) in a memfd: records in order, a record not yet committed (BUSY) and
@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "feed/bpf_ring.h"
+#include "util/bpf_ring.h"
 
 #define HDR_BYTES	8
 #define BUSY		(1u << 31)

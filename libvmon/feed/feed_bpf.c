@@ -47,7 +47,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "feed/bpf_ring.h"
+#include "util/bpf_ring.h"
 #include "feed/feed.h"
 #include "util/clock.h"
 #include "util/light_skel.h"

@@ -61,11 +61,106 @@
 #include "util/light_skel.h"
 #include "bpf/iter.h"
 #include "sources/iter_held.h"
+#include "util/bpf_ring.h"
 /* bpftool's generated code subtracts void pointers (a GNU extension) */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpointer-arith"
 #include "bpf/iter.lskel.h"
+#include "bpf/iter_compat.lskel.h"
 #pragma GCC diagnostic pop
+
+/*
+ * The loaded program, of either skeleton of bpf/iter.bpf.c: with the walk
+ * of the task list (Linux 6.8), or without it (iter_compat), loaded where
+ * the first is refused.  The two have the same maps, programs and
+ * variables, but not in the same order: what the library uses of them is
+ * bound here, member by member (PROG_BIND()).
+ */
+typedef struct iter_prog {
+	struct iter_bpf		*walk;		/* one of the two, the other NULL */
+	struct iter_compat_bpf	*compat;
+	struct bpf_map_desc	*held, *cpu_offsets, *walk_ring;
+	struct bpf_prog_desc	*tasks, *walker;
+	int			*tasks_link, *walk_link;
+	/* .bss, mapped once loaded */
+	__u32			*wchan_off, *walk_status, *walk_tasks;
+} iter_prog_t;
+
+#define PROG_BIND(p, s) do {						\
+	(p)->held = &(s)->maps.held;					\
+	(p)->cpu_offsets = &(s)->maps.cpu_offsets;			\
+	(p)->walk_ring = &(s)->maps.walk_ring;				\
+	(p)->tasks = &(s)->progs.vmon_tasks;				\
+	(p)->walker = &(s)->progs.vmon_tasks_walk;			\
+	(p)->tasks_link = &(s)->links.vmon_tasks_fd;			\
+	(p)->walk_link = &(s)->links.vmon_tasks_walk_fd;		\
+} while (0)
+
+#define PROG_RODATA(s, tick, shift, cpus, mask) do {			\
+	(s)->rodata->tick_ns = (tick);					\
+	(s)->rodata->page_shift = (shift);				\
+	(s)->rodata->nr_cpus = (cpus);					\
+	(s)->rodata->held_mask = (mask);				\
+} while (0)
+
+#define PROG_BSS(p, s) do {						\
+	(p)->wchan_off = &(s)->bss->wchan_off;				\
+	(p)->walk_status = &(s)->bss->walk_status;			\
+	(p)->walk_tasks = &(s)->bss->walk_tasks;			\
+} while (0)
+
+/* opened: the skeleton with the walk, or without (compat); 0 or an errno */
+static int prog_open(iter_prog_t *p, bool compat)
+{
+	memset(p, 0, sizeof(*p));
+	if (compat) {
+		if (!(p->compat = iter_compat_bpf__open()))
+			return errno;
+		PROG_BIND(p, p->compat);
+	} else {
+		if (!(p->walk = iter_bpf__open()))
+			return errno;
+		PROG_BIND(p, p->walk);
+	}
+	return 0;
+}
+
+static void prog_rodata(iter_prog_t *p, unsigned long long tick_ns, __u32 page_shift, __u32 nr_cpus, __u32 mask)
+{
+	if (p->compat)
+		PROG_RODATA(p->compat, tick_ns, page_shift, nr_cpus, mask);
+	else
+		PROG_RODATA(p->walk, tick_ns, page_shift, nr_cpus, mask);
+}
+
+static struct bpf_loader_ctx *prog_ctx(iter_prog_t *p)
+{
+	return p->compat ? &p->compat->ctx : &p->walk->ctx;
+}
+
+/* loaded, the iterator attached: 0 or an errno */
+static int prog_load(iter_prog_t *p)
+{
+	if (p->compat) {
+		if (iter_compat_bpf__load(p->compat) < 0 || iter_compat_bpf__vmon_tasks__attach(p->compat) < 0)
+			return errno;
+		PROG_BSS(p, p->compat);
+	} else {
+		if (iter_bpf__load(p->walk) < 0 || iter_bpf__vmon_tasks__attach(p->walk) < 0)
+			return errno;
+		PROG_BSS(p, p->walk);
+	}
+	return 0;
+}
+
+static void prog_destroy(iter_prog_t *p)
+{
+	if (p->compat)
+		iter_compat_bpf__destroy(p->compat);
+	else if (p->walk)
+		iter_bpf__destroy(p->walk);
+	memset(p, 0, sizeof(*p));
+}
 
 typedef struct iter iter_t;
 
@@ -108,7 +203,7 @@ typedef union iter_unpacked {
  * record whole (iter_probe(), records_kept()).
  */
 struct iter {
-	struct iter_bpf		*skel;		/* loaded and attached: skel->links.vmon_tasks_fd */
+	iter_prog_t		prog;		/* loaded and attached: *prog.tasks_link */
 	char			*stream;	/* a read's bytes, ITER_STREAM_BYTES: those of a record not yet whole */
 	/* per slot: */
 	unsigned char		**slot_rec;	/* its task's last whole record, packed; NULL: dropped (slot_drop()) */
@@ -122,11 +217,24 @@ struct iter {
 	size_t			nr;
 	/*
 	 * The read before's shown[], and how far this read went through it
-	 * (slot_in_order()): the iterator goes through the tasks by id, read
-	 * after read.
+	 * (slot_in_order()): the tasks come in the same order read after
+	 * read (the iterator's by id, the walk's by the task list).
 	 */
 	int			*before;
 	size_t			before_nr, before_next;
+	int			*slot_pos;	/* per slot: its index in shown[] when it was last shown */
+	/*
+	 * The walk (walk_read()): the program's ring, mapped (NULL: the
+	 * iterator is read), its bytes, and whether the next read tries it.
+	 */
+	bpf_ring_t		*walk;
+	size_t			walk_size;
+	bool			compat;		/* skel is iter_compat's: no walk */
+	bool			walk_none;	/* the kernel has no open-coded task iterator */
+	bool			walk_next;	/* the last read's records would fit the ring */
+	int			walk_err;	/* walk_take()'s errno */
+	size_t			stream_bytes;	/* what the last read's records take in the ring */
+	unsigned long long	walks;		/* reads made by the walk (vmon_stats_t.iter_walks) */
 	/*
 	 * per slot, -1 for none: a group leader's first thread slot, a
 	 * thread's next one in its group (iter_group()); a free slot's next
@@ -205,7 +313,8 @@ static void iter_close(vmon_t *vmon)
 		return;
 	if (it->held.e)
 		munmap(it->held.e, it->held_size);
-	iter_bpf__destroy(it->skel);
+	bpf_ring_close(it->walk);
+	prog_destroy(&it->prog);
 	free(it->stream);
 	for (size_t i = 0; i < it->slots_cap; i++)
 		free(it->slot_rec[i]);
@@ -217,6 +326,7 @@ static void iter_close(vmon_t *vmon)
 	free(it->slot_state);
 	free(it->shown);
 	free(it->before);
+	free(it->slot_pos);
 	free(it->link);
 	pidmap_fini(&it->by_tid);
 	free(it);
@@ -250,6 +360,29 @@ static unsigned held_entries(unsigned long tasks)
 }
 
 /* the tasks of the system now (the SYS_LOADAVG want's count, read once here), 0 if unknown */
+/*
+ * The walk's ring: 8 bytes for each entry of the held table (a task that
+ * did not change, struct iter_same: the table is at most two thirds
+ * full), and WALK_RING_SPARE for the records of those that did (about 38),
+ * a power of two: 256 KiB at 10,000 tasks, with room for about 150.  A
+ * pass that needs more is read through the iterator, which has no such
+ * bound (read_stream()).  Its memory is resident only once walks fit:
+ * one that did not is dropped unread.
+ */
+#define WALK_RING_SPARE	(32 * 1024)
+#define WALK_RING_HDR	8	/* a record's header in the walk's ring: its length and flags */
+
+static size_t walk_ring_bytes(unsigned mask, size_t page)
+{
+	size_t want = ((size_t)mask + 1) * sizeof(struct iter_same) + WALK_RING_SPARE, n = page;
+
+	while (n < want)
+		n *= 2;
+	return n;
+}
+
+static int walk_take(void *arg, const void *data, size_t size);
+
 static unsigned long tasks_now(vmon_t *vmon)
 {
 	vmon_sys_loadavg_t *loadavg = NULL;
@@ -281,7 +414,7 @@ static bool may_trace(void)
 struct iter_load {
 	iter_t		*it;
 	unsigned	mask;		/* the held table's entries - 1 */
-	struct iter_bpf	*skel;		/* loaded and attached, or NULL */
+	iter_prog_t	prog;		/* loaded and attached, or all NULL */
 };
 
 /* a light_skel_try_t: the program loaded and attached with a held table of mask + 1 entries */
@@ -290,43 +423,54 @@ static int load_program(void *arg, char **log)
 	struct iter_load *l = arg;
 	int err, low_fds[3];
 
-	l->skel = iter_bpf__open();
-	if (!l->skel)
-		return errno;
-	l->skel->rodata->tick_ns = l->it->tick_ns;
-	l->skel->rodata->page_shift = (__u32)l->it->page_shift;
+	int cpus = host_possible_cpus();
+
+	if ((err = prog_open(&l->prog, l->it->compat)) != 0)
+		return err;
 	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
-	l->skel->rodata->nr_cpus = (__u32)host_possible_cpus();
-	l->skel->maps.cpu_offsets.max_entries = l->skel->rodata->nr_cpus > 0 ? l->skel->rodata->nr_cpus : 1;
-	l->skel->rodata->held_mask = l->mask;
-	l->skel->maps.held.max_entries = l->mask + 1;
+	prog_rodata(&l->prog, l->it->tick_ns, (__u32)l->it->page_shift, (__u32)cpus, l->mask);
+	l->prog.cpu_offsets->max_entries = cpus > 0 ? (__u32)cpus : 1;
+	l->prog.held->max_entries = l->mask + 1;
+	l->prog.walk_ring->max_entries = (__u32)walk_ring_bytes(l->mask, (size_t)1 << l->it->page_shift);
 	if (log)
-		light_skel_log_on(&l->skel->ctx, log);
+		light_skel_log_on(prog_ctx(&l->prog), log);
 	light_skel_hold_low_fds(low_fds);
-	err = iter_bpf__load(l->skel) < 0 ? errno : 0;
-	if (!err && iter_bpf__attach(l->skel) < 0)
-		err = errno;
+	err = prog_load(&l->prog);
+	/*
+	 * The walk as an iterator of one task, the process's first thread,
+	 * which lives as long as the process does (as a rule: walk_read());
+	 * without it, the iterator alone is read.
+	 */
+	if (!err && !l->it->compat)
+		*l->prog.walk_link = light_skel_iter_link_task(l->prog.walker->prog_fd, (int)getpid());
 	light_skel_release_low_fds(low_fds);
-	if (err) {
-		iter_bpf__destroy(l->skel);
-		l->skel = NULL;
-	}
+	if (err)
+		prog_destroy(&l->prog);
 	return err;
 }
 
-/* skel, loaded with a held table of mask + 1 entries, made the program read: 0 or an errno */
-static int use_program(iter_t *it, struct iter_bpf *skel, unsigned mask)
+/* prog, loaded with a held table of mask + 1 entries, made the program read (it takes prog): 0 or an errno */
+static int use_program(iter_t *it, iter_prog_t *prog, unsigned mask)
 {
 	size_t page = (size_t)1 << it->page_shift;
 	size_t size = (((size_t)mask + 1) * sizeof(struct iter_held) + page - 1) & ~(page - 1);
-	void *held = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, skel->maps.held.map_fd, 0);
+	void *held = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, prog->held->map_fd, 0);
+
+	size_t ring = walk_ring_bytes(mask, page);
+	bpf_ring_t *walk;
 
 	if (held == MAP_FAILED)
 		return errno;
+	/* without the ring mapped, the iterator alone is read */
+	walk = *prog->walk_link > 0 ? bpf_ring_open(prog->walk_ring->map_fd, ring, walk_take, it) : NULL;
 	if (it->held.e)
 		munmap(it->held.e, it->held_size);
-	iter_bpf__destroy(it->skel);
-	it->skel = skel;
+	bpf_ring_close(it->walk);
+	it->walk = walk;
+	it->walk_size = walk ? ring : 0;
+	it->walk_next = walk != NULL;
+	prog_destroy(&it->prog);
+	it->prog = *prog;
 	it->held.e = held;
 	it->held.mask = mask;
 	it->held.nr = 0;	/* a new map is all 0 */
@@ -365,8 +509,8 @@ static void held_resize(iter_t *it)
 			it->held_failed = mask;
 		return;
 	}
-	if (use_program(it, load.skel, mask) != 0) {
-		iter_bpf__destroy(load.skel);
+	if (use_program(it, &load.prog, mask) != 0) {
+		prog_destroy(&load.prog);
 		if (mask > it->held.mask)
 			it->held_failed = mask;
 	}
@@ -377,6 +521,7 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	struct _vmon_internal *in = vmon->internal;
 	const char *not_here = host_root_reason(vmon);
 	struct iter_load load = { 0 };
+	const char *walk_env;
 	char said[160] = "";
 	iter_t *it;
 	long page = sysconf(_SC_PAGESIZE);
@@ -408,9 +553,18 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	before = host_count_fds(vmon);
 	load.it = it;
 	load.mask = held_entries(tasks_now(vmon)) - 1;
+	/* $VMON_ITER_WALK=0: the iterator alone, as before Linux 6.8 (to compare the two) */
+	walk_env = secure_getenv("VMON_ITER_WALK");
+	it->compat = walk_env && !strcmp(walk_env, "0");
 	err = light_skel_load(load_program, &load, said, sizeof(said));
-	if (!err && (err = use_program(it, load.skel, load.mask)) != 0)
-		iter_bpf__destroy(load.skel);
+	if (err && err != EPERM && !it->compat) {
+		/* a kernel before Linux 6.8 refuses the walk: the program without it */
+		it->compat = true;
+		said[0] = '\0';
+		err = light_skel_load(load_program, &load, said, sizeof(said));
+	}
+	if (!err && (err = use_program(it, &load.prog, load.mask)) != 0)
+		prog_destroy(&load.prog);
 	if (err)
 		goto fail;
 	it->fds = before >= 0 ? host_count_fds(vmon) - before : 0;
@@ -458,6 +612,9 @@ static int slots_grow(iter_t *it)
 	if (!(p = realloc(it->before, cap * sizeof(*it->before))))
 		return -1;
 	it->before = p;
+	if (!(p = realloc(it->slot_pos, cap * sizeof(*it->slot_pos))))
+		return -1;
+	it->slot_pos = p;
 	if (!(p = realloc(it->slot_tgid, cap * sizeof(*it->slot_tgid))))
 		return -1;
 	it->slot_tgid = p;
@@ -469,6 +626,7 @@ static int slots_grow(iter_t *it)
 		it->slot_state[i - 1] = 0;
 		it->slot_rec[i - 1] = NULL;
 		it->slot_cap[i - 1] = 0;
+		it->slot_pos[i - 1] = -1;
 		it->link[i - 1] = it->free_top;
 		it->free_top = (int)(i - 1);
 	}
@@ -718,25 +876,33 @@ static bool slot_is_tids(const iter_t *it, int slot, unsigned tid)
 }
 
 /*
- * slot_by_tid() for the stream's next record.  The iterator goes through
- * the tasks in the order of their ids, read after read: the slot is most
- * often the next one of the read before's order, whose arrays are read in
- * order too, where the hash was a cache miss or two a task at 10,000.
- * Tasks gone since are stepped over; a task new, or anything out of order,
- * is looked up.
+ * slot_by_tid() for the stream's next record.  The tasks come in the same
+ * order read after read (bpf/iter.bpf.c: the iterator's by id, the walk's
+ * by the task list): the slot is most often the next one of the read
+ * before's order, whose arrays are read in order too, where the hash was a
+ * cache miss or two a task at 10,000.  A few tasks gone since are stepped
+ * over; a task new is looked up, and a task found by the look-up where the
+ * read before had it puts the guide back there (slot_pos).
  */
+#define ORDER_LOOKAHEAD	4
+
 static int slot_in_order(iter_t *it, unsigned tid)
 {
-	while (it->before_next < it->before_nr) {
-		int slot = it->before[it->before_next];
+	size_t end = it->before_next + ORDER_LOOKAHEAD;
+	int slot;
 
-		if ((unsigned)it->slot_tid[slot] > tid)
-			break;
-		it->before_next++;
-		if (slot_is_tids(it, slot, tid))
+	for (size_t k = it->before_next; k < it->before_nr && k < end; k++) {
+		slot = it->before[k];
+		if (slot_is_tids(it, slot, tid)) {
+			it->before_next = k + 1;
 			return slot;
+		}
 	}
-	return slot_by_tid(it, tid);
+	slot = slot_by_tid(it, tid);
+	if (slot >= 0 && it->slot_pos[slot] >= 0 && (size_t)it->slot_pos[slot] < it->before_nr &&
+	    it->before[it->slot_pos[slot]] == slot && !(it->slot_state[slot] & SLOT_SHOWN))
+		it->before_next = (size_t)it->slot_pos[slot] + 1;
+	return slot;
 }
 
 static void io_add(struct iter_io *sum, const struct iter_io *add)
@@ -805,6 +971,23 @@ static const iter_group_t *group_of(iter_t *it, int i, const struct iter_rec *r)
 	return g;
 }
 
+/* the walk's batch of n tasks whose records are the ones held (bpf/iter.h): 0, or -1 (not as held) */
+static int take_same(iter_t *it, const struct iter_same *e, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		int slot = e[k].tid && e[k].tid <= INT_MAX ? slot_in_order(it, e[k].tid) : -1;
+
+		if (slot < 0 || !held_find_hinted(&it->held, e[k].tid, e[k].held) || it->nr == it->slots_cap)
+			return -1;
+		it->slot_state[slot] |= (it->slot_state[slot] & SLOT_SAME) ? SLOT_SAME_AGAIN : SLOT_SAME;
+		it->slot_state[slot] |= SLOT_USED | SLOT_SHOWN;
+		it->slot_pos[slot] = (int)it->nr;
+		it->shown[it->nr++] = slot;
+		it->stream_bytes += sizeof(*e);
+	}
+	return 0;
+}
+
 /*
  * The stream into the slots.  A header alone must find its task's slot
  * and the held entry that named it; anything else (a header for a task we
@@ -812,15 +995,25 @@ static const iter_group_t *group_of(iter_t *it, int i, const struct iter_rec *r)
  * read, the held table cleared, sends every record whole.  The records
  * whole in it->stream[0, len) are taken; their bytes, or -1.
  */
-static ssize_t take_records(iter_t *it, size_t len)
+static ssize_t take_records(iter_t *it, const char *stream, size_t len)
 {
 	size_t off = 0;
 
 	while (len - off >= sizeof(struct iter_hdr)) {
-		const struct iter_hdr *h = (const struct iter_hdr *)(it->stream + off);
+		const struct iter_hdr *h = (const struct iter_hdr *)(stream + off);
 		size_t size = (h->flags & ITER_SAME) ? sizeof(*h) : sizeof(struct iter_rec);
 		int slot;
 
+		if (h->flags & ITER_SAME_BATCH) {
+			size = sizeof(*h) + (size_t)h->held * sizeof(struct iter_same);
+			if (len - off < size)
+				break;
+			if (h->held > ITER_SAME_BATCH_MAX || take_same(it, (const struct iter_same *)(h + 1), h->held) < 0)
+				goto corrupt;
+			it->stream_bytes += sizeof(*h) + WALK_RING_HDR;
+			off += size;
+			continue;
+		}
 		if (len - off < size)
 			break;	/* the rest comes with the next read(2) */
 		if (h->tid == 0 || h->tid > INT_MAX) {
@@ -862,7 +1055,11 @@ static ssize_t take_records(iter_t *it, size_t len)
 		if (it->nr == it->slots_cap)
 			goto corrupt;
 		it->slot_state[slot] |= SLOT_USED | SLOT_SHOWN;
+		it->slot_pos[slot] = (int)it->nr;
 		it->shown[it->nr++] = slot;
+		/* what the walk's ring takes of it: a task the same, as held, goes in a batch */
+		it->stream_bytes += (h->flags & (ITER_SAME | ITER_VOLATILE_SAME)) == (ITER_SAME | ITER_VOLATILE_SAME) ?
+				    sizeof(struct iter_same) : size + WALK_RING_HDR;
 		off += size;
 	}
 	return (ssize_t)off;
@@ -881,22 +1078,29 @@ corrupt:
  */
 #define ITER_STREAM_BYTES	(64 * 1024)
 
-static int read_stream(iter_t *it)
+/* a read begins: this read's order goes in shown[], the last one's is the guide (slot_in_order()) */
+static void order_begin(iter_t *it)
 {
-	size_t len = 0;
-	ssize_t took;
-	int fd, err, *tmp;
+	int *tmp = it->before;
 
-	if (!it->stream && !(it->stream = malloc(ITER_STREAM_BYTES)))
-		return -1;
-	/* this read's order goes in shown[], the last one's is the guide (slot_in_order()) */
-	tmp = it->before;
 	it->before = it->shown;
 	it->shown = tmp;
 	it->before_nr = it->nr;
 	it->before_next = 0;
 	it->nr = 0;
-	fd = light_skel_iter_create(it->skel->links.vmon_tasks_fd);
+	it->stream_bytes = 0;
+}
+
+/* a read of the iterator (vmon_tasks): 0, or -1 with errno */
+static int stream_read(iter_t *it)
+{
+	size_t len = 0;
+	ssize_t took;
+	int fd, err;
+
+	if (!it->stream && !(it->stream = malloc(ITER_STREAM_BYTES)))
+		return -1;
+	fd = light_skel_iter_create(*it->prog.tasks_link);
 	if (fd < 0)
 		return -1;
 	for (;;) {
@@ -911,7 +1115,7 @@ static int read_stream(iter_t *it)
 		if (r == 0)
 			break;
 		len += (size_t)r;
-		if ((took = take_records(it, len)) < 0)
+		if ((took = take_records(it, it->stream, len)) < 0)
 			goto fail;
 		len -= (size_t)took;
 		memmove(it->stream, it->stream + took, len);
@@ -928,6 +1132,83 @@ fail:
 	close(fd);
 	errno = err;
 	return -1;
+}
+
+/* the ring's reader: one record of the walk, taken; non-zero stops the read */
+static int walk_take(void *arg, const void *data, size_t size)
+{
+	iter_t *it = arg;
+	ssize_t took;
+
+	took = take_records(it, data, size);
+	if (took == (ssize_t)size)
+		return 0;
+	it->walk_err = took < 0 ? errno : EPROTO;
+	return 1;
+}
+
+/*
+ * A read by the walk (vmon_tasks_walk): 1 when every task's record was
+ * taken; 0 when the run was not whole (a ring too small for this pass) or
+ * the kernel cannot walk: nothing of it was taken, the iterator is to be
+ * read; or -1 with errno.
+ */
+static int walk_read(iter_t *it)
+{
+	char one[sizeof(struct iter_rec)];
+	size_t before = it->nr;
+	int fd, n, err;
+
+	*it->prog.walk_status = 0;
+	fd = light_skel_iter_create(*it->prog.walk_link);
+	if (fd < 0)
+		return -1;
+	/* the program writes nothing to the read: it runs, for the one task, and the read ends */
+	while ((n = (int)read(fd, one, sizeof(one))) < 0 && errno == EINTR)
+		;
+	err = errno;
+	close(fd);
+	if (n < 0) {
+		errno = err;
+		return -1;
+	}
+	if (*it->prog.walk_status != WALK_DONE) {
+		/* WALK_NONE, or 0: the kernel cannot walk, or the first thread is gone (and the link's task) */
+		if (*it->prog.walk_status != WALK_FULL)
+			it->walk_none = true;
+		bpf_ring_skip(it->walk);
+		return 0;
+	}
+	it->walk_err = 0;
+	n = bpf_ring_consume(it->walk);
+	if (n < 0 || it->walk_err) {
+		if (it->walk_err)
+			errno = it->walk_err;
+		return -1;
+	}
+	if (it->nr - before != *it->prog.walk_tasks) {
+		errno = EPROTO;
+		return -1;
+	}
+	it->walks++;
+	return 1;
+}
+
+/*
+ * One read: by the walk when the last read's records would fit its ring,
+ * else (or when it did not) by the iterator.  0, or -1 with errno.
+ */
+static int read_stream(iter_t *it)
+{
+	int r = 0;
+
+	order_begin(it);
+	if (it->walk && !it->walk_none && it->walk_next)
+		r = walk_read(it);
+	if (r == 0)
+		r = stream_read(it) == 0 ? 1 : -1;
+	it->walk_next = it->stream_bytes <= it->walk_size - it->walk_size / 8;
+	return r < 0 ? -1 : 0;
 }
 
 /*
@@ -963,7 +1244,7 @@ static int iter_read(vmon_t *vmon)
 	}
 	held_resize(it);
 	it->reads++;
-	it->skel->bss->wchan_off = vmon->internal->wchan_off;
+	*it->prog.wchan_off = vmon->internal->wchan_off;
 	/* what the last read showed is no longer this one's (read_stream() starts shown[] again) */
 	for (size_t k = 0; k < it->nr; k++)
 		it->slot_state[it->shown[k]] &= (unsigned char)~SLOT_SHOWN;
@@ -1477,9 +1758,14 @@ static int iter_source_probe(vmon_t *vmon, proc_node_t *node)
 
 static int iter_source_pass_begin(vmon_t *vmon)
 {
+	iter_t *it = vmon->internal->iter;
+	unsigned long long walks = it ? it->walks : 0;
+
 	if (iter_read(vmon) < 0)
 		return -1;
 	vmon->internal->stats.iter_reads++;
+	if (it->walks != walks)
+		vmon->internal->stats.iter_walks++;
 	return 1;
 }
 

@@ -64,6 +64,21 @@ void light_skel_drop_loaders(void)
 	errno = saved;
 }
 
+int light_skel_iter_link_task(int prog_fd, int tid)
+{
+	union bpf_iter_link_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	info.task.tid = (__u32)tid;
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = (__u32)prog_fd;
+	attr.link_create.attach_type = BPF_TRACE_ITER;
+	attr.link_create.iter_info = (__u64)(unsigned long)&info;
+	attr.link_create.iter_info_len = sizeof(info);
+	return skel_sys_bpf(BPF_LINK_CREATE, &attr, sizeof(attr));
+}
+
 int light_skel_iter_create(int link_fd)
 {
 	union bpf_attr attr;

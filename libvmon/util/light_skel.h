@@ -51,6 +51,9 @@ void light_skel_reason(char *log, char *said, size_t said_size);
 /* a new read of the iterator attached as link_fd (bpf(2)'s BPF_ITER_CREATE): its fd, or -1 */
 int light_skel_iter_create(int link_fd);
 
+/* a link of the task iterator program prog_fd for task tid alone (Linux 6.1): its fd, or -1 */
+int light_skel_iter_link_task(int prog_fd, int tid);
+
 /*
  * The skeletons' loader blobs (section vmon_bpf_loader) given back to the
  * kernel: each skeleton's load calls it once its loader has run

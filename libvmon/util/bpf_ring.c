@@ -24,7 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "feed/bpf_ring.h"
+#include "util/bpf_ring.h"
 
 #define RING_HDR_BYTES		8
 #define RING_BUSY		(1u << 31)
@@ -130,6 +130,11 @@ int bpf_ring_consume(bpf_ring_t *r)
 			prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 	}
 	return n;
+}
+
+void bpf_ring_skip(bpf_ring_t *r)
+{
+	__atomic_store_n(r->consumer, __atomic_load_n(r->producer, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
 }
 
 size_t bpf_ring_waiting(const bpf_ring_t *r)

@@ -1,6 +1,7 @@
 /*
  * bpf_ring.h: the reader of a BPF ring buffer (BPF_MAP_TYPE_RINGBUF), for
- * the ebpf backend (feed_bpf.c).
+ * the ebpf backend (feed/feed_bpf.c) and the task iterator's walk
+ * (sources/iter.c).
  *
  * libbpf's reader maps the ring's data twice, one copy after the other, so
  * that a record that wraps at the end reads as one piece: both copies are
@@ -25,6 +26,12 @@ bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *
  * a ring's worth of bytes in all: how many were read, or -1 with errno
  */
 int bpf_ring_consume(bpf_ring_t *ring);
+/*
+ * every record written so far dropped unread (the producer's position
+ * taken as the reader's): for a writer that is done, whose records are
+ * not wanted, without bringing their pages in
+ */
+void bpf_ring_skip(bpf_ring_t *ring);
 /* the bytes written and not yet read (committed or not) */
 size_t bpf_ring_waiting(const bpf_ring_t *ring);
 void bpf_ring_close(bpf_ring_t *ring);
