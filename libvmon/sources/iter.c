@@ -359,12 +359,11 @@ static unsigned held_entries(unsigned long tasks)
 	return n;
 }
 
-/* the tasks of the system now (the SYS_LOADAVG want's count, read once here), 0 if unknown */
 /*
  * The walk's ring: 8 bytes for each entry of the held table (a task that
  * did not change, struct iter_same: the table is at most two thirds
  * full), and WALK_RING_SPARE for the records of those that did (about 38),
- * a power of two: 256 KiB at 10,000 tasks, with room for about 150.  A
+ * a power of two: 256 KiB at 10,000 tasks, with room for about 200.  A
  * pass that needs more is read through the iterator, which has no such
  * bound (read_stream()).  Its memory is resident only once walks fit:
  * one that did not is dropped unread.
@@ -383,6 +382,7 @@ static size_t walk_ring_bytes(unsigned mask, size_t page)
 
 static int walk_take(void *arg, const void *data, size_t size);
 
+/* the tasks of the system now (the SYS_LOADAVG want's count, read once here), 0 if unknown */
 static unsigned long tasks_now(vmon_t *vmon)
 {
 	vmon_sys_loadavg_t *loadavg = NULL;
@@ -421,9 +421,7 @@ struct iter_load {
 static int load_program(void *arg, char **log)
 {
 	struct iter_load *l = arg;
-	int err, low_fds[3];
-
-	int cpus = host_possible_cpus();
+	int err, low_fds[3], cpus = host_possible_cpus();
 
 	if ((err = prog_open(&l->prog, l->it->compat)) != 0)
 		return err;
