@@ -27,7 +27,7 @@
  * vmon_tasks_walk gives the same records in one call, walking the task
  * list itself, into a ring buffer; user space reads it where the records
  * of a pass fit the ring (a system at rest), vmon_tasks otherwise.  Built
- * a second time without it (VMON_ITER_COMPAT) for kernels before 6.8.
+ * a second time without it (VMON_ITER_COMPAT) for kernels before 6.12.
  *
  * Read with CO-RE, direct loads through the task's BTF pointers.
  */
@@ -735,10 +735,9 @@ static __always_inline void fill_wchan(struct iter_rec *r, struct task_struct *t
 }
 
 /*
- * The record of task t in the scratch record, sized: its header alone
- * (ITER_SAME) when user space holds it, else the whole record; 0 without
- * the scratch record.  A function of its own, which the verifier checks
- * once, not inline: in the walk's loop below, inline, it did not converge.
+ * The record of task t in *r, sized: its header alone (ITER_SAME) when
+ * user space holds it, else the whole record.  Both programs below make
+ * their records so.
  */
 static __always_inline int fill_record(struct task_struct *t, struct iter_rec *r)
 {
@@ -831,7 +830,8 @@ int vmon_tasks(struct bpf_iter__task *ctx)
 
 /*
  * The same records in one call, walking the task list with the open-coded
- * task iterator (Linux 6.7; task_record()'s trusted argument, 6.8).  The
+ * task iterator (Linux 6.7; task_record()'s trusted argument, 6.8; the
+ * iterator's task taken by bpf_task_acquire(), 6.12).  The
  * iterator above finds each task through the pid table, takes a reference
  * on it and calls the program through the seq_file: with a program that
  * did nothing, 0.7 us a task of the kernel's time at 10,000 tasks, more
@@ -944,8 +944,9 @@ int vmon_tasks_walk(struct bpf_iter__task *ctx)
 }
 #else
 /*
- * Built as bpf/iter_compat.bpf.o, for kernels before Linux 6.8 (without
- * the open-coded task iterator, or a global function's trusted argument):
+ * Built as bpf/iter_compat.bpf.o, for kernels before Linux 6.12 (without
+ * the open-coded task iterator, a global function's trusted argument, or
+ * bpf_task_acquire() of the task it gives):
  * the same maps and programs, so that its skeleton has the same layout,
  * with a walk that says it cannot walk.
  */

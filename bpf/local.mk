@@ -24,7 +24,7 @@
 #			the task iterator (libvmon/sources/iter.c), whose record
 #			(bpf/iter.h) is generated from the defs/ tables
 #   bpf/iter_compat.bpf.o, bpf/iter_compat.lskel.h
-#			the same without the walk of the task list (Linux 6.8),
+#			the same without the walk of the task list (Linux 6.12),
 #			loaded where the first is refused
 #
 # A build machine without /sys/kernel/btf/vmlinux (no CONFIG_DEBUG_INFO_BTF)
@@ -62,7 +62,7 @@ bpf/iter.lskel.h: bpf/iter.bpf.o $(srcdir)/bpf/lskel-sections.awk
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton -L bpf/iter.bpf.o name iter_bpf >$@.raw && \
 		$(AWK) -f $(srcdir)/bpf/lskel-sections.awk $@.raw >$@.tmp && rm -f $@.raw && mv $@.tmp $@
 
-# the same program for kernels before Linux 6.8, whose walk says it cannot walk (iter.bpf.c)
+# the same program for kernels before Linux 6.12, whose walk says it cannot walk (iter.bpf.c)
 bpf/iter_compat.bpf.o: $(srcdir)/bpf/iter.bpf.c $(srcdir)/bpf/iter.h bpf/vmlinux.h $(VMON_DEFS:%=$(srcdir)/%)
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -DVMON_ITER_COMPAT -I$(builddir)/bpf -I$(srcdir)/bpf -I$(srcdir) \
 		$(LIBBPF_CFLAGS) -c $(srcdir)/bpf/iter.bpf.c -o $@.tmp && $(LLVM_STRIP) -g $@.tmp && mv $@.tmp $@

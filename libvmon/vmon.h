@@ -543,7 +543,7 @@ typedef struct _vmon_stats_t {
 	int			fds_held;	/* files held open between samples */
 	int			fd_budget;	/* their limit */
 	int			sampler_fds;	/* held by the task iterator (its program, link, maps), not in fds_held */
-	unsigned long long	iter_walks;	/* of iter_reads, those made by a walk of the task list (Linux 6.8) */
+	unsigned long long	iter_walks;	/* of iter_reads, those made by a walk of the task list (Linux 6.12) */
 } vmon_stats_t;
 
 /*

@@ -71,7 +71,7 @@
 
 /*
  * The loaded program, of either skeleton of bpf/iter.bpf.c: with the walk
- * of the task list (Linux 6.8), or without it (iter_compat), loaded where
+ * of the task list (Linux 6.12), or without it (iter_compat), loaded where
  * the first is refused.  The two have the same maps, programs and
  * variables, but not in the same order: what the library uses of them is
  * bound here, member by member (PROG_BIND()).
@@ -229,7 +229,7 @@ struct iter {
 	 */
 	bpf_ring_t		*walk;
 	size_t			walk_size;
-	bool			compat;		/* skel is iter_compat's: no walk */
+	bool			compat;		/* prog is iter_compat's (the kernel's choice, or $VMON_ITER_WALK): no walk */
 	bool			walk_none;	/* the kernel has no open-coded task iterator */
 	bool			walk_next;	/* the last read's records would fit the ring */
 	int			walk_err;	/* walk_take()'s errno */
@@ -365,10 +365,15 @@ static unsigned held_entries(unsigned long tasks)
  * full), and WALK_RING_SPARE for the records of those that did (about 38),
  * a power of two: 256 KiB at 10,000 tasks, with room for about 200.  A
  * pass that needs more is read through the iterator, which has no such
- * bound (read_stream()).  Its memory is resident only once walks fit:
- * one that did not is dropped unread.
+ * bound (read_stream()).  The ring is the kernel's memory from the load
+ * on; its pages come into the process's only as walks that fit are read
+ * (one that did not is dropped unread).  Nor is the walk tried above
+ * WALK_TASKS_MAX tasks: it holds its CPU, in one RCU read section, for the
+ * whole list (about 0.8 us a task), where the iterator can give the CPU up
+ * between tasks.
  */
 #define WALK_RING_SPARE	(32 * 1024)
+#define WALK_TASKS_MAX	16384
 #define WALK_RING_HDR	8	/* a record's header in the walk's ring: its length and flags */
 
 static size_t walk_ring_bytes(unsigned mask, size_t page)
@@ -429,7 +434,8 @@ static int load_program(void *arg, char **log)
 	prog_rodata(&l->prog, l->it->tick_ns, (__u32)l->it->page_shift, (__u32)cpus, l->mask);
 	l->prog.cpu_offsets->max_entries = cpus > 0 ? (__u32)cpus : 1;
 	l->prog.held->max_entries = l->mask + 1;
-	l->prog.walk_ring->max_entries = (__u32)walk_ring_bytes(l->mask, (size_t)1 << l->it->page_shift);
+	l->prog.walk_ring->max_entries = l->it->compat ? (__u32)1 << l->it->page_shift :
+				   (__u32)walk_ring_bytes(l->mask, (size_t)1 << l->it->page_shift);
 	if (log)
 		light_skel_log_on(prog_ctx(&l->prog), log);
 	light_skel_hold_low_fds(low_fds);
@@ -466,7 +472,8 @@ static int use_program(iter_t *it, iter_prog_t *prog, unsigned mask)
 	bpf_ring_close(it->walk);
 	it->walk = walk;
 	it->walk_size = walk ? ring : 0;
-	it->walk_next = walk != NULL;
+	/* a new held table is empty: the next read's records all come whole, and would not fit */
+	it->walk_next = false;
 	prog_destroy(&it->prog);
 	it->prog = *prog;
 	it->held.e = held;
@@ -551,12 +558,12 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	before = host_count_fds(vmon);
 	load.it = it;
 	load.mask = held_entries(tasks_now(vmon)) - 1;
-	/* $VMON_ITER_WALK=0: the iterator alone, as before Linux 6.8 (to compare the two) */
+	/* $VMON_ITER_WALK=0: the iterator alone, as before Linux 6.12 (to compare the two) */
 	walk_env = secure_getenv("VMON_ITER_WALK");
 	it->compat = walk_env && !strcmp(walk_env, "0");
 	err = light_skel_load(load_program, &load, said, sizeof(said));
 	if (err && err != EPERM && !it->compat) {
-		/* a kernel before Linux 6.8 refuses the walk: the program without it */
+		/* a kernel before Linux 6.12 refuses the walk: the program without it */
 		it->compat = true;
 		said[0] = '\0';
 		err = light_skel_load(load_program, &load, said, sizeof(said));
@@ -969,13 +976,20 @@ static const iter_group_t *group_of(iter_t *it, int i, const struct iter_rec *r)
 	return g;
 }
 
-/* the walk's batch of n tasks whose records are the ones held (bpf/iter.h): 0, or -1 (not as held) */
+/*
+ * The walk's batch of n tasks whose records are the ones held (bpf/iter.h):
+ * 0, or -1 when one is not as held, or is shown twice (a walk of the list
+ * shows a task once; a slot in shown[] twice would make iter_group() link
+ * it to itself).
+ */
 static int take_same(iter_t *it, const struct iter_same *e, unsigned n)
 {
 	for (unsigned k = 0; k < n; k++) {
 		int slot = e[k].tid && e[k].tid <= INT_MAX ? slot_in_order(it, e[k].tid) : -1;
+		const struct iter_held *held = slot >= 0 ? held_find_hinted(&it->held, e[k].tid, e[k].held) : NULL;
 
-		if (slot < 0 || !held_find_hinted(&it->held, e[k].tid, e[k].held) || it->nr == it->slots_cap)
+		if (!held || held->hash != it->slot_hash[slot] || (it->slot_state[slot] & SLOT_SHOWN) ||
+		    it->nr == it->slots_cap)
 			return -1;
 		it->slot_state[slot] |= (it->slot_state[slot] & SLOT_SAME) ? SLOT_SAME_AGAIN : SLOT_SAME;
 		it->slot_state[slot] |= SLOT_USED | SLOT_SHOWN;
@@ -1003,10 +1017,12 @@ static ssize_t take_records(iter_t *it, const char *stream, size_t len)
 		int slot;
 
 		if (h->flags & ITER_SAME_BATCH) {
+			if (h->held > ITER_SAME_BATCH_MAX)
+				goto corrupt;
 			size = sizeof(*h) + (size_t)h->held * sizeof(struct iter_same);
 			if (len - off < size)
 				break;
-			if (h->held > ITER_SAME_BATCH_MAX || take_same(it, (const struct iter_same *)(h + 1), h->held) < 0)
+			if (take_same(it, (const struct iter_same *)(h + 1), h->held) < 0)
 				goto corrupt;
 			it->stream_bytes += sizeof(*h) + WALK_RING_HDR;
 			off += size;
@@ -1159,14 +1175,17 @@ static int walk_read(iter_t *it)
 
 	*it->prog.walk_status = 0;
 	fd = light_skel_iter_create(*it->prog.walk_link);
-	if (fd < 0)
-		return -1;
+	if (fd < 0) {
+		it->walk_none = true;	/* (the iterator's own read may fail the same way, and say so) */
+		return 0;
+	}
 	/* the program writes nothing to the read: it runs, for the one task, and the read ends */
 	while ((n = (int)read(fd, one, sizeof(one))) < 0 && errno == EINTR)
 		;
 	err = errno;
 	close(fd);
 	if (n < 0) {
+		bpf_ring_skip(it->walk);
 		errno = err;
 		return -1;
 	}
@@ -1179,13 +1198,11 @@ static int walk_read(iter_t *it)
 	}
 	it->walk_err = 0;
 	n = bpf_ring_consume(it->walk);
-	if (n < 0 || it->walk_err) {
-		if (it->walk_err)
-			errno = it->walk_err;
-		return -1;
-	}
-	if (it->nr - before != *it->prog.walk_tasks) {
-		errno = EPROTO;
+	if (n < 0 || it->walk_err || it->nr - before != *it->prog.walk_tasks) {
+		err = it->walk_err ? it->walk_err : n < 0 ? errno : EPROTO;
+		/* what this walk left is not the next one's */
+		bpf_ring_skip(it->walk);
+		errno = err;
 		return -1;
 	}
 	it->walks++;
@@ -1205,7 +1222,7 @@ static int read_stream(iter_t *it)
 		r = walk_read(it);
 	if (r == 0)
 		r = stream_read(it) == 0 ? 1 : -1;
-	it->walk_next = it->stream_bytes <= it->walk_size - it->walk_size / 8;
+	it->walk_next = it->stream_bytes <= it->walk_size - it->walk_size / 8 && it->nr <= WALK_TASKS_MAX;
 	return r < 0 ? -1 : 0;
 }
 
