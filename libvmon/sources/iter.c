@@ -976,6 +976,21 @@ static const iter_group_t *group_of(iter_t *it, int i, const struct iter_rec *r)
 	return g;
 }
 
+/* the slot's record came as the one held (a header alone, or in a batch) */
+static void slot_same(iter_t *it, int slot)
+{
+	it->slot_state[slot] |= (it->slot_state[slot] & SLOT_SAME) ? SLOT_SAME_AGAIN : SLOT_SAME;
+}
+
+/* the slot shown by this read, next in its order; ring_bytes: what the walk's ring takes of it (read_stream()) */
+static void slot_shown(iter_t *it, int slot, size_t ring_bytes)
+{
+	it->slot_state[slot] |= SLOT_USED | SLOT_SHOWN;
+	it->slot_pos[slot] = (int)it->nr;
+	it->shown[it->nr++] = slot;
+	it->stream_bytes += ring_bytes;
+}
+
 /*
  * The walk's batch of n tasks whose records are the ones held (bpf/iter.h):
  * 0, or -1 when one is not as held, or is shown twice (a walk of the list
@@ -991,11 +1006,8 @@ static int take_same(iter_t *it, const struct iter_same *e, unsigned n)
 		if (!held || held->hash != it->slot_hash[slot] || (it->slot_state[slot] & SLOT_SHOWN) ||
 		    it->nr == it->slots_cap)
 			return -1;
-		it->slot_state[slot] |= (it->slot_state[slot] & SLOT_SAME) ? SLOT_SAME_AGAIN : SLOT_SAME;
-		it->slot_state[slot] |= SLOT_USED | SLOT_SHOWN;
-		it->slot_pos[slot] = (int)it->nr;
-		it->shown[it->nr++] = slot;
-		it->stream_bytes += sizeof(*e);
+		slot_same(it, slot);
+		slot_shown(it, slot, sizeof(*e));
 	}
 	return 0;
 }
@@ -1042,7 +1054,7 @@ static ssize_t take_records(iter_t *it, const char *stream, size_t len)
 				goto corrupt;
 			/* the same record, its memory or handlers perhaps no longer shared (iter.bpf.c) */
 			e->volatile_hash = h->volatile_hash;
-			it->slot_state[slot] |= (it->slot_state[slot] & SLOT_SAME) ? SLOT_SAME_AGAIN : SLOT_SAME;
+			slot_same(it, slot);
 		} else {
 			const struct iter_rec *r = (const struct iter_rec *)h;
 
@@ -1068,12 +1080,9 @@ static ssize_t take_records(iter_t *it, const char *stream, size_t len)
 		}
 		if (it->nr == it->slots_cap)
 			goto corrupt;
-		it->slot_state[slot] |= SLOT_USED | SLOT_SHOWN;
-		it->slot_pos[slot] = (int)it->nr;
-		it->shown[it->nr++] = slot;
-		/* what the walk's ring takes of it: a task the same, as held, goes in a batch */
-		it->stream_bytes += (h->flags & (ITER_SAME | ITER_VOLATILE_SAME)) == (ITER_SAME | ITER_VOLATILE_SAME) ?
-				    sizeof(struct iter_same) : size + WALK_RING_HDR;
+		/* a task the same, as held, goes in a batch of the walk's */
+		slot_shown(it, slot, (h->flags & (ITER_SAME | ITER_VOLATILE_SAME)) == (ITER_SAME | ITER_VOLATILE_SAME) ?
+				     sizeof(struct iter_same) : size + WALK_RING_HDR);
 		off += size;
 	}
 	return (ssize_t)off;
