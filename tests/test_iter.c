@@ -1021,6 +1021,41 @@ static void test_probe_identity(void **state)
 	vmon_destroy(&it);
 }
 
+/*
+ * What the records do not show (pid 1's group, iter.c) is found by the
+ * /proc listing of the first pass, and stays through the passes between
+ * listings, which are rarer while they find nothing new: not shown by a
+ * read is not gone.
+ */
+static void test_listing_finds_unshown(void **state)
+{
+	vmon_attr_t attr;
+	char comm[64];
+	vmon_t it;
+
+	(void)state;
+	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
+	skip_without_iter();
+	proc_text(1, "comm", comm, sizeof(comm));
+	vmon_attr_default(&attr);
+	attr.flags = VMON_FLAG_PROC_ALL;
+	attr.proc_wants = VMON_WANT_PROC_STAT;
+	attr.sampler = VMON_SAMPLER_ITER;
+	attr.feed = "none";
+	assert_true(vmon_init_attr(&it, &attr));
+	assert_int_equal(vmon_get_sampler(&it), VMON_SAMPLER_ITER);
+	for (int pass = 0; pass < 5; pass++) {
+		vmon_proc_t *init;
+
+		assert_true(vmon_sample(&it));
+		init = vmon_proc_lookup(&it, 1);
+		if (!init || init->is_stale || !pstat(init) || pstat(init)->pid != 1 ||
+		    strcmp(pstat(init)->comm.array, comm) != 0)
+			fail_msg("pass %d: pid 1 %s", pass, !init ? "not found" : init->is_stale ? "stale" : "misread");
+	}
+	vmon_destroy(&it);
+}
+
 /* a child with 3 MB of its own touched, then spinning (arg non-NULL) or asleep */
 static int child_touched(void *arg)
 {
@@ -2041,6 +2076,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_switch, teardown_kids),
 		cmocka_unit_test(test_changed_asleep),
 		cmocka_unit_test(test_handler_changed_by_thread),
+		cmocka_unit_test_teardown(test_listing_finds_unshown, teardown_kids),
 		cmocka_unit_test_teardown(test_probe_identity, teardown_kids),
 		cmocka_unit_test(test_resident_as_statm),
 		cmocka_unit_test_teardown(test_owner_wchan, teardown_kids),

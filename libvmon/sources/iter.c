@@ -29,7 +29,10 @@
  * is found gone there, and one the iterator does not visit still has its
  * data: on this machine's kernel (6.18) iter/task never shows the thread
  * group of pid 1.  Such a process is found by a /proc listing, made at the
- * first pass with the iterator and every ITER_LISTING_SECS after.
+ * first pass with the iterator and every ITER_LISTING_SECS after; each
+ * listing that finds no process the records and the feed had not given
+ * doubles that, up to ITER_LISTING_SECS_MAX (a listing of 10,000 processes
+ * costs about 12 ms: at vtop's 1.5 s refresh, a tenth of its CPU).
  *
  * Used only on the live /proc of the first pid namespace (the records carry
  * that namespace's ids), and only where the program loads: CAP_BPF and
@@ -165,6 +168,7 @@ static void prog_destroy(iter_prog_t *p)
 typedef struct iter iter_t;
 
 #define ITER_LISTING_SECS	10.0	/* how often /proc is listed for what the iterator does not show */
+#define ITER_LISTING_SECS_MAX	160.0	/* ... at the least often, while listings find nothing new */
 
 /* a group's sums: what it keeps of its exited threads (on the leader's record) and each live thread's */
 typedef struct iter_group {
@@ -271,6 +275,7 @@ struct iter {
 	unsigned long long	tick_ns;
 	unsigned long long	reads, read_errors;
 	double			next_listing;	/* when iter_listing_due() says yes next */
+	double			listing_gap;	/* to the next listing: ITER_LISTING_SECS, doubled while they find nothing */
 	int			fds;		/* held: the program, its link and maps */
 	bool			wchan_ok;	/* the records' wchan is what /proc/PID/wchan shows us (may_trace()) */
 };
@@ -1387,12 +1392,19 @@ static int iter_covers(const vmon_t *vmon, const proc_node_t *node)
 
 static bool iter_listing_due(vmon_t *vmon)
 {
+	return vmon->internal->now >= vmon->internal->iter->next_listing;
+}
+
+/* a listing was made, and found new processes or not: when the next is due */
+static void iter_listed(vmon_t *vmon, bool found)
+{
 	iter_t *it = vmon->internal->iter;
 
-	if (vmon->internal->now < it->next_listing)
-		return false;
-	it->next_listing = vmon->internal->now + ITER_LISTING_SECS;
-	return true;
+	if (found || it->listing_gap < ITER_LISTING_SECS)
+		it->listing_gap = ITER_LISTING_SECS;
+	else if (it->listing_gap < ITER_LISTING_SECS_MAX)
+		it->listing_gap *= 2;
+	it->next_listing = vmon->internal->now + it->listing_gap;
 }
 
 /*
@@ -1767,8 +1779,17 @@ static int iter_source_list(vmon_t *vmon, bool wanted)
 	if (iter_list(vmon) < 0)
 		return -1;
 	/* now and then /proc too, for the processes the records do not show; not seen there is not gone */
-	if (iter_listing_due(vmon))
-		return procfs_list(vmon, true) < 0 ? -1 : SOURCE_LISTED_ALL;
+	if (iter_listing_due(vmon)) {
+		size_t known = vmon->internal->procs.nr;
+
+		if (procfs_list(vmon, true) < 0) {
+			iter_listed(vmon, true);	/* tried again at the shortest gap, as one that found */
+			return -1;
+		}
+		/* the first listing finds what the iterator never shows; later ones, rarely anything */
+		iter_listed(vmon, vmon->internal->procs.nr > known);
+		return SOURCE_LISTED_ALL;
+	}
 	return wanted ? SOURCE_LISTED_ALL : 0;	/* the records were the listing the event feed wanted */
 }
 
