@@ -2076,7 +2076,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_switch, teardown_kids),
 		cmocka_unit_test(test_changed_asleep),
 		cmocka_unit_test(test_handler_changed_by_thread),
-		cmocka_unit_test_teardown(test_listing_finds_unshown, teardown_kids),
+		cmocka_unit_test(test_listing_finds_unshown),
 		cmocka_unit_test_teardown(test_probe_identity, teardown_kids),
 		cmocka_unit_test(test_resident_as_statm),
 		cmocka_unit_test_teardown(test_owner_wchan, teardown_kids),

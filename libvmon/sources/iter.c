@@ -29,10 +29,11 @@
  * is found gone there, and one the iterator does not visit still has its
  * data: on this machine's kernel (6.18) iter/task never shows the thread
  * group of pid 1.  Such a process is found by a /proc listing, made at the
- * first pass with the iterator and every ITER_LISTING_SECS after; each
- * listing that finds no process the records and the feed had not given
- * doubles that, up to ITER_LISTING_SECS_MAX (a listing of 10,000 processes
- * costs about 12 ms: at vtop's 1.5 s refresh, a tenth of its CPU).
+ * first pass with the iterator and ITER_LISTING_SECS after; then the wait
+ * doubles each time a listing finds no process the records and the feed
+ * had not given, up to ITER_LISTING_SECS_MAX, and is ITER_LISTING_SECS
+ * again after one that does (a listing of 10,000 processes costs about
+ * 12 ms: every 10 s, at vtop's 1.5 s refresh, a tenth of its CPU).
  *
  * Used only on the live /proc of the first pid namespace (the records carry
  * that namespace's ids), and only where the program loads: CAP_BPF and
@@ -167,7 +168,7 @@ static void prog_destroy(iter_prog_t *p)
 
 typedef struct iter iter_t;
 
-#define ITER_LISTING_SECS	10.0	/* how often /proc is listed for what the iterator does not show */
+#define ITER_LISTING_SECS	10.0	/* at the most often, /proc listed for what the iterator does not show */
 #define ITER_LISTING_SECS_MAX	160.0	/* ... at the least often, while listings find nothing new */
 
 /* a group's sums: what it keeps of its exited threads (on the leader's record) and each live thread's */

@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -66,8 +67,12 @@ static double timed_passes(vmon_t *vmon, bench_idle_t *wake, int *procs, int *ta
 	vmon_stats_t st;
 
 	for (int i = 0; i < ITER_PASSES; i++) {
-		if (!wake)
-			usleep((useconds_t)idle_gap_ms * 1000);
+		if (!wake) {
+			struct timespec gap = { idle_gap_ms / 1000, (long)(idle_gap_ms % 1000) * 1000000 };
+
+			while (nanosleep(&gap, &gap) < 0 && errno == EINTR)
+				;
+		}
 		else if (bench_idle_wake(wake) < 0)
 			return -1;
 		bench_cpu_now(&a);
@@ -207,17 +212,21 @@ static int iter_run(int argc, char **argv)
 	pid_t pgid;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--gap") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0) {
-			idle_gap_ms = atoi(argv[++i]);
+		char *end = NULL;
+		long ms = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+
+		if (strcmp(argv[i], "--gap") == 0 && end && end != argv[i + 1] && !*end && ms > 0 && ms <= 60000) {
+			idle_gap_ms = (int)ms;
+			i++;
 		} else {
-			fprintf(stderr, "usage: bench iter [--gap MS]  (MS between idle passes, default 20)\n");
+			fprintf(stderr, "usage: bench iter [--gap MS]  (MS between idle passes, 1 to 60000, default 20)\n");
 			return 1;
 		}
 	}
 	printf("libvmon sampling sources: CPU us per process per sample, VMON_FLAG_PROC_ALL, PROC_STAT|PROC_VM|PROC_IO,\n"
-	       "median of %d steady passes; idle = nothing ran since the last sample (passes %d ms apart), ran = every spawned child\n"
-	       "woke once; no-wchan = ran, with VMON_FLAG_NO_WCHAN (no kernel stack walk); top -b: CPU us per\n"
-	       "process per refresh, the same processes, in the same run.\n\n",
+	       "median of %d steady passes; idle = nothing ran since the last sample (passes %d ms apart),\n"
+	       "ran = every spawned child woke once; no-wchan = ran, with VMON_FLAG_NO_WCHAN (no kernel stack\n"
+	       "walk); top -b: CPU us per process per refresh, the same processes, in the same run.\n\n",
 	       ITER_PASSES, idle_gap_ms);
 	printf("%-16s %6s %6s | %7s %7s | %7s %7s %7s | %7s | %6s\n", "case", "procs", "tasks", "proc", "ran", "iter",
 	       "ran", "no-wchan", "top -b", "proc/iter");
