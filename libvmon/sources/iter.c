@@ -170,6 +170,7 @@ typedef struct iter iter_t;
 
 #define ITER_LISTING_SECS	10.0	/* at the most often, /proc listed for what the iterator does not show */
 #define ITER_LISTING_SECS_MAX	160.0	/* ... at the least often, while listings find nothing new */
+#define ITER_LISTING_CHECKED	8	/* processes a listing made that the next pass checks (more: taken as found) */
 
 /* a group's sums: what it keeps of its exited threads (on the leader's record) and each live thread's */
 typedef struct iter_group {
@@ -277,6 +278,9 @@ struct iter {
 	unsigned long long	reads, read_errors;
 	double			next_listing;	/* when iter_listing_due() says yes next */
 	double			listing_gap;	/* to the next listing: ITER_LISTING_SECS, doubled while they find nothing */
+	double			last_listing;
+	int			listed[ITER_LISTING_CHECKED];	/* the processes the last listing made, for the next pass */
+	int			listed_nr;
 	int			fds;		/* held: the program, its link and maps */
 	bool			wchan_ok;	/* the records' wchan is what /proc/PID/wchan shows us (may_trace()) */
 };
@@ -1396,7 +1400,7 @@ static bool iter_listing_due(vmon_t *vmon)
 	return vmon->internal->now >= vmon->internal->iter->next_listing;
 }
 
-/* a listing was made, and found new processes or not: when the next is due */
+/* a listing was made, and found processes that the records do not show or not: when the next is due */
 static void iter_listed(vmon_t *vmon, bool found)
 {
 	iter_t *it = vmon->internal->iter;
@@ -1405,7 +1409,27 @@ static void iter_listed(vmon_t *vmon, bool found)
 		it->listing_gap = ITER_LISTING_SECS;
 	else if (it->listing_gap < ITER_LISTING_SECS_MAX)
 		it->listing_gap *= 2;
-	it->next_listing = vmon->internal->now + it->listing_gap;
+	it->next_listing = it->last_listing + it->listing_gap;
+}
+
+/*
+ * The processes the last listing made, looked at in the pass after it: a
+ * process born between the read and the listing is in this read's records,
+ * one the iterator does not visit is not (and, alive, it was found).
+ */
+static void iter_listed_check(vmon_t *vmon)
+{
+	iter_t *it = vmon->internal->iter;
+	bool found = false;
+
+	for (int i = 0; i < it->listed_nr && !found; i++) {
+		const proc_node_t *node = pidmap_get(&vmon->internal->procs, it->listed[i]);
+
+		found = node && !node->pub.is_stale && slot_of(it, it->listed[i]) < 0;
+	}
+	it->listed_nr = 0;
+	if (found)
+		iter_listed(vmon, true);
 }
 
 /*
@@ -1775,20 +1799,31 @@ static int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s
 /* the task iterator as a source (source.h); a task its records do not show is read through /proc */
 static int iter_source_list(vmon_t *vmon, bool wanted)
 {
+	iter_t *it = vmon->internal->iter;
+
 	if (!iter_active(vmon))
 		return procfs_list(vmon, wanted);	/* its read failed in this pass */
 	if (iter_list(vmon) < 0)
 		return -1;
+	if (it->listed_nr)
+		iter_listed_check(vmon);
 	/* now and then /proc too, for the processes the records do not show; not seen there is not gone */
 	if (iter_listing_due(vmon)) {
-		size_t known = vmon->internal->procs.nr;
+		int made;
 
-		if (procfs_list(vmon, true) < 0) {
+		it->last_listing = vmon->internal->now;
+		if (procfs_list_made(vmon, it->listed, ITER_LISTING_CHECKED, &made) < 0) {
+			it->listed_nr = 0;
 			iter_listed(vmon, true);	/* tried again at the shortest gap, as one that found */
 			return -1;
 		}
-		/* the first listing finds what the iterator never shows; later ones, rarely anything */
-		iter_listed(vmon, vmon->internal->procs.nr > known);
+		/*
+		 * Taken as finding nothing until the next pass says what of
+		 * it the records do not show (iter_listed_check()); more
+		 * than it checks is taken as found.
+		 */
+		it->listed_nr = made <= ITER_LISTING_CHECKED ? made : 0;
+		iter_listed(vmon, made > ITER_LISTING_CHECKED);
 		return SOURCE_LISTED_ALL;
 	}
 	return wanted ? SOURCE_LISTED_ALL : 0;	/* the records were the listing the event feed wanted */

@@ -24,6 +24,8 @@ bool procfs_hold(vmon_t *vmon);
 /* the source's half (procfs_source.c) */
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
 int procfs_list(vmon_t *vmon, bool wanted);
+/* procfs_list(), wanted, that also gives the pids of the first `max` nodes it made (*made: how many it made) */
+int procfs_list_made(vmon_t *vmon, int *pids, int max, int *made);
 /* what it shares with the reads: a node's directory path, errno of a vanished process, a whole read, a hot fd's room */
 char *procfs_node_path(const proc_node_t *node, char path[static 32]);
 int procfs_gone_errno(int err);

@@ -137,11 +137,17 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
  */
 int procfs_list(vmon_t *vmon, bool wanted)
 {
+	int made;
+
+	return wanted ? procfs_list_made(vmon, NULL, 0, &made) : 0;
+}
+
+int procfs_list_made(vmon_t *vmon, int *pids, int max, int *made)
+{
 	struct _vmon_internal *in = vmon->internal;
 	struct dirent *de;
 
-	if (!wanted)
-		return 0;
+	*made = 0;
 	rewinddir(vmon->proc_dir);
 	errno = 0;
 	while ((de = readdir(vmon->proc_dir))) {
@@ -156,6 +162,9 @@ int procfs_list(vmon_t *vmon, bool wanted)
 			node = node_new(vmon, (int)v, (int)v, false, vmon->proc_wants);
 			if (!node)
 				return -1;
+			if (*made < max)
+				pids[*made] = (int)v;
+			(*made)++;
 		}
 		node->pass.seen = vmon->generation;
 		errno = 0;
