@@ -38,7 +38,9 @@
  * Used only on the live /proc of the first pid namespace (the records carry
  * that namespace's ids), and only where the program loads: CAP_BPF and
  * CAP_PERFMON (or CAP_SYS_ADMIN), BTF, and the kernel's CO-RE relocation of
- * a light skeleton's programs (Linux 5.17; iter/task is from 5.8).
+ * a light skeleton's programs (Linux 5.17); the program reads mm->rss_stat[]
+ * as the array of per-CPU counters it is from Linux 6.2, a struct before,
+ * where the relocation fails and the load with it.
  */
 #include "config.h"
 
@@ -592,7 +594,7 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 fail:
 	snprintf(why, why_size, "loading the task iterator: %s%s%s%s", strerror(err),
 		 err == EPERM || (err == EACCES && !said[0]) ? " (it needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" :
-		 (err == EINVAL || err == E2BIG) && !said[0] ? " (this needs Linux 5.17 or later)" : "",
+		 (err == EINVAL || err == E2BIG) && !said[0] ? " (this needs Linux 6.2 or later)" : "",
 		 said[0] ? ": " : "", said);
 	in->iter = it;
 	iter_close(vmon);
