@@ -278,9 +278,8 @@ struct iter {
 #define SLOT_SHADOWED	0x20	/* its task was shown twice in a read: by_tid has the second slot, not this one */
 	unsigned long long	tick_ns;
 	unsigned long long	reads, read_errors;
-	double			next_listing;	/* when iter_listing_due() says yes next */
+	double			last_listing;	/* when /proc was last listed (iter_listing_due()) */
 	double			listing_gap;	/* to the next listing: ITER_LISTING_SECS, doubled while they find nothing */
-	double			last_listing;
 	int			listed[ITER_LISTING_CHECKED];	/* the processes the last listing made, for the next pass */
 	int			listed_nr;
 	int			fds;		/* held: the program, its link and maps */
@@ -1399,7 +1398,9 @@ static int iter_covers(const vmon_t *vmon, const proc_node_t *node)
 
 static bool iter_listing_due(vmon_t *vmon)
 {
-	return vmon->internal->now >= vmon->internal->iter->next_listing;
+	const iter_t *it = vmon->internal->iter;
+
+	return vmon->internal->now >= it->last_listing + it->listing_gap;
 }
 
 /* a listing was made, and found processes that the records do not show or not: when the next is due */
@@ -1411,7 +1412,6 @@ static void iter_listed(vmon_t *vmon, bool found)
 		it->listing_gap = ITER_LISTING_SECS;
 	else if (it->listing_gap < ITER_LISTING_SECS_MAX)
 		it->listing_gap *= 2;
-	it->next_listing = it->last_listing + it->listing_gap;
 }
 
 /*

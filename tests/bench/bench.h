@@ -81,6 +81,9 @@ void bench_idle_kill(bench_idle_t *idle);
 /* the processes of the system now (numeric entries of /proc) */
 int bench_count_procs(void);
 
+/* sleep ms milliseconds, whatever signals come meanwhile (peers.c) */
+void bench_sleep_ms(int ms);
+
 /* --- tools --- */
 /* the full path of a program on $PATH, or NULL */
 const char *bench_which(const char *prog, char *path, size_t size);

@@ -90,14 +90,6 @@ static const struct {
 	{ "btop", 12, 14, "" },
 };
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 static double heap_in_use(void)
 {
 	struct mallinfo2 mi = mallinfo2();
@@ -193,7 +185,7 @@ static void run_case(const struct core_opts *o, bench_idle_t *idle, struct core_
 	c->first_us = (double)cpu.total_ns / 1000.0 / procs;
 
 	for (int i = 0; i < o->passes; i++) {
-		sleep_ms(o->gap_ms);
+		bench_sleep_ms(o->gap_ms);
 		if (sample_or_complain(&vmon, &cpu) < 0)
 			goto out;
 		idle_v[i] = (double)cpu.total_ns / 1000.0 / procs;
@@ -241,10 +233,10 @@ static void run_case(const struct core_opts *o, bench_idle_t *idle, struct core_
 		 * pause()): one untraced pass takes that in, so that the traced
 		 * one sees them idle.
 		 */
-		sleep_ms(o->gap_ms);
+		bench_sleep_ms(o->gap_ms);
 		if (sample_or_complain(&vmon, &cpu) < 0)
 			goto out;
-		sleep_ms(o->gap_ms);
+		bench_sleep_ms(o->gap_ms);
 		if (bench_syscalls_start(&sc, &c->no_syscalls_why) == 0) {
 			int r = sample_or_complain(&vmon, &cpu);
 
@@ -499,7 +491,7 @@ static int core_hold(int nr, int seconds)
 	}
 	printf("holding %d idle processes (group %d) for %d s; ^C or kill %d ends them sooner\n", nr,
 	       (int)idle.pgid, seconds, (int)getpid());
-	sleep_ms(seconds * 1000);
+	bench_sleep_ms(seconds * 1000);
 	bench_idle_kill(&idle);
 	return 0;
 }
@@ -527,7 +519,7 @@ static int core_sample_only(int passes, int gap_ms, pid_t wake_pgid)
 			vmon_destroy(&vmon);
 			return 1;
 		}
-		sleep_ms(gap_ms);
+		bench_sleep_ms(gap_ms);
 		if (sample_or_complain(&vmon, &cpu) < 0) {
 			vmon_destroy(&vmon);
 			return 1;

@@ -24,7 +24,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -67,12 +66,8 @@ static double timed_passes(vmon_t *vmon, bench_idle_t *wake, int *procs, int *ta
 	vmon_stats_t st;
 
 	for (int i = 0; i < ITER_PASSES; i++) {
-		if (!wake) {
-			struct timespec gap = { idle_gap_ms / 1000, (long)(idle_gap_ms % 1000) * 1000000 };
-
-			while (nanosleep(&gap, &gap) < 0 && errno == EINTR)
-				;
-		}
+		if (!wake)
+			bench_sleep_ms(idle_gap_ms);
 		else if (bench_idle_wake(wake) < 0)
 			return -1;
 		bench_cpu_now(&a);

@@ -48,14 +48,6 @@ struct log_case {
 	int		samples;
 };
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 static double ns_of(const bench_cpu_t *a, const bench_cpu_t *b)
 {
 	return (double)(b->total_ns - a->total_ns);
@@ -103,7 +95,7 @@ static int run_case(const struct log_opts *o, bench_idle_t *idle, bool busy, str
 		if (i) {
 			if (busy && bench_idle_wake(idle) < 0)
 				fprintf(stderr, "bench log: waking the idle processes failed\n");
-			sleep_ms(o->gap_ms);
+			bench_sleep_ms(o->gap_ms);
 		}
 		vmon_log_writer_get_stats(w, &before);
 		bench_cpu_now(&t0);

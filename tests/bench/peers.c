@@ -52,7 +52,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void sleep_ms(int ms)
+void bench_sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 
@@ -141,7 +141,7 @@ int bench_syscalls_start(bench_syscalls_t *sc, const char **why)
 		return -1;
 	}
 	/* attached when our TracerPid says so */
-	for (give_up = now_s() + 10; now_s() < give_up; sleep_ms(10)) {
+	for (give_up = now_s() + 10; now_s() < give_up; bench_sleep_ms(10)) {
 		char line[256];
 		int tracer = 0;
 
@@ -429,7 +429,7 @@ int bench_peer_htop(int refreshes, double *cpu_us_per_refresh, int *procs, const
 			goto out;
 		}
 	}
-	for (give_up = now_s() + 10; !htop_pid && now_s() < give_up; sleep_ms(20)) {
+	for (give_up = now_s() + 10; !htop_pid && now_s() < give_up; bench_sleep_ms(20)) {
 		f = fopen(pidfile, "re");
 		if (f) {
 			int v;
@@ -476,7 +476,7 @@ int bench_peer_htop(int refreshes, double *cpu_us_per_refresh, int *procs, const
 					break;
 			}
 		}
-		sleep_ms(20);
+		bench_sleep_ms(20);
 	}
 	if (bursts < refreshes) {
 		*why = "htop did not refresh in time";
