@@ -182,22 +182,26 @@ static __always_inline void find_cpu_offsets(void)
 struct rss_sums {
 	__u64	shares[MM_COUNTERS_];	/* each counter's per-CPU pointer */
 	__s64	sum[MM_COUNTERS_];
-	bool	together;		/* the shares side by side, as percpu_counter_init_many() lays them */
 };
 
-/* one CPU's shares: a read of the four together where they are (one helper call is most of the cost) */
+/* Linux 6.2, as the per-CPU counters themselves: every kernel the program loads on has it */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+/*
+ * One CPU's shares, each read by a load of the program's own: the address
+ * taken as a refcount_struct (an int at its start, as a share is), read
+ * only, whose loads the kernel guards as bpf_probe_read_kernel() does (a
+ * bad address reads 0), without a helper call each.  The calls were most
+ * of the cost, and there is one per CPU per task.
+ */
 static __always_inline void add_shares(struct rss_sums *c, __u64 off)
 {
-	__s32 share[MM_COUNTERS_] = {};
+	for (int i = 0; i < MM_COUNTERS_; i++) {
+		struct refcount_struct *share = bpf_rdonly_cast((void *)(c->shares[i] + off),
+								bpf_core_type_id_kernel(struct refcount_struct));
 
-	if (c->together) {
-		bpf_probe_read_kernel(share, sizeof(share), (void *)(c->shares[0] + off));
-	} else {
-		for (int i = 0; i < MM_COUNTERS_; i++)
-			bpf_probe_read_kernel(&share[i], sizeof(share[i]), (void *)(c->shares[i] + off));
+		c->sum[i] += share->refs.counter;
 	}
-	for (int i = 0; i < MM_COUNTERS_; i++)
-		c->sum[i] += share[i];
 }
 
 static int add_cpu_shares(__u32 cpu, void *ctx)
@@ -233,8 +237,6 @@ static __always_inline void fill_vm_volatile(struct iter_rec *r, struct mm_struc
 		c.shares[i] = (__u64)mm->rss_stat[i].counters;
 		c.sum[i] = mm->rss_stat[i].count;
 	}
-	c.together = c.shares[1] == c.shares[0] + sizeof(__s32) && c.shares[2] == c.shares[0] + 2 * sizeof(__s32) &&
-		     c.shares[3] == c.shares[0] + 3 * sizeof(__s32);
 	if (cpu_offsets_nr > CPUS_INLINE) {
 		bpf_loop(cpu_offsets_nr, add_cpu_shares, &c, 0);
 	} else {
