@@ -113,8 +113,7 @@ static __always_inline __u64 pid_number(struct pid *pid)
  * bpf_map_lookup_percpu_elem() gives for a CPU, less the map's per-CPU
  * pointer (struct bpf_array's pptrs[0]), is that CPU's offset.  They never
  * change after boot: found once, at the first task of the first read.
- * Where the helper is missing (before Linux 5.19) the verifier drops that
- * code and the sums are the counts, as stat's (vmon(3) gives the bound).
+ * (The helper is Linux 5.19's; the counters read as an array need 6.2.)
  */
 #define CPUS_MAX	8192	/* NR_CPUS at most */
 
@@ -169,8 +168,6 @@ static __always_inline void find_cpu_offsets(void)
 	__u64 base = 0, array;
 
 	cpu_offsets_tried = true;
-	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_map_lookup_percpu_elem))
-		return;
 	array = address_of(&cpu_probe);
 	if (bpf_probe_read_kernel(&base, sizeof(base), (void *)(array + bpf_core_field_offset(struct bpf_array, pptrs))) ||
 	    !base)
