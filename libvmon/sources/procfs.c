@@ -322,12 +322,11 @@ int procfs_gone_errno(int err)
 }
 
 /*
- * Read a whole file into buf from offset 0.  /proc's one-record files
- * (stat, statm, io, status...) are produced whole by a single read, so a
- * read shorter than asked for is the end; `exhaust` reads on to a zero read
- * for files that can come in pieces (exhaust_reads()) and for regular files.
+ * Read a whole file into buf from offset 0.  A read shorter than asked for
+ * is the end when it gave fewer than short_end bytes (end_of_reads() says
+ * for which files); with short_end 0 only a zero read is.
  */
-static int read_whole(vmon_t *vmon, int fd, buf_t *buf, bool exhaust)
+static int read_whole(vmon_t *vmon, int fd, buf_t *buf, size_t short_end)
 {
 	size_t len = 0;
 	ssize_t r;
@@ -343,7 +342,7 @@ static int read_whole(vmon_t *vmon, int fd, buf_t *buf, bool exhaust)
 			return -1;
 		}
 		len += (size_t)r;
-		if (r == 0 || (!exhaust && len < buf->cap - 1))
+		if (r == 0 || (len < buf->cap - 1 && (size_t)r < short_end))
 			break;
 	}
 	buf->len = len;
@@ -351,32 +350,45 @@ static int read_whole(vmon_t *vmon, int fd, buf_t *buf, bool exhaust)
 	return 0;
 }
 
+/* before Linux 4.2, a read of cmdline gave at most this much however large the buffer (proc_info_read()) */
+#define PROC_OLD_READ_MAX	3072
+
 /*
+ * How a file's reads end (read_whole()'s short_end):
+ *
+ * /proc's one-record files (stat, statm, io, status...) are produced whole
+ * by a single read: any short read is the end.
+ *
+ * cmdline and environ: the kernel copies the process's memory into the
+ * read page by page until the buffer is full (get_mm_cmdline(),
+ * environ_read()), so a short read is the end, or memory it could not
+ * reach, which a read from there would not reach either; a read to a zero
+ * read after it visited the process's memory once more, for every new
+ * process and every process that ran (CMDLINE_REFRESH_SECS).  One of
+ * PROC_OLD_READ_MAX bytes or more may be an old kernel's cut: read on.
+ *
  * The files made by a seq_file iterator (a record per child in children, a
  * socket per line in net/tcp...) come a page or so per read however large
  * the buffer, so a short read is not their end: a process with 5,000
- * children lists ~800 in the first.
- *
- * cmdline and environ are not of them: the kernel copies the process's
- * memory into the read a page after the other until the buffer is full
- * (get_mm_cmdline(), environ_read()), so a short read is the end, or the
- * memory it could not reach, which a read from there would not reach
- * either.  The zero read after it was another trip into the process's
- * memory: about 0.9 us of a cmdline's 5 us, for each process that ran at
- * every CMDLINE_REFRESH_SECS.
+ * children lists ~800 in the first.  Nor is it for a regular file (a
+ * fixture's /proc): both are read to a zero read.
  */
-static bool exhaust_reads(vmon_t *vmon, const char *name)
+static size_t end_of_reads(vmon_t *vmon, const char *name)
 {
 	size_t len = strlen(name);
 
-	return !vmon->internal->proc_is_live || (len >= 8 && strcmp(name + len - 8, "children") == 0) ||
-	       strncmp(name, "net/", 4) == 0;
+	if (!vmon->internal->proc_is_live || (len >= 8 && strcmp(name + len - 8, "children") == 0) ||
+	    strncmp(name, "net/", 4) == 0)
+		return 0;
+	if (strcmp(name, "cmdline") == 0 || strcmp(name, "environ") == 0)
+		return PROC_OLD_READ_MAX;
+	return SIZE_MAX;
 }
 
 /* read the node's file `name`, open as fd, whole into buf: 0, or -1 with errno */
 int procfs_read_fd(vmon_t *vmon, int fd, const char *name, buf_t *buf)
 {
-	return read_whole(vmon, fd, buf, exhaust_reads(vmon, name));
+	return read_whole(vmon, fd, buf, end_of_reads(vmon, name));
 }
 
 /* the decimal digits of v (> 0) at p; returns the end (no NUL) */
@@ -474,7 +486,7 @@ int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify)
 		buf_t *buf = &in->buf;
 		int sfd = procfs_openat(vmon, fd, "stat", O_RDONLY);
 
-		if (sfd < 0 || read_whole(vmon, sfd, buf, exhaust_reads(vmon, "stat")) < 0 ||
+		if (sfd < 0 || read_whole(vmon, sfd, buf, end_of_reads(vmon, "stat")) < 0 ||
 		    !node_start_matches(node, procfs_stat_start(buf->data, buf->len))) {
 			int err = sfd < 0 ? procfs_gone_errno(errno) : ESRCH;
 
@@ -512,11 +524,11 @@ void procfs_node_done(vmon_t *vmon, proc_node_t *node)
  */
 int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd, buf_t *buf)
 {
-	bool exhaust = exhaust_reads(vmon, name);
+	size_t short_end = end_of_reads(vmon, name);
 	int dir, fd;
 
 	if (held_fd && *held_fd >= 0) {
-		if (read_whole(vmon, *held_fd, buf, exhaust) == 0)
+		if (read_whole(vmon, *held_fd, buf, short_end) == 0)
 			return 0;
 		errno = procfs_gone_errno(errno);
 		return -1;
@@ -541,7 +553,7 @@ int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd,
 			errno = procfs_gone_errno(errno);
 		return -1;
 	}
-	if (read_whole(vmon, fd, buf, exhaust) < 0) {
+	if (read_whole(vmon, fd, buf, short_end) < 0) {
 		int err = procfs_gone_errno(errno);
 
 		close(fd);
@@ -558,7 +570,7 @@ int procfs_read(vmon_t *vmon, proc_node_t *node, const char *name, int *held_fd,
 /* read a file of the proc root itself (stat, meminfo) */
 int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, buf_t *buf)
 {
-	bool exhaust = exhaust_reads(vmon, name);
+	size_t short_end = end_of_reads(vmon, name);
 	int fd = *held_fd;
 
 	if (fd < 0) {
@@ -575,12 +587,12 @@ int procfs_read_root(vmon_t *vmon, const char *name, int *held_fd, buf_t *buf)
 		if (vmon->internal->proc_is_live) {
 			*held_fd = fd;
 		} else {
-			r = read_whole(vmon, fd, buf, exhaust);
+			r = read_whole(vmon, fd, buf, short_end);
 			close(fd);
 			return r;
 		}
 	}
-	return read_whole(vmon, fd, buf, exhaust);
+	return read_whole(vmon, fd, buf, short_end);
 }
 
 /* the target of the symlink `name` under the directory dir_fd, into buf */
