@@ -113,7 +113,7 @@ static __always_inline __u64 pid_number(struct pid *pid)
  * bpf_map_lookup_percpu_elem() gives for a CPU, less the map's per-CPU
  * pointer (struct bpf_array's pptrs[0]), is that CPU's offset.  They never
  * change after boot: found once, at the first task of the first read.
- * (The helper is Linux 5.19's; the counters read as an array need 6.2.)
+ * (The helper is Linux 5.19's; the program needs 6.2: libvmon/sources/iter.c.)
  */
 #define CPUS_MAX	8192	/* NR_CPUS at most */
 
@@ -181,15 +181,16 @@ struct rss_sums {
 	__s64	sum[MM_COUNTERS_];
 };
 
-/* Linux 6.2, as the per-CPU counters themselves: every kernel the program loads on has it */
+/* Linux 6.2, which the program needs anyway (libvmon/sources/iter.c) */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 /*
  * One CPU's shares, each read by a load of the program's own: the address
  * taken as a refcount_struct (an int at its start, as a share is), read
  * only, whose loads the kernel guards as bpf_probe_read_kernel() does (a
- * bad address reads 0), without a helper call each.  The calls were most
- * of the cost, and there is one per CPU per task.
+ * bad address reads 0).  The verifier makes the cast a move of a register,
+ * so there is no call left: a helper call a CPU a task was most of what
+ * the shares cost.
  */
 static __always_inline void add_shares(struct rss_sums *c, __u64 off)
 {

@@ -40,7 +40,9 @@
  * CAP_PERFMON (or CAP_SYS_ADMIN), BTF, and the kernel's CO-RE relocation of
  * a light skeleton's programs (Linux 5.17); the program reads mm->rss_stat[]
  * as the array of per-CPU counters it is from Linux 6.2, a struct before,
- * where the relocation fails and the load with it.
+ * where the relocation fails and the load with it.  Its calls of kernel
+ * functions (bpf_rdonly_cast(), the walk's task iterator) need a JIT that
+ * makes them (x86-64's and arm64's).
  */
 #include "config.h"
 
