@@ -362,9 +362,9 @@ static int read_whole(vmon_t *vmon, int fd, buf_t *buf, size_t short_end)
  * cmdline and environ: the kernel copies the process's memory into the
  * read page by page until the buffer is full (get_mm_cmdline(),
  * environ_read()), so a short read is the end, or memory it could not
- * reach, which a read from there would not reach either; a read to a zero
- * read after it visited the process's memory once more, for every new
- * process and every process that ran (CMDLINE_REFRESH_SECS).  One of
+ * reach, which a read from there would not reach either.  Reading on to a
+ * zero read visited the process's memory once more, for every new process
+ * and every process that ran (CMDLINE_REFRESH_SECS).  A short read of
  * PROC_OLD_READ_MAX bytes or more may be an old kernel's cut: read on.
  *
  * The files made by a seq_file iterator (a record per child in children, a
