@@ -1448,15 +1448,41 @@ static int walk_push(struct walk **stack, size_t *nr, size_t *cap, const list_he
 }
 
 /*
- * Ask the CPU for the lines the next siblings' rows read, before they are
- * reached: the node, its history (struct vt_priv) and its stat store, each
- * a pointer away from the last.  Two steps: the sibling after next is asked
- * for, and the next one's history and store, from its pointers the step
- * before asked for.  At 10,000 idle processes each row was a wait for
- * memory, one line after another (perf: keys_find(), the first read of a
- * history, a tenth of an interactive refresh).  Hints: they change nothing.
- * Always inlined: as a function of its own, whose prefetches gcc counts as
- * no effect, its calls were dropped (gcc 12 at -O1 and -O2).
+ * Ask the CPU for each cache line of size bytes at p (a hint: it changes
+ * nothing, and an address that is not memory is no fault).  Always
+ * inlined, as what calls it: gcc 12 found a function of prefetches alone
+ * pure (a prefetch is no effect to it) and deleted its calls as dead when
+ * it had not inlined it first, and the first build of walk_prefetch() had
+ * no prefetch left in it.
+ */
+static inline __attribute__((always_inline)) void prefetch_lines(const void *p, size_t size)
+{
+	uintptr_t line = (uintptr_t)p & ~(uintptr_t)63, end = (uintptr_t)p + size;
+
+	for (; line < end; line += 64)
+		__builtin_prefetch((const void *)line);
+}
+
+/* the lines of a node's row beyond its node: its history (struct vt_priv) and its stat store */
+static inline __attribute__((always_inline)) void row_prefetch(const vmon_proc_t *proc)
+{
+	if (proc->foo)
+		prefetch_lines(proc->foo, sizeof(struct vt_priv));
+	if (proc->stores[VMON_STORE_PROC_STAT])
+		prefetch_lines(proc->stores[VMON_STORE_PROC_STAT], sizeof(vmon_proc_stat_t));
+}
+
+/*
+ * Ask for the lines the next siblings' rows read before the walk reaches
+ * them.  At 10,000 idle processes each row was a wait for memory, one line
+ * after another (perf: keys_find(), the first read of a history, a tenth of
+ * an interactive refresh).  Two siblings ahead: the rows' lines of the next
+ * two (those of the second are the ones that come in time along a long
+ * list, those of the first the only ones in a short list) and the node of
+ * the third, whose pointers are read two steps later.  The frame on top of
+ * the stack is the one walk_next() took proc from (no frame is pushed
+ * before this is called), its cursor on proc's next sibling; proc's
+ * children and threads, walked before that sibling, are not looked into.
  */
 static inline __attribute__((always_inline)) void walk_prefetch(const struct walk *stack, size_t nr)
 {
@@ -1469,20 +1495,13 @@ static inline __attribute__((always_inline)) void walk_prefetch(const struct wal
 	if (w->threads || w->next == w->head)
 		return;
 	next = list_entry(w->next, vmon_proc_t, siblings);
-	if (next->foo)
-		__builtin_prefetch(next->foo);
-	if (next->stores[VMON_STORE_PROC_STAT]) {
-		const char *s = next->stores[VMON_STORE_PROC_STAT];
-
-		for (size_t off = 0; off < sizeof(vmon_proc_stat_t); off += 64)
-			__builtin_prefetch(s + off);
-	}
-	if (next->siblings.next != w->head) {
-		const char *after = (const char *)list_entry(next->siblings.next, vmon_proc_t, siblings);
-
-		for (size_t off = 0; off < sizeof(vmon_proc_t); off += 64)
-			__builtin_prefetch(after + off);
-	}
+	row_prefetch(next);
+	if (next->siblings.next == w->head)
+		return;
+	next = list_entry(next->siblings.next, vmon_proc_t, siblings);
+	row_prefetch(next);
+	if (next->siblings.next != w->head)
+		prefetch_lines(list_entry(next->siblings.next, vmon_proc_t, siblings), sizeof(vmon_proc_t));
 }
 
 /* the next node of the walk and the row it goes under (*parent), NULL at the end */
