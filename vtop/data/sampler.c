@@ -7,18 +7,21 @@
  * sampling in one thread of its own (vt_sampler_*), and that thread is the
  * only one that ever touches the vmon_t: no lock is held while sampling.
  *
- * Two snapshots change hands: the sampler fills `back`, then swaps it with
- * `front` and marks it fresh; the screen, when told (an eventfd it polls
- * with the keyboard), takes `front`.  The rows borrow the library's stores
- * and the nodes' command texts instead of copying them (issue 14: the
- * copies were about 1 KB a process, a third snapshot 96 bytes more), so the
- * library must not change while the screen reads: the screen holds
- * snap_lock from when it wakes until it waits again (vt_sampler_hold()),
- * the sampler while it changes the library, builds and hands over.  A key
- * pressed while a sample runs waits for it, tens of milliseconds at ten
- * thousand processes; the screen still sorts, searches and draws at once
- * against the snapshot in hand, and a paused screen's stands still, as the
- * library does.  A replay's rows are copies (snapshot.c's shared copies).
+ * The rows borrow the library's stores and the nodes' command texts
+ * instead of copying them (issue 14: the copies were about 1 KB a
+ * process), so the library must not change while the screen reads: the
+ * screen holds snap_lock from when it wakes until it waits again
+ * (vt_sampler_hold()), the sampler while it changes the library and builds.
+ * The two never read and build at once, so live there is one snapshot: the
+ * sampler builds it again in place and marks it fresh; the screen, when
+ * told (an eventfd it polls with the keyboard), takes it and makes its view
+ * of it again (a second snapshot was 80 bytes a process more, issue 14).
+ * A key pressed while a sample runs waits for it, tens of milliseconds at
+ * ten thousand processes; the screen still sorts, searches and draws at
+ * once against the snapshot in hand, and a paused screen's stands still, as
+ * the library does.  A replay's rows are copies (snapshot.c's shared
+ * copies), built into `back` and swapped with `front`: a move that fails
+ * leaves the one on screen as it was.
  *
  * The screen's requests (interval, pause, wants, the process to detail, a
  * sample now) are a few fields under the same lock, and a write to the
@@ -584,8 +587,8 @@ struct vt_sampler {
 	int			efd;		/* the screen's: a snapshot is ready */
 	int			wake;		/* the sampler's: a request is waiting (the lock's fields changed) */
 
-	vt_snapshot_t		bufs[2];
-	vt_snapshot_t		*back, *front;	/* the one being built, the newest (the screen's) */
+	vt_snapshot_t		bufs[2];	/* live, only the first */
+	vt_snapshot_t		*back, *front;	/* the one being built, the newest (the screen's): live, the same */
 	bool			fresh;		/* front is one the screen has not taken */
 
 	/* requests, under lock */
@@ -760,15 +763,11 @@ static void *sampler_main(void *arg)
 		} else {
 			if (r < 0) {
 				snprintf(s->error, sizeof(s->error), "sampling failed: %s", strerror(err));
-				/* the library may have changed under the rows the screen reads */
-				if (s->borrow)
-					vt_snapshot_detach(s->front);
-			} else {
-				back->paused = s->paused;
-				s->back = s->front;
-				s->front = back;
-				s->fresh = true;
+				/* what a failed build made, or what the library changed under: no rows until the next */
+				vt_snapshot_clear(back);
 			}
+			back->paused = s->paused;
+			s->fresh = true;
 			/* the second sample soon, so that CPU% means something on the first screen */
 			due = started + (++n == 1 && s->interval > 0.5 ? 0.5 : s->interval);
 		}
@@ -793,8 +792,6 @@ int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants
 	}
 	for (int i = 0; i < 2; i++)
 		vt_snapshot_init(&s->bufs[i]);
-	s->back = &s->bufs[0];
-	s->front = &s->bufs[1];
 	s->interval = cfg->delay;
 	s->speed = 1;
 	s->go_index = -1;
@@ -811,6 +808,8 @@ int vt_sampler_start(vt_sampler_t **out, const vt_config_t *cfg, vmon_proc_wants
 		goto fail;
 	s->borrow = !s->src.replay;
 	vt_source_set_borrow(&s->src, s->borrow);
+	s->back = &s->bufs[0];
+	s->front = s->borrow ? s->back : &s->bufs[1];
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->snap_lock, NULL);
 	if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
@@ -862,8 +861,10 @@ int vt_sampler_fd(const vt_sampler_t *s)
  * takes the newest until it waits for keys again: meanwhile the sampling
  * thread does not change the library that the rows borrow from, and waits
  * (a key pressed while it samples waits for that sample: the header's "ms
- * per sample", about 20 at 10,000 idle processes).  Every snapshot but the newest
- * is out of date once it samples again: take one before reading.
+ * per sample", about 20 at 10,000 idle processes).  Once it has sampled
+ * again, the snapshot in hand may be another, or (live) the same one built
+ * again: take it after each hold, before reading, and make the view of it
+ * again when it says it changed.
  */
 void vt_sampler_hold(vt_sampler_t *s)
 {

@@ -206,28 +206,6 @@ void vt_snapshot_free(vt_snapshot_t *snap)
 	memset(snap, 0, sizeof(*snap));
 }
 
-/*
- * The rows' borrowed stores and commands let go, when the library is about
- * to change under a snapshot that is still read (the sampling thread failed
- * to make the next one after it changed it): the rows stay, their figures
- * missing, their commands those of their shared copies or "?".
- */
-void vt_snapshot_detach(vt_snapshot_t *snap)
-{
-	for (int i = 0; i < snap->rows_nr; i++) {
-		vt_row_t *row = &snap->rows[i];
-		const struct vt_share *sh = row_share(row);
-
-		if (!(row->flags & VT_ROW_BORROWED))
-			continue;
-		if (!sh)
-			row->stores = no_stores.stores;
-		row->command = sh && sh->command ? sh->command : "?";
-		row->arg0_base = sh && sh->command ? sh->arg0_base : 0;
-		row->flags &= (unsigned char)~(VT_ROW_BORROWED | VT_ROW_NODE_STORES);
-	}
-}
-
 /* the row of (pid, start), or of pid with start 0: the live one first, should an exited row have the pid too */
 int vt_snapshot_find(const vt_snapshot_t *snap, int pid, unsigned long long start)
 {

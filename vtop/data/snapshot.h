@@ -177,7 +177,6 @@ void vt_snapshot_init(vt_snapshot_t *snap);
 void vt_snapshot_clear(vt_snapshot_t *snap);
 void vt_snapshot_free(vt_snapshot_t *snap);
 int vt_snapshot_find(const vt_snapshot_t *snap, int pid, unsigned long long start);
-void vt_snapshot_detach(vt_snapshot_t *snap);
 
 typedef struct vt_priv vt_priv_t;
 

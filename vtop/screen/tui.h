@@ -53,7 +53,7 @@ enum {
 typedef struct tui {
 	vt_config_t		*cfg;		/* the settings: setup changes them, saved to vtoprc */
 	vt_sampler_t		*sampler;	/* asked for samples, detail, files, pace: never read directly */
-	vt_snapshot_t		*snap;		/* the newest sample taken: read only, valid until the next take */
+	vt_snapshot_t		*snap;		/* the newest sample taken: read only, and only while the sampler is held */
 	vt_view_t		view;		/* the model of snap: filter, sort, tree, selection, tags */
 	vmon_proc_wants_t	wants;		/* what the shown columns need sampled */
 	unsigned		columns_gen;	/* +1 when the columns change: their widths are found again */
