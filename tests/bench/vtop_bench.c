@@ -271,8 +271,10 @@ static void drain(int fd, double secs)
 }
 
 /*
- * A viewer on a pty (argv: vtop -d 1, htop -d 10, btop): its CPU use over
- * secs, after warm-up, in percent of one core; *rss_kb its peak RSS then.
+ * A viewer on a pty (argv: vtop -d 1, top -d 1, htop -d 10, btop): its CPU
+ * use over secs, after warm-up, in percent of one core; *rss_kb its peak
+ * RSS then.  -1 for one that exited meanwhile (it could not run here): a
+ * zombie's figures read, but are not a viewer's.
  */
 /* argv started on a pty of 120x40 with an empty $HOME (the running one): its pid, *master the pty; -1 */
 static pid_t start_on_pty(char *const *argv, int *master)
@@ -301,6 +303,7 @@ static double interactive_pct(char *const *argv, double secs, long *rss_kb)
 	long hz = sysconf(_SC_CLK_TCK);
 	double before, after;
 	int master, status;
+	bool exited;
 	pid_t pid = start_on_pty(argv, &master);
 
 	if (pid < 0)
@@ -310,17 +313,28 @@ static double interactive_pct(char *const *argv, double secs, long *rss_kb)
 	drain(master, secs);
 	after = ticks_of(pid);
 	*rss_kb = status_kb(pid, "VmHWM");
-	if (write(master, "q", 1) != 1)
-		kill(pid, SIGTERM);
-	drain(master, 1);
-	kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	exited = waitpid(pid, &status, WNOHANG) == pid;
+	if (!exited) {
+		if (write(master, "q", 1) != 1)
+			kill(pid, SIGTERM);
+		drain(master, 1);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
 	running = -1;
 	close(master);
-	if (before < 0 || after < 0)
+	if (exited)
+		*rss_kb = -1;
+	if (exited || before < 0 || after < 0)
 		return -1;
 	return (after - before) / (double)hz / secs * 100.0;
+}
+
+/* kB as MB for the table; -1 for a run that gave none (a peer not installed, or failed) */
+static double mb(long kb)
+{
+	return kb > 0 ? (double)kb / 1024.0 : -1.0;
 }
 
 /* how long a viewer's RSS is watched after a storm */
@@ -527,8 +541,8 @@ int main(int argc, char **argv)
 		}
 		printf("%8d %8d | %10.2f %10.2f %6.2f | %9.2f %9.2f %9.2f %9.2f | %8.1f %8.1f %6.2f | %8.1f %8.1f %8.1f %8.1f"
 		       " %6.2f %6.2f %6.2f\n",
-		       want, all, v, t, t > 0 ? v / t : 0.0, i, it, ih, ib, rv / 1024.0, rt / 1024.0,
-		       rt > 0 ? (double)rv / (double)rt : 0.0, riv / 1024.0, rit / 1024.0, rih / 1024.0, rib / 1024.0,
+		       want, all, v, t, t > 0 ? v / t : 0.0, i, it, ih, ib, mb(rv), mb(rt),
+		       rt > 0 ? (double)rv / (double)rt : 0.0, mb(riv), mb(rit), mb(rih), mb(rib),
 		       rit > 0 ? (double)riv / (double)rit : 0.0, rih > 0 ? (double)riv / (double)rih : 0.0,
 		       rib > 0 ? (double)riv / (double)rib : 0.0);
 		fflush(stdout);

@@ -602,6 +602,13 @@ void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap)
 	view->lines_nr = 0;
 	view->prefix_len = 0;
 	view->matches = 0;
+	/*
+	 * A snapshot of no sample (none taken yet, or the last one failed and
+	 * sampler.c cleared it) has no lines; the selection, following, cursor
+	 * and tags stay as they are for the next one, which finds them again.
+	 */
+	if (!snap->seq)
+		return;
 	prune_tags(view, snap);
 	if (grow_lines(view, snap->rows_nr) < 0)
 		return;

@@ -43,11 +43,12 @@ enum {
 };
 
 /*
- * One process or thread, copied out of the library's tree.  Three
- * snapshots hold a row of every process each, so its members are as narrow
- * as their ranges allow, and what its stores hold is not copied here: its
- * stores are one pointer (their errnos found from it: vt_row_errors()), its
- * owner is its stat's (vt_row_uid()).  80 bytes, not 224.
+ * One process or thread, copied out of the library's tree.  A snapshot
+ * (two in a replay: sampler.c) holds a row of every process, so its
+ * members are as narrow as their ranges allow, and what its stores hold is
+ * not copied here: its stores are one pointer (their errnos found from it:
+ * vt_row_errors()), its owner is its stat's (vt_row_uid()).  80 bytes, not
+ * 224.
  */
 typedef struct vt_row {
 	int			pid;

@@ -268,7 +268,9 @@ static void details_draw(tui_t *t)
 	int index = vt_snapshot_find(t->snap, details.key.pid, details.key.start);
 	page_t p = { 0 };
 
-	if (index < 0)
+	if (!t->snap->seq)
+		page_add(&p, "No sample to show: none taken yet, or the last one failed (see the message line).");
+	else if (index < 0)
 		page_add(&p, "Process %d is no longer there (it exited, and its exited row has gone).", details.key.pid);
 	else
 		details_page(t, &p, &t->snap->rows[index], index);

@@ -73,14 +73,18 @@ int dialog_target_pidfd(const dialog_target_t *target)
 /*
  * Has the target gone?  The newest snapshot says so for any number; for a
  * few, the process itself is asked too, so that a dialog open on a paused
- * screen still says it.
+ * screen still says it.  Without a sample in hand (the last one failed),
+ * only the process is asked.
  */
 static bool target_gone(const tui_t *t, const dialog_targets_t *tg, int k)
 {
-	int i = vt_snapshot_find(t->snap, tg->v[k].pid, tg->v[k].start), fd;
+	int i, fd;
 
-	if (i < 0 || (t->snap->rows[i].flags & VT_ROW_EXITED))
-		return true;
+	if (t->snap->seq) {
+		i = vt_snapshot_find(t->snap, tg->v[k].pid, tg->v[k].start);
+		if (i < 0 || (t->snap->rows[i].flags & VT_ROW_EXITED))
+			return true;
+	}
 	if (tg->nr > 32)
 		return false;
 	fd = dialog_target_pidfd(&tg->v[k]);

@@ -545,6 +545,42 @@ static void test_search(void **state)
 	world_close(&w);
 }
 
+/*
+ * A failed sample leaves the screen a cleared snapshot (sampler.c): no
+ * lines, a search finds none, and the selection, following, tags and
+ * cursor kept for the next sample, which puts the cursor back on the
+ * followed process and its line.
+ */
+static void test_view_without_sample(void **state)
+{
+	world_t w;
+
+	world_open(&w);
+	vt_view_set_flag(&w.view, VT_VIEW_TREE, false);
+	vt_view_set_sort(&w.view, vt_column_find("pid"), false);
+	vt_view_build(&w.view, &w.snap);
+	vt_view_select(&w.view, &w.snap, vt_view_find_line(&w.view, &w.snap, 102));
+	vt_view_set_flag(&w.view, VT_VIEW_FOLLOW, true);
+	vt_view_set_tagged(&w.view, row_of(&w, 101), true);
+	assert_int_equal(vt_view_cursor(&w.view), 3);
+	vt_snapshot_clear(&w.snap);
+	vt_view_build(&w.view, &w.snap);
+	assert_int_equal(vt_view_lines(&w.view), 0);
+	assert_null(vt_view_row(&w.view, &w.snap, vt_view_cursor(&w.view)));
+	assert_int_equal(vt_view_search(&w.view, &w.snap, "sleep", 0, 1), -1);
+	assert_true(vt_view_flag(&w.view, VT_VIEW_FOLLOW));
+	assert_int_equal(vt_view_selected(&w.view).pid, 102);
+	/* the next sample, in reverse order: the followed process is found on its new line */
+	vt_view_set_sort(&w.view, vt_column_find("pid"), true);
+	tick(&w, 1);
+	sample(&w);
+	assert_string_equal(line_pids(&w), "200 102 101 100 1");
+	assert_int_equal(vt_view_cursor(&w.view), 1);
+	assert_int_equal(vt_view_selected(&w.view).pid, 102);
+	assert_true(vt_view_is_tagged(&w.view, row_of(&w, 101)));
+	world_close(&w);
+}
+
 static void test_selection_follow(void **state)
 {
 	world_t w;
@@ -2359,6 +2395,7 @@ int main(void)
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_search),
+		cmocka_unit_test(test_view_without_sample),
 		cmocka_unit_test(test_selection_follow),
 		cmocka_unit_test(test_exited_rows),
 		cmocka_unit_test(test_short_life_exited_at_once),
