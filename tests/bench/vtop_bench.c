@@ -9,8 +9,9 @@
  *
  *   batch        the CPU time per refresh of `vtop -b` and of `top -b`, both
  *                at -d 0.1, as the difference between a run of N + K
- *                refreshes and one of K, so that start-up (the first pass
- *                opens every file) is not counted: the steady state;
+ *                refreshes and one of K (each the median of three runs),
+ *                so that start-up (the first pass opens every file) is not
+ *                counted: the steady state;
  *   interactive  the CPU use of vtop on a pseudo-terminal (120x40) at a 1 s
  *                refresh, over S seconds after the first few have passed,
  *                as a percentage of one core, and the same for top (-d 1),
@@ -187,24 +188,44 @@ static double run_cpu_ms(char *const *argv, long *rss_kb)
 	return tv_ms(ru.ru_utime) + tv_ms(ru.ru_stime);
 }
 
+static double median3(double a, double b, double c)
+{
+	if (a > b) {
+		double t = a;
+
+		a = b;
+		b = t;
+	}
+	return c < a ? a : c > b ? b : c;
+}
+
 /*
  * Steady-state CPU ms per refresh of `prog -b -n N -d 0.1`: (N+K refreshes)
- * - (K refreshes), over N; *rss_kb: the longer run's peak RSS.
+ * - (K refreshes), over N, each the median of three runs, the two lengths
+ * alternately: a start-up that costs more one time than another (top's
+ * first refresh reads every process) made a single pair's difference
+ * swing by a factor of three at 1,000 processes.  *rss_kb: the longer
+ * runs' highest peak RSS.
  */
 static double per_refresh(const char *prog, int n, int k, long *rss_kb)
 {
 	char nk[16];
 	char *a[] = { (char *)prog, "-b", "-n", nk, "-d", "0.1", NULL };
-	double big, small;
-	long rss_small;
+	double big[3], small[3];
+	long rss, rss_small;
 
-	snprintf(nk, sizeof(nk), "%d", n + k);
-	big = run_cpu_ms(a, rss_kb);
-	snprintf(nk, sizeof(nk), "%d", k);
-	small = run_cpu_ms(a, &rss_small);
-	if (big < 0 || small < 0)
-		return -1;
-	return (big - small) / n;
+	*rss_kb = -1;
+	for (int i = 0; i < 3; i++) {
+		snprintf(nk, sizeof(nk), "%d", n + k);
+		big[i] = run_cpu_ms(a, &rss);
+		snprintf(nk, sizeof(nk), "%d", k);
+		small[i] = run_cpu_ms(a, &rss_small);
+		if (big[i] < 0 || small[i] < 0)
+			return -1;
+		if (rss > *rss_kb)
+			*rss_kb = rss;
+	}
+	return (median3(big[0], big[1], big[2]) - median3(small[0], small[1], small[2])) / n;
 }
 
 /* a line "Name:   N kB" of /proc/PID/status, in kB; -1 if there is none */
