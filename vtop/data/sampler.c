@@ -861,7 +861,7 @@ int vt_sampler_fd(const vt_sampler_t *s)
  * takes the newest until it waits for keys again: meanwhile the sampling
  * thread does not change the library that the rows borrow from, and waits
  * (a key pressed while it samples waits for that sample: the header's "ms
- * per sample", about 20 at 10,000 idle processes).  Once it has sampled
+ * per sample", about 10 at 10,000 idle processes).  Once it has sampled
  * again, the snapshot in hand may be another, or (live) the same one built
  * again: take it after each hold, before reading, and make the view of it
  * again when it says it changed.

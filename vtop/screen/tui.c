@@ -231,6 +231,7 @@ int vt_tui_run(vt_config_t *cfg)
 	}
 	if (cfg->warnings[0])
 		tui_message(t, true, "settings: %s", cfg->warnings);
+
 	/* a sample taken before the screen's first hold: its view and events now, not at the next */
 	if (changed)
 		new_snapshot(t);
