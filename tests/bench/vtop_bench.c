@@ -291,12 +291,6 @@ static void drain(int fd, double secs)
 	}
 }
 
-/*
- * A viewer on a pty (argv: vtop -d 1, top -d 1, htop -d 10, btop): its CPU
- * use over secs, after warm-up, in percent of one core; *rss_kb its peak
- * RSS then.  -1 for one that exited meanwhile (it could not run here): a
- * zombie's figures read, but are not a viewer's.
- */
 /* argv started on a pty of 120x40 with an empty $HOME (the running one): its pid, *master the pty; -1 */
 static pid_t start_on_pty(char *const *argv, int *master)
 {
@@ -319,6 +313,12 @@ static pid_t start_on_pty(char *const *argv, int *master)
 	return pid;
 }
 
+/*
+ * A viewer on a pty (argv: vtop -d 1, top -d 1, htop -d 10, btop): its CPU
+ * use over secs, after warm-up, in percent of one core; *rss_kb its peak
+ * RSS then.  -1 for one that exited meanwhile (it could not run here): a
+ * zombie's figures read, but are not a viewer's.
+ */
 static double interactive_pct(char *const *argv, double secs, long *rss_kb)
 {
 	long hz = sysconf(_SC_CLK_TCK);
