@@ -458,17 +458,45 @@ static int add_prefix(vt_view_t *view, const unsigned char *cont, int n)
 	return 0;
 }
 
+/* the least room the tree's work space and its prefixes are cut back to */
+#define SCRATCH_LEAST	4096
+#define PREFIX_LEAST	4096
+
+/*
+ * The tree build's work space, n ints: grown to what a build needs, and
+ * cut back by vt_room_fit() once a build needs under a quarter of it (a
+ * storm's rows had grown it: 5 ints a row).  A cut that fails keeps the
+ * bigger block, which holds the n all the same.
+ */
 static int *scratch(vt_view_t *view, int n)
 {
-	if (n > view->scratch_cap) {
-		int *s = realloc(view->scratch, sizeof(*s) * (size_t)n);
+	size_t cap = n > view->scratch_cap ? (size_t)n :
+		     vt_room_fit((size_t)view->scratch_cap, (size_t)n, SCRATCH_LEAST);
+
+	if (cap != (size_t)view->scratch_cap) {
+		int *s = realloc(view->scratch, sizeof(*s) * cap);
 
 		if (!s)
-			return NULL;
+			return n > view->scratch_cap ? NULL : view->scratch;
 		view->scratch = s;
-		view->scratch_cap = n;
+		view->scratch_cap = (int)cap;
 	}
 	return view->scratch;
+}
+
+/* after a build: the prefixes' room cut back by vt_room_fit() to what it used (a failed cut keeps it) */
+static void prefix_fit(vt_view_t *view)
+{
+	size_t cap = vt_room_fit(view->prefix_cap, view->prefix_len, PREFIX_LEAST);
+	unsigned char *p;
+
+	if (cap == view->prefix_cap)
+		return;
+	p = realloc(view->prefix, cap);
+	if (!p)
+		return;
+	view->prefix = p;
+	view->prefix_cap = cap;
 }
 
 static void build_flat(vt_view_t *view, const vt_snapshot_t *snap, const unsigned char *keep, struct sort_ctx *ctx)
@@ -637,6 +665,7 @@ void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap)
 	} else {
 		build_flat(view, snap, keep, &ctx);
 	}
+	prefix_fit(view);
 	free(keep);
 
 	/*

@@ -1167,31 +1167,51 @@ static void test_storm_rows_cut_back(void **state)
 	world_close(&w);
 }
 
-/* the view's room for lines follows a storm's rows up, and down once they are gone; the lines as before */
+/*
+ * The view's room for lines, and the tree build's work space and prefixes,
+ * follow a storm's rows up, and down once they are gone; the lines as before.
+ */
 static void test_storm_lines_cut_back(void **state)
 {
+	static const char *const chain_argv[] = { "chain", NULL };
 	char before[64];
-	int storm_cap;
+	int storm_cap, storm_scratch;
+	size_t storm_prefix;
 	world_t w;
 
 	(void)state;
 	world_open(&w);
+	assert_true(w.view.set.tree);
 	snprintf(before, sizeof(before), "%s", line_pids(&w));
 	workers_add(&w, 1000, 5000, 700);
+	/* and a chain 200 deep: a line's prefix is a byte a level below the first */
+	for (int pid = 6000; pid < 6200; pid++)
+		fixture_proc(&w.fx, pid, pid == 6000 ? 1 : pid - 1, NULL, 'S', 700, chain_argv);
 	tick(&w, 1);
 	sample(&w);
-	assert_true(w.view.lines_nr >= 4000);
+	assert_true(w.view.lines_nr >= 4200);
 	storm_cap = w.view.lines_cap;
+	storm_scratch = w.view.scratch_cap;
+	storm_prefix = w.view.prefix_cap;
 	assert_true(storm_cap >= 4000);
+	/* the tree build's work space (5 ints a row) and its prefixes (a byte a level a line) grew with them */
+	assert_true(storm_scratch >= 5 * 4000);
+	assert_true(storm_prefix >= 199 * 198 / 2);
 	workers_remove(&w, 1000, 5000);
+	workers_remove(&w, 6000, 6200);
 	for (int i = 0; i < 5; i++) {
 		tick(&w, 1);
 		sample(&w);
 	}
-	print_message("lines: room for %d in the storm, %d after it (%d lines)\n", storm_cap, w.view.lines_cap,
-		      w.view.lines_nr);
+	print_message("lines: room for %d in the storm, %d after it (%d lines); work space %d -> %d ints, "
+		      "prefixes %zu -> %zu bytes\n", storm_cap, w.view.lines_cap, w.view.lines_nr, storm_scratch,
+		      w.view.scratch_cap, storm_prefix, w.view.prefix_cap);
 	assert_true(w.view.lines_cap < storm_cap / 4);
 	assert_true(w.view.lines_cap >= w.view.lines_nr);
+	assert_true(w.view.scratch_cap < storm_scratch / 4);
+	assert_true(w.view.scratch_cap >= 5 * w.view.lines_nr);
+	assert_true(w.view.prefix_cap < storm_prefix / 4);
+	assert_true(w.view.prefix_cap >= w.view.prefix_len);
 	assert_string_equal(line_pids(&w), before);
 	world_close(&w);
 }
