@@ -25,7 +25,10 @@
  *                a storm of LIVES short lives (fork, exec /bin/true, exit):
  *                its VmRSS before, its peak, its VmRSS 10, 30 and 60 s
  *                after, and how long it took to come back within 10 % (at
- *                least 1 MB) of its size before (the issue's goal: a minute).
+ *                least 1 MB) of its size before (the issue's goal: a minute);
+ *                and where its resident memory grew or fell by then, by
+ *                kind of mapping (/proc/PID/smaps: heap, anonymous, BPF
+ *                maps, files).
  *
  * After the table, batch and interactive again as CPU a process a refresh
  * (issue 14's goal is 1.0 us at 10,000 idle processes): the batch's ms a
@@ -361,10 +364,55 @@ static double mb(long kb)
 /* how long a viewer's RSS is watched after a storm */
 #define CHURN_WATCH_SECS	60
 
+/* where a viewer's resident memory is, by /proc/PID/smaps: the kinds of mapping */
+enum { MAP_HEAP, MAP_ANON, MAP_BPF, MAP_FILES, MAP_KINDS };
+static const char *const map_kind_names[MAP_KINDS] = { "heap", "anonymous", "BPF maps", "files" };
+
 struct churn {
 	long	before, peak, at[3];	/* kB: at 10, 30, 60 s after the storm */
 	int	back_secs;		/* -1: not back within CHURN_WATCH_SECS */
+	long	map_before[MAP_KINDS], map_after[MAP_KINDS];	/* kB resident by kind, before and at 60 s */
 };
+
+/*
+ * The Rss of pid's mappings by kind, kB: [heap]; anonymous (no name, the
+ * stack, malloc's mmap()ed blocks); BPF maps (anon_inode:bpf-map, a ring
+ * resident from its mmap); files (the program and its libraries).  -1
+ * each when smaps cannot be read.
+ */
+static void smaps_kinds(pid_t pid, long kb[MAP_KINDS])
+{
+	char path[64], line[512];
+	int kind = MAP_ANON;
+	FILE *f;
+
+	for (int k = 0; k < MAP_KINDS; k++)
+		kb[k] = -1;
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	for (int k = 0; k < MAP_KINDS; k++)
+		kb[k] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char name[256] = "";
+		unsigned long from, to;
+
+		/* a mapping's first line: "from-to perms offset dev inode [name]" */
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %255s", &from, &to, name) >= 2) {
+			if (!strcmp(name, "[heap]"))
+				kind = MAP_HEAP;
+			else if (!name[0] || !strcmp(name, "[stack]") || !strncmp(name, "[anon", 5))
+				kind = MAP_ANON;
+			else if (!strcmp(name, "anon_inode:bpf-map"))
+				kind = MAP_BPF;
+			else
+				kind = MAP_FILES;
+		} else if (!strncmp(line, "Rss:", 4)) {
+			kb[kind] += strtol(line + 4, NULL, 10);
+		}
+	}
+	fclose(f);
+}
 
 /* lives short lives, at most 200 at a time, from a child of ours (the caller drains the pty meanwhile) */
 static pid_t start_storm(int lives)
@@ -406,6 +454,7 @@ static int churn_rss(char *const *argv, int lives, struct churn *c)
 		return -1;
 	drain(master, 6);
 	c->before = status_kb(pid, "VmRSS");
+	smaps_kinds(pid, c->map_before);
 	storm = start_storm(lives);
 	while (storm > 0 && waitpid(storm, &status, WNOHANG) == 0)
 		drain(master, 0.2);
@@ -421,6 +470,7 @@ static int churn_rss(char *const *argv, int lives, struct churn *c)
 		if (sec == 10 || sec == 30 || sec == CHURN_WATCH_SECS)
 			c->at[k++] = now;
 	}
+	smaps_kinds(pid, c->map_after);
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -439,6 +489,15 @@ static void churn_print(const char *who, int idle, int lives, const struct churn
 		snprintf(back, sizeof(back), "%d s", c->back_secs);
 	printf("%-6s %8d %8d | %8.1f %8.1f | %8.1f %8.1f %8.1f | %10s\n", who, idle, lives, c->before / 1024.0,
 	       c->peak / 1024.0, c->at[0] / 1024.0, c->at[1] / 1024.0, c->at[2] / 1024.0, back);
+	/* what it kept: a storm's room not given back, or what it holds of the storm (the event log) */
+	printf("%-6s kB at %d s against before:", "", CHURN_WATCH_SECS);
+	for (int k = 0; k < MAP_KINDS; k++) {
+		if (c->map_before[k] < 0 || c->map_after[k] < 0)
+			printf(" %s -", map_kind_names[k]);
+		else
+			printf(" %s %+ld (%ld)", map_kind_names[k], c->map_after[k] - c->map_before[k], c->map_after[k]);
+		printf(k + 1 < MAP_KINDS ? "," : "\n");
+	}
 }
 
 /* the processes of the system, ours and everyone's: what the samplers had to read */
