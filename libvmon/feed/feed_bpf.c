@@ -80,12 +80,15 @@
  * 80 ms to grow the ring, 2 MiB then 300 ms (1 MiB lost no less beside
  * storms on a busy machine: tests/bench/README.md, issue 14).  A reader found behind by a
  * quarter of the ring, or losing events, gets one four times larger too; up
- * to 4 MiB; 30 calm seconds (the reader never behind by 64 KiB, the rate
- * under 1 MB/s) bring it down to 256 KiB: after a storm, vtop is back to its
- * size within a minute.
+ * to 4 MiB; 30 calm seconds (the reader never behind by 128 KiB, the rate
+ * under 2 MiB/s) bring it back to 512 KiB, the first ring's size: after a
+ * storm, vtop is back to its size within a minute.  Not to less: a ring
+ * that went through a storm meets the next one as a new ring does, and a
+ * first ring of 256 KiB lost events to a storm beside a CPU hog where one
+ * of 512 KiB lost none (tests/bench/README.md, issue 14).
  */
-#define BPF_RING_FIRST		(512u << 10)
-#define BPF_RING_LEAST		(256u << 10)
+#define BPF_RING_LEAST		(512u << 10)
+#define BPF_RING_FIRST		BPF_RING_LEAST
 #define BPF_RING_MOST		(4u << 20)
 #define BPF_RING_GROWTH		4
 #define BPF_RING_RETIRE_NS	(10 * 1000000000ull)
