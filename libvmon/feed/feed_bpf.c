@@ -162,8 +162,9 @@ static void rate_count(bpf_feed_t *b, unsigned long long time_ns, size_t size)
 
 /*
  * The ring that rate needs to hold BPF_RING_LATENCY_NS of it, for a reader
- * kept off the CPU that long; 0 for a window of less than a quarter of the
- * ring.  A burst is no storm: a parallel build's few execs with long
+ * kept off the CPU that long; 0 for a window of less than gate bytes (a
+ * quarter of the ring, to grow it; of the least ring, to keep a grown one).
+ * A burst is no storm: a parallel build's few execs with long
  * argument lists (a wakeup's 32 KiB within 5 ms) would otherwise read as
  * 1.6 MB a quarter of a second and keep a 2 MiB ring for nothing; a storm
  * that needs more than the ring writes a quarter of it well before the
@@ -171,11 +172,11 @@ static void rate_count(bpf_feed_t *b, unsigned long long time_ns, size_t size)
  * BPF_RATE_SPAN_LEAST_NS counts as that long.  The early estimate matters:
  * the next swap waits until the ring taken out is let go.
  */
-static size_t rate_need(const bpf_feed_t *b)
+static size_t rate_need(const bpf_feed_t *b, size_t gate)
 {
 	unsigned long long span = b->rate_last_ns - b->rate_from_ns;
 
-	if (b->rate_bytes < b->ring.size / 4)
+	if (!b->read_bytes || b->rate_bytes < gate)
 		return 0;
 	if (span < BPF_RATE_SPAN_LEAST_NS)
 		span = BPF_RATE_SPAN_LEAST_NS;
@@ -315,9 +316,15 @@ fail:
 static void ring_fit(bpf_feed_t *b, size_t waiting, bool lost)
 {
 	unsigned long long now = vclock_ns(CLOCK_BOOTTIME);
-	size_t size = b->ring.size, need = b->read_bytes ? rate_need(b) : 0;
+	size_t size = b->ring.size, need = rate_need(b, size / 4);
 
-	if (waiting > b->least / 4 || need > b->least)
+	/*
+	 * Busy, for the calm that brings a grown ring back: a rate the least
+	 * ring could not hold, gated by the least ring's quarter, not the grown
+	 * ring's: by that, a steady 3 MiB/s read as calm in a ring of 2 MiB,
+	 * which went back to 512 KiB after 30 s, to be grown again.
+	 */
+	if (waiting > b->least / 4 || rate_need(b, b->least / 4) > b->least)
 		b->busy_ns = now;
 	if (b->retiring.reader || b->least == b->most)
 		return;
