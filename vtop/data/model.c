@@ -463,14 +463,15 @@ static int add_prefix(vt_view_t *view, const unsigned char *cont, int n)
 #define PREFIX_LEAST	4096
 
 /*
- * The tree build's work space, n ints: grown to what a build needs, and
+ * The tree build's work space, n ints: grown to what a build needs and an
+ * eighth more (a count that creeps up is not a realloc at every build), and
  * cut back by vt_room_fit() once a build needs under a quarter of it (a
- * storm's rows had grown it: 5 ints a row).  A cut that fails keeps the
- * bigger block, which holds the n all the same.
+ * storm's rows had grown it: 5 ints a row; a flat build needs none).  A cut
+ * that fails keeps the bigger block, which holds the n all the same.
  */
 static int *scratch(vt_view_t *view, int n)
 {
-	size_t cap = n > view->scratch_cap ? (size_t)n :
+	size_t cap = n > view->scratch_cap ? (size_t)n + (size_t)n / 8 :
 		     vt_room_fit((size_t)view->scratch_cap, (size_t)n, SCRATCH_LEAST);
 
 	if (cap != (size_t)view->scratch_cap) {
@@ -664,6 +665,7 @@ void vt_view_build(vt_view_t *view, const vt_snapshot_t *snap)
 			build_flat(view, snap, keep, &ctx);
 	} else {
 		build_flat(view, snap, keep, &ctx);
+		(void)scratch(view, 0);	/* the tree's work space, unused: cut back */
 	}
 	prefix_fit(view);
 	free(keep);

@@ -139,6 +139,23 @@ static const char *line_pids(const world_t *w)
 	return buf;
 }
 
+/* every line's tree prefix (vt_view_tree_prefix(), ASCII), '|' after each */
+static const char *line_prefixes(const world_t *w)
+{
+	static char buf[4096];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < vt_view_lines(&w->view) && len + 2 < sizeof(buf); i++) {
+		len += vt_view_tree_prefix(&w->view, i, false, 60, buf + len, sizeof(buf) - len - 1);
+		if (len > sizeof(buf) - 2)
+			len = sizeof(buf) - 2;
+		buf[len++] = '|';
+		buf[len] = '\0';
+	}
+	return buf;
+}
+
 static const vt_row_t *row_of(const world_t *w, int pid)
 {
 	int i = vt_snapshot_find(&w->snap, pid, 0);
@@ -1174,7 +1191,7 @@ static void test_storm_rows_cut_back(void **state)
 static void test_storm_lines_cut_back(void **state)
 {
 	static const char *const chain_argv[] = { "chain", NULL };
-	char before[64];
+	char before[64], prefixes[4096];
 	int storm_cap, storm_scratch;
 	size_t storm_prefix;
 	world_t w;
@@ -1183,6 +1200,9 @@ static void test_storm_lines_cut_back(void **state)
 	world_open(&w);
 	assert_true(w.view.set.tree);
 	snprintf(before, sizeof(before), "%s", line_pids(&w));
+	snprintf(prefixes, sizeof(prefixes), "%s", line_prefixes(&w));
+	/* a line below the first level: its prefix is in the prefixes' room */
+	assert_non_null(strpbrk(prefixes, "`-"));
 	workers_add(&w, 1000, 5000, 700);
 	/* and a chain 200 deep: a line's prefix is a byte a level below the first */
 	for (int pid = 6000; pid < 6200; pid++)
@@ -1209,9 +1229,10 @@ static void test_storm_lines_cut_back(void **state)
 	assert_true(w.view.lines_cap < storm_cap / 4);
 	assert_true(w.view.lines_cap >= w.view.lines_nr);
 	assert_true(w.view.scratch_cap < storm_scratch / 4);
-	assert_true(w.view.scratch_cap >= 5 * w.view.lines_nr);
+	assert_true(w.view.scratch_cap >= 5 * w.snap.rows_nr + 6);
 	assert_true(w.view.prefix_cap < storm_prefix / 4);
 	assert_true(w.view.prefix_cap >= w.view.prefix_len);
+	assert_string_equal(line_prefixes(&w), prefixes);
 	assert_string_equal(line_pids(&w), before);
 	world_close(&w);
 }
