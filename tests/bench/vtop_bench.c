@@ -377,41 +377,48 @@ struct churn {
 /*
  * The Rss of pid's mappings by kind, kB: [heap]; anonymous (no name, the
  * stack, malloc's mmap()ed blocks); BPF maps (anon_inode:bpf-map, a ring
- * resident from its mmap); files (the program and its libraries).  -1
- * each when smaps cannot be read.
+ * resident from its mmap); files (the program, its libraries, and the
+ * kernel's [vdso] and [vvar]).  -1 each when smaps cannot be read or
+ * lists no mapping (the process is gone).
  */
 static void smaps_kinds(pid_t pid, long kb[MAP_KINDS])
 {
-	char path[64], line[512];
+	char path[64], *line = NULL;
+	size_t cap = 0;
 	int kind = MAP_ANON;
+	bool any = false;
 	FILE *f;
 
 	for (int k = 0; k < MAP_KINDS; k++)
-		kb[k] = -1;
-	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
-	if (!(f = fopen(path, "re")))
-		return;
-	for (int k = 0; k < MAP_KINDS; k++)
 		kb[k] = 0;
-	while (fgets(line, sizeof(line), f)) {
-		char name[256] = "";
-		unsigned long from, to;
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
+	if ((f = fopen(path, "re"))) {
+		/* getline(): a mapping's line with a long path is one line, not two */
+		while (getline(&line, &cap, f) > 0) {
+			char name[256] = "";
+			unsigned long from, to;
 
-		/* a mapping's first line: "from-to perms offset dev inode [name]" */
-		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %255s", &from, &to, name) >= 2) {
-			if (!strcmp(name, "[heap]"))
-				kind = MAP_HEAP;
-			else if (!name[0] || !strcmp(name, "[stack]") || !strncmp(name, "[anon", 5))
-				kind = MAP_ANON;
-			else if (!strcmp(name, "anon_inode:bpf-map"))
-				kind = MAP_BPF;
-			else
-				kind = MAP_FILES;
-		} else if (!strncmp(line, "Rss:", 4)) {
-			kb[kind] += strtol(line + 4, NULL, 10);
+			/* a mapping's first line: "from-to perms offset dev inode [name]" */
+			if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %255s", &from, &to, name) >= 2) {
+				any = true;
+				if (!strcmp(name, "[heap]"))
+					kind = MAP_HEAP;
+				else if (!name[0] || !strcmp(name, "[stack]") || !strncmp(name, "[anon", 5))
+					kind = MAP_ANON;
+				else if (!strcmp(name, "anon_inode:bpf-map"))
+					kind = MAP_BPF;
+				else
+					kind = MAP_FILES;
+			} else if (!strncmp(line, "Rss:", 4)) {
+				kb[kind] += strtol(line + 4, NULL, 10);
+			}
 		}
+		free(line);
+		fclose(f);
 	}
-	fclose(f);
+	if (!any)
+		for (int k = 0; k < MAP_KINDS; k++)
+			kb[k] = -1;
 }
 
 /* lives short lives, at most 200 at a time, from a child of ours (the caller drains the pty meanwhile) */
