@@ -494,7 +494,7 @@ static void on_event_drain(vmon_t *vmon, const vmon_event_t *ev, vmon_proc_t *pr
 	(void)proc;
 	if (d->calls++)
 		return;
-	/* a fork and an exit each: more than the 1,024 events the queue starts with */
+	/* a fork and an exit each: more than the 64 events the queue starts with */
 	for (int i = 0; i < 700; i++)
 		reap(spawn_fn(exit_at_once, NULL), 0);
 	d->drained = vmon_feed_process(vmon);

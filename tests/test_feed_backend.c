@@ -1121,7 +1121,7 @@ static void test_ring_grows(void **state)
  * sized for a reader that keeps up.  The sample walks a tree of sleepers
  * (a subtree, so that the storm's lives are no nodes whose end would read
  * the ring itself), while feed_child runs lives whose execs carry 4,000
- * bytes of arguments: 1,500 of them write about 6.5 MB, six times the first
+ * bytes of arguments: 1,500 of them write about 6.5 MB, twelve times the first
  * ring, during samples of 3,000 sleepers through /proc, 40 lives a sample
  * (the storm is feed_child's own, unsanitized, so that a sanitized sample
  * does not slow it).  The pass reads the ring (38 to 55 times in all here),
