@@ -446,11 +446,11 @@ static int add_prefix(vt_view_t *view, const unsigned char *cont, int n)
 {
 	if (view->prefix_len + (size_t)n > view->prefix_cap) {
 		size_t cap = (view->prefix_len + (size_t)n) * 2 + 256;
-		unsigned char *p = realloc(view->prefix, cap);
+		bool failed = false;
 
-		if (!p)
+		view->prefix = resize(view->prefix, cap, &failed);
+		if (failed)
 			return -1;
-		view->prefix = p;
 		view->prefix_cap = cap;
 	}
 	memcpy(view->prefix + view->prefix_len, cont, (size_t)n);
@@ -473,15 +473,14 @@ static int *scratch(vt_view_t *view, int n)
 {
 	size_t cap = n > view->scratch_cap ? (size_t)n + (size_t)n / 8 :
 		     vt_room_fit((size_t)view->scratch_cap, (size_t)n, SCRATCH_LEAST);
+	bool failed = false;
 
-	if (cap != (size_t)view->scratch_cap) {
-		int *s = realloc(view->scratch, sizeof(*s) * cap);
-
-		if (!s)
-			return n > view->scratch_cap ? NULL : view->scratch;
-		view->scratch = s;
-		view->scratch_cap = (int)cap;
-	}
+	if (cap == (size_t)view->scratch_cap)
+		return view->scratch;
+	view->scratch = resize(view->scratch, sizeof(*view->scratch) * cap, &failed);
+	if (failed)
+		return n > view->scratch_cap ? NULL : view->scratch;
+	view->scratch_cap = (int)cap;
 	return view->scratch;
 }
 
@@ -489,15 +488,13 @@ static int *scratch(vt_view_t *view, int n)
 static void prefix_fit(vt_view_t *view)
 {
 	size_t cap = vt_room_fit(view->prefix_cap, view->prefix_len, PREFIX_LEAST);
-	unsigned char *p;
+	bool failed = false;
 
 	if (cap == view->prefix_cap)
 		return;
-	p = realloc(view->prefix, cap);
-	if (!p)
-		return;
-	view->prefix = p;
-	view->prefix_cap = cap;
+	view->prefix = resize(view->prefix, cap, &failed);
+	if (!failed)
+		view->prefix_cap = cap;
 }
 
 static void build_flat(vt_view_t *view, const vt_snapshot_t *snap, const unsigned char *keep, struct sort_ctx *ctx)
