@@ -4,7 +4,8 @@
 # needs root or BPF skips itself and prints why (they all run in CI, as root).
 
 noinst_LTLIBRARIES += tests/libtestlib.la
-tests_libtestlib_la_SOURCES = tests/testlib.c tests/testlib.h tests/puppet.c tests/puppet.h tests/consistency.c
+tests_libtestlib_la_SOURCES = tests/testlib.c tests/testlib.h tests/puppet.c tests/puppet.h tests/consistency.c \
+	tests/smaps.c tests/smaps.h
 tests_libtestlib_la_CPPFLAGS = $(TESTS_CPP)
 # (the tree check walks the pid index, util/hash.h, which libvmon.so does not export)
 tests_libtestlib_la_LIBADD = libvmon/util/libvmonutil.la

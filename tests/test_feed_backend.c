@@ -77,6 +77,7 @@
 #include <unistd.h>
 
 #include "feedtest.h"
+#include "smaps.h"
 
 #ifndef FEED_BACKEND
 #error "build with -DFEED_BACKEND=\"ebpf\" (or perf, netlink)"
@@ -928,31 +929,43 @@ static pid_t short_life_on_cpu1(int code, int *status)
  * do not depend on CPUs, and must see the same.
  */
 /*
- * The BPF maps this process has mapped, from /proc/self/smaps: their number
- * and the largest.  The ring is mapped as a page of the consumer's (read
+ * The BPF maps this process has mapped, from /proc/self/smaps: the bytes
+ * mapped in all, the largest mapping, what is resident.  The ring is mapped as a page of the consumer's (read
  * and write) and one mapping of the producer's page and the data, once
  * (libbpf's reader mapped the data twice: twice its size resident); the
  * skeleton's .bss and .rodata are a page each.
  */
+struct bpf_maps {
+	size_t	total, largest;	/* bytes mapped */
+	long	rss_kb;
+};
+
+static void bpf_map_count(const smaps_map_t *map, void *arg)
+{
+	struct bpf_maps *m = arg;
+
+	if (strcmp(map->name, "anon_inode:bpf-map"))
+		return;
+	m->total += map->size;
+	if (map->size > m->largest)
+		m->largest = map->size;
+	m->rss_kb += map->rss_kb;
+}
+
+static struct bpf_maps bpf_maps_of_self(void)
+{
+	struct bpf_maps m = { 0 };
+
+	assert_true(smaps_each(0, bpf_map_count, &m) > 0);
+	return m;
+}
+
 static size_t bpf_maps_mapped(size_t *largest)
 {
-	FILE *f = fopen("/proc/self/smaps", "re");
-	char line[512];
-	size_t total = 0;
+	struct bpf_maps m = bpf_maps_of_self();
 
-	assert_non_null(f);
-	*largest = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-
-		if (!strstr(line, "anon_inode:bpf-map") || sscanf(line, "%lx-%lx ", &lo, &hi) != 2)
-			continue;
-		total += hi - lo;
-		if (hi - lo > *largest)
-			*largest = hi - lo;
-	}
-	fclose(f);
-	return total;
+	*largest = m.largest;
+	return m.total;
 }
 
 /* the ebpf ring's first size by default (vmon_feed(7)) */
@@ -1396,22 +1409,7 @@ static long status_kb(const char *key)
 /* the resident kB of the BPF maps this process has mapped (the ring, the iterator's held table) */
 static long bpf_maps_resident_kb(void)
 {
-	FILE *f = fopen("/proc/self/smaps", "re");
-	char line[512];
-	bool in_map = false;
-	long kb = 0, rss;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
-			in_map = strstr(line, "anon_inode:bpf-map") != NULL;
-		else if (in_map && sscanf(line, "Rss: %ld kB", &rss) == 1)
-			kb += rss;
-	}
-	fclose(f);
-	return kb;
+	return bpf_maps_of_self().rss_kb;
 }
 
 /*

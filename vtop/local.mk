@@ -107,7 +107,7 @@ AM_TESTS_ENVIRONMENT += VTOP='$(abs_top_builddir)/vtop/vtop'; export VTOP;
 # options: make vtop-bench VTOP_BENCH_ARGS='--procs 1000 --secs 10'
 EXTRA_PROGRAMS += tests/bench/vtop_bench
 CLEANFILES += tests/bench/vtop_bench
-tests_bench_vtop_bench_SOURCES = tests/bench/vtop_bench.c
+tests_bench_vtop_bench_SOURCES = tests/bench/vtop_bench.c tests/smaps.c tests/smaps.h
 tests_bench_vtop_bench_LDADD = -lutil
 tests_bench_vtop_bench_LDFLAGS = $(VMON_LDFLAGS)
 # it runs vtop/vtop: built first

@@ -61,6 +61,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../smaps.h"
+
 static pid_t idle_pgid;
 static int idle_nr;
 static pid_t running = -1;	/* the measured program, killed if we die */
@@ -374,49 +376,38 @@ struct churn {
 	long	map_before[MAP_KINDS], map_after[MAP_KINDS];	/* kB resident by kind, before and at 60 s */
 };
 
+/* a mapping's kind by its name */
+static int map_kind(const char *name)
+{
+	if (!strcmp(name, "[heap]"))
+		return MAP_HEAP;
+	/* malloc's mmap()ed blocks, the stack, and memfd's anonymous memory ("/memfd:NAME (deleted)") */
+	if (!name[0] || !strcmp(name, "[stack]") || !strncmp(name, "[anon", 5) || !strncmp(name, "/memfd:", 7))
+		return MAP_ANON;
+	if (!strcmp(name, "anon_inode:bpf-map"))
+		return MAP_BPF;
+	return MAP_FILES;
+}
+
+static void map_count(const smaps_map_t *map, void *arg)
+{
+	long *kb = arg;
+
+	kb[map_kind(map->name)] += map->rss_kb;
+}
+
 /*
  * The Rss of pid's mappings by kind, kB: [heap]; anonymous (no name, the
- * stack, malloc's mmap()ed blocks); BPF maps (anon_inode:bpf-map, a ring
- * resident from its mmap); files (the program, its libraries, and the
- * kernel's [vdso] and [vvar]).  -1 each when smaps cannot be read or
+ * stack, malloc's mmap()ed blocks, memfd's); BPF maps (anon_inode:bpf-map,
+ * a ring resident from its mmap); files (the program, its libraries, and
+ * the kernel's [vdso] and [vvar]).  -1 each when smaps cannot be read or
  * lists no mapping (the process is gone).
  */
 static void smaps_kinds(pid_t pid, long kb[MAP_KINDS])
 {
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	int kind = MAP_ANON;
-	bool any = false;
-	FILE *f;
-
 	for (int k = 0; k < MAP_KINDS; k++)
 		kb[k] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
-	if ((f = fopen(path, "re"))) {
-		/* getline(): a mapping's line with a long path is one line, not two */
-		while (getline(&line, &cap, f) > 0) {
-			char name[256] = "";
-			unsigned long from, to;
-
-			/* a mapping's first line: "from-to perms offset dev inode [name]" */
-			if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %255s", &from, &to, name) >= 2) {
-				any = true;
-				if (!strcmp(name, "[heap]"))
-					kind = MAP_HEAP;
-				else if (!name[0] || !strcmp(name, "[stack]") || !strncmp(name, "[anon", 5))
-					kind = MAP_ANON;
-				else if (!strcmp(name, "anon_inode:bpf-map"))
-					kind = MAP_BPF;
-				else
-					kind = MAP_FILES;
-			} else if (!strncmp(line, "Rss:", 4)) {
-				kb[kind] += strtol(line + 4, NULL, 10);
-			}
-		}
-		free(line);
-		fclose(f);
-	}
-	if (!any)
+	if (smaps_each(pid, map_count, kb) < 0)
 		for (int k = 0; k < MAP_KINDS; k++)
 			kb[k] = -1;
 }
