@@ -39,7 +39,8 @@ int smaps_each(pid_t pid, void (*fn)(const smaps_map_t *map, void *arg), void *a
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long from, to;
 
-		if (sscanf(line, "%lx-%lx ", &from, &to) == 2) {
+		/* a mapping's first line, "from-to perms ...": not a key ("Rss:"), whose first word ends in ':' */
+		if (!memchr(line, ':', strcspn(line, " ")) && sscanf(line, "%lx-%lx ", &from, &to) == 2) {
 			if (nr++)
 				fn(&map, arg);
 			free(name);

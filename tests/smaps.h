@@ -17,7 +17,8 @@ typedef struct smaps_map {
 
 /*
  * fn for each mapping of pid (0: this process), in address order; the
- * number of mappings, or -1 when smaps cannot be read (the process is gone).
+ * number of mappings, or -1 when smaps cannot be read or lists no mapping
+ * (the process is gone, a zombie, a kernel thread).
  */
 int smaps_each(pid_t pid, void (*fn)(const smaps_map_t *map, void *arg), void *arg);
 

@@ -1504,11 +1504,11 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 		 * A task being reaped ('X') no longer has its parent (0), group or
 		 * session: it is gone, as procfs_probe() finds it, and a process
 		 * first seen so would be placed at the top of the tree.  So is a
-		 * task whose signal handlers were gone when the program read its
-		 * parent: release_task() takes them, and a zombie reaped between
-		 * the program's read of its state and of its parent has 'Z' with
-		 * parent 0: its node's store would take that 0, the symptom of the
-		 * churn tests' rare "unseen" life (new and stale, under no loop).
+		 * task whose signal handlers were gone when the program read it
+		 * (release_task() takes them, after the reaper set 'X'): the
+		 * program reads them before the state, so on x86 such a record
+		 * says 'X' too, but a CPU that reorders loads can pair them with
+		 * 'Z', and the parent the program then leaves 0.
 		 */
 		if (r->stat.state == 'X' || !(r->h.flags & ITER_HAS_SIGHAND)) {
 			errno = ESRCH;
