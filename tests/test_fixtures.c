@@ -404,6 +404,57 @@ static void test_read_while_reaped(void **state)
 	fixture_free(&fx);
 }
 
+/*
+ * The kernel writes a stat line's state first and its parent, group,
+ * session and thread count under the task's signal lock: a task reaped in
+ * between shows the state it had before ('S' here) with a parent of 0, a
+ * group and session of -1 and no thread (seen as a running process's ppid
+ * 0 in the churn tests).  Such a line is not the process's: a process known
+ * is gone, stale under its parent with what the read before gave; one first
+ * listed so vanished before it could be read.
+ */
+static void test_read_while_reaped_running(void **state)
+{
+	fixture_stat_t st;
+	fixture_t fx;
+	vmon_t vmon;
+	vmon_proc_t *p;
+
+	(void)state;
+	fixture_init(&fx);
+	fixture_system(&fx);
+	fixture_proc(&fx, 1, 0, "init", 'S', 5, NULL);
+	fixture_proc(&fx, 100, 1, "parent", 'S', 100, NULL);
+	fixture_proc(&fx, 200, 100, "child", 'S', 200, NULL);
+	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0, all_wants));
+	assert_true(vmon_sample(&vmon));
+	p = must_find(&vmon, 200);
+	assert_int_equal(pstat(p)->ppid, 100);
+
+	for (int pid = 200; pid <= 300; pid += 100) {
+		char path[32];
+
+		fixture_stat_init(&st, pid, 0, "child", 'S', (unsigned long long)pid);
+		fixture_stat_set(&st, 5, "-1");
+		fixture_stat_set(&st, 6, "-1");
+		fixture_stat_set(&st, 20, "0");
+		snprintf(path, sizeof(path), "%d/stat", pid);
+		fixture_stat_write(&fx, path, &st, FIXTURE_STAT_FIELDS, true);
+		snprintf(path, sizeof(path), "%d/task/%d/stat", pid, pid);
+		fixture_stat_write(&fx, path, &st, FIXTURE_STAT_FIELDS, true);
+	}
+	assert_true(vmon_sample(&vmon));
+	assert_true(p->is_stale);
+	assert_ptr_equal(find_child(&vmon, must_find(&vmon, 100), 200), p);
+	assert_int_equal(pstat(p)->ppid, 100);
+	assert_int_equal(pstat(p)->num_threads, 1);
+	assert_int_equal(pstat(p)->pgrp, 200);
+	assert_null(vmon_proc_lookup(&vmon, 300));
+	assert_int_equal(assert_tree_consistent(&vmon), 3);
+	vmon_destroy(&vmon);
+	fixture_free(&fx);
+}
+
 /* explicit mode: a followed child's pid is reused between two samples */
 static void test_pid_reuse_explicit(void **state)
 {
@@ -1276,6 +1327,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_threads),
 		cmocka_unit_test(test_zombie),
 		cmocka_unit_test(test_read_while_reaped),
+		cmocka_unit_test(test_read_while_reaped_running),
 		cmocka_unit_test(test_pid_reuse_explicit),
 		cmocka_unit_test(test_vanish_mid_read),
 		cmocka_unit_test(test_vanish_with_new_parent),

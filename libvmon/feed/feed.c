@@ -528,16 +528,14 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 	if (len <= 0)
 		return -1;
 	/*
-	 * Being reaped: 'X', or a zombie whose parent reads 0.  The kernel
-	 * takes the state before the parent when it writes the line, so a
-	 * zombie reaped in between reads 'Z' with no parent; an exec event
-	 * that took that 0 gave its process's store ppid 0 (the churn tests'
-	 * "unseen" lives, 1 in about 12,000 on a loaded machine).  A zombie
-	 * whose parent is outside our pid namespace reads 0 too: this read
-	 * then says nothing of it, which costs its exec event the name, start
-	 * and parent, never a wrong one.
+	 * Being reaped (stat_ident_reaped()): its parent reads 0, and an exec
+	 * event that took that 0 gave its process's store ppid 0, the churn
+	 * tests' "unseen" lives, 1 in about 12,000 on a loaded machine, hung
+	 * under their parent with a ppid of 0.  It was first seen as 'Z', then
+	 * (once only 'Z' with parent 0 was refused) as 'R' or 'S': the state
+	 * is whatever it was when the kernel began the line.
 	 */
-	if (parse_stat_ident(line, (size_t)len, &id) < 0 || id.state == 'X' || (id.state == 'Z' && id.ppid == 0))
+	if (parse_stat_ident(line, (size_t)len, &id) < 0 || stat_ident_reaped(&id))
 		return -1;
 	if (id.comm_len >= sizeof(st->comm))
 		id.comm_len = sizeof(st->comm) - 1;

@@ -1505,10 +1505,11 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 		 * session: it is gone, as procfs_probe() finds it, and a process
 		 * first seen so would be placed at the top of the tree.  So is a
 		 * task whose signal handlers were gone when the program read it
-		 * (release_task() takes them, after the reaper set 'X'): the
-		 * program reads them before the state, so on x86 such a record
-		 * says 'X' too, but a CPU that reorders loads can pair them with
-		 * 'Z', and the parent the program then leaves 0.
+		 * (release_task() takes them, after the reaper set 'X'), /proc's
+		 * line with no thread (stat_ident_reaped()).  The program reads
+		 * them before the state, so on x86 such a record says 'X' too,
+		 * but a CPU that reorders loads can pair them with 'Z', and the
+		 * parent the program then leaves 0.
 		 */
 		if (r->stat.state == 'X' || !(r->h.flags & ITER_HAS_SIGHAND)) {
 			errno = ESRCH;

@@ -100,16 +100,12 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	if (parse_stat_ident(line->data, line->len, &id) < 0)
 		return -1;
 	/*
-	 * A task being reaped reads 'X', with its parent as 0 and its group
+	 * A task being reaped (stat_ident_reaped(): 'X', or its state from
+	 * before the reap with no thread) reads its parent as 0 and its group
 	 * and session as -1 (the kernel no longer knows them): it is gone, and
 	 * its last data is what was read before, not that.
 	 */
-	if (id.state == 'X') {
-		errno = ESRCH;
-		return -1;
-	}
-	/* ... or a zombie reaped between the kernel's reads of its state and its parent (feed_read_stat()) */
-	if (id.state == 'Z' && id.ppid == 0 && node->identified && node->line.ppid != 0) {
+	if (stat_ident_reaped(&id)) {
 		errno = ESRCH;
 		return -1;
 	}

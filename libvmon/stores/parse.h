@@ -20,6 +20,18 @@ typedef struct stat_ident {
 } stat_ident_t;
 
 int parse_stat_ident(const char *line, size_t len, stat_ident_t *id);
+/*
+ * The line of a task being reaped, which is no longer the task's: state
+ * 'X', or no thread.  The kernel writes the state first and the parent,
+ * group, session and thread count under the task's signal lock, which a
+ * reaped task no longer has: a task reaped while its line was written shows
+ * the state it had ('R', 'S', 'Z'), with parent 0, group and session -1 and
+ * 0 threads, where a live task has at least one.
+ */
+static inline bool stat_ident_reaped(const stat_ident_t *id)
+{
+	return id->state == 'X' || id->num_threads == 0;
+}
 int parse_store(const vmon_field_t *fields, int fields_nr, vmon_source_t source, const char *file,
 		const char *text, size_t len, void *store, char *changed, char *present, bool first);
 int parse_stat_rest(const vmon_field_t *fields, int fields_nr, const char *rest, size_t len,
