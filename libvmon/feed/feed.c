@@ -523,19 +523,26 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 	fd = openat(vmon->internal->proc_fd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	len = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
 	/*
-	 * Being reaped (stat_ident_reaped()): its parent reads 0, and an exec
-	 * event that took that 0 gave its process's store ppid 0, the churn
-	 * tests' "unseen" lives, 1 in about 12,000 on a loaded machine, hung
-	 * under their parent with a ppid of 0.  It was first seen as 'Z', then
-	 * (once only 'Z' with parent 0 was refused) as 'R' or 'S': the state
-	 * is whatever it was when the kernel began the line.
+	 * A line of a task being reaped (stat_ident_reaped()) says nothing true
+	 * of it: its parent reads 0, which an exec event once gave its store
+	 * (the churn tests' "unseen" lives, hung under their parent with a ppid
+	 * of 0).  It is read once more, as procfs_probe() does (read_ident()):
+	 * it may be the old leader's, reaped as another thread's exec took
+	 * the pid.
 	 */
-	if (parse_stat_ident(line, (size_t)len, &id) < 0 || stat_ident_reaped(&id))
+	for (int tries = 0; tries < 2; tries++) {
+		len = pread(fd, line, sizeof(line) - 1, 0);
+		if (len <= 0 || parse_stat_ident(line, (size_t)len, &id) < 0) {
+			len = -1;
+			break;
+		}
+		if (!stat_ident_reaped(&id))
+			break;
+		len = -1;
+	}
+	close(fd);
+	if (len < 0)
 		return -1;
 	if (id.comm_len >= sizeof(st->comm))
 		id.comm_len = sizeof(st->comm) - 1;
@@ -589,7 +596,7 @@ static bool process_gone(vmon_t *vmon, proc_node_t *node)
 
 	if (feed_read_stat(vmon, node->pub.pid, &st) < 0 || !node_start_matches(node, st.start))
 		return true;
-	return (st.state == 'Z' || st.state == 'X') && st.num_threads <= 1;
+	return st.state == 'Z' && st.num_threads == 1;
 }
 
 /*
@@ -822,7 +829,7 @@ static bool stream_exit_counts(vmon_t *vmon, feed_t *f, size_t i, vmon_event_t *
 {
 	feed_stat_t st;
 
-	if (feed_read_stat(vmon, ev->pid, &st) == 0 && !((st.state == 'Z' || st.state == 'X') && st.num_threads <= 1))
+	if (feed_read_stat(vmon, ev->pid, &st) == 0 && !(st.state == 'Z' && st.num_threads == 1))
 		return false;
 	for (size_t j = i + 1; ev->tid == ev->pid && j < f->q_nr; j++) {
 		const feed_event_t *t = &f->q[j];

@@ -39,6 +39,33 @@ static bool probe_by_name(vmon_t *vmon, proc_node_t *node)
 }
 
 /*
+ * The stat line at fd, parsed for the fields the tree needs: 0, or -1 with
+ * ESRCH for a task being reaped (stat_ident_reaped(): 'X', or its state
+ * from before the reap with no thread, its parent read as 0 and its group
+ * and session as -1, which the kernel no longer knows).  Such a line is
+ * read once more: when a thread other than the leader execs, de_thread()
+ * gives it the leader's pid and then reaps the old leader, so for a moment
+ * the pid's line is the reaped leader's while the process lives on; the
+ * second read is the new leader's, and a task really reaped reads ESRCH.
+ */
+static int read_ident(vmon_t *vmon, int fd, buf_t *line, stat_ident_t *id)
+{
+	for (int tries = 0; tries < 2; tries++) {
+		if (procfs_read_fd(vmon, fd, "stat", line) < 0) {
+			errno = procfs_gone_errno(errno);
+			return -1;
+		}
+		/* the few fields the tree needs, parsed here once for every want */
+		if (parse_stat_ident(line->data, line->len, id) < 0)
+			return -1;
+		if (!stat_ident_reaped(id))
+			return 0;
+	}
+	errno = ESRCH;
+	return -1;
+}
+
+/*
  * The first read of a node in every pass: its stat line, which proves it is
  * still the process we knew (a pid with another start time is a reused pid:
  * ESTALE) and gives its parent, state and thread count for building the
@@ -50,16 +77,13 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 	vmon_proc_stat_t *stat = node_store(vmon, node, VMON_STORE_PROC_STAT);
 	buf_t *line = &in->stat_line;
 	stat_ident_t id;
-	int fd;
+	int fd, r;
 
 	if (!stat)
 		return -1;
 
 	if (stat->stat_fd >= 0) {
-		if (procfs_read_fd(vmon, stat->stat_fd, "stat", line) < 0) {
-			errno = procfs_gone_errno(errno);
-			return -1;
-		}
+		fd = stat->stat_fd;
 	} else {
 		int dir = probe_by_name(vmon, node) ? in->proc_fd : procfs_node_dir(vmon, node, false);
 		char path[48];
@@ -83,32 +107,19 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 			errno = procfs_gone_errno(errno);
 			return -1;
 		}
-		if (procfs_read_fd(vmon, fd, "stat", line) < 0) {
-			int err = procfs_gone_errno(errno);
+	}
+	r = read_ident(vmon, fd, line, &id);
+	if (fd != stat->stat_fd) {
+		int err = errno;
 
-			close(fd);
-			errno = err;
-			return -1;
-		}
-		if (procfs_hold_hot(vmon, node, true))
+		if (r == 0 && procfs_hold_hot(vmon, node, true))
 			stat->stat_fd = fd;
 		else
 			close(fd);
+		errno = err;
 	}
-
-	/* the few fields the tree needs, parsed here once for every want */
-	if (parse_stat_ident(line->data, line->len, &id) < 0)
+	if (r < 0)
 		return -1;
-	/*
-	 * A task being reaped (stat_ident_reaped(): 'X', or its state from
-	 * before the reap with no thread) reads its parent as 0 and its group
-	 * and session as -1 (the kernel no longer knows them): it is gone, and
-	 * its last data is what was read before, not that.
-	 */
-	if (stat_ident_reaped(&id)) {
-		errno = ESRCH;
-		return -1;
-	}
 	node->line.state = id.state;
 	if (node->identified && !node_start_matches(node, id.start)) {
 		errno = ESTALE;

@@ -13,7 +13,7 @@ const char *parse_stat_fields(const char *line, size_t len, const char **comm, s
 typedef struct stat_ident {
 	const char		*comm;		/* into the line, without its parentheses, not terminated */
 	size_t			comm_len;
-	char			state;		/* 'X': being reaped, its other fields no longer true */
+	char			state;		/* a task being reaped: see stat_ident_reaped() */
 	int			ppid;
 	int			num_threads;
 	unsigned long long	start;		/* in ticks since boot */
@@ -26,7 +26,9 @@ int parse_stat_ident(const char *line, size_t len, stat_ident_t *id);
  * group, session and thread count under the task's signal lock, which a
  * reaped task no longer has: a task reaped while its line was written shows
  * the state it had ('R', 'S', 'Z'), with parent 0, group and session -1 and
- * 0 threads, where a live task has at least one.
+ * 0 threads, where a live task has at least one.  The task is gone; its
+ * pid may not be, for a moment, when another thread's exec took it (the
+ * readers read such a line once more: read_ident(), procfs_source.c).
  */
 static inline bool stat_ident_reaped(const stat_ident_t *id)
 {
