@@ -516,7 +516,7 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 {
 	char path[32], line[1024];
 	stat_ident_t id;
-	ssize_t len;
+	ssize_t len = -1;
 	int fd;
 
 	snprintf(path, sizeof(path), "%d/stat", pid);
