@@ -1437,6 +1437,22 @@ static void iter_listed_check(vmon_t *vmon)
 }
 
 /*
+ * Is the record a task's being reaped ('X')?  Such a task no longer has its
+ * parent (0), group or session, and a process first seen so would be placed
+ * at the top of the tree.  So is a task whose signal handlers were gone when
+ * the program read it (release_task() takes them, after the reaper set
+ * 'X'), as /proc's line with no thread is (stat_ident_reaped()).  The
+ * program reads them before the state, so on x86 such a record says 'X'
+ * too, but a CPU that reorders loads can pair them with 'Z', and the parent
+ * the program then leaves 0.  (NULL, a record that could not be unpacked:
+ * /proc, as for a reaped one.)
+ */
+static bool rec_reaped(const struct iter_rec *r)
+{
+	return !r || r->stat.state == 'X' || !(r->h.flags & ITER_HAS_SIGHAND);
+}
+
+/*
  * Does the slot keep what the node's pass takes from it: its record, and
  * for a process its threads' (group_of())?  A slot drops its record only
  * when its node, having taken it, takes nothing from it while it stays
@@ -1486,9 +1502,14 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 	 * A record dropped that this node needs (it missed a pass, it retries,
 	 * it is new): /proc for this pass, as for a task the records do not
 	 * show, and the next read sends the record whole.  The node's gen
-	 * stays: its next pass takes the record.
+	 * stays: its next pass takes the record.  So too a record of a task
+	 * being reaped (rec_reaped()): it proves the task gone, not the pid.
+	 * When a thread other than the leader execs, de_thread() gives it the
+	 * leader's pid and then releases the old leader, whose record the
+	 * program may have read: /proc's line, read twice where it looks
+	 * reaped (procfs_probe()), is the new leader's, or ESRCH.
 	 */
-	if (!records_kept(it, i, node, same, s)) {
+	if (!records_kept(it, i, node, same, s) || (!same && rec_reaped(rec_of(it, i)))) {
 		held_forget(it, i);
 		return procfs_probe(vmon, node);
 	}
@@ -1500,21 +1521,6 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 		node->ran.answer = 0;
 	} else {
 		r = rec_of(it, i);
-		/*
-		 * A task being reaped ('X') no longer has its parent (0), group or
-		 * session: it is gone, as procfs_probe() finds it, and a process
-		 * first seen so would be placed at the top of the tree.  So is a
-		 * task whose signal handlers were gone when the program read it
-		 * (release_task() takes them, after the reaper set 'X'), /proc's
-		 * line with no thread (stat_ident_reaped()).  The program reads
-		 * them before the state, so on x86 such a record says 'X' too,
-		 * but a CPU that reorders loads can pair them with 'Z', and the
-		 * parent the program then leaves 0.
-		 */
-		if (r->stat.state == 'X' || !(r->h.flags & ITER_HAS_SIGHAND)) {
-			errno = ESRCH;
-			return -1;
-		}
 		if (node->life.confirmed && !node_start_matches(node, r->stat.start)) {
 			errno = ESTALE;
 			return -1;
