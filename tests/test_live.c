@@ -2,7 +2,7 @@
  * test_live.c: libvmon on the real /proc, against children the test spawns
  * and drives (puppet.h): fork trees in explicit mode (PROC_FOLLOW_CHILDREN)
  * and in PROC_ALL, exec, threads coming and going (PROC_FOLLOW_THREADS),
- * exit and zombies, re-parenting to a subreaper and to init, PID and thread
+ * exit and zombies, a read that finds a live process gone, re-parenting to a subreaper and to init, PID and thread
  * id reuse in a PID namespace of our own (root), callbacks and 2PASS,
  * unmonitor from a callback, another user's io (EACCES) and exe, and
  * escaping in the dump.  What the library reports is checked against what
@@ -36,9 +36,29 @@
 /*
  * openat() as libvmon calls it, through this definition (the executable's
  * symbol comes first): a process's /proc directory can be made to fail with
- * EIO, the way a process that is there but cannot be read looks.
+ * EIO, the way a process that is there but cannot be read looks; and one
+ * file of a process, opened by its name in the process's directory, can
+ * fail once with ESRCH, the way a read in the moment a thread's exec moves
+ * the pid looks (test_gone_read_of_live_process()).
  */
 static int unreadable_pid;
+static int gone_once_pid, gone_once_done;
+static const char *gone_once_name;
+
+/* is dir_fd the /proc directory of pid? */
+static int dir_is_pid(int dir_fd, int pid)
+{
+	char link[32], want[32], target[64];
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dir_fd);
+	snprintf(want, sizeof(want), "/proc/%d", pid);
+	len = readlink(link, target, sizeof(target) - 1);
+	if (len < 0)
+		return 0;
+	target[len] = '\0';
+	return !strcmp(target, want);
+}
 
 int openat(int dir_fd, const char *path, int flags, ...)
 {
@@ -54,6 +74,12 @@ int openat(int dir_fd, const char *path, int flags, ...)
 	snprintf(dir, sizeof(dir), "%d", unreadable_pid);
 	if (unreadable_pid && (!strcmp(path, dir) || (!strncmp(path, dir, strlen(dir)) && path[strlen(dir)] == '/'))) {
 		errno = EIO;
+		return -1;
+	}
+	if (gone_once_pid && !strcmp(path, gone_once_name) && dir_is_pid(dir_fd, gone_once_pid)) {
+		gone_once_pid = 0;
+		gone_once_done++;
+		errno = ESRCH;
 		return -1;
 	}
 	return (int)syscall(SYS_openat, dir_fd, path, flags, mode);
@@ -129,6 +155,8 @@ static char pidns_dir[64];
 
 static int teardown(void **state)
 {
+	gone_once_pid = 0;
+	gone_once_done = 0;
 	puppets_cleanup();
 	if (pidns_dir[0])
 		rmdir(pidns_dir);
@@ -578,6 +606,58 @@ static void test_exit_and_zombie(void **state)
 	assert_true(list_empty(&vmon.processes));
 	vmon_destroy(&vmon);
 	assert_int_equal(dtors(a.pid), 1);
+}
+
+/*
+ * A read of one of its files finds the process gone (ESRCH) while its stat
+ * line shows it lives on, as a read can in the moment one of its threads
+ * execs (the kernel moves the pid to that thread and releases the old
+ * leader): the node stays, its store says EAGAIN, and the next sample reads
+ * the store whole.  A process really gone is still ended (the end of this
+ * test, and test_exit_and_zombie()).
+ */
+static void test_gone_read_of_live_process(void **state)
+{
+	puppet_t a;
+	vmon_t vmon;
+	vmon_proc_t *na;
+	char cmdline[4096], path[64];
+	ssize_t len;
+	int status;
+
+	puppet_spawn(&a);
+	live_init(&vmon, NULL, VMON_FLAG_NONE, VMON_WANT_PROC_STAT, -1);
+	na = vmon_proc_monitor(&vmon, a.pid, VMON_WANT_PROC_INHERIT, NULL, NULL);
+	assert_non_null(na);
+	/* its first sample reads cmdline (whichever source samples it): that open fails */
+	gone_once_name = "cmdline";
+	gone_once_pid = a.pid;
+	sample(&vmon);
+	assert_int_equal(gone_once_done, 1);
+	assert_false(na->is_stale);
+	assert_ptr_equal(must_find(&vmon, a.pid), na);
+	assert_int_equal(na->errors[VMON_STORE_PROC_STAT], EAGAIN);
+	assert_int_equal(pstat(na)->pid, a.pid);
+	assert_int_equal(ctors(a.pid), 1);
+
+	sample(&vmon);
+	assert_int_equal(na->errors[VMON_STORE_PROC_STAT], 0);
+	assert_false(na->is_stale);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", a.pid);
+	len = read_file(path, cmdline, sizeof(cmdline));
+	assert_true(len > 0);
+	assert_true(BITTEST(pstat(na)->present, VMON_PROC_STAT_CMDLINE));
+	assert_int_equal(pstat(na)->cmdline.len, (size_t)len);
+	assert_memory_equal(pstat(na)->cmdline.array, cmdline, (size_t)len);
+
+	/* gone for real (reaped): ended, not EAGAIN */
+	puppet_exit(&a, 0);
+	assert_int_equal(waitpid(a.pid, &status, 0), a.pid);
+	sample(&vmon);
+	assert_null(vmon_proc_lookup(&vmon, a.pid));
+	assert_int_equal(na->errors[VMON_STORE_PROC_STAT], 0);
+	vmon_proc_unmonitor(&vmon, na, NULL, NULL);
+	vmon_destroy(&vmon);
 }
 
 /* a middle process dies: its child goes to the followed subreaper above it, the same node */
@@ -1408,6 +1488,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_threads, teardown),
 		cmocka_unit_test_teardown(test_io_of_exited_thread, teardown),
 		cmocka_unit_test_teardown(test_exit_and_zombie, teardown),
+		cmocka_unit_test_teardown(test_gone_read_of_live_process, teardown),
 		cmocka_unit_test_teardown(test_reparent_to_subreaper, teardown),
 		cmocka_unit_test_teardown(test_reparent_to_init, teardown),
 		cmocka_unit_test_teardown(test_pid_reuse, teardown),

@@ -542,12 +542,19 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 		if (r < 0) {
 			int err = errno;
 
-			if (err == ESRCH) {
+			if (err == ESRCH && !procfs_node_alive(vmon, node)) {
 				/* it died while we read it: what was read stays, as its last data */
 				procfs_node_done(vmon, node);
 				node_end(vmon, node);
 				return SAMPLED_STALE;
 			}
+			/*
+			 * A read that found the task gone while its stat line says it
+			 * lives on (a thread's exec: procfs_node_alive()) missed it
+			 * for a moment: the store is read whole again next pass.
+			 */
+			if (err == ESRCH)
+				err = EAGAIN;
 			proc->errors[i] = err;
 			in->stats.errors++;
 			if (transient(err))

@@ -23,6 +23,8 @@ void procfs_close_dir(vmon_t *vmon, proc_node_t *node);
 bool procfs_hold(vmon_t *vmon);
 /* the source's half (procfs_source.c) */
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
+/* is the node's task still the one we knew (its stat line now)?  false on a fixture */
+bool procfs_node_alive(vmon_t *vmon, proc_node_t *node);
 int procfs_list(vmon_t *vmon, bool wanted);
 /* procfs_list(), wanted, that also gives the pids of the first `max` nodes it made (*made: how many it made) */
 int procfs_list_made(vmon_t *vmon, int *pids, int max, int *made);

@@ -66,6 +66,36 @@ static int read_ident(vmon_t *vmon, int fd, buf_t *line, stat_ident_t *id)
 }
 
 /*
+ * Is the node's task still the one we knew?  Asked when a read of one of its
+ * files said it is gone (ESRCH), before the node is ended.  When a thread
+ * other than the leader execs, de_thread() moves the leader's pid to it and
+ * releases the old leader, and a file of the process read in that moment can
+ * fail so while the process lives on: with the task iterator, whose records
+ * are read at the start of the pass, a wchan read did for 6 of 24,000 such
+ * execs.  The stat line, opened afresh by its path and read as the probe
+ * reads it (read_ident()), settles it: the same start time, and not a task
+ * being reaped.  A fixture's files do not die: there a read that says gone
+ * is taken at its word.
+ */
+bool procfs_node_alive(vmon_t *vmon, proc_node_t *node)
+{
+	struct _vmon_internal *in = vmon->internal;
+	stat_ident_t id;
+	char path[48];
+	int fd, r;
+
+	if (!in->proc_is_live || !node->identified)
+		return false;
+	strcpy(procfs_node_path(node, path), "/stat");
+	fd = procfs_openat(vmon, in->proc_fd, path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	r = read_ident(vmon, fd, &in->buf, &id);
+	close(fd);
+	return r == 0 && node_start_matches(node, id.start);
+}
+
+/*
  * The first read of a node in every pass: its stat line, which proves it is
  * still the process we knew (a pid with another start time is a reused pid:
  * ESTALE) and gives its parent, state and thread count for building the
