@@ -43,6 +43,7 @@
  */
 static int unreadable_pid;
 static int gone_once_pid, gone_once_done;
+static bool gone_once_reap;	/* ... and is gone for real first: killed and reaped */
 static const char *gone_once_name;
 
 /* is dir_fd the /proc directory of pid? */
@@ -77,6 +78,10 @@ int openat(int dir_fd, const char *path, int flags, ...)
 		return -1;
 	}
 	if (gone_once_pid && !strcmp(path, gone_once_name) && dir_is_pid(dir_fd, gone_once_pid)) {
+		if (gone_once_reap) {
+			kill(gone_once_pid, SIGKILL);
+			waitpid(gone_once_pid, NULL, 0);
+		}
 		gone_once_pid = 0;
 		gone_once_done++;
 		errno = ESRCH;
@@ -157,6 +162,7 @@ static int teardown(void **state)
 {
 	gone_once_pid = 0;
 	gone_once_done = 0;
+	gone_once_reap = false;
 	puppets_cleanup();
 	if (pidns_dir[0])
 		rmdir(pidns_dir);
@@ -613,17 +619,15 @@ static void test_exit_and_zombie(void **state)
  * line shows it lives on, as a read can in the moment one of its threads
  * execs (the kernel moves the pid to that thread and releases the old
  * leader): the node stays, its store says EAGAIN, and the next sample reads
- * the store whole.  A process really gone is still ended (the end of this
- * test, and test_exit_and_zombie()).
+ * it again.  A process gone for real when its read fails is ended.
  */
 static void test_gone_read_of_live_process(void **state)
 {
-	puppet_t a;
+	puppet_t a, b;
 	vmon_t vmon;
-	vmon_proc_t *na;
+	vmon_proc_t *na, *nb;
 	char cmdline[4096], path[64];
 	ssize_t len;
-	int status;
 
 	puppet_spawn(&a);
 	live_init(&vmon, NULL, VMON_FLAG_NONE, VMON_WANT_PROC_STAT, -1);
@@ -650,13 +654,61 @@ static void test_gone_read_of_live_process(void **state)
 	assert_int_equal(pstat(na)->cmdline.len, (size_t)len);
 	assert_memory_equal(pstat(na)->cmdline.array, cmdline, (size_t)len);
 
-	/* gone for real (reaped): ended, not EAGAIN */
-	puppet_exit(&a, 0);
-	assert_int_equal(waitpid(a.pid, &status, 0), a.pid);
-	sample(&vmon);
-	assert_null(vmon_proc_lookup(&vmon, a.pid));
-	assert_int_equal(na->errors[VMON_STORE_PROC_STAT], 0);
 	vmon_proc_unmonitor(&vmon, na, NULL, NULL);
+
+	/* gone for real (killed and reaped just before the failing open): ended in that sample */
+	puppet_spawn(&b);
+	nb = vmon_proc_monitor(&vmon, b.pid, VMON_WANT_PROC_INHERIT, NULL, NULL);
+	assert_non_null(nb);
+	gone_once_reap = true;
+	gone_once_pid = b.pid;
+	sample(&vmon);
+	assert_int_equal(gone_once_done, 2);
+	assert_null(vmon_proc_lookup(&vmon, b.pid));
+	assert_int_not_equal(nb->errors[VMON_STORE_PROC_STAT], EAGAIN);
+	vmon_proc_unmonitor(&vmon, nb, NULL, NULL);
+	vmon_destroy(&vmon);
+}
+
+/*
+ * A task without memory reads ESRCH from smaps_rollup (a kernel thread, a
+ * zombie): it is not gone, its rollup fields are absent, and that is no
+ * error, sample after sample.
+ */
+static void test_rollup_without_memory(void **state)
+{
+	puppet_t a;
+	vmon_t vmon;
+	vmon_proc_t *kthreadd, *na;
+
+	puppet_spawn(&a);
+	live_init(&vmon, NULL, VMON_FLAG_NONE, VMON_WANT_PROC_STAT | VMON_WANT_PROC_ROLLUP, -1);
+	kthreadd = vmon_proc_monitor(&vmon, 2, VMON_WANT_PROC_INHERIT, NULL, NULL);
+	na = vmon_proc_monitor(&vmon, a.pid, VMON_WANT_PROC_INHERIT, NULL, NULL);
+	assert_non_null(na);
+	sample(&vmon);
+	assert_int_equal(na->errors[VMON_STORE_PROC_ROLLUP], 0);
+	assert_true(BITTEST(((vmon_proc_rollup_t *)na->stores[VMON_STORE_PROC_ROLLUP])->present,
+			    VMON_PROC_ROLLUP_PSS_KB));
+	puppet_exit(&a, 0);
+	wait_field(a.pid, 3, 'Z');
+	for (int i = 0; i < 3; i++) {
+		sample(&vmon);
+		if (kthreadd) {
+			/* (no pid 2 in a PID namespace without kthreadd: the zombie alone) */
+			assert_false(kthreadd->is_stale);
+			assert_ptr_equal(must_find(&vmon, 2), kthreadd);
+			assert_int_equal(kthreadd->errors[VMON_STORE_PROC_ROLLUP], 0);
+			assert_false(BITTEST(((vmon_proc_rollup_t *)kthreadd->stores[VMON_STORE_PROC_ROLLUP])->present,
+					     VMON_PROC_ROLLUP_PSS_KB));
+		}
+		assert_false(na->is_stale);
+		assert_ptr_equal(must_find(&vmon, a.pid), na);
+		assert_int_equal(pstat(na)->state, 'Z');
+		assert_int_equal(na->errors[VMON_STORE_PROC_ROLLUP], 0);
+		assert_false(BITTEST(((vmon_proc_rollup_t *)na->stores[VMON_STORE_PROC_ROLLUP])->present,
+				     VMON_PROC_ROLLUP_PSS_KB));
+	}
 	vmon_destroy(&vmon);
 }
 
@@ -1489,6 +1541,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_io_of_exited_thread, teardown),
 		cmocka_unit_test_teardown(test_exit_and_zombie, teardown),
 		cmocka_unit_test_teardown(test_gone_read_of_live_process, teardown),
+		cmocka_unit_test_teardown(test_rollup_without_memory, teardown),
 		cmocka_unit_test_teardown(test_reparent_to_subreaper, teardown),
 		cmocka_unit_test_teardown(test_reparent_to_init, teardown),
 		cmocka_unit_test_teardown(test_pid_reuse, teardown),

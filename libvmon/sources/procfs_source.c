@@ -73,26 +73,31 @@ static int read_ident(vmon_t *vmon, int fd, buf_t *line, stat_ident_t *id)
  * fail so while the process lives on: with the task iterator, whose records
  * are read at the start of the pass, a wchan read did for 6 of 24,000 such
  * execs.  The stat line, opened afresh by its path and read as the probe
- * reads it (read_ident()), settles it: the same start time, and not a task
- * being reaped.  A fixture's files do not die: there a read that says gone
- * is taken at its word.
+ * reads it (read_ident(): twice where it looks reaped), settles it: gone
+ * when it is not there (ENOENT, ESRCH), is a reaped task's or has another
+ * start time.  Any other failure (no fd, no memory) proves nothing: alive,
+ * and the next pass's probe tells.  A fixture's files do not die: there a
+ * read that says gone is taken at its word.
  */
 bool procfs_node_alive(vmon_t *vmon, proc_node_t *node)
 {
 	struct _vmon_internal *in = vmon->internal;
 	stat_ident_t id;
 	char path[48];
-	int fd, r;
+	int fd, r, err;
 
-	if (!in->proc_is_live || !node->identified)
+	if (!in->proc_is_live)
 		return false;
 	strcpy(procfs_node_path(node, path), "/stat");
 	fd = procfs_openat(vmon, in->proc_fd, path, O_RDONLY);
 	if (fd < 0)
-		return false;
+		return procfs_gone_errno(errno) != ESRCH;
 	r = read_ident(vmon, fd, &in->buf, &id);
+	err = errno;
 	close(fd);
-	return r == 0 && node_start_matches(node, id.start);
+	if (r < 0)
+		return err != ESRCH;
+	return node_start_matches(node, id.start);
 }
 
 /*

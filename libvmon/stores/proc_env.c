@@ -26,12 +26,6 @@
 
 #define FIELD(_sym) (&vmon_proc_store_descs[VMON_STORE_PROC_ENV].fields[_sym])
 
-/* the node's own directory still reads: the task is not reaped (a read through it fails once it is) */
-static bool still_there(vmon_t *vmon, proc_node_t *node)
-{
-	return procfs_read(vmon, node, "stat", NULL, &vmon->internal->buf) == 0;
-}
-
 static int sample_environ(vmon_t *vmon, proc_node_t *node, vmon_proc_env_t *s, bool first)
 {
 	buf_t *buf = &vmon->internal->buf;
@@ -89,7 +83,7 @@ int proc_env_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	r = sample_environ(vmon, node, s, first);
 	if (r < 0) {
 		err = errno;
-		if (err == ESRCH && !still_there(vmon, node))
+		if (err == ESRCH && !procfs_node_alive(vmon, node))
 			return (errno = ESRCH, -1);
 		if (err == ESRCH)
 			err = 0;	/* no memory, so no environment: a kernel thread, a zombie */

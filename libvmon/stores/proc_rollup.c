@@ -4,7 +4,8 @@
  * of the process, so it is read only for the nodes that want it, and at
  * every sample: a page others map or unmap moves a process's PSS without
  * the process running, and no cheaper file shows that.  A kernel thread's
- * (and a zombie's) is empty: its fields are absent, and that is no error.
+ * (and a zombie's) is empty or reads ESRCH: its fields are absent, and that
+ * is no error.
  */
 #include "config.h"
 
@@ -44,6 +45,13 @@ int proc_rollup_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (procfs_read(vmon, node, "smaps_rollup", NULL, buf) < 0) {
 		int err = errno;
 
+		/*
+		 * A task without memory (a kernel thread, a zombie, a process
+		 * whose leader exited) reads ESRCH here: gone only if its stat
+		 * line says so too, else its fields are absent, no error.
+		 */
+		if (err == ESRCH && procfs_node_alive(vmon, node))
+			return clear_all(s) ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
 		if (err != ESRCH)
 			clear_all(s);
 		errno = err;
