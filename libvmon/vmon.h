@@ -197,7 +197,9 @@ typedef struct _vmon_sys_stat_t {
 typedef enum _vmon_sys_vm_sym_t {
 #define VMON_ENUM_SYMBOLS
 #include "defs/sys_vm.def"
-	VMON_SYS_VM_NR
+	VMON_SYS_VM_NR,
+	/* the original libvmon's name of DirectMap2M's symbol (its meminfo said DirectMap4M) */
+	VMON_SYS_VM_DIRECTMAP_4M_KB = VMON_SYS_VM_DIRECTMAP_2M_KB
 } vmon_sys_vm_sym_t;
 
 typedef struct _vmon_sys_vm_t {
@@ -206,6 +208,13 @@ typedef struct _vmon_sys_vm_t {
 	char	present[BITNSLOTS(VMON_SYS_VM_NR)];
 #define VMON_DECLARE_MEMBERS
 #include "defs/sys_vm.def"
+	/*
+	 * The original libvmon's spelling of committed_as_kb, for its clients:
+	 * a copy the library keeps equal to it (sys_vm_names_of_old()), not a
+	 * field of the table (its changed and present bits are
+	 * committed_as_kb's).
+	 */
+	unsigned long	commited_as_kb;
 } vmon_sys_vm_t;
 
 /* libvmon 1: system load (/proc/loadavg) */

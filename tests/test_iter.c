@@ -20,6 +20,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <signal.h>
@@ -233,6 +234,7 @@ static enum cmp how(int store, int sym)
 	case VMON_PROC_STAT_CSTIME: case VMON_PROC_STAT_CGUEST_TIME:
 		return CMP_GROWS;
 	case VMON_PROC_STAT_STATE: case VMON_PROC_STAT_PROCESSOR: case VMON_PROC_STAT_WCHAN:
+	case VMON_PROC_STAT_WCHAN_ADDR:
 		return CMP_MOVES;
 	default:
 		return CMP_EXACT;
@@ -775,35 +777,10 @@ static bool one_left(void *arg)
 	return all_sleeping((pid_t)(intptr_t)arg, 1);
 }
 
-/* field 33 of /proc/PID/stat: the ignored signals */
-static unsigned long long proc_sigignore(pid_t pid)
-{
-	char path[64], line[1024], *p;
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(line, sizeof(line), f));
-	fclose(f);
-	p = strrchr(line, ')');
-	assert_non_null(p);
-	/* after ") ": field 3 (state) is the first */
-	p += 2;
-	for (int field = 3; field < 33; field++) {
-		p = strchr(p, ' ');
-		assert_non_null(p);
-		p++;
-	}
-	assert_int_equal(sscanf(p, "%llu", &v), 1);
-	return v;
-}
-
 static void test_handler_changed_by_thread(void **state)
 {
 	int go[2];
-	unsigned long long count;
+	unsigned long long count, sigignore;
 	vmon_t it;
 	pid_t pid;
 
@@ -826,10 +803,12 @@ static void test_handler_changed_by_thread(void **state)
 	assert_true(wait_for(one_left, (void *)(intptr_t)pid, 30000));
 	assert_true(vmon_sample(&it));
 	assert_int_equal(run_count(pid), count);	/* the main thread slept through it */
-	assert_true(proc_sigignore(pid) & (1ULL << (SIGPIPE - 1)));
-	assert_int_equal(pstat(must_find(&it, pid))->sigignore, proc_sigignore(pid));
+	sigignore = proc_stat_field(pid, 33);	/* the ignored signals */
+	assert_int_not_equal(sigignore, ULLONG_MAX);
+	assert_true(sigignore & (1ULL << (SIGPIPE - 1)));
+	assert_int_equal(pstat(must_find(&it, pid))->sigignore, sigignore);
 	assert_true(vmon_sample(&it));
-	assert_int_equal(pstat(must_find(&it, pid))->sigignore, proc_sigignore(pid));
+	assert_int_equal(pstat(must_find(&it, pid))->sigignore, sigignore);
 
 	vmon_destroy(&it);
 	reap(pid, SIGKILL);

@@ -531,6 +531,9 @@ static void test_exe(void **state)
 	finish(&fx, &vmon);
 }
 
+/* the fields read from cmdline: the text, and argc and argv built on it */
+static const int cmdline_syms[] = { VMON_PROC_STAT_CMDLINE, VMON_PROC_STAT_ARGC, VMON_PROC_STAT_ARGV };
+
 /* a cmdline that cannot be read is an error, and absent with argv: not the old arguments */
 static void test_cmdline_unreadable(void **state)
 {
@@ -554,9 +557,9 @@ static void test_cmdline_unreadable(void **state)
 	assert_int_equal(pstat(p)->cmdline.len, 0);
 	assert_int_equal(pstat(p)->argc, 0);
 	assert_null(pstat(p)->argv[0]);
-	for (int sym = VMON_PROC_STAT_CMDLINE; sym <= VMON_PROC_STAT_ARGV; sym++) {
-		assert_false(BITTEST(pstat(p)->present, sym));
-		assert_true(BITTEST(pstat(p)->changed, sym));
+	for (size_t i = 0; i < sizeof(cmdline_syms) / sizeof(cmdline_syms[0]); i++) {
+		assert_false(BITTEST(pstat(p)->present, cmdline_syms[i]));
+		assert_true(BITTEST(pstat(p)->changed, cmdline_syms[i]));
 	}
 	/* the rest of the store is read as ever */
 	assert_string_equal(pstat(p)->comm.array, "other");
@@ -567,9 +570,9 @@ static void test_cmdline_unreadable(void **state)
 	write_stat(&fx, &st);
 	assert_true(vmon_sample(&vmon));
 	assert_int_equal(p->errors[VMON_STORE_PROC_STAT], EISDIR);
-	for (int sym = VMON_PROC_STAT_CMDLINE; sym <= VMON_PROC_STAT_ARGV; sym++) {
-		assert_false(BITTEST(pstat(p)->present, sym));
-		assert_false(BITTEST(pstat(p)->changed, sym));
+	for (size_t i = 0; i < sizeof(cmdline_syms) / sizeof(cmdline_syms[0]); i++) {
+		assert_false(BITTEST(pstat(p)->present, cmdline_syms[i]));
+		assert_false(BITTEST(pstat(p)->changed, cmdline_syms[i]));
 	}
 	finish(&fx, &vmon);
 }

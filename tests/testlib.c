@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
@@ -672,17 +673,24 @@ char proc_state(pid_t pid)
 	return p ? *p : '?';
 }
 
-unsigned long long proc_start(pid_t pid)
+unsigned long long proc_stat_field(pid_t pid, int n)
 {
 	char buf[1024];
 	const char *p = stat_after_comm(pid, buf, sizeof(buf));
 
-	/* fields 3..22: the start time is the 20th */
-	for (int field = 3; p && field < 22; field++) {
+	/* p is at field 3 (the state): a space before each of the next */
+	for (int field = 3; p && field < n; field++) {
 		p = strchr(p, ' ');
 		p = p ? p + 1 : NULL;
 	}
-	return p ? strtoull(p, NULL, 10) : 0;
+	return p && *p >= '0' && *p <= '9' ? strtoull(p, NULL, 10) : ULLONG_MAX;
+}
+
+unsigned long long proc_start(pid_t pid)
+{
+	unsigned long long start = proc_stat_field(pid, 22);
+
+	return start == ULLONG_MAX ? 0 : start;
 }
 
 static bool is_sleeping(void *arg)

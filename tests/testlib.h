@@ -110,6 +110,8 @@ bool wait_for(bool (*pred)(void *), void *arg, int ms);
 char proc_state(pid_t pid);
 /* the start time (clock ticks after boot) from /proc/PID/stat, 0 if gone */
 unsigned long long proc_start(pid_t pid);
+/* numeric field n (4 and up, numbered as in proc(5)) of /proc/PID/stat, ULLONG_MAX if gone */
+unsigned long long proc_stat_field(pid_t pid, int n);
 /* wait until the child sits in a sleep state (S, D, T, Z...) */
 bool wait_sleeping(pid_t pid, int ms);
 

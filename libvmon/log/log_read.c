@@ -710,6 +710,8 @@ static const char *get_sys(vmon_log_t *log, log_in_t *in)
 	if ((err = get_stores(log, in, LOG_SYS, log->sys, mask, changed, smp->sys_stores, &activity)))
 		return err;
 	smp->sys_activity = (vmon_sys_wants_t)activity;
+	if (smp->sys_stores[VMON_STORE_SYS_VM])
+		sys_vm_names_of_old(smp->sys_stores[VMON_STORE_SYS_VM]);
 	for (int id = 0; id < VMON_STORE_SYS_NR; id++) {
 		if (smp->sys_stores[id])
 			smp->sys_wants |= (vmon_sys_wants_t)(1L << id);

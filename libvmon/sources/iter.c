@@ -1731,6 +1731,19 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 	}
 
 	/*
+	 * wchan_addr, as the stat line's field 35 says it (do_task_stat()): 1
+	 * for a task that is not running, if we may trace it, and it is a
+	 * thread or a process of one thread.  The record's state letter tells
+	 * running from not; a task waking up (for a moment 'R' with a state the
+	 * kernel does not count as running) reads 0 here, 1 there.
+	 */
+	c = proc_stat_set_number(s, VMON_PROC_STAT_WCHAN_ADDR,
+				 it->wchan_ok && v.state != 'R' && (node->pub.is_thread || v.num_threads < 2), first);
+	if (c < 0)
+		return -1;
+	changes += c;
+
+	/*
 	 * comm: the task's own, but for kernel threads, whose /proc name can
 	 * be longer (a worker adds its current work): read from /proc when
 	 * new, and for a worker whenever it ran (it can have taken other work).

@@ -162,6 +162,8 @@ static int replay_sys(vmon_t *vmon, const vmon_log_sample_t *s)
 			return -1;
 		if (log_store_copy(LOG_SYS, id, vmon->stores[id], s->sys_stores[id]) < 0)
 			return -1;
+		if (id == VMON_STORE_SYS_VM)
+			sys_vm_names_of_old(vmon->stores[id]);
 	}
 	vmon->activity = s->sys_activity;
 	return 0;

@@ -19,6 +19,8 @@
 /* store teardown, for the stores that own memory or fds */
 void sys_stat_free(vmon_t *vmon, vmon_sys_stat_t *store);
 void sys_vm_free(vmon_t *vmon, vmon_sys_vm_t *store);
+/* the original libvmon's spelling of a member kept equal to ours (vmon.h): after each write of the store */
+void sys_vm_names_of_old(vmon_sys_vm_t *store);
 void sys_loadavg_free(vmon_t *vmon, vmon_sys_loadavg_t *store);
 void proc_stat_free(vmon_t *vmon, vmon_proc_stat_t *store);
 /* PROC_STAT's writers: every write into the store from outside its sampler is one of these (proc_stat.c) */

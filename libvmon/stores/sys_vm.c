@@ -30,9 +30,15 @@ int sys_vm_sample(vmon_t *vmon, void **store)
 		return -1;
 	r = parse_store(desc->fields, desc->fields_nr, VMON_SOURCE_KEY, "meminfo", buf->data, buf->len,
 			s, s->changed, s->present, first);
+	sys_vm_names_of_old(s);
 	if (r < 0)
 		return -1;
 	return r ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
+}
+
+void sys_vm_names_of_old(vmon_sys_vm_t *s)
+{
+	s->commited_as_kb = s->committed_as_kb;
 }
 
 void sys_vm_free(vmon_t *vmon, vmon_sys_vm_t *s)
