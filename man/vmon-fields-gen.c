@@ -68,7 +68,7 @@ static const struct store_text {
 	  "and that is no error of the store.\n"
 	  "With the task iterator\n.Pq Xr vmon_set_sampler 3\n"
 	  "the numbers, the command name, the owner and, for a task that ran, the wait channel come from its\n"
-	  "record instead, with the same values.\n"
+	  "record instead, with the same values but where\n.Xr vmon 3\nsays they cannot be equal.\n"
 	  "See\n.Xr vmon 3\nfor when each file is read again.\n" },
 	{ "proc_vm", "vmon_proc_vm_t",
 	  "Memory:\n.Pa /proc/PID/statm\nunless the stat line shows it cannot have moved, and the memory lines of\n"

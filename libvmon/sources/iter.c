@@ -1732,13 +1732,18 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 
 	/*
 	 * wchan_addr, as the stat line's field 35 says it (do_task_stat()): 1
-	 * for a task that is not running, if we may trace it, and it is a
+	 * for a task that is not running, that we may trace, and that is a
 	 * thread or a process of one thread.  The record's state letter tells
 	 * running from not; a task waking up (for a moment 'R' with a state the
-	 * kernel does not count as running) reads 0 here, 1 there.
+	 * kernel does not count as running) reads 0 here, 1 there.  A caller
+	 * without CAP_SYS_PTRACE may still trace its own tasks, which the
+	 * record cannot tell: absent then, not 0.
 	 */
-	c = proc_stat_set_number(s, VMON_PROC_STAT_WCHAN_ADDR,
-				 it->wchan_ok && v.state != 'R' && (node->pub.is_thread || v.num_threads < 2), first);
+	if (it->wchan_ok)
+		c = proc_stat_set_number(s, VMON_PROC_STAT_WCHAN_ADDR,
+					 v.state != 'R' && (node->pub.is_thread || v.num_threads < 2), first);
+	else
+		c = proc_stat_clear(s, VMON_PROC_STAT_WCHAN_ADDR);
 	if (c < 0)
 		return -1;
 	changes += c;

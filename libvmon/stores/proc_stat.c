@@ -83,6 +83,11 @@ int proc_stat_set_number(vmon_proc_stat_t *s, int sym, unsigned long long v, boo
 	return r;
 }
 
+int proc_stat_clear(vmon_proc_stat_t *s, int sym)
+{
+	return parse_clear(FIELD(sym), s, s->changed, s->present);
+}
+
 int proc_stat_set_text(vmon_proc_stat_t *s, int sym, const char *text, size_t len, bool first)
 {
 	int r = parse_set_string(FIELD(sym), s, text, len, s->changed, first);

@@ -25,6 +25,7 @@ void sys_loadavg_free(vmon_t *vmon, vmon_sys_loadavg_t *store);
 void proc_stat_free(vmon_t *vmon, vmon_proc_stat_t *store);
 /* PROC_STAT's writers: every write into the store from outside its sampler is one of these (proc_stat.c) */
 int proc_stat_set_number(vmon_proc_stat_t *s, int sym, unsigned long long v, bool first);
+int proc_stat_clear(vmon_proc_stat_t *s, int sym);	/* absent: zero, present bit clear */
 int proc_stat_set_text(vmon_proc_stat_t *s, int sym, const char *text, size_t len, bool first);
 int proc_stat_set_cmdline(vmon_proc_stat_t *s, const char *text, size_t len, bool first);
 /* a source's record in place of /proc for the owner (fstat of the directory) and wchan, in its fill */
