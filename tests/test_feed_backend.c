@@ -69,7 +69,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -869,33 +868,7 @@ static void test_forced_loss(void **state)
 
 static bool cpu1_offlined;	/* by this test: put back online whatever happens (group_teardown()) */
 
-/*
- * CPU 1 is the machine's, not the build tree's: one make check runs the
- * three backends' programs one after the other (tests/local.mk), but two
- * checks on one machine (two trees, or a distcheck beside a check) do not.
- * A test that pins a child to CPU 1 while another has it offline fails
- * (sched_setaffinity(): EINVAL, seen in a distcheck beside another tree's
- * check), and one that finds it offline skips.  So the test holds this
- * lock, in /tmp for every tree, from its first look at CPU 1 to its
- * teardown; the kernel lets it go if the program dies.  Where it cannot be
- * opened (another user's, a symlink) the test goes on unlocked.
- */
-#define CPU1_LOCK	"/tmp/libvmon-tests-cpu1.lock"
-static int cpu1_lock_fd = -1;
-
-static void cpu1_lock(void)
-{
-	cpu1_lock_fd = open(CPU1_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	while (cpu1_lock_fd >= 0 && flock(cpu1_lock_fd, LOCK_EX) < 0 && errno == EINTR)
-		;
-}
-
-static void cpu1_unlock(void)
-{
-	if (cpu1_lock_fd >= 0)
-		close(cpu1_lock_fd);
-	cpu1_lock_fd = -1;
-}
+/* (the CPU 1 lock, testlib's cpu1_lock(), is held from the first look at CPU 1 to the teardown) */
 
 static int cpu1_set_online(bool up)
 {

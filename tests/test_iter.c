@@ -2068,5 +2068,12 @@ int main(void)
 		cmocka_unit_test_teardown(test_record_dropped, teardown_kids),
 	};
 
+	/*
+	 * Its records must stay the same while their tasks sleep, and the two
+	 * sources agree on CPUs: a CPU going offline (another program's hotplug
+	 * test) moves every task.  The CPU 1 lock is held throughout; the
+	 * kernel drops it at exit.
+	 */
+	cpu1_lock();
 	return cmocka_run_group_tests(tests, NULL, fixtures_cleanup);
 }

@@ -108,6 +108,8 @@ static void test_sched_values(void **state)
 	FILE *f;
 
 	(void)state;
+	/* the affinity set to every CPU must read back as all of them: none may go offline meanwhile */
+	cpu1_lock();
 	pid = spawn_fn(child_sleeps_then_rests, NULL);
 	wait_rested(pid);
 
@@ -171,6 +173,7 @@ static void test_sched_values(void **state)
 
 	vmon_destroy(&vmon);
 	reap(pid, SIGKILL);
+	cpu1_unlock();
 }
 
 /* a and b within 2% of the larger (and 64 kB) */

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -703,4 +704,35 @@ static bool is_sleeping(void *arg)
 bool wait_sleeping(pid_t pid, int ms)
 {
 	return wait_for(is_sleeping, (void *)(intptr_t)pid, ms);
+}
+
+/*
+ * CPU 1 is the machine's, not the build tree's: one make check runs the
+ * three backends' programs one after the other (tests/local.mk), but two
+ * checks on one machine (two trees, or a distcheck beside a check) do not.
+ * A test that pins a child to CPU 1 while another has it offline fails
+ * (sched_setaffinity(): EINVAL, seen in a distcheck beside another tree's
+ * check), and one that finds it offline skips.  So the tests that take CPU 1
+ * offline, and those that need it online throughout, hold this lock, in
+ * /tmp for every tree (vtop/tests/e2e_sched.py takes the same); the kernel
+ * lets it go if the program dies.  Where it cannot be opened (another
+ * user's, a symlink) the test goes on unlocked.
+ */
+#define CPU1_LOCK	"/tmp/libvmon-tests-cpu1.lock"
+static int cpu1_lock_fd = -1;
+
+void cpu1_lock(void)
+{
+	if (cpu1_lock_fd >= 0)
+		return;
+	cpu1_lock_fd = open(CPU1_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	while (cpu1_lock_fd >= 0 && flock(cpu1_lock_fd, LOCK_EX) < 0 && errno == EINTR)
+		;
+}
+
+void cpu1_unlock(void)
+{
+	if (cpu1_lock_fd >= 0)
+		close(cpu1_lock_fd);
+	cpu1_lock_fd = -1;
 }

@@ -114,6 +114,9 @@ unsigned long long proc_start(pid_t pid);
 unsigned long long proc_stat_field(pid_t pid, int n);
 /* wait until the child sits in a sleep state (S, D, T, Z...) */
 bool wait_sleeping(pid_t pid, int ms);
+/* the lock of the tests that take CPU 1 offline or need it online throughout (testlib.c); the kernel drops it at exit */
+void cpu1_lock(void);
+void cpu1_unlock(void);
 
 /* --- checks on what the library reports --- */
 /* the live node of pid, failing the test if there is none */

@@ -11,6 +11,7 @@ affinity (os.sched_getaffinity).  As root, a second vtop runs as nobody
 dialog.
 """
 
+import fcntl
 import json
 import os
 import re
@@ -86,6 +87,17 @@ def start_vtop(term, pid, config, prefix=(), pss=True):
     return term.wait_for(lambda s: "F10Quit" in s and row_of(s, pid) and row_of(s, pid)[7] != "-",
                          "vtop shows the child with its PSS")
 
+
+# The CPU menu and the CPUS column are checked against the CPUs online: hold
+# the lock the library's CPU hotplug tests take (tests/testlib.c, cpu1_lock()),
+# so that another check on this machine cannot take CPU 1 offline meanwhile.
+# The kernel drops it when this program exits.
+try:
+    cpu1_lock = os.open("/tmp/libvmon-tests-cpu1.lock",
+                        os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(cpu1_lock, fcntl.LOCK_EX)
+except OSError:
+    pass  # another user's lock file, or a symlink: unlocked, as the C tests
 
 tmp = tempfile.mkdtemp(prefix="vtop-e2e-sched-")
 os.chmod(tmp, 0o777)  # the second vtop, as nobody, writes its settings here
