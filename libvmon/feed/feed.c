@@ -60,6 +60,7 @@
 
 #include "feed/feed.h"
 #include "feed/stream.h"
+#include "sources/procfs.h"
 #include "util/clock.h"
 
 /* PROC_ALL lists /proc this often even when no event was lost */
@@ -514,10 +515,9 @@ static bool event_matches(const feed_t *f, const proc_node_t *node, const vmon_e
 
 int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 {
-	char path[32], line[1024];
+	char path[32];
 	stat_ident_t id;
-	ssize_t len = -1;
-	int fd;
+	int fd, r;
 
 	snprintf(path, sizeof(path), "%d/stat", pid);
 	fd = openat(vmon->internal->proc_fd, path, O_RDONLY | O_CLOEXEC);
@@ -527,22 +527,14 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 	 * A line of a task being reaped (stat_ident_reaped()) says nothing true
 	 * of it: its parent reads 0, which an exec event once gave its store
 	 * (the churn tests' "unseen" lives, hung under their parent with a ppid
-	 * of 0).  It is read once more, as procfs_probe() does (read_ident()):
-	 * it may be the old leader's, reaped as another thread's exec took
-	 * the pid.
+	 * of 0).  procfs_probe()'s reader reads such a line once more: it may
+	 * be the old leader's, reaped as another thread's exec took the pid.
+	 * The library's file buffer is free here: the feed is read between
+	 * nodes of a pass (feed_keep_up()) or outside one.
 	 */
-	for (int tries = 0; tries < 2; tries++) {
-		len = pread(fd, line, sizeof(line) - 1, 0);
-		if (len <= 0 || parse_stat_ident(line, (size_t)len, &id) < 0) {
-			len = -1;
-			break;
-		}
-		if (!stat_ident_reaped(&id))
-			break;
-		len = -1;
-	}
+	r = procfs_read_ident(vmon, fd, &vmon->internal->buf, &id);
 	close(fd);
-	if (len < 0)
+	if (r < 0)
 		return -1;
 	if (id.comm_len >= sizeof(st->comm))
 		id.comm_len = sizeof(st->comm) - 1;

@@ -7,6 +7,7 @@
 #define VMON_PROCFS_H
 
 #include "core/instance.h"
+#include "stores/parse.h"
 
 int procfs_open_root(vmon_t *vmon, const char *root);
 int procfs_node_dir(vmon_t *vmon, proc_node_t *node, bool verify);
@@ -23,6 +24,8 @@ void procfs_close_dir(vmon_t *vmon, proc_node_t *node);
 bool procfs_hold(vmon_t *vmon);
 /* the source's half (procfs_source.c) */
 int procfs_probe(vmon_t *vmon, proc_node_t *node);
+/* a stat line read for its identifying fields (procfs_probe()'s, the feed's): twice where it looks reaped */
+int procfs_read_ident(vmon_t *vmon, int fd, buf_t *line, stat_ident_t *id);
 /* is the node's task still the one we knew (its stat line now)?  false on a fixture */
 bool procfs_node_alive(vmon_t *vmon, proc_node_t *node);
 int procfs_list(vmon_t *vmon, bool wanted);

@@ -39,8 +39,8 @@ static bool probe_by_name(vmon_t *vmon, proc_node_t *node)
 }
 
 /*
- * The stat line at fd, parsed for the fields the tree needs: 0, or -1 with
- * ESRCH for a task being reaped (stat_ident_reaped(): 'X', or its state
+ * The stat line at fd, read into line and parsed for the fields the tree
+ * needs: 0, or -1 with ESRCH for a task being reaped (stat_ident_reaped(): 'X', or its state
  * from before the reap with no thread, its parent read as 0 and its group
  * and session as -1, which the kernel no longer knows).  Such a line is
  * read once more: when a thread other than the leader execs, de_thread()
@@ -48,7 +48,7 @@ static bool probe_by_name(vmon_t *vmon, proc_node_t *node)
  * the pid's line is the reaped leader's while the process lives on; the
  * second read is the new leader's, and a task really reaped reads ESRCH.
  */
-static int read_ident(vmon_t *vmon, int fd, buf_t *line, stat_ident_t *id)
+int procfs_read_ident(vmon_t *vmon, int fd, buf_t *line, stat_ident_t *id)
 {
 	for (int tries = 0; tries < 2; tries++) {
 		if (procfs_read_fd(vmon, fd, "stat", line) < 0) {
@@ -73,7 +73,7 @@ static int read_ident(vmon_t *vmon, int fd, buf_t *line, stat_ident_t *id)
  * fail so while the process lives on: with the task iterator, whose records
  * are read at the start of the pass, a wchan read did for 6 of 24,000 such
  * execs.  The stat line, opened afresh by its path and read as the probe
- * reads it (read_ident(): twice where it looks reaped), settles it: gone
+ * reads it (procfs_read_ident(): twice where it looks reaped), settles it: gone
  * when it is not there (ENOENT, ESRCH), is a reaped task's or has another
  * start time.  Any other failure (no fd, no memory) proves nothing: alive,
  * and the next pass's probe tells.  A fixture's files do not die: there a
@@ -92,7 +92,7 @@ bool procfs_node_alive(vmon_t *vmon, proc_node_t *node)
 	fd = procfs_openat(vmon, in->proc_fd, path, O_RDONLY);
 	if (fd < 0)
 		return procfs_gone_errno(errno) != ESRCH;
-	r = read_ident(vmon, fd, &in->buf, &id);
+	r = procfs_read_ident(vmon, fd, &in->buf, &id);
 	err = errno;
 	close(fd);
 	if (r < 0)
@@ -143,7 +143,7 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 			return -1;
 		}
 	}
-	r = read_ident(vmon, fd, line, &id);
+	r = procfs_read_ident(vmon, fd, line, &id);
 	if (fd != stat->stat_fd) {
 		int err = errno;
 

@@ -28,7 +28,7 @@ int parse_stat_ident(const char *line, size_t len, stat_ident_t *id);
  * the state it had ('R', 'S', 'Z'), with parent 0, group and session -1 and
  * 0 threads, where a live task has at least one.  The task is gone; its
  * pid may not be, for a moment, when another thread's exec took it (the
- * readers read such a line once more: read_ident(), procfs_source.c).
+ * readers read such a line once more: procfs_read_ident(), procfs_source.c).
  */
 static inline bool stat_ident_reaped(const stat_ident_t *id)
 {
