@@ -517,6 +517,7 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 {
 	char path[32];
 	stat_ident_t id;
+	unsigned long long reads;
 	int fd, r;
 
 	snprintf(path, sizeof(path), "%d/stat", pid);
@@ -529,10 +530,15 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 	 * (the churn tests' "unseen" lives, hung under their parent with a ppid
 	 * of 0).  procfs_probe()'s reader reads such a line once more: it may
 	 * be the old leader's, reaped as another thread's exec took the pid.
-	 * The library's file buffer is free here: the feed is read between
-	 * nodes of a pass (feed_keep_up()) or outside one.
+	 * The library's file buffer is free here: the feed is read where no
+	 * caller holds its bytes (between nodes of a pass, as a node ends,
+	 * outside a pass).  The read is not the sampling's: vmon_get_stats(3)
+	 * counts the pass's reads (test_skip's exact count), and the feed's
+	 * opens and cmdline reads are not counted either.
 	 */
+	reads = vmon->internal->stats.reads;
 	r = procfs_read_ident(vmon, fd, &vmon->internal->buf, &id);
+	vmon->internal->stats.reads = reads;
 	close(fd);
 	if (r < 0)
 		return -1;
