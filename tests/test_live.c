@@ -186,21 +186,18 @@ static ssize_t read_file(const char *path, char *buf, size_t size)
 	return len;
 }
 
+/* field (3 and up, numbered as in proc(5)) of the stat line, testlib's readers: the state a char, -1 when gone */
 static int stat_field(pid_t pid, int field)
 {
-	char path[64], buf[1024], *p;
+	unsigned long long v;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
-		return -1;
-	p += 2;
-	for (int f = 3; f < field; f++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return -1;
-		p++;
+	if (field == 3) {
+		state = proc_state(pid);
+		return state == '?' ? -1 : state;
 	}
-	return field == 3 ? *p : atoi(p);
+	v = proc_stat_field(pid, field);
+	return v == ULLONG_MAX ? -1 : (int)v;
 }
 
 struct wait_arg {
@@ -285,7 +282,7 @@ static void check_fork_tree(vmon_t *vmon, vmon_proc_t *na, const puppet_t *a, co
 		assert_int_equal(ctors(n->pid), 1);
 		for (int i = 0; i < VMON_STORE_PROC_NR; i++)
 			assert_int_equal(n->errors[i], 0);
-		assert_int_equal(pstat(n)->start, (unsigned long long)stat_field(n->pid, 22));
+		assert_int_equal(pstat(n)->start, proc_start(n->pid));
 	}
 }
 

@@ -551,7 +551,8 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			/*
 			 * A read that found the task gone while its stat line says it
 			 * lives on (a thread's exec: procfs_node_alive()) missed it
-			 * for a moment: the store is read whole again next pass.
+			 * for a moment: next pass, the node's files are read again, none
+			 * skipped as unchanged (vmon(3), EAGAIN).
 			 */
 			if (err == ESRCH)
 				err = EAGAIN;
