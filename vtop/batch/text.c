@@ -34,11 +34,13 @@ static void uptime_text(char *buf, size_t size, double secs)
  * copied as one block of that size, a constant the compiler copies with a
  * few moves, and padding is set so too.  The bytes past the piece's end
  * are overwritten by the next piece or never written out: the buffer keeps
- * SHORT_PIECE bytes of room past what it holds, and a short piece is only
- * ever copied from a buffer at least that long (struct text_piece).
+ * SPACES bytes of room past what it holds (line_room()), where either block
+ * fits, and a short piece is only ever copied from a buffer longer than the
+ * block (struct text_piece).
  */
 #define SHORT_PIECE	16
 #define SPACES		32
+_Static_assert(SHORT_PIECE <= SPACES, "a short piece's block fits in the room past a line's end");
 
 struct text_line {
 	FILE	*out;
@@ -58,7 +60,7 @@ static void line_flush(struct text_line *line)
 	line->len = 0;
 }
 
-/* room for n more bytes, and a short piece's or the spaces' block past them */
+/* room for n more bytes, and past them for a block of SPACES (a short piece's, the padding's) */
 static inline void line_room(struct text_line *line, size_t n)
 {
 	if (line->len + n + SPACES > sizeof(line->buf))
@@ -88,7 +90,7 @@ static inline void line_spaces(struct text_line *line, size_t n)
 	while (n) {
 		size_t k = n < SPACES ? n : SPACES;
 
-		line_room(line, SPACES);
+		line_room(line, 0);	/* the block is in the room past the end */
 		memset(line->buf + line->len, ' ', SPACES);
 		line->len += k;
 		n -= k;
@@ -102,7 +104,7 @@ static inline void line_piece(struct text_line *line, const struct text_piece *p
 		line_put(line, p->text, len);
 		return;
 	}
-	line_room(line, SHORT_PIECE);
+	line_room(line, 0);	/* the block is in the room past the end */
 	memcpy(line->buf + line->len, p->text, SHORT_PIECE);
 	line->len += len;
 }
@@ -168,16 +170,15 @@ void batch_write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view, 
 		line_char(&line, batch_line_is_context(view, l) ? 'c' : ' ');
 		for (int i = 0; i < cfg->columns_nr; i++) {
 			const vt_column_t *col = &vt_columns[cfg->columns[i]];
-			const char *text;
 			int len;
 
 			if (i)
 				line_char(&line, ' ');
 			if (is_command[i]) {
 				size_t n = vt_view_tree_prefix(view, l, utf8, 0, prefix, sizeof(prefix));
+				const char *text = vt_view_command(view, row);
 
 				line_put(&line, prefix, n < sizeof(prefix) ? n : strlen(prefix));
-				text = vt_view_command(view, row);
 				line_put(&line, text, strlen(text));
 				continue;
 			}

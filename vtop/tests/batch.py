@@ -274,6 +274,10 @@ try:
     nasty = spawn(nasty_argv)
     children.append(nasty)
     nasty_command = b" ".join(nasty_argv)
+    # a command line longer than the text writer's line buffer (16 KiB): written whole, not cut or garbled
+    long_argv = [b"/bin/sh", b"-c", b"sleep 600; :", b"vtop-long", b"L" * 20000, b"the-end"]
+    longer = spawn(long_argv)
+    children.append(longer)
     # a program whose name (comm) is nasty too: exec'd through a link of that name
     name = b"e\x1b[1m\",\\\n\xffz"
     link = os.path.join(tmp.encode(), name)
@@ -323,6 +327,10 @@ try:
                   re.search(r"PRI +NI", header).group(0) if re.search(r"PRI +NI", header) else header[:60])
             line = last.get((nasty.pid, truth[nasty.pid]), {}).get("line", "")
             check(escaped(nasty_command) in line, "text: the command line escaped for a terminal")
+            line = last.get((longer.pid, start_of(longer.pid)), {}).get("line", "")
+            check(b" ".join(long_argv).decode() in line, "text: a command of 20,000 bytes whole, in a "
+                  "line of %d bytes" % len(line))
+            line = last.get((nasty.pid, truth[nasty.pid]), {}).get("line", "")
             code = "0x%x" % int(stat_fields(nasty.pid)[23])
             check(re.search(r"(^| )%s " % code, line) is not None, "text: STARTCODE in hex (%s)" % code)
         if fmt == "json":
