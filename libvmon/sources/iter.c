@@ -288,30 +288,29 @@ struct iter {
 	bool			wchan_ok;	/* the records' wchan is what /proc/PID/wchan shows us (may_trace()) */
 };
 
-/* the copy tables: { symbol, offset in the record part } per vmon_task() row */
-typedef struct iter_copy {
-	int	sym;
-	size_t	offset;
-} iter_copy_t;
-
-static const iter_copy_t stat_copy[] = {
+/* the copy tables: a record part's numbers and their store's members, per vmon_task() row (parse.h) */
+static const parse_copy_t stat_copy[] = {
 #define VMON_TASK_COPY
 #define VMON_TASK_STRUCT struct iter_stat
+#define VMON_TASK_STORE vmon_proc_stat_t
 #include "defs/proc_stat.def"
 };
-static const iter_copy_t vm_copy[] = {
+static const parse_copy_t vm_copy[] = {
 #define VMON_TASK_COPY
 #define VMON_TASK_STRUCT struct iter_vm
+#define VMON_TASK_STORE vmon_proc_vm_t
 #include "defs/proc_vm.def"
 };
-static const iter_copy_t io_copy[] = {
+static const parse_copy_t io_copy[] = {
 #define VMON_TASK_COPY
 #define VMON_TASK_STRUCT struct iter_io
+#define VMON_TASK_STORE vmon_proc_io_t
 #include "defs/proc_io.def"
 };
-static const iter_copy_t sched_copy[] = {
+static const parse_copy_t sched_copy[] = {
 #define VMON_TASK_COPY
 #define VMON_TASK_STRUCT struct iter_sched
+#define VMON_TASK_STORE vmon_proc_sched_t
 #include "defs/proc_sched.def"
 };
 
@@ -1610,26 +1609,6 @@ static void cputime_adjust(unsigned long long rtime, unsigned long long utime, u
 	*prev_s = stime;
 }
 
-/* copy a record part into a store through its table: the number of fields that changed */
-static int copy_part(const vmon_store_desc_t *desc, const iter_copy_t *table, size_t nr, const void *part,
-		     void *store, char *changed, char *present, bool first)
-{
-	int changes = 0;
-
-	for (size_t i = 0; i < nr; i++) {
-		__u64 v;
-		int r;
-
-		memcpy(&v, (const char *)part + table[i].offset, sizeof(v));
-		r = parse_set_ull(&desc->fields[table[i].sym], store, v, changed, first);
-		if (r < 0)
-			return -1;
-		changes += r;
-		BITSET(present, table[i].sym);
-	}
-	return changes;
-}
-
 /* a kernel thread's name as /proc shows it (a worker's current work added) */
 static int kthread_comm(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
 {
@@ -1719,16 +1698,8 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 	v.stime = node->iter.cpu_prev_s / it->tick_ns;
 	v.guest_time = gtime / it->tick_ns;
 
-	/* the store's writer takes each number (proc_stat.c) */
-	changes = 0;
-	for (size_t k = 0; k < NELEM(stat_copy); k++) {
-		__u64 x;
-
-		memcpy(&x, (const char *)&v + stat_copy[k].offset, sizeof(x));
-		if ((c = proc_stat_set_number(s, stat_copy[k].sym, x, first)) < 0)
-			return -1;
-		changes += c;
-	}
+	if ((changes = parse_copy_numbers(stat_copy, NELEM(stat_copy), &v, s, s->changed, s->present, first)) < 0)
+		return -1;
 
 	/*
 	 * wchan_addr, as the stat line's field 35 says it (do_task_stat()): 1
@@ -1782,7 +1753,7 @@ static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool
 	if (!(r = rec_of(vmon->internal->iter, node->iter.index)))
 		return SOURCE_NO_RECORD;	/* dropped while the same (records_kept()): statm and status */
 	if (r->h.flags & ITER_HAS_MM)
-		return copy_part(desc, vm_copy, NELEM(vm_copy), &r->vm, s, s->changed, s->present, first);
+		return parse_copy_numbers(vm_copy, NELEM(vm_copy), &r->vm, s, s->changed, s->present, first);
 	/* no address space: statm reads all zeros, status has no memory lines */
 	for (size_t i = 0; i < NELEM(vm_copy); i++) {
 		const vmon_field_t *f = &desc->fields[vm_copy[i].sym];
@@ -1803,7 +1774,6 @@ static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool
 
 static int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)
 {
-	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_IO];
 	iter_t *it = vmon->internal->iter;
 	int i = node->iter.index;
 	const struct iter_rec *r;
@@ -1814,19 +1784,18 @@ static int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool
 	/* dropped while the same (records_kept()): io itself */
 	if (!(r = rec_of(it, i)) || (!node->pub.is_thread && !(g = group_of(it, i, r))))
 		return SOURCE_NO_RECORD;
-	return copy_part(desc, io_copy, NELEM(io_copy), g ? &g->io : &r->io, s, s->changed, s->present, first);
+	return parse_copy_numbers(io_copy, NELEM(io_copy), g ? &g->io : &r->io, s, s->changed, s->present, first);
 }
 
 static int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
 {
-	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_SCHED];
 	const struct iter_rec *r;
 
 	if (node->iter.same && !first)
 		return 0;
 	if (!(r = rec_of(vmon->internal->iter, node->iter.index)))
 		return SOURCE_NO_RECORD;	/* dropped while the same (records_kept()): status */
-	return copy_part(desc, sched_copy, NELEM(sched_copy), &r->sched, s, s->changed, s->present, first);
+	return parse_copy_numbers(sched_copy, NELEM(sched_copy), &r->sched, s, s->changed, s->present, first);
 }
 
 

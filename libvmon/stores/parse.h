@@ -44,6 +44,21 @@ void parse_free_string(vmon_char_array_t *a);
 /* a str_array's vector freed, unless it is a shared text's (VMON_FIELD_SHARED); *vp is NULL after */
 void parse_free_vector(const vmon_field_t *f, char ***vp);
 int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, char *changed, bool first);
+
+/*
+ * A number of a source's record (an __u64 at `from`) and the store member
+ * it goes to (`to`, of `size` bytes: an integer type), made from the defs
+ * tables (VMON_TASK_COPY, _begin.def): the member's place and size known
+ * when the table is built, where parse_set_ull() asks the field's type.
+ */
+typedef struct parse_copy {
+	int		sym;
+	unsigned short	from;
+	unsigned short	to;
+	unsigned char	size;
+} parse_copy_t;
+int parse_copy_numbers(const parse_copy_t *table, size_t nr, const void *record, void *store, char *changed,
+		       char *present, bool first);
 int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present);
 int parse_clear_strings(const vmon_field_t *text, const vmon_field_t *count, const vmon_field_t *vec,
 			void *store, char *changed, char *present);
