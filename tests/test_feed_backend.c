@@ -50,6 +50,10 @@
  *   aggregate		VMON_FEED_AGGREGATE: a short life is one event (fork,
  *			exec, exit); a life longer than the window comes as its
  *			fork and exec when the window ends, and its exit alone
+ *   reads_not_counted	an exec read from the feed alone, no sample: its
+ *			arguments come (from the program, or from /proc where
+ *			the backend reads them there) and vmon_get_stats(3)'s
+ *			opens and reads, the sampling's, do not move
  *   churn		two children run /bin/true in a loop, the test samples
  *			every 2 ms: every life (pid and start time, from its parent)
  *			is new once and stale once, by one node, never both at
@@ -2160,6 +2164,47 @@ static void test_stream(void **state)
 	vmon_destroy(&vmon);
 }
 
+static void test_reads_not_counted(void **state)
+{
+	vmon_stats_t before, after;
+	int in[2], execs = 0, status, want_len;
+	char want[256];
+	vmon_t vmon;
+	pid_t pid;
+
+	(void)state;
+	open_or_skip(&vmon, 0);
+	assert_int_equal(vmon_feed_stream(&vmon, VMON_FEED_EVENTS, 0), 0);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+	want_len = snprintf(want, sizeof(want), "%s%cwait%c3%cuncounted", FEED_CHILD, 0, 0, 0);
+	assert_int_equal(vmon_get_stats(&vmon, &before), 0);
+	pid = feedtest_spawn("wait", 3, "uncounted", in[0], -1);
+	close(in[0]);
+	/* the child waits for stdin's EOF: alive while its exec is read (perf and netlink read /proc then) */
+	for (int i = 0; i < 500 && !execs; i++) {
+		vmon_event_t ev;
+		int r;
+
+		assert_true(vmon_feed_process(&vmon) >= 0);
+		while ((r = vmon_feed_next(&vmon, &ev)) == 1) {
+			if (ev.pid == pid && ev.kind == VMON_EVENT_EXEC && ev.args && ev.args_len >= (size_t)want_len + 1 &&
+			    memcmp(ev.args, want, (size_t)want_len + 1) == 0)
+				execs++;
+		}
+		assert_int_equal(r, 0);
+		if (!execs)
+			msleep(10);
+	}
+	assert_int_equal(vmon_get_stats(&vmon, &after), 0);
+	close(in[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(execs, 1);
+	assert_int_equal(after.opens, before.opens);
+	assert_int_equal(after.reads, before.reads);
+	vmon_destroy(&vmon);
+}
+
 static void test_stream_unread(void **state)
 {
 	int n = feedtest_scale(100);
@@ -2336,6 +2381,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cpu_hotplug, hotplug_teardown),
 		cmocka_unit_test_teardown(test_prompt, feedtest_teardown),
 		cmocka_unit_test_teardown(test_stream, feedtest_teardown),
+		cmocka_unit_test_teardown(test_reads_not_counted, feedtest_teardown),
 		cmocka_unit_test_teardown(test_stream_unread, feedtest_teardown),
 		cmocka_unit_test_teardown(test_stream_unseen, feedtest_teardown),
 		cmocka_unit_test_teardown(test_aggregate, feedtest_teardown),

@@ -517,7 +517,6 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 {
 	char path[32];
 	stat_ident_t id;
-	unsigned long long reads;
 	int fd, r;
 
 	snprintf(path, sizeof(path), "%d/stat", pid);
@@ -536,9 +535,7 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st)
 	 * counts the pass's reads (test_skip's exact count), and the feed's
 	 * opens and cmdline reads are not counted either.
 	 */
-	reads = vmon->internal->stats.reads;
-	r = procfs_read_ident(vmon, fd, &vmon->internal->buf, &id);
-	vmon->internal->stats.reads = reads;
+	r = procfs_read_ident(vmon, fd, &vmon->internal->buf, &id, false);
 	close(fd);
 	if (r < 0)
 		return -1;

@@ -326,12 +326,11 @@ int procfs_gone_errno(int err)
  * is the end when it gave fewer than short_end bytes (end_of_reads() says
  * for which files); with short_end 0 only a zero read is.
  */
-static int read_whole(vmon_t *vmon, int fd, buf_t *buf, size_t short_end)
+static int read_file(int fd, buf_t *buf, size_t short_end)
 {
 	size_t len = 0;
 	ssize_t r;
 
-	vmon->internal->stats.reads++;
 	for (;;) {
 		if (buf->cap < len + 1025 && buf_reserve(buf, buf->cap ? buf->cap * 2 : 4096) < 0)
 			return -1;
@@ -348,6 +347,13 @@ static int read_whole(vmon_t *vmon, int fd, buf_t *buf, size_t short_end)
 	buf->len = len;
 	buf->data[len] = '\0';
 	return 0;
+}
+
+/* read_file(), counted in vmon_get_stats(3)'s reads: a read of the sampling's */
+static int read_whole(vmon_t *vmon, int fd, buf_t *buf, size_t short_end)
+{
+	vmon->internal->stats.reads++;
+	return read_file(fd, buf, short_end);
 }
 
 /* before Linux 4.2, a read of cmdline gave at most this much however large the buffer (proc_info_read()) */
@@ -385,10 +391,12 @@ static size_t end_of_reads(vmon_t *vmon, const char *name)
 	return SIZE_MAX;
 }
 
-/* read the node's file `name`, open as fd, whole into buf: 0, or -1 with errno */
-int procfs_read_fd(vmon_t *vmon, int fd, const char *name, buf_t *buf)
+/* read the node's file `name`, open as fd, whole into buf (counted when the sampling reads it): 0, or -1 with errno */
+int procfs_read_fd(vmon_t *vmon, int fd, const char *name, buf_t *buf, bool counted)
 {
-	return read_whole(vmon, fd, buf, end_of_reads(vmon, name));
+	size_t short_end = end_of_reads(vmon, name);
+
+	return counted ? read_whole(vmon, fd, buf, short_end) : read_file(fd, buf, short_end);
 }
 
 /* the decimal digits of v (> 0) at p; returns the end (no NUL) */

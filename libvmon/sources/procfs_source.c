@@ -40,18 +40,20 @@ static bool probe_by_name(vmon_t *vmon, proc_node_t *node)
 
 /*
  * The stat line at fd, read into line and parsed for the fields the tree
- * needs: 0, or -1 with ESRCH for a task being reaped (stat_ident_reaped(): 'X', or its state
- * from before the reap with no thread, its parent read as 0 and its group
- * and session as -1, which the kernel no longer knows).  Such a line is
- * read once more: when a thread other than the leader execs, de_thread()
- * gives it the leader's pid and then reaps the old leader, so for a moment
- * the pid's line is the reaped leader's while the process lives on; the
- * second read is the new leader's, and a task really reaped reads ESRCH.
+ * needs: 0, or -1 with ESRCH for a task being reaped (stat_ident_reaped():
+ * 'X', or its state from before the reap with no thread, its parent read
+ * as 0 and its group and session as -1, which the kernel no longer knows).
+ * Such a line is read once more: when a thread other than the leader
+ * execs, de_thread() gives it the leader's pid and then reaps the old
+ * leader, so for a moment the pid's line is the reaped leader's while the
+ * process lives on; the second read is the new leader's, and a task really
+ * reaped reads ESRCH.  Counted in vmon_get_stats(3)'s reads when `counted`
+ * (the sampling's reads; the event feed's are not).
  */
-int procfs_read_ident(vmon_t *vmon, int fd, buf_t *line, stat_ident_t *id)
+int procfs_read_ident(vmon_t *vmon, int fd, buf_t *line, stat_ident_t *id, bool counted)
 {
 	for (int tries = 0; tries < 2; tries++) {
-		if (procfs_read_fd(vmon, fd, "stat", line) < 0) {
+		if (procfs_read_fd(vmon, fd, "stat", line, counted) < 0) {
 			errno = procfs_gone_errno(errno);
 			return -1;
 		}
@@ -92,7 +94,7 @@ bool procfs_node_alive(vmon_t *vmon, proc_node_t *node)
 	fd = procfs_openat(vmon, in->proc_fd, path, O_RDONLY);
 	if (fd < 0)
 		return procfs_gone_errno(errno) != ESRCH;
-	r = procfs_read_ident(vmon, fd, &in->buf, &id);
+	r = procfs_read_ident(vmon, fd, &in->buf, &id, true);
 	err = errno;
 	close(fd);
 	if (r < 0)
@@ -143,7 +145,7 @@ int procfs_probe(vmon_t *vmon, proc_node_t *node)
 			return -1;
 		}
 	}
-	r = procfs_read_ident(vmon, fd, line, &id);
+	r = procfs_read_ident(vmon, fd, line, &id, true);
 	if (fd != stat->stat_fd) {
 		int err = errno;
 
