@@ -12,6 +12,9 @@
  * iterator.  `bench iter --gap MS`: the idle passes MS apart (20 by
  * default); a viewer refreshing every second or two finds the kernel's
  * task structures out of the caches, which 300 ms already shows.
+ * `--passes N`: the median of N passes a case (8 by default): 40 or more
+ * to tell two builds apart by 0.1 us, which eight do not (the machine's
+ * spread across runs is about 0.2 us a process where every process ran).
  */
 #include "config.h"
 
@@ -29,11 +32,13 @@
 #include "bench.h"
 #include "vmon.h"
 
-#define ITER_PASSES	8
+#define ITER_PASSES	8	/* a case's passes, by default (--passes) */
+#define ITER_PASSES_MAX	1000
 #define ITER_THREADS	10	/* tasks per process in the threaded case */
 #define ITER_TARGET_US	1.5
 
 static int idle_gap_ms = 20;	/* between idle passes (--gap) */
+static int passes = ITER_PASSES;	/* a case's, whose median is its figure (--passes) */
 
 struct iter_case {
 	bool	ok;
@@ -55,17 +60,17 @@ static double us_per(const bench_cpu_t *a, const bench_cpu_t *b, int n)
 }
 
 /*
- * ITER_PASSES samples, each after the children were woken (wake) or
+ * `passes` samples, each after the children were woken (wake) or
  * idle_gap_ms of nothing (NULL); the median us per process per sample, or -1 if a
  * sample failed.  *procs, *tasks: the tree's, after.
  */
 static double timed_passes(vmon_t *vmon, bench_idle_t *wake, int *procs, int *tasks)
 {
-	double us[ITER_PASSES];
+	double us[ITER_PASSES_MAX];
 	bench_cpu_t a, b;
 	vmon_stats_t st;
 
-	for (int i = 0; i < ITER_PASSES; i++) {
+	for (int i = 0; i < passes; i++) {
 		if (!wake)
 			bench_sleep_ms(idle_gap_ms);
 		else if (bench_idle_wake(wake) < 0)
@@ -77,10 +82,10 @@ static double timed_passes(vmon_t *vmon, bench_idle_t *wake, int *procs, int *ta
 		vmon_get_stats(vmon, &st);
 		us[i] = us_per(&a, &b, st.procs);
 	}
-	qsort(us, ITER_PASSES, sizeof(double), dbl_cmp);
+	qsort(us, (size_t)passes, sizeof(double), dbl_cmp);
 	*procs = st.procs;
 	*tasks = st.procs + st.threads;
-	return us[ITER_PASSES / 2];
+	return us[passes / 2];
 }
 
 /* one source at the current scale; wake: NULL when the children cannot be woken (threaded case) */
@@ -208,13 +213,18 @@ static int iter_run(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		char *end = NULL;
-		long ms = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+		long n = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+		bool number = end && end != argv[i + 1] && !*end;
 
-		if (strcmp(argv[i], "--gap") == 0 && end && end != argv[i + 1] && !*end && ms > 0 && ms <= 60000) {
-			idle_gap_ms = (int)ms;
+		if (strcmp(argv[i], "--gap") == 0 && number && n > 0 && n <= 60000) {
+			idle_gap_ms = (int)n;
+			i++;
+		} else if (strcmp(argv[i], "--passes") == 0 && number && n > 0 && n <= ITER_PASSES_MAX) {
+			passes = (int)n;
 			i++;
 		} else {
-			fprintf(stderr, "usage: bench iter [--gap MS]  (MS between idle passes, 1 to 60000, default 20)\n");
+			fprintf(stderr, "usage: bench iter [--gap MS] [--passes N]  (MS between idle passes, 1 to 60000, "
+				"default 20; N passes a case, 1 to %d, default %d)\n", ITER_PASSES_MAX, ITER_PASSES);
 			return 1;
 		}
 	}
@@ -222,7 +232,7 @@ static int iter_run(int argc, char **argv)
 	       "median of %d steady passes; idle = nothing ran since the last sample (passes %d ms apart),\n"
 	       "ran = every spawned child woke once; no-wchan = ran, with VMON_FLAG_NO_WCHAN (no kernel stack\n"
 	       "walk); top -b: CPU us per process per refresh, the same processes, in the same run.\n\n",
-	       ITER_PASSES, idle_gap_ms);
+	       passes, idle_gap_ms);
 	printf("%-16s %6s %6s | %7s %7s | %7s %7s %7s | %7s | %6s\n", "case", "procs", "tasks", "proc", "ran", "iter",
 	       "ran", "no-wchan", "top -b", "proc/iter");
 
