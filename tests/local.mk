@@ -122,6 +122,13 @@ tests_test_hash_CPPFLAGS = $(TESTS_CPP)
 tests_test_hash_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
 tests_test_hash_LDFLAGS = $(TESTS_LINK)
 
+# parse_copy_numbers() (the task iterator's store writer) against parse_set_ull(), no root needed
+VMON_UNIT_TESTS += tests/test_copy_numbers
+tests_test_copy_numbers_SOURCES = tests/test_copy_numbers.c libvmon/stores/parse.c libvmon/stores/parse.h
+tests_test_copy_numbers_CPPFLAGS = $(TESTS_CPP)
+tests_test_copy_numbers_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
+tests_test_copy_numbers_LDFLAGS = $(TESTS_LINK)
+
 # the feed's stream (libvmon/feed/stream.c) fed by hand: the exits found after a loss
 VMON_UNIT_TESTS += tests/test_stream
 tests_test_stream_SOURCES = tests/test_stream.c libvmon/feed/stream.c libvmon/feed/stream.h

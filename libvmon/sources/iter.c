@@ -313,6 +313,9 @@ static const parse_copy_t sched_copy[] = {
 #define VMON_TASK_STORE vmon_proc_sched_t
 #include "defs/proc_sched.def"
 };
+_Static_assert(sizeof(struct iter_rec) <= USHRT_MAX && sizeof(vmon_proc_stat_t) <= USHRT_MAX &&
+	       sizeof(vmon_proc_vm_t) <= USHRT_MAX && sizeof(vmon_proc_io_t) <= USHRT_MAX &&
+	       sizeof(vmon_proc_sched_t) <= USHRT_MAX, "parse_copy_t's offsets fit");
 
 #define NELEM(_a) (sizeof(_a) / sizeof((_a)[0]))
 

@@ -360,7 +360,7 @@ static int read_whole(vmon_t *vmon, int fd, buf_t *buf, size_t short_end)
 #define PROC_OLD_READ_MAX	3072
 
 /*
- * How a file's reads end (read_whole()'s short_end):
+ * How a file's reads end (read_file()'s short_end):
  *
  * /proc's one-record files (stat, statm, io, status...) are produced whole
  * by a single read: any short read is the end.

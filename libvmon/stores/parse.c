@@ -164,14 +164,16 @@ int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, 
 
 /*
  * The numbers of a record into a store, as parse_set_ull() stores each
- * (the value cut to the member's size: an integer type's representation is
- * the low bytes of the __u64, as the conversion makes them), and present:
- * the number of members that changed, or -1 (EINVAL) for a size that is not
- * an integer's.  The task iterator's every record, 40 to 60 numbers: the
- * member's place and size come from the table, in a few cache lines, where
- * parse_set_ull() reads each field's descriptor and jumps on its type (in
- * a profile of a pass where every process ran, the jump and the descriptor
- * took most of that function's samples).
+ * (the value converted to the member's size: the same bits as its type's
+ * conversion, whatever the byte order), and present: the number of members
+ * that changed, or -1 (EINVAL) for a size no integer has (the defs tables
+ * let only integer members into a table: VMON_TASK_INT_, _begin.def).  The
+ * task iterator's every record that changed, up to 72 numbers (70 for
+ * PROC_STAT|PROC_VM|PROC_IO): the member's place and size come from the
+ * table, in a few cache lines, where parse_set_ull() reads each field's
+ * descriptor and jumps on its type (in a profile of a pass where every
+ * process ran, the jump and the descriptor took most of that function's
+ * samples).
  */
 int parse_copy_numbers(const parse_copy_t *table, size_t nr, const void *record, void *store, char *changed,
 		       char *present, bool first)
@@ -191,7 +193,7 @@ int parse_copy_numbers(const parse_copy_t *table, size_t nr, const void *record,
 			uint32_t v = (uint32_t)x;
 
 			diff = set_bytes(m, &v, sizeof(v));
-		} else if (c->size == 1) {
+		} else if (c->size == sizeof(unsigned char)) {
 			unsigned char v = (unsigned char)x;
 
 			diff = set_bytes(m, &v, sizeof(v));

@@ -50,6 +50,8 @@ int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, 
  * it goes to (`to`, of `size` bytes: an integer type), made from the defs
  * tables (VMON_TASK_COPY, _begin.def): the member's place and size known
  * when the table is built, where parse_set_ull() asks the field's type.
+ * parse_copy_numbers()'s changed and present are the store's bitmaps, never
+ * NULL.
  */
 typedef struct parse_copy {
 	int		sym;
