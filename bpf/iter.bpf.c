@@ -773,15 +773,28 @@ static __always_inline void lines_ask(struct task_struct *t, struct task_struct 
  * user space holds (e, or none) may not be this one: its stable part, its
  * wchan, the hash, and the record's size as fill_record() gives it.
  *
- * A global function where the kernel allows it (a trusted argument, Linux
- * 6.8): the verifier checks it once, on its own, where inline it checked it
- * again on every path that reached it through fill_volatile()'s branches
- * (the signal struct or not, the mm or not, a terminal or not, a held entry
- * or not).  That and the pointers read through the alias (fill_record())
- * took the check of the iterator's programs at a start from 170 ms of
- * system time to 50 (`vtop -b -n 1 --source iter --backend none`).  The
- * call is made only for a task that may have changed; an idle one ends
- * before it.  Inline in the program for older kernels (VMON_ITER_COMPAT).
+ * A global function in the object with the walk (which needs Linux 6.12;
+ * a global function's trusted argument, 6.8): the verifier checks it once,
+ * on its own,
+ * where inline it checked it again on every path that reached it through
+ * fill_volatile()'s branches (the signal struct or not, the mm or not, a
+ * terminal or not, a held entry or not).  With the pointers read through
+ * the alias (fill_record()), `vtop -b -n 1` beside about 70 processes
+ * went from 0.18 to 0.06 s of CPU (tests/bench/README.md).  The call is
+ * made only for a task that may have changed; an idle one ends before
+ * it.  Inline in iter_compat (Linux 6.2 to 6.11).
+ *
+ * Such a function takes no untrusted pointer, so it reads the task's
+ * signal, sighand and mm again: the task may have let go of its sighand or
+ * its mm since fill_volatile() read them (release_task(), exit_mm()).  The
+ * record then says so, after fill_stable() (a test before it, on the flag,
+ * cost the check 30 ms a start): without ITER_HAS_MM its memory figures are
+ * zeros, as /proc's are once the mm is gone; without ITER_HAS_SIGHAND user
+ * space takes it as a task being reaped (rec_reaped()).  The flags are only
+ * cleared here: a kernel thread that took an mm in between
+ * (kthread_use_mm()) gets the layout in its stat part and no vm part, a
+ * task that exec'd in between the old mm's counters and the new one's
+ * layout.  Both ran, and their next records are read whole again.
  */
 #ifndef VMON_ITER_COMPAT
 #define REST_FN		__noinline
@@ -794,11 +807,23 @@ static __always_inline void lines_ask(struct task_struct *t, struct task_struct 
 REST_FN int record_rest(struct iter_rec *r, struct task_struct *t ARG_TRUSTED, struct iter_held *e,
 			__u32 held_index, __u64 vhash)
 {
-	struct task_struct *u = bpf_rdonly_cast(t, bpf_core_type_id_kernel(struct task_struct));
+	struct signal_struct *sig;
+	struct sighand_struct *sh;
+	struct task_struct *u;
+	struct mm_struct *mm;
 
+	/* (r is the scratch record, never NULL: the check is the verifier's) */
 	if (!r || !t)
 		return 0;
-	fill_stable(r, t, u, u->signal, u->sighand, u->mm, e);
+	u = bpf_rdonly_cast(t, bpf_core_type_id_kernel(struct task_struct));
+	sig = u->signal;
+	sh = u->sighand;
+	mm = u->mm;
+	fill_stable(r, t, u, sig, sh, mm, e);
+	if (!(sig && sh))
+		r->h.flags &= ~ITER_HAS_SIGHAND;
+	if (!mm)
+		r->h.flags &= ~ITER_HAS_MM;
 	fill_wchan(r, t, e);
 	r->h.hash = rec_hash(r);
 	r->h.volatile_hash = vhash;
@@ -826,7 +851,7 @@ REST_FN int record_rest(struct iter_rec *r, struct task_struct *t ARG_TRUSTED, s
  * 45 % of loading the programs (perf of `vtop -b -n 1 --source iter
  * --backend none`); none of these needs to be, they are only read through.
  * The other fields stay loads through t: through an untrusted pointer each
- * load is guarded (BPF_PROBE_MEM), and all of them so cost 11 % more a
+ * load is guarded (BPF_PROBE_MEM), and all of them so cost 12 % more a
  * refresh of vtop -b at 10,000 processes.
  */
 static __always_inline int fill_record(struct task_struct *t, struct iter_rec *r)

@@ -212,8 +212,8 @@ static double median3(double a, double b, double c)
  * first refresh reads every process) made a single pair's difference
  * swing by a factor of three at 1,000 processes.  *rss_kb: the longer
  * runs' highest peak RSS; *start_ms: the start-up's CPU, the shorter runs'
- * less their K refreshes at that rate (vtop's is mostly the kernel's
- * check of its BPF programs).
+ * less their K refreshes at that rate (vtop's includes the kernel's check
+ * of its BPF programs and the first pass's reads of every process).
  */
 static double per_refresh(const char *prog, int n, int k, long *rss_kb, double *start_ms)
 {
@@ -658,11 +658,11 @@ int main(int argc, char **argv)
 			       per[k].t >= 0 ? per[k].t * 1e3 / per[k].all : -1.0,
 			       per[k].it >= 0 ? per[k].it * 10 * 1e3 / per[k].all : -1.0);
 		printf("(-b at -d 0.1; vtop and top on a terminal at -d 1: their caches colder)\n");
-		printf("\nstart-up CPU, ms (-b -n 2 less its two refreshes; vtop's is mostly the kernel's check of its BPF programs):\n");
+		printf("\nstart-up CPU, ms (-b -n 2 less its two refreshes; vtop's includes the kernel's check of its BPF programs):\n");
 		printf("%8s | %8s %8s %6s\n", "procs", "vtop -b", "top -b", "ratio");
 		for (int k = 0; k < per_nr; k++)
 			printf("%8d | %8.1f %8.1f %6.2f\n", per[k].all, per[k].vs, per[k].ts,
-			       per[k].ts > 0 ? per[k].vs / per[k].ts : 0.0);
+			       per[k].vs >= 0 && per[k].ts > 0 ? per[k].vs / per[k].ts : 0.0);
 	}
 	if (lives) {
 		/* at the last count's idle children */
