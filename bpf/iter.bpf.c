@@ -775,14 +775,13 @@ static __always_inline void lines_ask(struct task_struct *t, struct task_struct 
  *
  * A global function in the object with the walk (which needs Linux 6.12;
  * a global function's trusted argument, 6.8): the verifier checks it once,
- * on its own,
- * where inline it checked it again on every path that reached it through
- * fill_volatile()'s branches (the signal struct or not, the mm or not, a
- * terminal or not, a held entry or not).  With the pointers read through
- * the alias (fill_record()), `vtop -b -n 1` beside about 70 processes
- * went from 0.18 to 0.06 s of CPU (tests/bench/README.md).  The call is
- * made only for a task that may have changed; an idle one ends before
- * it.  Inline in iter_compat (Linux 6.2 to 6.11).
+ * on its own, where inline it checked it again on every path that reached
+ * it through fill_volatile()'s branches (the signal struct or not, the mm
+ * or not, a terminal or not, a held entry or not).  With the pointers read
+ * through the alias (fill_record()), `vtop -b -n 1` beside about 70
+ * processes went from 0.18 to 0.06 s of CPU (tests/bench/README.md).  The
+ * call is made only for a task that may have changed; an idle one ends
+ * before it.  Inline in iter_compat (Linux 6.2 to 6.11).
  *
  * Such a function takes no untrusted pointer, so it reads the task's
  * signal, sighand and mm again: the task may have let go of its sighand or
