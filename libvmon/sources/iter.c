@@ -319,6 +319,29 @@ _Static_assert(sizeof(struct iter_rec) <= USHRT_MAX && sizeof(vmon_proc_stat_t) 
 
 #define NELEM(_a) (sizeof(_a) / sizeof((_a)[0]))
 
+/*
+ * One read of the iterator, taken as it comes through a buffer of
+ * ITER_STREAM_BYTES: the whole read in one buffer was 848 bytes a task at
+ * the first read (every record whole), 4 to 8 MB held from then on at 5,000
+ * processes, for a stream that is mostly 32-byte headers after it.  A
+ * stream cut inside a record fails the read (EPROTO).
+ *
+ * The buffer is mapped for such a read and let go once the walk is to read
+ * next (read_stream()): on Linux 6.12 and later the iterator is read only
+ * at the first read and after the held table is made again, and 64 KiB
+ * stayed resident for nothing in every client (malloc'd, the heap kept
+ * them).  Without the walk it is kept from read to read.
+ */
+#define ITER_STREAM_BYTES	(64 * 1024)
+
+/* the iterator's read buffer given back (stream_read() maps it again) */
+static void stream_release(iter_t *it)
+{
+	if (it->stream)
+		munmap(it->stream, ITER_STREAM_BYTES);
+	it->stream = NULL;
+}
+
 static void iter_close(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -330,7 +353,7 @@ static void iter_close(vmon_t *vmon)
 		munmap(it->held.e, it->held_size);
 	bpf_ring_close(it->walk);
 	prog_destroy(&it->prog);
-	free(it->stream);
+	stream_release(it);
 	for (size_t i = 0; i < it->slots_cap; i++)
 		free(it->slot_rec[i]);
 	free(it->slot_rec);
@@ -1107,15 +1130,6 @@ corrupt:
 	return -1;
 }
 
-/*
- * One read of the iterator, taken as it comes through a buffer of
- * ITER_STREAM_BYTES: the whole read in one buffer was 848 bytes a task at
- * the first read (every record whole), 4 to 8 MB held from then on at 5,000
- * processes, for a stream that is mostly 32-byte headers after it.  A
- * stream cut inside a record fails the read (EPROTO).
- */
-#define ITER_STREAM_BYTES	(64 * 1024)
-
 /* a read begins: this read's order goes in shown[], the last one's is the guide (slot_in_order()) */
 static void order_begin(iter_t *it)
 {
@@ -1136,8 +1150,13 @@ static int stream_read(iter_t *it)
 	ssize_t took;
 	int fd, err;
 
-	if (!it->stream && !(it->stream = malloc(ITER_STREAM_BYTES)))
-		return -1;
+	if (!it->stream) {
+		void *p = mmap(NULL, ITER_STREAM_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return -1;
+		it->stream = p;
+	}
 	fd = light_skel_iter_create(*it->prog.tasks_link);
 	if (fd < 0)
 		return -1;
@@ -1247,6 +1266,8 @@ static int read_stream(iter_t *it)
 	if (r == 0)
 		r = stream_read(it) == 0 ? 1 : -1;
 	it->walk_next = it->stream_bytes <= it->walk_size - it->walk_size / 8 && it->nr <= WALK_TASKS_MAX;
+	if (it->walk && !it->walk_none && it->walk_next)
+		stream_release(it);
 	return r < 0 ? -1 : 0;
 }
 
