@@ -214,7 +214,8 @@ typedef union iter_unpacked {
  */
 struct iter {
 	iter_prog_t		prog;		/* loaded and attached: *prog.tasks_link */
-	char			*stream;	/* a read's bytes, ITER_STREAM_BYTES: those of a record not yet whole */
+	char			*stream;	/* a read's bytes, ITER_STREAM_BYTES: those of a record not yet whole;
+						 * mapped by stream_read(), NULL while the walk reads (stream_release()) */
 	/* per slot: */
 	unsigned char		**slot_rec;	/* its task's last whole record, packed; NULL: dropped (slot_drop()) */
 	unsigned short		*slot_cap;	/* ... the bytes it has room for */
@@ -327,10 +328,13 @@ _Static_assert(sizeof(struct iter_rec) <= USHRT_MAX && sizeof(vmon_proc_stat_t) 
  * stream cut inside a record fails the read (EPROTO).
  *
  * The buffer is mapped for such a read and let go once the walk is to read
- * next (read_stream()): on Linux 6.12 and later the iterator is read only
- * at the first read and after the held table is made again, and 64 KiB
- * stayed resident for nothing in every client (malloc'd, the heap kept
- * them).  Without the walk it is kept from read to read.
+ * next (read_stream()).  On Linux 6.12 and later the walk reads the tasks:
+ * the iterator is read at the first two reads and the two after the held
+ * table is made again (the first's records all come whole, and a read's
+ * bytes decide whether the next is the walk's), after a read whose records
+ * outgrew the ring, and above WALK_TASKS_MAX tasks.
+ * Kept, the malloc'd 64 KiB stayed resident for nothing in every client.
+ * Without the walk it is kept from read to read.
  */
 #define ITER_STREAM_BYTES	(64 * 1024)
 
@@ -1252,6 +1256,12 @@ static int walk_read(iter_t *it)
 	return 1;
 }
 
+/* is the next read the walk's (where the kernel walks and the last read's records would fit its ring)? */
+static bool walk_reads_next(const iter_t *it)
+{
+	return it->walk && !it->walk_none && it->walk_next;
+}
+
 /*
  * One read: by the walk when the last read's records would fit its ring,
  * else (or when it did not) by the iterator.  0, or -1 with errno.
@@ -1261,12 +1271,12 @@ static int read_stream(iter_t *it)
 	int r = 0;
 
 	order_begin(it);
-	if (it->walk && !it->walk_none && it->walk_next)
+	if (walk_reads_next(it))
 		r = walk_read(it);
 	if (r == 0)
 		r = stream_read(it) == 0 ? 1 : -1;
 	it->walk_next = it->stream_bytes <= it->walk_size - it->walk_size / 8 && it->nr <= WALK_TASKS_MAX;
-	if (it->walk && !it->walk_none && it->walk_next)
+	if (r > 0 && walk_reads_next(it))
 		stream_release(it);
 	return r < 0 ? -1 : 0;
 }
@@ -1341,8 +1351,10 @@ fail:
 	 * entries saying so); but a stream that did not agree with the held
 	 * table could do so again: the next read is told nothing is held.
 	 */
-	if (errno == EPROTO)
+	if (errno == EPROTO) {
 		held_clear(&it->held);
+		it->walk_next = false;	/* every record comes whole: the walk's ring would not hold them */
+	}
 	/* and no record goes after the next read for being the same in this one: this pass's nodes take none */
 	for (size_t slot = 0; slot < it->slots_cap; slot++)
 		it->slot_state[slot] &= (unsigned char)~(SLOT_SAME | SLOT_SAME_AGAIN);

@@ -42,10 +42,11 @@
  * counted.  The ring starts at VT_FEED_RING_MIN and doubles as events wait
  * (a fork storm while the screen is busy), and a take that empties a big one
  * makes it small again: 8,192 events are 2.5 MB, which a storm made resident
- * and kept so.  A vt_event_t is 304 bytes: 256 of them were 76 KB resident
+ * and kept so.  A vt_event_t is 304 bytes: 256 of them were 76 KiB resident
  * for the few events an idle system has between two refreshes (a refresh
- * takes them all), a sixth of what vtop on a terminal had over top at 1,000
- * processes (tests/bench/README.md); 32 are 9.5 KB, and a burst doubles them.
+ * takes them all), of the 0.5 MB vtop on a terminal had over top beside
+ * 1,068 processes (tests/bench/README.md); 32 are 9.5 KiB, and a burst
+ * doubles them.
  */
 #define VT_FEED_RING_MIN	32
 #define VT_FEED_RING		8192
