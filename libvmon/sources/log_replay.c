@@ -40,7 +40,7 @@ struct replay {
 		int		node;	/* the record's event_node */
 	} *events;			/* held for the next sample */
 	size_t		events_nr, events_cap;
-	bool		shared_pids;	/* this sample has two entries, not stale, of one pid (check()) */
+	bool		shared_pids;	/* this sample has two entries of one pid (check()): index_live_nodes() */
 };
 
 static void events_clear(struct replay *r)
@@ -191,11 +191,11 @@ static bool same_node(const proc_node_t *node, const vmon_log_proc_t *p)
  */
 static int check(struct replay *r, const vmon_log_sample_t *s)
 {
-	pidmap_t live[2];
+	pidmap_t seen[2];
 	int ret = 0;
 
-	if (pidmap_init(&live[0]) < 0 || pidmap_init(&live[1]) < 0) {
-		pidmap_fini(&live[0]);
+	if (pidmap_init(&seen[0]) < 0 || pidmap_init(&seen[1]) < 0) {
+		pidmap_fini(&seen[0]);
 		return -1;
 	}
 	r->shared_pids = false;
@@ -204,7 +204,9 @@ static int check(struct replay *r, const vmon_log_sample_t *s)
 		bool thread = p->flags & VMON_LOG_PROC_THREAD;
 		const proc_node_t *last = p->id ? vhash_get(&r->map, p->id) : NULL;
 
+		/* (new and stale at once: a node is never stale in its new sample, vmon(3)) */
 		if (p->pid <= 0 || p->parent >= i || (thread && p->parent < 0) ||
+		    (p->flags & (VMON_LOG_PROC_NEW | VMON_LOG_PROC_STALE)) == (VMON_LOG_PROC_NEW | VMON_LOG_PROC_STALE) ||
 		    (p->parent >= 0 && (s->procs[p->parent].flags & VMON_LOG_PROC_THREAD)) ||
 		    !p->id || vhash_find(&r->next, p->id) != VHASH_END || (last && !same_node(last, p))) {
 			ret = -1;
@@ -215,16 +217,22 @@ static int check(struct replay *r, const vmon_log_sample_t *s)
 			ret = -1;
 			break;
 		}
-		if (!(p->flags & VMON_LOG_PROC_STALE)) {
-			if (pidmap_get(&live[thread], p->pid))
-				r->shared_pids = true;
-			else if (pidmap_put(&live[thread], p->pid, (void *)p) < 0)
-				ret = -1;
-		}
+		/*
+		 * Stale entries count too: a node made for one (a replay that
+		 * starts at a keyframe, where it is new to the replay) takes
+		 * the pid index from a live node of its pid made before it in
+		 * the sample, and gives it back to nobody when it goes stale,
+		 * so that node was on no list vmon_destroy() empties (a leak
+		 * the fuzzer found: tests/fuzz/crashes/).
+		 */
+		if (pidmap_get(&seen[thread], p->pid))
+			r->shared_pids = true;
+		else if (pidmap_put(&seen[thread], p->pid, (void *)p) < 0)
+			ret = -1;
 	}
 	vhash_clear(&r->next);
-	pidmap_fini(&live[0]);
-	pidmap_fini(&live[1]);
+	pidmap_fini(&seen[0]);
+	pidmap_fini(&seen[1]);
 	return ret;
 }
 
@@ -246,7 +254,12 @@ static void index_live_nodes(vmon_t *vmon, struct replay *r, const vmon_log_samp
 		if (!node || (s->procs[i].flags & VMON_LOG_PROC_STALE) ||
 		    (st && BITTEST(st->present, VMON_PROC_STAT_STATE) && st->state == 'X'))
 			continue;
-		/* (the pid is in the index already: the put names this node, it allocates nothing) */
+		/*
+		 * (The pid is in the index already, or was until a stale node of
+		 * its pid left it: the put names this node.  Should it fail for
+		 * want of memory, the loop below marks the node left, and
+		 * replay_close() frees it.)
+		 */
 		pidmap_put(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid, node);
 	}
 	for (int i = 0; i < s->procs_nr; i++) {
