@@ -37,20 +37,6 @@
 #include "data/columns.h"
 #include "data/sampler.h"
 
-/*
- * Events held between two takes; beyond, the oldest are dropped and
- * counted.  The ring starts at VT_FEED_RING_MIN and doubles as events wait
- * (a fork storm while the screen is busy), and a take that empties a big one
- * makes it small again: 8,192 events are 2.5 MB, which a storm made resident
- * and kept so.  A vt_event_t is 304 bytes: 256 of them were 76 KiB resident
- * for the few events an idle system has between two refreshes (a refresh
- * takes them all), of the 0.5 MB vtop on a terminal had over top beside
- * 1,068 processes (tests/bench/README.md); 32 are 9.5 KiB, and a burst
- * doubles them.
- */
-#define VT_FEED_RING_MIN	32
-#define VT_FEED_RING		8192
-
 struct vt_feed {
 	vmon_t			*vmon;
 	bool			active;		/* a backend is in use (it never changes once open) */

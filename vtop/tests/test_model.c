@@ -10,12 +10,14 @@
 #ifdef HAVE_MALLINFO2
 #include <malloc.h>
 #endif
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -2035,6 +2037,111 @@ static void test_event_ring(void **state)
 }
 
 /*
+ * Events written to a log, in a burst between two samples, and replayed:
+ * what the replay's callback hands over, through the feed's ring, to the
+ * screen's takes of 128 (event_log.c's).  The ring starts at
+ * VT_FEED_RING_MIN and grows as the burst waits.
+ */
+static void feed_burst(int first_pid, int n, unsigned long long *dropped, int *got, int *first_got, int *last_got)
+{
+	vmon_log_writer_t *w;
+	vmon_log_record_t rec;
+	vmon_event_t ev;
+	vmon_log_t *log;
+	vt_feed_t *feed = NULL;
+	vt_event_t batch[128];
+	vmon_t live, replay;
+	fixture_t fx;
+	char err[256], path[64];
+	int fd, rfd, taken, prev = first_pid - 1;
+	unsigned long long lost;
+
+	fixture_init(&fx);
+	make_tree(&fx);
+	assert_true(fixture_vmon(&fx, &live, VMON_FLAG_PROC_ALL, VMON_WANT_SYS_STAT, VMON_WANT_PROC_STAT));
+	fd = memfd_create("vtop-feed", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	w = vmon_log_writer_open(fd, &live);
+	assert_non_null(w);
+	assert_true(vmon_sample(&live));
+	assert_int_equal(vmon_log_write_sample(w, &live, NULL), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = VMON_EVENT_FORK;
+	ev.has = VMON_EVENT_HAS_PPID;
+	ev.ppid = 1;
+	for (int i = 0; i < n; i++) {
+		ev.pid = ev.tid = first_pid + i;
+		ev.time_ns = 1000000000ull + (unsigned long long)i;
+		assert_int_equal(vmon_log_write_event(w, &ev), 0);
+	}
+	assert_true(vmon_sample(&live));
+	assert_int_equal(vmon_log_write_sample(w, &live, NULL), 0);
+	assert_int_equal(vmon_log_writer_close(w), 0);
+	vmon_destroy(&live);
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	rfd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(rfd >= 0);
+	log = vmon_log_open(rfd);
+	assert_non_null(log);
+	assert_int_equal(vmon_log_read(log, &rec), 0);
+	assert_int_equal(rec.type, VMON_LOG_HEADER);
+	assert_int_equal(vmon_log_replay_init(&replay, rec.u.header, 0), 0);
+	assert_int_equal(vt_feed_open_replay(&feed, &replay, 0, err, sizeof(err)), 0);
+	while (vmon_log_read(log, &rec) == 0)
+		assert_int_equal(vmon_log_replay_record(&replay, &rec), 0);
+
+	*dropped = 0;
+	*got = 0;
+	*first_got = *last_got = -1;
+	while ((taken = vt_feed_take(feed, batch, 128, &lost)) > 0) {
+		*dropped += lost;
+		for (int i = 0; i < taken; i++) {
+			/* as they came, the oldest first, none twice */
+			assert_int_equal(batch[i].kind, 'N');
+			assert_true(batch[i].pid > prev);
+			prev = batch[i].pid;
+			if (*first_got < 0)
+				*first_got = batch[i].pid;
+			*last_got = batch[i].pid;
+		}
+		*got += taken;
+	}
+	*dropped += lost;
+	vt_feed_close(feed);
+	vmon_destroy(&replay);
+	vmon_log_close(log);
+	close(rfd);
+	close(fd);
+	fixture_free(&fx);
+}
+
+static void test_feed_handover(void **state)
+{
+	unsigned long long dropped;
+	int got, first, last;
+
+	(void)state;
+	/* fewer than the first ring holds, then a burst it doubles for: every one, in order */
+	feed_burst(1000, VT_FEED_RING_MIN / 2, &dropped, &got, &first, &last);
+	assert_int_equal(got, VT_FEED_RING_MIN / 2);
+	assert_int_equal(dropped, 0);
+	assert_int_equal(first, 1000);
+	assert_int_equal(last, 1000 + VT_FEED_RING_MIN / 2 - 1);
+	feed_burst(1000, 5000, &dropped, &got, &first, &last);
+	assert_int_equal(got, 5000);
+	assert_int_equal(dropped, 0);
+	assert_int_equal(first, 1000);
+	assert_int_equal(last, 5999);
+	/* more than the ring's most: the newest kept, the oldest counted dropped */
+	feed_burst(1000, VT_FEED_RING + 500, &dropped, &got, &first, &last);
+	assert_int_equal(got, VT_FEED_RING);
+	assert_int_equal(dropped, 500);
+	assert_int_equal(first, 1500);
+	assert_int_equal(last, 1000 + VT_FEED_RING + 500 - 1);
+}
+
+/*
  * A storm's long exec lines, then short texts in their place: the byte
  * ring follows the texts down (it was the storm's size for good), and
  * every event kept reads back as it came, through each resize.
@@ -2464,6 +2571,7 @@ int main(void)
 		cmocka_unit_test(test_text_fit),
 		cmocka_unit_test(test_event_ring),
 		cmocka_unit_test(test_event_ring_shrinks),
+		cmocka_unit_test(test_feed_handover),
 		cmocka_unit_test(test_text_filter),
 		cmocka_unit_test(test_one_row_per_process),
 		cmocka_unit_test(test_one_row_copy_first),
