@@ -2073,6 +2073,90 @@ static void test_replay_ids(void **state)
 	}
 	vmon_destroy(&replay);
 	assert_int_equal(dtors, 5);
+
+	/*
+	 * The node that lost the index to the other of its pid (id 6, the
+	 * ended one, listed first) is named again when the other goes stale,
+	 * and is no longer taken as gone: freed once, by the sample that no
+	 * longer lists it, and not found after (a double free and a dangling
+	 * lookup once, under valgrind).
+	 */
+	{
+		static const struct entry reused[] = {
+			{ 10, -1, 0, 1 }, { 13, 0, 0, 6 }, { 13, 0, VMON_LOG_PROC_NEW, 7 },
+		}, other_stale[] = {
+			{ 10, -1, 0, 1 }, { 13, 0, 0, 6 }, { 13, 0, VMON_LOG_PROC_STALE, 7 },
+		}, alone[] = {
+			{ 10, -1, 0, 1 }, { 13, 0, 0, 6 },
+		}, gone[] = {
+			{ 10, -1, 0, 1 },
+		};
+
+		for (int keep = 0; keep < 2; keep++) {
+			assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+			replay.proc_dtor_cb = count_dtor;
+			dtors = 0;
+			assert_int_equal(replay_entries(&replay, reused, 3), 0);
+			assert_int_equal(replay_entries(&replay, other_stale, 3), 0);
+			assert_int_equal(assert_tree_consistent(&replay), 3);
+			assert_non_null(vmon_proc_lookup(&replay, 13));
+			assert_false(vmon_proc_lookup(&replay, 13)->is_stale);
+			assert_int_equal(replay_entries(&replay, alone, 2), 0);
+			assert_int_equal(assert_tree_consistent(&replay), 2);
+			assert_non_null(vmon_proc_lookup(&replay, 13));
+			assert_int_equal(dtors, 1);
+			if (!keep) {
+				assert_int_equal(replay_entries(&replay, gone, 1), 0);
+				assert_null(vmon_proc_lookup(&replay, 13));
+				assert_int_equal(dtors, 2);
+			}
+			vmon_destroy(&replay);
+			assert_int_equal(dtors, 3);
+		}
+	}
+
+	/*
+	 * A stale entry whose node is made in this sample (at a keyframe every
+	 * entry has a new id), beside a live one of its pid, before or after
+	 * it, processes and threads: the live node keeps the index, and
+	 * everything is freed once (the stale node took the index and gave it
+	 * to nobody: a leak the fuzzer found, tests/fuzz/crashes/).
+	 */
+	{
+		static const struct entry stale_after[] = {
+			{ 10, -1, 0, 1 }, { 13, 0, 0, 2 }, { 13, 0, VMON_LOG_PROC_STALE, 3 },
+			{ 14, 1, VMON_LOG_PROC_THREAD, 4 }, { 14, 1, VMON_LOG_PROC_THREAD | VMON_LOG_PROC_STALE, 5 },
+		}, stale_before[] = {
+			{ 10, -1, 0, 1 }, { 13, 0, VMON_LOG_PROC_STALE, 3 }, { 13, 0, 0, 2 },
+			{ 14, 2, VMON_LOG_PROC_THREAD | VMON_LOG_PROC_STALE, 5 }, { 14, 2, VMON_LOG_PROC_THREAD, 4 },
+		}, both_stale[] = {
+			{ 10, -1, 0, 1 }, { 13, 0, VMON_LOG_PROC_STALE, 2 }, { 13, 0, VMON_LOG_PROC_STALE, 3 },
+		};
+		static const struct {
+			const struct entry	*e;
+			int			nr;
+			bool			live_13;	/* a live 13 to find */
+		} cases[] = { { stale_after, 5, true }, { stale_before, 5, true }, { both_stale, 3, false } };
+
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+			vmon_proc_t *p;
+
+			assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+			replay.proc_dtor_cb = count_dtor;
+			dtors = 0;
+			assert_int_equal(replay_entries(&replay, cases[c].e, cases[c].nr), 0);
+			assert_int_equal(assert_tree_consistent(&replay), cases[c].nr);
+			p = vmon_proc_lookup(&replay, 13);
+			if (cases[c].live_13) {
+				assert_non_null(p);
+				assert_false(p->is_stale);
+			} else {
+				assert_null(p);
+			}
+			vmon_destroy(&replay);
+			assert_int_equal(dtors, cases[c].nr);
+		}
+	}
 }
 
 /* bad arguments are refused, never crash */

@@ -183,10 +183,11 @@ static bool same_node(const proc_node_t *node, const vmon_log_proc_t *p)
  * more than the reader.  r->next, which reserve() cleared, holds the ids
  * seen meanwhile, and is cleared again.
  *
- * Two entries of one pid, neither stale, are a writer's too: a process
+ * Two entries of one pid, stale or not, are a writer's too: a process
  * that ended is in the tree until it has been new in one sample and stale
  * in the next, and a busy machine (pid_max is often 32768) can give its
- * pid to another process meanwhile.  r->shared_pids says so, for
+ * pid to another process meanwhile.  r->shared_pids says so, or that a
+ * node lost the index to another of its pid in an earlier sample, for
  * index_live_nodes().
  */
 static int check(struct replay *r, const vmon_log_sample_t *s)
@@ -218,14 +219,15 @@ static int check(struct replay *r, const vmon_log_sample_t *s)
 			break;
 		}
 		/*
-		 * Stale entries count too: a node made for one (a replay that
-		 * starts at a keyframe, where it is new to the replay) takes
-		 * the pid index from a live node of its pid made before it in
-		 * the sample, and gives it back to nobody when it goes stale,
-		 * so that node was on no list vmon_destroy() empties (a leak
-		 * the fuzzer found: tests/fuzz/crashes/).
+		 * Stale entries count too.  A node made for one (at a keyframe
+		 * every entry has a new id, and its node is made anew) takes
+		 * the pid index from a live node of its pid, and gives it back
+		 * to nobody when it goes stale: that node was in no index and
+		 * on no list vmon_destroy() empties (a leak the fuzzer found:
+		 * tests/fuzz/crashes/).  And a node that lost the index in an
+		 * earlier sample may be the only one of its pid now.
 		 */
-		if (pidmap_get(&seen[thread], p->pid))
+		if (pidmap_get(&seen[thread], p->pid) || (last && last->life.left))
 			r->shared_pids = true;
 		else if (pidmap_put(&seen[thread], p->pid, (void *)p) < 0)
 			ret = -1;
@@ -239,14 +241,18 @@ static int check(struct replay *r, const vmon_log_sample_t *s)
 /*
  * Where a pid has two nodes in this sample, the pid index names the one
  * still running, as the live tree's does, not whichever entry came last;
- * the other has left the index, as an ended process leaves it live.
+ * the other has left the index (life.left), as an ended process leaves it
+ * live, and one named again is no longer left: a node left is freed by
+ * replay_close() or by the sample that no longer lists it, as one out of
+ * the index.  0, or -1 (ENOMEM) when a node could not be named: it is left.
  */
-static void index_live_nodes(vmon_t *vmon, struct replay *r, const vmon_log_sample_t *s)
+static int index_live_nodes(vmon_t *vmon, struct replay *r, const vmon_log_sample_t *s)
 {
 	struct _vmon_internal *in = vmon->internal;
+	int ret = 0;
 
 	if (!r->shared_pids)
-		return;
+		return 0;
 	for (int i = 0; i < s->procs_nr; i++) {
 		proc_node_t *node = r->nodes[i];
 		const vmon_proc_stat_t *st = node ? node->pub.stores[VMON_STORE_PROC_STAT] : NULL;
@@ -254,21 +260,20 @@ static void index_live_nodes(vmon_t *vmon, struct replay *r, const vmon_log_samp
 		if (!node || (s->procs[i].flags & VMON_LOG_PROC_STALE) ||
 		    (st && BITTEST(st->present, VMON_PROC_STAT_STATE) && st->state == 'X'))
 			continue;
-		/*
-		 * (The pid is in the index already, or was until a stale node of
-		 * its pid left it: the put names this node.  Should it fail for
-		 * want of memory, the loop below marks the node left, and
-		 * replay_close() frees it.)
-		 */
-		pidmap_put(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid, node);
+		/* (should it fail for want of memory, the loop below takes the node as left) */
+		if (pidmap_put(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid, node) < 0)
+			ret = -1;
 	}
 	for (int i = 0; i < s->procs_nr; i++) {
 		proc_node_t *node = r->nodes[i];
 
-		if (node && !node->pub.is_stale &&
-		    pidmap_get(node->pub.is_thread ? &in->threads : &in->procs, node->pub.pid) != node)
-			node->life.left = true;
+		if (node && !node->pub.is_stale)
+			node->life.left = pidmap_get(node->pub.is_thread ? &in->threads : &in->procs,
+						     node->pub.pid) != node;
 	}
+	if (ret < 0)
+		errno = ENOMEM;
+	return ret;
 }
 
 static int replay_stores(vmon_t *vmon, proc_node_t *node, const vmon_log_proc_t *p, bool made)
@@ -490,7 +495,8 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 			(void)vhash_add(&r->next, p->id, node);
 	}
 
-	index_live_nodes(vmon, r, s);
+	if (index_live_nodes(vmon, r, s) < 0 && !err)
+		err = ENOMEM;
 
 	/* 5. the tree: every list in the sample's order (what could not be made out of memory is missing) */
 	for (int i = 0; i < n; i++) {
