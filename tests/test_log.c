@@ -2157,6 +2157,29 @@ static void test_replay_ids(void **state)
 			assert_int_equal(dtors, cases[c].nr);
 		}
 	}
+
+	/*
+	 * A replay monitors nothing, so vmon_proc_unmonitor() leaves its nodes
+	 * alone, even the top ones of a log without PROC_ALL (they were freed
+	 * with their subtree once, while the replay still held them).
+	 */
+	{
+		static const struct entry top[] = { { 10, -1, 0, 1 }, { 11, 0, 0, 2 } };
+
+		h.flags = 0;
+		assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+		replay.proc_dtor_cb = count_dtor;
+		dtors = 0;
+		assert_int_equal(replay_entries(&replay, top, 2), 0);
+		assert_non_null(vmon_proc_lookup(&replay, 10));
+		vmon_proc_unmonitor(&replay, vmon_proc_lookup(&replay, 10), NULL, NULL);
+		assert_int_equal(dtors, 0);
+		assert_int_equal(replay_entries(&replay, top, 2), 0);
+		tree_text(&replay, after, sizeof(after));
+		assert_string_equal(after, "10(0) 11(10)");
+		vmon_destroy(&replay);
+		assert_int_equal(dtors, 2);
+	}
 }
 
 /* bad arguments are refused, never crash */

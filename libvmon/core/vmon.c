@@ -1065,6 +1065,14 @@ void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
 
 	if (!vmon->internal || !proc)
 		return;
+	/*
+	 * A replay monitors nothing (vmon_proc_monitor() refuses it): its tree
+	 * is the log's, and its nodes the replay's to free.  Taken for a
+	 * monitor's, a top-level node went with its subtree while the replay
+	 * still held it (a use after free at the next sample).
+	 */
+	if (source_has(vmon, SOURCE_NOT_LIVE))
+		return;
 	node = node_of(proc);
 	if (sample_cb) {
 		vmon_proc_callback_t *cb = find_callback(proc, sample_cb, sample_cb_arg);
