@@ -320,6 +320,60 @@ static void test_callbacks_proc_all(void **state)
 }
 
 /*
+ * PROC_ALL runs the callbacks in a walk of every node only while some node
+ * has one (vmon.c counts them): the count must follow every way a callback
+ * comes and goes, or callbacks stop running.  None at first; one added
+ * later runs; one left on a node unmonitored without it runs until the
+ * process dies, and goes with the node; one removed by
+ * vmon_proc_unmonitor(); then none, and one again.
+ */
+static void test_callbacks_proc_all_counted(void **state)
+{
+	fixture_t fx;
+	vmon_t vmon;
+	vmon_proc_t *leaf, *other;
+
+	make_tree(&fx);
+	start(&fx, &vmon, VMON_FLAG_PROC_ALL);
+	assert_true(vmon_sample(&vmon));
+	assert_true(vmon_sample(&vmon));
+	assert_string_equal(seen('P', NULL, vmon.generation), "");
+
+	other = vmon_proc_monitor(&vmon, 500, VMON_WANT_PROC_INHERIT, on_proc, "other");
+	assert_non_null(other);
+	assert_true(vmon_sample(&vmon));
+	assert_string_equal(seen('P', NULL, vmon.generation), "500");
+
+	/* the leaf's callback stays when its monitor goes without naming it */
+	leaf = vmon_proc_monitor(&vmon, 300, VMON_WANT_PROC_INHERIT, on_proc, "leaf");
+	assert_non_null(leaf);
+	vmon_proc_unmonitor(&vmon, leaf, NULL, NULL);
+	assert_true(vmon_sample(&vmon));
+	assert_string_equal(seen('P', NULL, vmon.generation), "300 500");
+
+	/* the leaf dies: its callback sees it stale, then goes with its node; other's runs on */
+	fixture_remove(&fx, "300");
+	fixture_children(&fx, 200, (const int[]){ 301 }, 1);
+	assert_true(vmon_sample(&vmon));
+	assert_string_equal(seen('P', NULL, vmon.generation), "300 500");
+	assert_int_equal(count('D', 300), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_true(vmon_sample(&vmon));
+		assert_int_equal(count('D', 300), 1);
+		assert_string_equal(seen('P', NULL, vmon.generation), "500");
+	}
+
+	vmon_proc_unmonitor(&vmon, other, on_proc, "other");
+	assert_true(vmon_sample(&vmon));
+	assert_string_equal(seen('P', NULL, vmon.generation), "");
+
+	assert_non_null(vmon_proc_monitor(&vmon, 1, VMON_WANT_PROC_INHERIT, on_proc, "init"));
+	assert_true(vmon_sample(&vmon));
+	assert_string_equal(seen('P', NULL, vmon.generation), "1");
+	finish(&fx, &vmon);
+}
+
+/*
  * Nodes the caller monitors die.  A followed child: its callback sees it
  * stale exactly once, it leaves the tree in the next sample, and its memory
  * and its dtor wait for the last vmon_proc_unmonitor() (the caller's pointer
@@ -667,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_ctor_before_callbacks),
 		cmocka_unit_test(test_2pass),
 		cmocka_unit_test(test_callbacks_proc_all),
+		cmocka_unit_test(test_callbacks_proc_all_counted),
 		cmocka_unit_test(test_monitored_node_dies),
 		cmocka_unit_test(test_unmonitor),
 		cmocka_unit_test(test_unmonitor_in_callback),

@@ -67,6 +67,7 @@ struct _vmon_internal {
 	proc_node_t	*busy;		/* the node being sampled: its directories are in use */
 	unsigned	nodes_unlooked;	/* nodes sampled since the feed's kernel buffer was looked at (feed_keep_up()) */
 	unsigned	callback_run;		/* counts run_callbacks() calls */
+	size_t		callbacks_nr;		/* sample callbacks on all nodes: none, no walk runs them */
 	vmon_proc_callback_t *callback_next;	/* the callback run_callbacks() calls next, or NULL */
 	struct vmon_files *files;	/* open-files state (fobject.h), NULL until needed */
 	struct replay	*replay;	/* the replay's state while it is the source (sources/log_replay.c) */

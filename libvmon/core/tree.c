@@ -436,13 +436,14 @@ void node_drop_stores(vmon_t *vmon, proc_node_t *node, vmon_proc_wants_t dropped
 	}
 }
 
-static void callbacks_free(vmon_proc_t *proc)
+static void callbacks_free(vmon_t *vmon, vmon_proc_t *proc)
 {
 	vmon_proc_callback_t *cb, *tmp;
 
 	list_for_each_entry_safe(cb, tmp, &proc->sample_callbacks, callbacks) {
 		list_del(&cb->callbacks);
 		free(cb);
+		vmon->internal->callbacks_nr--;
 	}
 }
 
@@ -656,7 +657,7 @@ static void node_free(vmon_t *vmon, proc_node_t *node)
 {
 	probe_forget(vmon->internal, node);
 	stores_free(vmon, node);
-	callbacks_free(&node->pub);
+	callbacks_free(vmon, &node->pub);
 	free(node);
 }
 
