@@ -270,7 +270,8 @@ tests_test_feed_netlink_LDFLAGS = $(TESTS_LINK_CHECKED)
 if BUILD_VTOP
 VMON_HEAVY_AFTER = vtop/tests/e2e.py.log vtop/tests/e2e_files.py.log vtop/tests/e2e_feed.py.log \
 	vtop/tests/batch.py.log vtop/tests/replay.py.log vtop/tests/e2e_act.py.log vtop/tests/e2e_text.py.log \
-	vtop/tests/e2e_churn.py.log vtop/tests/events_json_csv.py.log vtop/tests/e2e_sched.py.log
+	vtop/tests/e2e_churn.py.log vtop/tests/events_json_csv.py.log vtop/tests/e2e_sched.py.log \
+	vtop/tests/events_slow_reader.py.log
 endif
 tests/test_fdlimit.log tests/test_feed_ebpf.log tests/test_feed_perf.log tests/test_feed_netlink.log \
 tests/test_chart.log: \
@@ -286,10 +287,13 @@ tests/test_chart.log: \
 # 3 s window, make -j2 check).
 # events_json_csv.py's child without a feed is seen only by samples, which a
 # fork storm beside it (e2e_churn.py's) can make slower than the child's life:
-# it follows that test.
+# it follows that test.  events_slow_reader.py's storm of 7,000 lives follows
+# it in turn: its pids would be theirs within seconds.
 if BUILD_VTOP
 VMON_EVENTS_TEST_LOG = vtop/tests/events_json_csv.py.log
 $(VMON_EVENTS_TEST_LOG): vtop/tests/e2e_churn.py.log
+VMON_SLOW_READER_LOG = vtop/tests/events_slow_reader.py.log
+$(VMON_SLOW_READER_LOG): $(VMON_EVENTS_TEST_LOG)
 endif
 VMON_FEED_EBPF_LOG = tests/test_feed_ebpf.log
 VMON_FEED_PERF_LOG = tests/test_feed_perf.log

@@ -27,6 +27,8 @@ vtop_libvtop_la_SOURCES = \
 	vtop/data/replay.c \
 	vtop/batch/batch.c \
 	vtop/batch/events.c \
+	vtop/batch/output_queue.c \
+	vtop/batch/output_queue.h \
 	vtop/batch/plan.c \
 	vtop/batch/text.c \
 	vtop/batch/json_csv.c \
@@ -97,7 +99,7 @@ vtop_tests_test_config_LDFLAGS = $(TESTS_LINK)
 # the batch formats read back by real parsers, and vtop on a terminal under tmux
 VTOP_SCRIPT_TESTS = vtop/tests/batch.py vtop/tests/e2e.py vtop/tests/e2e_files.py vtop/tests/e2e_feed.py \
 	vtop/tests/e2e_sched.py vtop/tests/replay.py vtop/tests/e2e_act.py vtop/tests/e2e_text.py vtop/tests/e2e_churn.py \
-	vtop/tests/events_json_csv.py
+	vtop/tests/events_json_csv.py vtop/tests/events_slow_reader.py
 TESTS += $(VTOP_SCRIPT_TESTS)
 EXTRA_DIST += $(VTOP_SCRIPT_TESTS) vtop/tests/openmetrics.py vtop/tests/vtoptest.py
 AM_TESTS_ENVIRONMENT += VTOP='$(abs_top_builddir)/vtop/vtop'; export VTOP;

@@ -85,15 +85,29 @@ static void print_event(const vmon_event_t *ev, double realtime_offset, void *ar
 static void print_lost(vt_event_writer_t *events, const vmon_t *vmon, double when, unsigned long long *seen)
 {
 	vmon_feed_stats_t st;
-	unsigned long long lost;
+	unsigned long long lost = *seen;
 
-	if (vmon_feed_get_stats(vmon, &st) < 0)
-		return;
-	lost = st.lost + st.stream_lost;
-	if (lost <= *seen)
-		return;
+	if (vmon_feed_get_stats(vmon, &st) == 0 && st.lost + st.stream_lost > *seen)
+		lost = st.lost + st.stream_lost;
+	/* (with none new, those the output's queue had no room for, if any) */
 	vt_event_write_lost(events, lost - *seen, when);
 	*seen = lost;
+}
+
+/*
+ * --events' last records written (the reader may still be reading: this
+ * waits for it, as a FILE's flush at exit would); 0, or -1 said on standard
+ * error unless said is set (a failed write already was).
+ */
+static int close_events(vt_event_writer_t *events, int said)
+{
+	int err = vt_event_writer_close(events);
+
+	if (!err)
+		return 0;
+	if (!said)
+		fprintf(stderr, "vtop: cannot write the output: %s\n", strerror(err));
+	return -1;
 }
 
 int vt_batch_run(const vt_config_t *cfg)
@@ -107,7 +121,7 @@ int vt_batch_run(const vt_config_t *cfg)
 	unsigned long long lost_seen = 0;
 	long n = 0;
 	bool replay = cfg->replay_path[0] != '\0', printed = false;
-	int status = 0;
+	int status = 0, err_no;
 
 	/* what the screen shows on its bottom line, once, goes to stderr here */
 	if (cfg->warnings[0])
@@ -125,6 +139,10 @@ int vt_batch_run(const vt_config_t *cfg)
 	vt_view_init(&view);
 	vt_view_configure(&view, cfg);
 	vt_event_writer_init(&events, stdout, cfg);
+	/* a reader that falls behind must not stop the sampling, which drains the kernel's buffer (output_queue.c) */
+	if (cfg->events && vt_event_writer_queue(&events, STDOUT_FILENO) < 0)
+		fprintf(stderr, "vtop: --events: no thread to write the events (%s): they are written as they come, "
+			"and a reader that falls behind loses some\n", strerror(errno));
 	if (cfg->events && vt_feed_delivers(src.feed)) {
 		vt_feed_set_sink(src.feed, print_event, &events);
 	} else if (cfg->events && !replay) {
@@ -159,8 +177,9 @@ int vt_batch_run(const vt_config_t *cfg)
 		}
 		printed = true;
 		/* vtop(1) promises 1 when the output cannot be written (a full disk, a closed pipe) */
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "vtop: cannot write the output: %s\n", strerror(errno));
+		if ((err_no = cfg->events ? vt_event_writer_error(&events) :
+			      fflush(stdout) != 0 || ferror(stdout) ? errno : 0) != 0) {
+			fprintf(stderr, "vtop: cannot write the output: %s\n", strerror(err_no));
 			status = 1;
 			break;
 		}
@@ -174,12 +193,17 @@ int vt_batch_run(const vt_config_t *cfg)
 	vt_view_free(&view);
 	vt_snapshot_free(&snap);
 	vt_source_fini(&src);
+	if (close_events(&events, status) != 0)
+		status = 1;
 	if (src.log_error[0]) {
 		fprintf(stderr, "vtop: -w %s: %s\n", cfg->write_path, src.log_error);
 		return 1;
 	}
 	return status;
 fail:
+	err_no = errno;
+	status = close_events(&events, 0) != 0;
+	errno = err_no;
 	if (src.log_error[0]) {
 		fprintf(stderr, "vtop: -w %s: %s\n", cfg->write_path, src.log_error);
 	} else if (replay && errno == ENODATA && !vt_replay_error(&src)) {
@@ -188,7 +212,7 @@ fail:
 		vt_snapshot_free(&snap);
 		vt_source_fini(&src);
 		if (printed)
-			return 0;
+			return status;
 		fprintf(stderr, "vtop: -r %s: no sample to print (the first output is a log's second sample)\n",
 			cfg->replay_path);
 		return 1;

@@ -16,7 +16,15 @@ void vt_batch_write(FILE *out, const vt_config_t *cfg, const vt_view_t *view, co
 
 /* events.c: --events, in text, json or csv */
 typedef struct vt_event_writer {
-	FILE		*out;
+	FILE		*out;		/* where the record being written goes: stage when queued */
+	FILE		*direct;	/* the output, written to at once when there is no queue */
+	struct vt_outq	*queue;		/* records handed to a thread that writes them (output_queue.c), or NULL */
+	FILE		*stage;		/* with a queue: a record being made (a memory stream over stage_buf) */
+	char		*stage_buf;
+	size_t		stage_size;
+	unsigned long long dropped;	/* events not queued (no room, no memory) and not yet said lost */
+	unsigned long long staged_lost;	/* of those, the count said in the record being made */
+	bool		header_staged;	/* csv: the header is in the record being made */
 	vt_format_t	format;		/* text, json or csv */
 	unsigned	escape_flags;	/* text's vmon_escape() flags */
 	int		fields[VT_MAX_EVENT_FIELDS];	/* json and csv: the fields written, in order */
@@ -25,6 +33,12 @@ typedef struct vt_event_writer {
 } vt_event_writer_t;
 
 void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cfg);
+/* the records written from now on by a thread to fd (output_queue.c): 0, or -1 with errno (written at once) */
+int vt_event_writer_queue(vt_event_writer_t *w, int fd);
+/* a write that failed: its errno, or 0 */
+int vt_event_writer_error(vt_event_writer_t *w);
+/* what waits written (a last lost record with it), the thread gone: vt_event_writer_error()'s answer */
+int vt_event_writer_close(vt_event_writer_t *w);
 void vt_event_write_feed(vt_event_writer_t *w, const vmon_event_t *ev, double realtime_offset);
 void vt_event_write_found(vt_event_writer_t *w, const vt_event_t *e);
 void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double when);

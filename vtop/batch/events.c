@@ -22,18 +22,27 @@
  * silent gap: a line of kind "lost" says how many since the last such line
  * (vt_event_write_lost()).  A lost exit still comes, as found_gone, when a
  * sample finds the process gone; a lost fork or exec has only that count.
+ *
+ * With --events the records are made whole in a memory stream (the stage)
+ * and queued for a thread that writes them (output_queue.c), so that a
+ * reader that falls behind does not stop the sampling; one that finds the
+ * queue full is dropped and counted in the next lost line (record_begin()).
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "batch/batch.h"
 #include "batch/formats.h"
+#include "batch/output_queue.h"
 #include "data/columns.h"
 #include "data/sampler.h"
 
@@ -149,6 +158,7 @@ void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cf
 {
 	memset(w, 0, sizeof(*w));
 	w->out = out;
+	w->direct = out;
 	w->format = cfg->format;
 	w->escape_flags = vt_config_escape_flags(cfg);
 	w->fields_nr = cfg->event_fields_nr;
@@ -308,6 +318,7 @@ static void write_record(vt_event_writer_t *w, const vmon_event_t *ev, const cha
 			fprintf(w->out, "%s%s", i ? "," : "", event_fields[w->fields[i]].name);
 		fputs("\r\n", w->out);
 		w->header_done = true;
+		w->header_staged = w->queue != NULL;
 	}
 	if (json)
 		fputc('{', w->out);
@@ -326,18 +337,71 @@ static void write_record(vt_event_writer_t *w, const vmon_event_t *ev, const cha
 
 static const char *const kind_names[VMON_EVENT_KIND_NR] = { "fork", "exec", "exit" };
 
+static void write_lost(vt_event_writer_t *w, unsigned long long lost, double when);
+
+static double realtime_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * A record about to be written: false if it is dropped (a queue with no
+ * room: counted, and said in a lost record once there is room).  With a
+ * queue, the record is made in the stage, after a lost record for those
+ * dropped before it, so that the reader sees where the gap was.
+ */
+static bool record_begin(vt_event_writer_t *w)
+{
+	if (!w->queue)
+		return true;
+	if (!vt_outq_room(w->queue)) {
+		w->dropped++;
+		return false;
+	}
+	rewind(w->stage);
+	w->header_staged = false;
+	w->staged_lost = w->dropped;
+	w->dropped = 0;
+	if (w->staged_lost)
+		write_lost(w, w->staged_lost, realtime_now());
+	return true;
+}
+
+/* the record made (of events events) into the queue, whole; one that cannot be is counted as dropped */
+static void record_end(vt_event_writer_t *w, unsigned long long events)
+{
+	off_t len;
+
+	if (!w->queue)
+		return;
+	if (fflush(w->stage) != 0 || (len = ftello(w->stage)) < 0 ||
+	    vt_outq_put(w->queue, w->stage_buf, (size_t)len) < 0) {
+		w->dropped += w->staged_lost + events;
+		if (w->header_staged)
+			w->header_done = false;
+	}
+	w->staged_lost = 0;
+	w->header_staged = false;
+}
+
 /* an event of the feed (or of a replay of its log); offset turns its CLOCK_BOOTTIME into wall-clock seconds */
 void vt_event_write_feed(vt_event_writer_t *w, const vmon_event_t *ev, double offset)
 {
 	vt_event_t e;
 
+	if (!record_begin(w))
+		return;
 	if (w->format == VT_FORMAT_TEXT) {
 		vt_event_from_feed(&e, ev, offset, w->escape_flags);
 		vt_event_write(w->out, &e);
-		return;
+	} else {
+		write_record(w, ev, ev->kind < VMON_EVENT_KIND_NR ? kind_names[ev->kind] : "?",
+			     (double)ev->time_ns / 1e9 + offset, true, 0);
 	}
-	write_record(w, ev, ev->kind < VMON_EVENT_KIND_NR ? kind_names[ev->kind] : "?",
-		     (double)ev->time_ns / 1e9 + offset, true, 0);
+	record_end(w, 1);
 }
 
 /* an event found by comparing samples (no feed): what the samples knew of it */
@@ -345,12 +409,16 @@ void vt_event_write_found(vt_event_writer_t *w, const vt_event_t *e)
 {
 	vmon_event_t ev = { .pid = e->pid, .ppid = e->ppid, .exit_status = e->exit_code };
 
+	if (!record_begin(w))
+		return;
 	if (w->format == VT_FORMAT_TEXT) {
 		vt_event_write(w->out, e);
-		return;
+	} else {
+		ev.has = (e->ppid > 0 ? VMON_EVENT_HAS_PPID : 0) |
+			 (e->kind == 'X' && e->exit_code >= 0 ? VMON_EVENT_HAS_EXIT_STATUS : 0);
+		write_record(w, &ev, e->kind == 'X' ? "exit" : "new", e->when, false, 0);
 	}
-	ev.has = (e->ppid > 0 ? VMON_EVENT_HAS_PPID : 0) | (e->kind == 'X' && e->exit_code >= 0 ? VMON_EVENT_HAS_EXIT_STATUS : 0);
-	write_record(w, &ev, e->kind == 'X' ? "exit" : "new", e->when, false, 0);
+	record_end(w, 1);
 }
 
 /* text: the time a line starts with, local, to the millisecond */
@@ -365,13 +433,11 @@ static void write_when(FILE *out, double when)
 	fprintf(out, "%s.%03d", text, (int)((when - (double)t) * 1000));
 }
 
-/* lost events the kernel (or the library's stream) could not deliver, found by when (CLOCK_REALTIME seconds) */
-void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double when)
+/* a lost record of count lost, to w->out */
+static void write_lost(vt_event_writer_t *w, unsigned long long lost, double when)
 {
 	vmon_event_t ev = { 0 };
 
-	if (!lost)
-		return;
 	if (w->format == VT_FORMAT_TEXT) {
 		write_when(w->out, when);
 		fprintf(w->out, " lost events=%llu\n", lost);
@@ -386,7 +452,81 @@ void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double w
 			return;
 		}
 	}
-	fprintf(stderr, "vtop: %llu events lost (the kernel's buffer was full): -o kind or lost would show it\n", lost);
+	fprintf(stderr, "vtop: %llu events lost (a buffer was full): -o kind or lost would show it\n", lost);
+}
+
+/*
+ * Events the kernel (or the library's stream) could not deliver, found by
+ * when (CLOCK_REALTIME seconds), with those the queue had no room for
+ * (lost may be 0 for those alone): none is a silent gap.
+ */
+void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double when)
+{
+	if (w->queue) {
+		lost += w->dropped;
+		w->dropped = 0;
+		if (!lost)
+			return;
+		if (!vt_outq_room(w->queue)) {
+			w->dropped = lost;
+			return;
+		}
+		rewind(w->stage);
+		w->header_staged = false;
+		w->staged_lost = 0;
+		write_lost(w, lost, when);
+		record_end(w, lost);
+		return;
+	}
+	if (lost)
+		write_lost(w, lost, when);
+}
+
+int vt_event_writer_queue(vt_event_writer_t *w, int fd)
+{
+	w->stage = open_memstream(&w->stage_buf, &w->stage_size);
+	if (!w->stage)
+		return -1;
+	w->queue = vt_outq_open(fd);
+	if (!w->queue) {
+		int err = errno;
+
+		fclose(w->stage);
+		free(w->stage_buf);
+		w->stage = NULL;
+		w->stage_buf = NULL;
+		errno = err;
+		return -1;
+	}
+	w->out = w->stage;
+	return 0;
+}
+
+int vt_event_writer_error(vt_event_writer_t *w)
+{
+	if (w->queue)
+		return vt_outq_error(w->queue);
+	return fflush(w->direct) != 0 || ferror(w->direct) ? (errno ? errno : EIO) : 0;
+}
+
+int vt_event_writer_close(vt_event_writer_t *w)
+{
+	int err;
+
+	if (!w->queue)
+		return vt_event_writer_error(w);
+	/* those dropped last: the thread is writing what waits, so room comes */
+	while (w->dropped && !vt_outq_error(w->queue) && !vt_outq_room(w->queue))
+		usleep(10000);
+	vt_event_write_lost(w, 0, realtime_now());
+	err = vt_outq_close(w->queue);
+	w->queue = NULL;
+	fclose(w->stage);
+	free(w->stage_buf);
+	w->stage = NULL;
+	w->stage_buf = NULL;
+	w->out = w->direct;
+	return err;
 }
 
 /*
