@@ -28,6 +28,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <math.h>
 #include <signal.h>
@@ -70,7 +71,11 @@ void vt_batch_write(FILE *out, const vt_config_t *cfg, const vt_view_t *view, co
 	free(p);
 }
 
-/* --events with the feed (or a replay of its log): each event written as the library applies it (no ring, nothing dropped) */
+/*
+ * --events with the feed (or a replay of its log): each event written as
+ * the library applies it (no ring; into the output's queue, which drops
+ * and counts only what a reader far behind leaves no room for)
+ */
 static void print_event(const vmon_event_t *ev, double realtime_offset, void *arg)
 {
 	vt_event_write_feed(arg, ev, realtime_offset);
@@ -95,13 +100,62 @@ static void print_lost(vt_event_writer_t *events, const vmon_t *vmon, double whe
 }
 
 /*
+ * --events ended by SIGTERM, SIGINT or SIGHUP: the loop stops, and what
+ * waits for the reader is written (close_events()) before vtop ends by the
+ * signal, as it would have; a reader that takes nothing for
+ * STOP_PATIENCE_SECS is not waited for (what it missed is said).  The
+ * handler wakes the loop's wait through a pipe.
+ */
+#define STOP_PATIENCE_SECS	2.0
+
+static volatile sig_atomic_t stop_signal;
+static int stop_pipe[2] = { -1, -1 };
+
+static void on_stop(int sig)
+{
+	int saved = errno;
+
+	stop_signal = sig;
+	if (write(stop_pipe[1], "", 1) < 0) {
+		/* (full: a wakeup is already there) */
+	}
+	errno = saved;
+}
+
+/* the wait's wake fd, or -1 (the signals then end vtop as before) */
+static int stop_on_signals(void)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	return stop_pipe[0];
+}
+
+/* after the loop: vtop ends by the signal that stopped it, if one did */
+static void stop_by_signal(void)
+{
+	int sig = stop_signal;
+
+	if (!sig)
+		return;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
  * --events' last records written (the reader may still be reading: this
- * waits for it, as a FILE's flush at exit would); 0, or -1 said on standard
- * error unless said is set (a failed write already was).
+ * waits for it, as a FILE's flush at exit would, but after a stop signal
+ * only while the reader takes something); 0, or -1 said on standard error
+ * unless said is set (a failed write already was).
  */
 static int close_events(vt_event_writer_t *events, int said)
 {
-	int err = vt_event_writer_close(events);
+	int err = vt_event_writer_close(events, stop_signal ? STOP_PATIENCE_SECS : -1);
 
 	if (!err)
 		return 0;
@@ -121,7 +175,7 @@ int vt_batch_run(const vt_config_t *cfg)
 	unsigned long long lost_seen = 0;
 	long n = 0;
 	bool replay = cfg->replay_path[0] != '\0', printed = false;
-	int status = 0, err_no;
+	int status = 0, err_no, wake_fd = -1;
 
 	/* what the screen shows on its bottom line, once, goes to stderr here */
 	if (cfg->warnings[0])
@@ -139,10 +193,18 @@ int vt_batch_run(const vt_config_t *cfg)
 	vt_view_init(&view);
 	vt_view_configure(&view, cfg);
 	vt_event_writer_init(&events, stdout, cfg);
-	/* a reader that falls behind must not stop the sampling, which drains the kernel's buffer (output_queue.c) */
-	if (cfg->events && vt_event_writer_queue(&events, STDOUT_FILENO) < 0)
-		fprintf(stderr, "vtop: --events: no thread to write the events (%s): they are written as they come, "
-			"and a reader that falls behind loses some\n", strerror(errno));
+	/*
+	 * A reader that falls behind must not stop the sampling, which drains
+	 * the kernel's buffer (output_queue.c).  Not a replay's: it has no
+	 * buffer to overflow, and waits for the reader as a file is read.
+	 */
+	if (cfg->events && !replay) {
+		if (vt_event_writer_queue(&events, STDOUT_FILENO) < 0)
+			fprintf(stderr, "vtop: --events: no thread to write the events (%s): they are written as they "
+				"come, and a reader that falls behind loses some\n", strerror(errno));
+		else
+			wake_fd = stop_on_signals();
+	}
 	if (cfg->events && vt_feed_delivers(src.feed)) {
 		vt_feed_set_sink(src.feed, print_event, &events);
 	} else if (cfg->events && !replay) {
@@ -160,8 +222,8 @@ int vt_batch_run(const vt_config_t *cfg)
 	if (vt_source_sample(&src, &snap) < 0)
 		goto fail;
 	if (!replay)
-		vt_source_wait(&src, cfg->delay < 0.5 ? cfg->delay : 0.5, -1);
-	for (;;) {
+		vt_source_wait(&src, cfg->delay < 0.5 ? cfg->delay : 0.5, wake_fd);
+	while (!stop_signal) {
 		if (vt_source_sample(&src, &snap) < 0)
 			goto fail;
 		if (src.log_error[0])
@@ -171,12 +233,14 @@ int vt_batch_run(const vt_config_t *cfg)
 				vt_event_write_found(&events, &snap.events[i]);
 			if (vt_feed_delivers(src.feed))
 				print_lost(&events, &src.vmon, snap.when, &lost_seen);
+			else
+				vt_event_write_lost(&events, 0, snap.when);	/* the queue's, once there is room */
 		} else {
 			vt_view_build(&view, &snap);
 			vt_batch_write(stdout, cfg, &view, &snap, cfg->format, n == 0);
 		}
 		printed = true;
-		/* vtop(1) promises 1 when the output cannot be written (a full disk, a closed pipe) */
+		/* vtop(1) promises 1 when the output cannot be written (a full disk; a closed pipe if SIGPIPE is ignored) */
 		if ((err_no = cfg->events ? vt_event_writer_error(&events) :
 			      fflush(stdout) != 0 || ferror(stdout) ? errno : 0) != 0) {
 			fprintf(stderr, "vtop: cannot write the output: %s\n", strerror(err_no));
@@ -188,13 +252,14 @@ int vt_batch_run(const vt_config_t *cfg)
 		if (!cfg->iterations)
 			n++;
 		if (!replay)
-			vt_source_wait(&src, cfg->delay, -1);
+			vt_source_wait(&src, cfg->delay, wake_fd);
 	}
 	vt_view_free(&view);
 	vt_snapshot_free(&snap);
 	vt_source_fini(&src);
 	if (close_events(&events, status) != 0)
 		status = 1;
+	stop_by_signal();
 	if (src.log_error[0]) {
 		fprintf(stderr, "vtop: -w %s: %s\n", cfg->write_path, src.log_error);
 		return 1;

@@ -37,8 +37,13 @@ void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cf
 int vt_event_writer_queue(vt_event_writer_t *w, int fd);
 /* a write that failed: its errno, or 0 */
 int vt_event_writer_error(vt_event_writer_t *w);
-/* what waits written (a last lost record with it), the thread gone: vt_event_writer_error()'s answer */
-int vt_event_writer_close(vt_event_writer_t *w);
+/*
+ * What waits written (a last lost record with it), the thread gone:
+ * vt_event_writer_error()'s answer.  patience >= 0: not waiting longer than
+ * that for a reader that takes nothing (what it did not take is said on
+ * standard error).
+ */
+int vt_event_writer_close(vt_event_writer_t *w, double patience);
 void vt_event_write_feed(vt_event_writer_t *w, const vmon_event_t *ev, double realtime_offset);
 void vt_event_write_found(vt_event_writer_t *w, const vt_event_t *e);
 void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double when);

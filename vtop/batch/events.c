@@ -23,10 +23,11 @@
  * (vt_event_write_lost()).  A lost exit still comes, as found_gone, when a
  * sample finds the process gone; a lost fork or exec has only that count.
  *
- * With --events the records are made whole in a memory stream (the stage)
- * and queued for a thread that writes them (output_queue.c), so that a
- * reader that falls behind does not stop the sampling; one that finds the
- * queue full is dropped and counted in the next lost line (record_begin()).
+ * Live, the records are made whole in a memory stream (the stage) and
+ * queued for a thread that writes them (output_queue.c), so that a reader
+ * that falls behind does not stop the sampling; one that finds the queue
+ * full is dropped and counted in the next lost line (record_begin()).  A
+ * replay writes them at once: it waits for its reader, as a file is read.
  */
 #include "config.h"
 
@@ -38,7 +39,6 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "batch/batch.h"
 #include "batch/formats.h"
@@ -107,7 +107,8 @@ static const struct event_field event_fields[] = {
 	  "exit: its event was lost, the process found gone by a sample (no status; the time it was found)",
 	  VMON_EVENT_FOUND_GONE },
 	{ "lost", EV_LOST, 0, NO_MEMBER,
-	  "lost: how many events the kernel could not deliver since the last such line (null for the others)" },
+	  "lost: how many events the kernel could not deliver, or vtop hold for a reader far behind, since the last "
+	  "such line (null for the others)" },
 };
 
 #define EVENT_FIELDS_NR	((int)(sizeof(event_fields) / sizeof(event_fields[0])))
@@ -337,7 +338,7 @@ static void write_record(vt_event_writer_t *w, const vmon_event_t *ev, const cha
 
 static const char *const kind_names[VMON_EVENT_KIND_NR] = { "fork", "exec", "exit" };
 
-static void write_lost(vt_event_writer_t *w, unsigned long long lost, double when);
+static bool write_lost(vt_event_writer_t *w, unsigned long long lost, double when);
 
 static double realtime_now(void)
 {
@@ -363,10 +364,10 @@ static bool record_begin(vt_event_writer_t *w)
 	}
 	rewind(w->stage);
 	w->header_staged = false;
-	w->staged_lost = w->dropped;
+	w->staged_lost = 0;
+	if (w->dropped && write_lost(w, w->dropped, realtime_now()))
+		w->staged_lost = w->dropped;	/* (said on standard error instead: said) */
 	w->dropped = 0;
-	if (w->staged_lost)
-		write_lost(w, w->staged_lost, realtime_now());
 	return true;
 }
 
@@ -378,7 +379,7 @@ static void record_end(vt_event_writer_t *w, unsigned long long events)
 	if (!w->queue)
 		return;
 	if (fflush(w->stage) != 0 || (len = ftello(w->stage)) < 0 ||
-	    vt_outq_put(w->queue, w->stage_buf, (size_t)len) < 0) {
+	    vt_outq_put(w->queue, w->stage_buf, (size_t)len, w->staged_lost + events) < 0) {
 		w->dropped += w->staged_lost + events;
 		if (w->header_staged)
 			w->header_done = false;
@@ -433,15 +434,15 @@ static void write_when(FILE *out, double when)
 	fprintf(out, "%s.%03d", text, (int)((when - (double)t) * 1000));
 }
 
-/* a lost record of count lost, to w->out */
-static void write_lost(vt_event_writer_t *w, unsigned long long lost, double when)
+/* a lost record of count lost, to w->out: true; false if said on standard error instead */
+static bool write_lost(vt_event_writer_t *w, unsigned long long lost, double when)
 {
 	vmon_event_t ev = { 0 };
 
 	if (w->format == VT_FORMAT_TEXT) {
 		write_when(w->out, when);
 		fprintf(w->out, " lost events=%llu\n", lost);
-		return;
+		return true;
 	}
 	/* -o without kind and lost: the record would be nulls, like no event; said on standard error instead */
 	for (int i = 0; i < w->fields_nr; i++) {
@@ -449,37 +450,44 @@ static void write_lost(vt_event_writer_t *w, unsigned long long lost, double whe
 
 		if (type == EV_KIND || type == EV_LOST) {
 			write_record(w, &ev, "lost", when, true, lost);
-			return;
+			return true;
 		}
 	}
 	fprintf(stderr, "vtop: %llu events lost (a buffer was full): -o kind or lost would show it\n", lost);
+	return false;
 }
 
 /*
  * Events the kernel (or the library's stream) could not deliver, found by
  * when (CLOCK_REALTIME seconds), with those the queue had no room for
- * (lost may be 0 for those alone): none is a silent gap.
+ * (lost may be 0 for those alone), said once there is room: none is a
+ * silent gap.  force: whatever room (the last record, at close).
  */
-void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double when)
+static void lost_record(vt_event_writer_t *w, unsigned long long lost, double when, bool force)
 {
-	if (w->queue) {
-		lost += w->dropped;
-		w->dropped = 0;
-		if (!lost)
-			return;
-		if (!vt_outq_room(w->queue)) {
-			w->dropped = lost;
-			return;
-		}
-		rewind(w->stage);
-		w->header_staged = false;
-		w->staged_lost = 0;
-		write_lost(w, lost, when);
-		record_end(w, lost);
+	if (!w->queue) {
+		if (lost)
+			write_lost(w, lost, when);
 		return;
 	}
-	if (lost)
-		write_lost(w, lost, when);
+	lost += w->dropped;
+	w->dropped = 0;
+	if (!lost)
+		return;
+	if (!force && !vt_outq_room(w->queue)) {
+		w->dropped = lost;
+		return;
+	}
+	rewind(w->stage);
+	w->header_staged = false;
+	w->staged_lost = 0;
+	if (write_lost(w, lost, when))
+		record_end(w, lost);
+}
+
+void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double when)
+{
+	lost_record(w, lost, when, false);
 }
 
 int vt_event_writer_queue(vt_event_writer_t *w, int fd)
@@ -509,17 +517,17 @@ int vt_event_writer_error(vt_event_writer_t *w)
 	return fflush(w->direct) != 0 || ferror(w->direct) ? (errno ? errno : EIO) : 0;
 }
 
-int vt_event_writer_close(vt_event_writer_t *w)
+int vt_event_writer_close(vt_event_writer_t *w, double patience)
 {
+	unsigned long long unwritten;
 	int err;
 
 	if (!w->queue)
 		return vt_event_writer_error(w);
-	/* those dropped last: the thread is writing what waits, so room comes */
-	while (w->dropped && !vt_outq_error(w->queue) && !vt_outq_room(w->queue))
-		usleep(10000);
-	vt_event_write_lost(w, 0, realtime_now());
-	err = vt_outq_close(w->queue);
+	lost_record(w, 0, realtime_now(), true);
+	err = vt_outq_close(w->queue, patience, &unwritten);
+	if (unwritten)
+		fprintf(stderr, "vtop: %llu events not written: the reader took nothing for %g s\n", unwritten, patience);
 	w->queue = NULL;
 	fclose(w->stage);
 	free(w->stage_buf);

@@ -19,9 +19,11 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "batch/output_queue.h"
@@ -33,18 +35,22 @@ typedef struct outq_block {
 	struct outq_block	*next;
 	size_t			len;
 	size_t			cap;
+	unsigned long long	events;	/* in its records */
 	char			data[];
 } outq_block_t;
 
 struct vt_outq {
 	pthread_mutex_t	lock;
 	pthread_cond_t	more;		/* a record was put, or the queue is closing */
+	pthread_cond_t	wrote;		/* a block was written, or the thread ended */
 	outq_block_t	*head, *tail;	/* waiting, oldest first */
+	outq_block_t	*taken;		/* what the thread took and has not written yet */
 	size_t		waiting;	/* bytes in head..tail */
-	size_t		writing;	/* bytes the thread took and is writing */
+	size_t		writing;	/* bytes in taken */
 	int		fd;
 	int		err;		/* the errno of a write that failed: nothing is written after it */
 	bool		closing;
+	bool		ended;		/* the thread returned (or was cancelled) */
 	pthread_t	thread;
 };
 
@@ -63,13 +69,50 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* the thread: takes everything waiting, writes it in order, until closed and empty */
-static void *outq_thread(void *arg)
+static unsigned long long free_blocks(outq_block_t *b)
+{
+	unsigned long long events = 0;
+
+	while (b) {
+		outq_block_t *next = b->next;
+
+		events += b->events;
+		free(b);
+		b = next;
+	}
+	return events;
+}
+
+/* the thread cancelled in a write (vt_outq_close()'s patience ran out): it has ended */
+static void outq_cancelled(void *arg)
 {
 	vt_outq_t *q = arg;
 
+	pthread_mutex_lock(&q->lock);
+	q->ended = true;
+	pthread_cond_broadcast(&q->wrote);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/*
+ * The thread: takes everything waiting, writes it in order, until closed
+ * and empty.  It can be cancelled only in its writes (vt_outq_close()), and
+ * takes no signal meant for the process: the sampling thread does
+ * (batch.c's stop on SIGTERM).
+ */
+static void *outq_thread(void *arg)
+{
+	vt_outq_t *q = arg;
+	sigset_t all;
+
+	/* (but SIGPIPE, which a write to a pipe its reader closed raises in this thread: vtop ends by it) */
+	sigfillset(&all);
+	sigdelset(&all, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	pthread_cleanup_push(outq_cancelled, q);
 	for (;;) {
-		outq_block_t *b, *next;
+		outq_block_t *b;
 		int err;
 
 		pthread_mutex_lock(&q->lock);
@@ -77,26 +120,33 @@ static void *outq_thread(void *arg)
 			pthread_cond_wait(&q->more, &q->lock);
 		if (!q->head) {
 			pthread_mutex_unlock(&q->lock);
-			return NULL;
+			break;
 		}
-		b = q->head;
+		q->taken = q->head;
 		q->head = q->tail = NULL;
 		q->writing = q->waiting;
 		q->waiting = 0;
 		err = q->err;
 		pthread_mutex_unlock(&q->lock);
 
-		for (; b; b = next) {
-			next = b->next;
-			if (!err)
+		while ((b = q->taken)) {
+			if (!err) {
+				pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 				err = write_all(q->fd, b->data, b->len);
+				pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+			}
+			/* its room given back as it is written: a reader that keeps up gets records as they come */
+			pthread_mutex_lock(&q->lock);
+			q->taken = b->next;
+			q->writing -= b->len;
+			q->err = err;
+			pthread_cond_broadcast(&q->wrote);
+			pthread_mutex_unlock(&q->lock);
 			free(b);
 		}
-		pthread_mutex_lock(&q->lock);
-		q->writing = 0;
-		q->err = err;
-		pthread_mutex_unlock(&q->lock);
 	}
+	pthread_cleanup_pop(1);
+	return NULL;
 }
 
 vt_outq_t *vt_outq_open(int fd)
@@ -109,8 +159,10 @@ vt_outq_t *vt_outq_open(int fd)
 	q->fd = fd;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->more, NULL);
+	pthread_cond_init(&q->wrote, NULL);
 	err = pthread_create(&q->thread, NULL, outq_thread, q);
 	if (err) {
+		pthread_cond_destroy(&q->wrote);
 		pthread_cond_destroy(&q->more);
 		pthread_mutex_destroy(&q->lock);
 		free(q);
@@ -130,7 +182,7 @@ bool vt_outq_room(vt_outq_t *q)
 	return room;
 }
 
-int vt_outq_put(vt_outq_t *q, const char *data, size_t len)
+int vt_outq_put(vt_outq_t *q, const char *data, size_t len, unsigned long long events)
 {
 	outq_block_t *b;
 
@@ -151,6 +203,7 @@ int vt_outq_put(vt_outq_t *q, const char *data, size_t len)
 		b->next = NULL;
 		b->len = 0;
 		b->cap = cap;
+		b->events = 0;
 		if (q->tail)
 			q->tail->next = b;
 		else
@@ -159,6 +212,7 @@ int vt_outq_put(vt_outq_t *q, const char *data, size_t len)
 	}
 	memcpy(b->data + b->len, data, len);
 	b->len += len;
+	b->events += events;
 	q->waiting += len;
 	pthread_cond_signal(&q->more);
 	pthread_mutex_unlock(&q->lock);
@@ -175,19 +229,42 @@ int vt_outq_error(vt_outq_t *q)
 	return err;
 }
 
-int vt_outq_close(vt_outq_t *q)
+int vt_outq_close(vt_outq_t *q, double patience, unsigned long long *unwritten)
 {
+	struct timespec due;
 	int err;
 
+	*unwritten = 0;
 	if (!q)
 		return 0;
 	pthread_mutex_lock(&q->lock);
 	q->closing = true;
 	pthread_cond_signal(&q->more);
+	/* everything put is written first (or a write failed), as a FILE's buffer at exit; */
+	while (!q->ended) {
+		if (patience < 0) {
+			pthread_cond_wait(&q->wrote, &q->lock);
+			continue;
+		}
+		/* ... or, with patience, until the reader took nothing for that long */
+		clock_gettime(CLOCK_REALTIME, &due);
+		due.tv_sec += (time_t)patience;
+		due.tv_nsec += (long)((patience - (double)(time_t)patience) * 1e9);
+		if (due.tv_nsec >= 1000000000L) {
+			due.tv_sec++;
+			due.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&q->wrote, &q->lock, &due) == ETIMEDOUT && !q->ended) {
+			pthread_cancel(q->thread);
+			break;
+		}
+	}
 	pthread_mutex_unlock(&q->lock);
-	/* everything put is written first (or a write failed): as a FILE's buffer at exit */
 	pthread_join(q->thread, NULL);
+	/* (a cancelled write may have written part of its block: it counts as not written) */
+	*unwritten = free_blocks(q->taken) + free_blocks(q->head);
 	err = q->err;
+	pthread_cond_destroy(&q->wrote);
 	pthread_cond_destroy(&q->more);
 	pthread_mutex_destroy(&q->lock);
 	free(q);

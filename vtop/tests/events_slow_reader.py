@@ -5,16 +5,22 @@ The reader here stops reading while a storm this test starts runs (a log
 shipper busy for a moment, a pager scrolled back), and reads everything
 after.  The ground truth is the storm's children: their pids, their
 arguments (3.5 kB each, so that the storm outgrows the most the kernel's
-buffer grows to) and their exit code 0.
+buffer grows to) and their exit code 0.  vtop runs with -p this test's pid,
+so that it writes the events of this test's processes alone.
 
 - A reader that stops for a few seconds: every child's fork, exec (with
   its arguments) and exit still comes, and no "lost" line.  Written from
   the sampling thread, vtop waited on the full pipe, drained nothing, and
   the kernel's buffer overflowed.
+- The same storm recorded (-w) and replayed (-r) to a reader that stops: a
+  replay waits for its reader, and loses nothing.
 - A reader that stops for longer than vtop may hold for it (16 MiB of
-  records): the events vtop could not keep are never a silent gap: "lost"
-  lines count them, so that the storm's events written plus those counted
-  lost are at least three a child.
+  records): what vtop could not keep is never a silent gap: the storm's
+  events written and those counted lost add up to the events this test
+  made, no fewer and no more.
+- SIGTERM while records wait: vtop writes them to a reader that takes them,
+  then ends by the signal; a reader that takes nothing for 2 s is not
+  waited for, and how many events it missed is said on standard error.
 
 Needs the ebpf feed (root and BPF): skipped with its reason elsewhere.
 """
@@ -71,20 +77,6 @@ def read_into(fd, out, done, quiet, most):
     return True
 
 
-def started(p, tag, out):
-    """vtop is past its first samples: a process started now comes out (read into out)."""
-    os.set_blocking(p.stdout.fileno(), False)
-    for attempt in range(20):
-        m = spawn(["/bin/sh", "-c", "exit 0", "%s-marker-%d" % (tag, attempt)])
-        m.wait()
-        key = b'"pid":%d,' % m.pid
-        if not read_into(p.stdout.fileno(), out, lambda o: key in o, 3, 3):
-            return False
-        if key in out:
-            return True
-    return False
-
-
 def account(out, pids, tag):
     """(events of the storm's children written, children whole and right, events counted lost).  A child is whole
     when its exec, with its own argument, comes after a fork of its pid and before an exit of it with code 0 (a pid
@@ -110,52 +102,126 @@ def account(out, pids, tag):
     return written, whole, lost
 
 
-def run(stop_secs, lives, arg_bytes, expect_all):
+class Run:
+    """vtop --events --format json on a pipe, following this test's processes; read by started() and read_into()."""
+
+    def __init__(self, args, tag):
+        self.tag = tag
+        self.markers = 0
+        self.p = spawn([VTOP, "--events", "--format", "json", "-o", "kind,pid,args,exit_code,lost"] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        children.append(self.p)
+        self.out = bytearray()
+        os.set_blocking(self.p.stdout.fileno(), False)
+
+    def started(self):
+        """vtop is past its first samples: a process started now comes out."""
+        for _ in range(20):
+            m = spawn(["/bin/sh", "-c", "exit 0", "%s-marker-%d" % (self.tag, self.markers)])
+            m.wait()
+            self.markers += 1
+            key = b'"pid":%d,' % m.pid
+            if not read_into(self.p.stdout.fileno(), self.out, lambda o: key in o, 3, 3):
+                return False
+            if key in self.out:
+                return True
+        return False
+
+    def read_rest(self, most=60):
+        """What comes until vtop ends, or writes nothing for 3 s; the whole records, and vtop's stderr."""
+        read_into(self.p.stdout.fileno(), self.out, lambda o: False, 3, most)
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGKILL)
+        self.p.wait()
+        out = bytes(self.out[:self.out.rfind(b"\n") + 1])
+        return out, self.p.stderr.read().decode(errors="replace")
+
+
+def live(tag, extra=()):
+    """vtop live on the ebpf feed, past its first samples (None if it is not)"""
+    r = Run(["--backend", "ebpf", "-d", "0.2", "-p", str(os.getpid())] + list(extra), tag)
+    if not check(r.started(), "--events: a process started while it runs is written"):
+        r.p.kill()
+        return None
+    return r
+
+
+def stopped_reader(stop_secs, lives, arg_bytes, log=None):
+    """A reader that stops through a storm: (vtop's run, the storm's pids, its tag, the seconds stopped)"""
     tag = "slow-reader-%d-%d" % (os.getpid(), lives)
-    p = spawn([VTOP, "--events", "--format", "json", "--backend", "ebpf", "-d", "0.2",
-               "-o", "kind,pid,args,exit_code,lost"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    children.append(p)
-    out = bytearray()
-    if not check(started(p, tag, out), "--events: a process started while it runs is written"):
-        p.kill()
-        return
-    # the reader stops: nothing is read while the storm runs, and for stop_secs
+    r = live(tag, ["-w", log] if log else [])
+    if not r:
+        return None, None, tag, 0
     t0 = time.monotonic()
     pids = storm(lives, arg_bytes, tag)
     time.sleep(max(0.0, stop_secs - (time.monotonic() - t0)))
-    # then reads everything: until vtop has written nothing for 3 s
-    read_into(p.stdout.fileno(), out, lambda o: False, 3, 60)
-    p.send_signal(signal.SIGKILL)
-    p.wait()
-    out = bytes(out[:out.rfind(b"\n") + 1])
-    err = p.stderr.read().decode(errors="replace")
-    written, whole, lost = account(out, pids, tag)
-    what = ("a reader stopped %.0f s through %d lives with %d-byte arguments (%d bytes written)" %
-            (time.monotonic() - t0, lives, arg_bytes, len(out)))
-    if expect_all:
-        check(whole == lives and lost == 0,
-              "%s: every child's fork, exec with its arguments and exit, none lost (%d of %d whole, %d lost)" %
-              (what, whole, lives, lost))
-    else:
-        check(lost > 0 and written + lost >= 3 * lives,
-              "%s: what vtop could not hold is counted lost: %d of the storm's events written, %d lost, "
-              "of %d" % (what, written, lost, 3 * lives))
-    if err:
-        print("vtop's standard error: " + err.strip())
+    return r, pids, tag, time.monotonic() - t0
+
+
+def whole_and_none_lost(what, out, pids, tag):
+    _, whole, lost = account(out, pids, tag)
+    check(whole == len(pids) and lost == 0,
+          "%s (%d bytes written): every child's fork, exec with its arguments and exit, none lost "
+          "(%d of %d whole, %d lost)" % (what, len(out), whole, len(pids), lost))
 
 
 def main():
     why = ebpf_opens()
     if why:
         print("SKIP: the ebpf feed does not open here (%s): root and BPF are needed" % why)
-        sys.exit(77)
+        return 77
+    log = "/tmp/vtop-slow-reader-%d.vlog" % os.getpid()
     try:
-        # about 8 MB of the kernel's buffer, twice the most it grows to (4 MiB), and 8 MB of output
-        run(stop_secs=4, lives=2000, arg_bytes=3500, expect_all=True)
-        # about 20 MB of output: more than vtop holds (VT_OUTQ_MAX, 16 MiB)
-        run(stop_secs=8, lives=5000, arg_bytes=3500, expect_all=False)
+        # about 8 MB of the kernel's buffer, twice the most it grows to (4 MiB), and 8 MB of records
+        r, pids, tag, secs = stopped_reader(4, 2000, 3500, log)
+        if r:
+            out, err = r.read_rest()
+            whole_and_none_lost("a reader stopped %.0f s through 2000 lives with 3500-byte arguments" % secs,
+                                out, pids, tag)
+            # the same, replayed to a reader that stops
+            rp = Run(["-r", log], tag)
+            time.sleep(3)
+            out, err = rp.read_rest()
+            whole_and_none_lost("the storm's log replayed to a reader stopped 3 s", out, pids, tag)
+            check(rp.p.returncode == 0, "the replay ends, 0, at the log's end (%s%s)" % (rp.p.returncode, err))
+
+        # about 20 MB of records: more than vtop holds (VT_OUTQ_MAX, 16 MiB)
+        r, pids, tag, secs = stopped_reader(8, 5000, 3500)
+        if r:
+            out, err = r.read_rest()
+            written, _, lost = account(out, pids, tag)
+            made = 3 * (len(pids) + r.markers)
+            check(lost > 0 and 3 * len(pids) <= written + lost <= made,
+                  "a reader stopped %.0f s through 5000 lives (%d bytes written): what vtop could not hold is "
+                  "counted lost, once: %d of the storm's events written, %d lost, of %d (%d with the markers')" %
+                  (secs, len(out), written, lost, 3 * len(pids), made))
+
+        # SIGTERM with 8 MB waiting: written to a reader that takes it, then vtop ends by the signal
+        r, pids, tag, secs = stopped_reader(3, 2000, 3500)
+        if r:
+            r.p.send_signal(signal.SIGTERM)
+            time.sleep(0.5)
+            out, err = r.read_rest()
+            whole_and_none_lost("SIGTERM, then a reader that reads", out, pids, tag)
+            check(r.p.returncode == -signal.SIGTERM, "... and vtop ended by the signal (%s)" % r.p.returncode)
+
+        # SIGTERM and a reader that never reads again: not waited for, and said
+        r, pids, tag, secs = stopped_reader(3, 2000, 3500)
+        if r:
+            t0 = time.monotonic()
+            r.p.send_signal(signal.SIGTERM)
+            try:
+                r.p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+            err = r.p.stderr.read().decode(errors="replace") if r.p.returncode is not None else ""
+            check(r.p.returncode == -signal.SIGTERM and "events not written" in err,
+                  "SIGTERM and a reader that takes nothing: vtop ends by the signal after %.1f s and says what it "
+                  "did not write (%s; %s)" % (time.monotonic() - t0, r.p.returncode, err.strip()))
     finally:
         kill_all(children)
+        if os.path.exists(log):
+            os.unlink(log)
     return finish()
 
 
