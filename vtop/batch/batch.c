@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <langinfo.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,14 +101,19 @@ static void print_lost(vt_event_writer_t *events, const vmon_t *vmon, double whe
 }
 
 /*
- * --events ended by SIGTERM, SIGINT or SIGHUP: the loop stops, and what
- * waits for the reader is written (close_events()) before vtop ends by the
- * signal, as it would have; a reader that takes nothing for
- * STOP_PATIENCE_SECS is not waited for (what it missed is said).  The
- * handler wakes the loop's wait through a pipe.
+ * --events ended by SIGTERM, SIGINT or SIGHUP (those not ignored when vtop
+ * started, as nohup ignores SIGHUP): the loop takes one last sample, whose
+ * events are written, and stops; what waits for the reader is written
+ * (close_events()) before vtop ends by the signal, as it would have.  A
+ * reader that takes nothing for STOP_PATIENCE_SECS, or STOP_MOST_SECS in
+ * all, is not waited for (what it missed is said); a second signal ends
+ * vtop at once.  The handler wakes the loop's wait through a pipe; the
+ * writer's thread does not take these signals.
  */
 #define STOP_PATIENCE_SECS	2.0
+#define STOP_MOST_SECS		10.0
 
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
 static volatile sig_atomic_t stop_signal;
 static int stop_pipe[2] = { -1, -1 };
 
@@ -122,18 +128,41 @@ static void on_stop(int sig)
 	errno = saved;
 }
 
+static void stop_signals_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(set, stop_signals[i]);
+}
+
 /* the wait's wake fd, or -1 (the signals then end vtop as before) */
 static int stop_on_signals(void)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
-	struct sigaction sa = { .sa_handler = on_stop };
+	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESETHAND }, was;
 
 	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		if (sigaction(stop_signals[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
 	return stop_pipe[0];
+}
+
+/* the events' queue and its thread, which does not take the stop signals: 0, or -1 with errno */
+static int events_queue(vt_event_writer_t *events)
+{
+	sigset_t stops, was;
+	int r, err;
+
+	stop_signals_set(&stops);
+	pthread_sigmask(SIG_BLOCK, &stops, &was);
+	r = vt_event_writer_queue(events, STDOUT_FILENO);
+	err = errno;
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	errno = err;
+	return r;
 }
 
 /* after the loop: vtop ends by the signal that stopped it, if one did */
@@ -155,7 +184,7 @@ static void stop_by_signal(void)
  */
 static int close_events(vt_event_writer_t *events, int said)
 {
-	int err = vt_event_writer_close(events, stop_signal ? STOP_PATIENCE_SECS : -1);
+	int err = vt_event_writer_close(events, &stop_signal, STOP_PATIENCE_SECS, STOP_MOST_SECS);
 
 	if (!err)
 		return 0;
@@ -199,7 +228,7 @@ int vt_batch_run(const vt_config_t *cfg)
 	 * buffer to overflow, and waits for the reader as a file is read.
 	 */
 	if (cfg->events && !replay) {
-		if (vt_event_writer_queue(&events, STDOUT_FILENO) < 0)
+		if (events_queue(&events) < 0)
 			fprintf(stderr, "vtop: --events: no thread to write the events (%s): they are written as they "
 				"come, and a reader that falls behind loses some\n", strerror(errno));
 		else
@@ -223,7 +252,10 @@ int vt_batch_run(const vt_config_t *cfg)
 		goto fail;
 	if (!replay)
 		vt_source_wait(&src, cfg->delay < 0.5 ? cfg->delay : 0.5, wake_fd);
-	while (!stop_signal) {
+	for (;;) {
+		/* (after a stop signal, one sample more: the events read from the kernel meanwhile are written) */
+		bool stopping = stop_signal != 0;
+
 		if (vt_source_sample(&src, &snap) < 0)
 			goto fail;
 		if (src.log_error[0])
@@ -247,11 +279,11 @@ int vt_batch_run(const vt_config_t *cfg)
 			status = 1;
 			break;
 		}
-		if (cfg->iterations && ++n >= cfg->iterations)
+		if (stopping || (cfg->iterations && ++n >= cfg->iterations))
 			break;
 		if (!cfg->iterations)
 			n++;
-		if (!replay)
+		if (!replay && !stop_signal)
 			vt_source_wait(&src, cfg->delay, wake_fd);
 	}
 	vt_view_free(&view);
@@ -268,6 +300,7 @@ int vt_batch_run(const vt_config_t *cfg)
 fail:
 	err_no = errno;
 	status = close_events(&events, 0) != 0;
+	stop_by_signal();
 	errno = err_no;
 	if (src.log_error[0]) {
 		fprintf(stderr, "vtop: -w %s: %s\n", cfg->write_path, src.log_error);

@@ -4,6 +4,7 @@
 #ifndef VTOP_BATCH_H
 #define VTOP_BATCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -39,11 +40,11 @@ int vt_event_writer_queue(vt_event_writer_t *w, int fd);
 int vt_event_writer_error(vt_event_writer_t *w);
 /*
  * What waits written (a last lost record with it), the thread gone:
- * vt_event_writer_error()'s answer.  patience >= 0: not waiting longer than
- * that for a reader that takes nothing (what it did not take is said on
- * standard error).
+ * vt_event_writer_error()'s answer.  Once *stop is set, a reader that takes
+ * nothing for patience seconds (or most in all) is not waited for, and what
+ * it did not get is said on standard error (output_queue.h).
  */
-int vt_event_writer_close(vt_event_writer_t *w, double patience);
+int vt_event_writer_close(vt_event_writer_t *w, const volatile sig_atomic_t *stop, double patience, double most);
 void vt_event_write_feed(vt_event_writer_t *w, const vmon_event_t *ev, double realtime_offset);
 void vt_event_write_found(vt_event_writer_t *w, const vt_event_t *e);
 void vt_event_write_lost(vt_event_writer_t *w, unsigned long long lost, double when);

@@ -517,7 +517,7 @@ int vt_event_writer_error(vt_event_writer_t *w)
 	return fflush(w->direct) != 0 || ferror(w->direct) ? (errno ? errno : EIO) : 0;
 }
 
-int vt_event_writer_close(vt_event_writer_t *w, double patience)
+int vt_event_writer_close(vt_event_writer_t *w, const volatile sig_atomic_t *stop, double patience, double most)
 {
 	unsigned long long unwritten;
 	int err;
@@ -525,9 +525,10 @@ int vt_event_writer_close(vt_event_writer_t *w, double patience)
 	if (!w->queue)
 		return vt_event_writer_error(w);
 	lost_record(w, 0, realtime_now(), true);
-	err = vt_outq_close(w->queue, patience, &unwritten);
+	err = vt_outq_close(w->queue, stop, patience, most, &unwritten);
 	if (unwritten)
-		fprintf(stderr, "vtop: %llu events not written: the reader took nothing for %g s\n", unwritten, patience);
+		fprintf(stderr, "vtop: up to %llu events not written: the reader took nothing for %g s after the stop "
+			"(or %g s passed)\n", unwritten, patience, most);
 	w->queue = NULL;
 	fclose(w->stage);
 	free(w->stage_buf);

@@ -30,6 +30,10 @@
 
 /* records are gathered in blocks of this size (one larger for a record that is), freed once written */
 #define BLOCK_BYTES	(64u << 10)
+/* and written in pieces of at most this: each one the reader takes is progress vt_outq_close() sees */
+#define PIECE_BYTES	(16u << 10)
+/* how often vt_outq_close() looks at its caller's stop flag */
+#define CLOSE_SLICE_NS	100000000L
 
 typedef struct outq_block {
 	struct outq_block	*next;
@@ -42,7 +46,8 @@ typedef struct outq_block {
 struct vt_outq {
 	pthread_mutex_t	lock;
 	pthread_cond_t	more;		/* a record was put, or the queue is closing */
-	pthread_cond_t	wrote;		/* a block was written, or the thread ended */
+	pthread_cond_t	wrote;		/* a piece was written, or the thread ended (CLOCK_MONOTONIC) */
+	unsigned long long written;	/* bytes written so far */
 	outq_block_t	*head, *tail;	/* waiting, oldest first */
 	outq_block_t	*taken;		/* what the thread took and has not written yet */
 	size_t		waiting;	/* bytes in head..tail */
@@ -54,17 +59,30 @@ struct vt_outq {
 	pthread_t	thread;
 };
 
-static int write_all(int fd, const char *p, size_t len)
+/*
+ * A block written in pieces, each one progress told to vt_outq_close().
+ * Cancellable only in the write itself (its caller's patience ran out):
+ * the bytes of a block partly written then stay partly written, so the
+ * reader's last record may be cut.
+ */
+static int write_block(vt_outq_t *q, const char *p, size_t len)
 {
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n;
 
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		n = write(q->fd, p, len < PIECE_BYTES ? len : PIECE_BYTES);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? errno : EIO;
 		p += n;
 		len -= (size_t)n;
+		pthread_mutex_lock(&q->lock);
+		q->written += (unsigned long long)n;
+		pthread_cond_broadcast(&q->wrote);
+		pthread_mutex_unlock(&q->lock);
 	}
 	return 0;
 }
@@ -83,7 +101,7 @@ static unsigned long long free_blocks(outq_block_t *b)
 	return events;
 }
 
-/* the thread cancelled in a write (vt_outq_close()'s patience ran out): it has ended */
+/* the thread has ended: returned, or cancelled in a write (vt_outq_close()'s patience ran out) */
 static void outq_cancelled(void *arg)
 {
 	vt_outq_t *q = arg;
@@ -96,19 +114,14 @@ static void outq_cancelled(void *arg)
 
 /*
  * The thread: takes everything waiting, writes it in order, until closed
- * and empty.  It can be cancelled only in its writes (vt_outq_close()), and
- * takes no signal meant for the process: the sampling thread does
- * (batch.c's stop on SIGTERM).
+ * and empty.  It can be cancelled only in its writes (vt_outq_close()).
+ * (It has the signal mask of the thread that made it: batch.c's keeps the
+ * signals that stop vtop for the sampling thread.)
  */
 static void *outq_thread(void *arg)
 {
 	vt_outq_t *q = arg;
-	sigset_t all;
 
-	/* (but SIGPIPE, which a write to a pipe its reader closed raises in this thread: vtop ends by it) */
-	sigfillset(&all);
-	sigdelset(&all, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	pthread_cleanup_push(outq_cancelled, q);
 	for (;;) {
@@ -130,11 +143,8 @@ static void *outq_thread(void *arg)
 		pthread_mutex_unlock(&q->lock);
 
 		while ((b = q->taken)) {
-			if (!err) {
-				pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-				err = write_all(q->fd, b->data, b->len);
-				pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-			}
+			if (!err)
+				err = write_block(q, b->data, b->len);
 			/* its room given back as it is written: a reader that keeps up gets records as they come */
 			pthread_mutex_lock(&q->lock);
 			q->taken = b->next;
@@ -152,6 +162,7 @@ static void *outq_thread(void *arg)
 vt_outq_t *vt_outq_open(int fd)
 {
 	vt_outq_t *q = calloc(1, sizeof(*q));
+	pthread_condattr_t attr;
 	int err;
 
 	if (!q)
@@ -159,7 +170,10 @@ vt_outq_t *vt_outq_open(int fd)
 	q->fd = fd;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->more, NULL);
-	pthread_cond_init(&q->wrote, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);	/* (vt_outq_close()'s waits: not the wall clock's steps) */
+	pthread_cond_init(&q->wrote, &attr);
+	pthread_condattr_destroy(&attr);
 	err = pthread_create(&q->thread, NULL, outq_thread, q);
 	if (err) {
 		pthread_cond_destroy(&q->wrote);
@@ -229,9 +243,19 @@ int vt_outq_error(vt_outq_t *q)
 	return err;
 }
 
-int vt_outq_close(vt_outq_t *q, double patience, unsigned long long *unwritten)
+static double monotonic_secs(void)
 {
-	struct timespec due;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int vt_outq_close(vt_outq_t *q, const volatile sig_atomic_t *stop, double patience, double most,
+		  unsigned long long *unwritten)
+{
+	double stop_at = -1, progress_at = 0;
+	unsigned long long progress = 0;
 	int err;
 
 	*unwritten = 0;
@@ -240,28 +264,36 @@ int vt_outq_close(vt_outq_t *q, double patience, unsigned long long *unwritten)
 	pthread_mutex_lock(&q->lock);
 	q->closing = true;
 	pthread_cond_signal(&q->more);
-	/* everything put is written first (or a write failed), as a FILE's buffer at exit; */
+	/*
+	 * Everything put is written first (or a write failed), as a FILE's
+	 * buffer at exit; once *stop is set, only while the reader takes
+	 * something within patience seconds, and for most seconds in all.
+	 */
 	while (!q->ended) {
-		if (patience < 0) {
-			pthread_cond_wait(&q->wrote, &q->lock);
-			continue;
+		struct timespec due;
+		double now = monotonic_secs();
+
+		if (q->written != progress || progress_at == 0) {
+			progress = q->written;
+			progress_at = now;
 		}
-		/* ... or, with patience, until the reader took nothing for that long */
-		clock_gettime(CLOCK_REALTIME, &due);
-		due.tv_sec += (time_t)patience;
-		due.tv_nsec += (long)((patience - (double)(time_t)patience) * 1e9);
+		if (stop_at < 0 && stop && *stop)
+			stop_at = now;
+		if (stop_at >= 0 && (now - progress_at > patience || now - stop_at > most)) {
+			pthread_cancel(q->thread);
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &due);
+		due.tv_nsec += CLOSE_SLICE_NS;
 		if (due.tv_nsec >= 1000000000L) {
 			due.tv_sec++;
 			due.tv_nsec -= 1000000000L;
 		}
-		if (pthread_cond_timedwait(&q->wrote, &q->lock, &due) == ETIMEDOUT && !q->ended) {
-			pthread_cancel(q->thread);
-			break;
-		}
+		pthread_cond_timedwait(&q->wrote, &q->lock, &due);
 	}
 	pthread_mutex_unlock(&q->lock);
 	pthread_join(q->thread, NULL);
-	/* (a cancelled write may have written part of its block: it counts as not written) */
+	/* (a block a cancelled write left partly written counts whole: the figure is at most so many) */
 	*unwritten = free_blocks(q->taken) + free_blocks(q->head);
 	err = q->err;
 	pthread_cond_destroy(&q->wrote);

@@ -5,6 +5,7 @@
 #ifndef VTOP_OUTPUT_QUEUE_H
 #define VTOP_OUTPUT_QUEUE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -22,11 +23,14 @@ int vt_outq_put(vt_outq_t *q, const char *data, size_t len, unsigned long long e
 /* the errno of a write that failed (nothing is written after it), or 0 */
 int vt_outq_error(vt_outq_t *q);
 /*
- * Everything put written (or a write failed), the thread joined, q freed;
- * vt_outq_error()'s answer.  patience >= 0: a reader that takes nothing
- * for that many seconds is not waited for, and *unwritten says how many
- * events were not written to it (else 0).
+ * Waits until everything put is written (or a write failed), then joins
+ * the thread and frees q; vt_outq_error()'s answer.  Once *stop is set
+ * (stop may be NULL), a reader that takes nothing for patience seconds, or
+ * a wait of most seconds in all, is not waited for: *unwritten then says
+ * at most how many events it did not get (else 0), and its last record may
+ * be cut.
  */
-int vt_outq_close(vt_outq_t *q, double patience, unsigned long long *unwritten);
+int vt_outq_close(vt_outq_t *q, const volatile sig_atomic_t *stop, double patience, double most,
+		  unsigned long long *unwritten);
 
 #endif

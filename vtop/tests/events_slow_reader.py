@@ -20,7 +20,9 @@ so that it writes the events of this test's processes alone.
   made, no fewer and no more.
 - SIGTERM while records wait: vtop writes them to a reader that takes them,
   then ends by the signal; a reader that takes nothing for 2 s is not
-  waited for, and how many events it missed is said on standard error.
+  waited for, and how many events it missed is said on standard error
+  (SIGINT; and SIGTERM once -n's samples are done and vtop waits for such
+  a reader).
 
 Needs the ebpf feed (root and BPF): skipped with its reason elsewhere.
 """
@@ -108,6 +110,7 @@ class Run:
     def __init__(self, args, tag):
         self.tag = tag
         self.markers = 0
+        self.t0 = time.monotonic()
         self.p = spawn([VTOP, "--events", "--format", "json", "-o", "kind,pid,args,exit_code,lost"] + args,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         children.append(self.p)
@@ -146,16 +149,34 @@ def live(tag, extra=()):
     return r
 
 
-def stopped_reader(stop_secs, lives, arg_bytes, log=None):
+def stopped_reader(stop_secs, lives, arg_bytes, log=None, extra=()):
     """A reader that stops through a storm: (vtop's run, the storm's pids, its tag, the seconds stopped)"""
     tag = "slow-reader-%d-%d" % (os.getpid(), lives)
-    r = live(tag, ["-w", log] if log else [])
+    r = live(tag, (["-w", log] if log else []) + list(extra))
     if not r:
         return None, None, tag, 0
     t0 = time.monotonic()
     pids = storm(lives, arg_bytes, tag)
-    time.sleep(max(0.0, stop_secs - (time.monotonic() - t0)))
+    # (a second at least after the last exit: vtop has read the kernel's buffer by then)
+    time.sleep(max(1.0, stop_secs - (time.monotonic() - t0)))
     return r, pids, tag, time.monotonic() - t0
+
+
+def gave_up(r, sig, what, least):
+    """sig to vtop, whose reader takes nothing: it ends by the signal within the stop's patience (2 s, 10 s in
+    all), saying that it did not write at least least events"""
+    t0 = time.monotonic()
+    r.p.send_signal(sig)
+    try:
+        r.p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+    secs = time.monotonic() - t0
+    err = r.p.stderr.read().decode(errors="replace") if r.p.returncode is not None else ""
+    said = [int(w) for w in err.split() if w.isdigit()]
+    check(r.p.returncode == -sig and secs < 12 and said and said[0] >= least,
+          "%s: vtop ends by the signal after %.1f s, saying what it did not write (%s; %s)" %
+          (what, secs, r.p.returncode, err.strip()))
 
 
 def whole_and_none_lost(what, out, pids, tag):
@@ -203,21 +224,24 @@ def main():
             time.sleep(0.5)
             out, err = r.read_rest()
             whole_and_none_lost("SIGTERM, then a reader that reads", out, pids, tag)
-            check(r.p.returncode == -signal.SIGTERM, "... and vtop ended by the signal (%s)" % r.p.returncode)
+            check(r.p.returncode == -signal.SIGTERM and "not written" not in err,
+                  "... and vtop ended by the signal, all written (%s%s)" % (r.p.returncode, err))
 
-        # SIGTERM and a reader that never reads again: not waited for, and said
+        # SIGINT and a reader that never reads again: not waited for, and said
         r, pids, tag, secs = stopped_reader(3, 2000, 3500)
         if r:
-            t0 = time.monotonic()
-            r.p.send_signal(signal.SIGTERM)
+            gave_up(r, signal.SIGINT, "SIGINT and a reader that takes nothing", 3 * len(pids) // 2)
+
+        # -n's last sample done (50 at -d 0.2: 10 s after vtop started), waiting for a reader that takes nothing:
+        # SIGTERM still ends it
+        r, pids, tag, secs = stopped_reader(3, 2000, 3500, extra=["-n", "50"])
+        if r:
             try:
-                r.p.wait(timeout=30)
+                r.p.wait(timeout=max(0.0, r.t0 + 13 - time.monotonic()))
             except subprocess.TimeoutExpired:
                 pass
-            err = r.p.stderr.read().decode(errors="replace") if r.p.returncode is not None else ""
-            check(r.p.returncode == -signal.SIGTERM and "events not written" in err,
-                  "SIGTERM and a reader that takes nothing: vtop ends by the signal after %.1f s and says what it "
-                  "did not write (%s; %s)" % (time.monotonic() - t0, r.p.returncode, err.strip()))
+            if check(r.p.returncode is None, "-n 50 at -d 0.2 with a reader that takes nothing: vtop waits for it"):
+                gave_up(r, signal.SIGTERM, "... then SIGTERM", 1000)
     finally:
         kill_all(children)
         if os.path.exists(log):
