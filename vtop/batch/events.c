@@ -348,6 +348,14 @@ static double realtime_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* the stage emptied for the next record */
+static void stage_reset(vt_event_writer_t *w)
+{
+	rewind(w->stage);
+	w->header_staged = false;
+	w->staged_lost = 0;
+}
+
 /*
  * A record about to be written: false if it is dropped (a queue with no
  * room: counted, and said in a lost record once there is room).  With a
@@ -362,9 +370,7 @@ static bool record_begin(vt_event_writer_t *w)
 		w->dropped++;
 		return false;
 	}
-	rewind(w->stage);
-	w->header_staged = false;
-	w->staged_lost = 0;
+	stage_reset(w);
 	if (w->dropped && write_lost(w, w->dropped, realtime_now()))
 		w->staged_lost = w->dropped;	/* (said on standard error instead: said) */
 	w->dropped = 0;
@@ -478,9 +484,7 @@ static void lost_record(vt_event_writer_t *w, unsigned long long lost, double wh
 		w->dropped = lost;
 		return;
 	}
-	rewind(w->stage);
-	w->header_staged = false;
-	w->staged_lost = 0;
+	stage_reset(w);
 	if (write_lost(w, lost, when))
 		record_end(w, lost);
 }

@@ -13,7 +13,8 @@
  * The caller counts it and says so in a "lost" record once there is room
  * (events.c), so that a reader that stops for good costs VT_OUTQ_MAX of
  * memory, and what it did not get is never a silent gap.  Records are put
- * whole: a reader never sees half of one.
+ * whole: a reader never sees half of one, but for the last at a stop that
+ * did not wait for it (vt_outq_close(), write_block()).
  */
 #include "config.h"
 
