@@ -44,10 +44,15 @@
 #define ITER_VOLATILE_SAME	0x80	/* with ITER_SAME: the volatile hash is the held entry's too */
 #define ITER_SAME_BATCH		0x100	/* a header and held struct iter_same (the walk's): see below */
 
-/* PROC_STAT's numeric fields; utime, stime and guest_time are the task's own, in ns */
+/*
+ * PROC_STAT's numeric fields, then PROC_STAT_EXTRA's (the same stat line);
+ * utime, stime and guest_time are the task's own, in ns
+ */
 struct iter_stat {
 #define VMON_TASK_RECORD
 #include "defs/proc_stat.def"
+#define VMON_TASK_RECORD
+#include "defs/proc_stat_extra.def"
 };
 
 /* PROC_VM: statm in pages, the memory lines of status in kB */

@@ -335,6 +335,23 @@ typedef struct _vmon_proc_rollup_t {
 #include "defs/proc_rollup.def"
 } vmon_proc_rollup_t;
 
+/*
+ * libvmon 1: the stat line's fields the original's PROC_STAT skipped (layout
+ * addresses, signal masks, exit signal, real-time priority and policy)
+ */
+typedef enum _vmon_proc_stat_extra_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/proc_stat_extra.def"
+	VMON_PROC_STAT_EXTRA_NR
+} vmon_proc_stat_extra_sym_t;
+
+typedef struct _vmon_proc_stat_extra_t {
+	char	changed[BITNSLOTS(VMON_PROC_STAT_EXTRA_NR)];
+	char	present[BITNSLOTS(VMON_PROC_STAT_EXTRA_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/proc_stat_extra.def"
+} vmon_proc_stat_extra_t;
+
 /* the follow-children want's context */
 typedef struct _vmon_proc_follow_children_t {
 	int	children_fd;	/* /proc/PID/task/PID/children, -1 when not held open */
@@ -455,10 +472,10 @@ typedef struct _vmon_proc_t {
 	unsigned		is_stale:1;	/* gone (exactly one sample, never its is_new one; then freed) */
 	unsigned		is_thread:1;	/* a thread of parent */
 	unsigned		is_threaded:1;	/* has, or has had, threads */
-	/* libvmon 1 */
+	/* libvmon 1 (its bit in the word of the original's: 8 bytes a process) */
+	unsigned		has_exit_status:1;	/* the event feed saw it exit and said how (vmon_feed(7)) */
 	int			errors[VMON_STORE_PROC_NR];	/* errno of the last failed sample of each store, else 0 */
 	int			exit_status;	/* how it ended, as waitpid(2) reports it, when has_exit_status */
-	unsigned		has_exit_status:1;	/* the event feed saw it exit and said how (vmon_feed(7)) */
 } vmon_proc_t;
 
 typedef struct _vmon_t {

@@ -70,6 +70,15 @@ static const struct store_text {
 	  "the numbers, the command name, the owner and, for a task that ran, the wait channel come from its\n"
 	  "record instead, with the same values but where\n.Xr vmon 3\nsays they cannot be equal.\n"
 	  "See\n.Xr vmon 3\nfor when each file is read again.\n" },
+	{ "proc_stat_extra", "vmon_proc_stat_extra_t",
+	  "The fields of\n.Pa /proc/PID/stat\nthat\n.Vt vmon_proc_stat_t\ndoes not keep, as the original libvmon's did not:\n"
+	  "the addresses of the program's text, data, heap, stack, arguments and environment,\n"
+	  "the four signal masks, the exit signal, the real-time priority and the scheduling policy.\n"
+	  "Its own want, so that a client of\n.Dv VMON_WANT_PROC_STAT\ndoes not hold them for every task\n"
+	  "(136 bytes a task).\n"
+	  "No file of its own: they come from the same stat line, or task iterator record, as\n"
+	  ".Vt vmon_proc_stat_t\nin the same sample.\n"
+	  "The kernel shows the addresses of another user's process as 0 without ptrace access.\n" },
 	{ "proc_vm", "vmon_proc_vm_t",
 	  "Memory:\n.Pa /proc/PID/statm\nunless the stat line shows it cannot have moved, and the memory lines of\n"
 	  ".Pa /proc/PID/status\nwhen statm moved (see\n.Xr vmon 3 ) .\nKernel threads have no memory lines: those fields keep their\n.Fa present\nbit clear.\n" },

@@ -217,6 +217,8 @@ static enum cmp how(int store, int sym)
 	if (store == VMON_STORE_PROC_SCHED)
 		return sym == VMON_PROC_SCHED_VOLUNTARY_CTXT || sym == VMON_PROC_SCHED_INVOLUNTARY_CTXT ?
 		       CMP_GROWS : CMP_EXACT;
+	if (store == VMON_STORE_PROC_STAT_EXTRA)
+		return CMP_EXACT;
 	if (store == VMON_STORE_PROC_VM) {
 		switch (sym) {
 		case VMON_PROC_VM_RESIDENT_PAGES: case VMON_PROC_VM_SHARED_PAGES: case VMON_PROC_VM_HWM_KB:
@@ -260,6 +262,7 @@ static unsigned long long run_count(pid_t pid)
 typedef struct snap {
 	int		tid;
 	vmon_proc_stat_t stat;
+	vmon_proc_stat_extra_t extra;
 	vmon_proc_vm_t	vm;
 	vmon_proc_io_t	io;
 	vmon_proc_sched_t sched;	/* its numbers only: the text is compared between the sources */
@@ -276,6 +279,8 @@ static void keep(vmon_proc_t *proc)
 	s->tid = proc->pid;
 	s->runs = run_count(proc->pid);
 	memcpy(&s->stat, pstat(proc), sizeof(s->stat));
+	if (pextra(proc))
+		memcpy(&s->extra, pextra(proc), sizeof(s->extra));
 	if (pvm(proc))
 		memcpy(&s->vm, pvm(proc), sizeof(s->vm));
 	if (pio(proc))
@@ -288,6 +293,7 @@ static void keep(vmon_proc_t *proc)
 static const void *snap_store(const snap_t *s, int store)
 {
 	return store == VMON_STORE_PROC_STAT ? (const void *)&s->stat :
+	       store == VMON_STORE_PROC_STAT_EXTRA ? (const void *)&s->extra :
 	       store == VMON_STORE_PROC_VM ? (const void *)&s->vm :
 	       store == VMON_STORE_PROC_SCHED ? (const void *)&s->sched : (const void *)&s->io;
 }
@@ -304,7 +310,10 @@ static void complain(const char *what, int tid, const vmon_field_t *f, unsigned 
 /* every field both fill, of one node: i_proc (iterator, after), p_proc (/proc), before (iterator, before) */
 static int compare_node(vmon_proc_t *i_proc, vmon_proc_t *p_proc, const snap_t *before, bool busy)
 {
-	static const int stores[] = { VMON_STORE_PROC_STAT, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO, VMON_STORE_PROC_SCHED };
+	static const int stores[] = {
+		VMON_STORE_PROC_STAT, VMON_STORE_PROC_STAT_EXTRA, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO,
+		VMON_STORE_PROC_SCHED,
+	};
 	int compared = 0;
 	/*
 	 * A task that ran between the iterator's reads (a child still settling,
@@ -349,10 +358,12 @@ static int compare_node(vmon_proc_t *i_proc, vmon_proc_t *p_proc, const snap_t *
 			v = field_value(f, ps);
 			switch (c) {
 			case CMP_EXACT:
-				if (ran && stores[k] == VMON_STORE_PROC_STAT &&
-				    (f->sym == VMON_PROC_STAT_FLAGS || f->sym == VMON_PROC_STAT_SIGNAL ||
-				     f->sym == VMON_PROC_STAT_SIGBLOCKED || f->sym == VMON_PROC_STAT_SIGIGNORED ||
-				     f->sym == VMON_PROC_STAT_SIGCAUGHT))
+				if (ran && ((stores[k] == VMON_STORE_PROC_STAT && f->sym == VMON_PROC_STAT_FLAGS) ||
+					    (stores[k] == VMON_STORE_PROC_STAT_EXTRA &&
+					     (f->sym == VMON_PROC_STAT_EXTRA_SIGNAL ||
+					      f->sym == VMON_PROC_STAT_EXTRA_SIGBLOCKED ||
+					      f->sym == VMON_PROC_STAT_EXTRA_SIGIGNORED ||
+					      f->sym == VMON_PROC_STAT_EXTRA_SIGCAUGHT))))
 					break;
 				if (v != hi)
 					complain("exact", i_proc->pid, f, hi, v, hi);
@@ -414,8 +425,8 @@ static void init_sampler(vmon_t *vmon, vmon_sampler_t sampler)
 
 	vmon_attr_default(&attr);
 	attr.flags = VMON_FLAG_PROC_ALL;
-	attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO | VMON_WANT_PROC_SCHED |
-			  VMON_WANT_PROC_FOLLOW_THREADS;
+	attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_STAT_EXTRA | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO |
+			  VMON_WANT_PROC_SCHED | VMON_WANT_PROC_FOLLOW_THREADS;
 	attr.sampler = sampler;
 	attr.feed = "none";
 	assert_true(vmon_init_attr(vmon, &attr));
@@ -795,7 +806,7 @@ static void test_handler_changed_by_thread(void **state)
 	init_sampler(&it, VMON_SAMPLER_ITER);
 	assert_true(vmon_sample(&it));
 	assert_true(vmon_sample(&it));
-	assert_false(pstat(must_find(&it, pid))->sigignore & (1ULL << (SIGPIPE - 1)));
+	assert_false(pextra(must_find(&it, pid))->sigignore & (1ULL << (SIGPIPE - 1)));
 	count = run_count(pid);
 
 	assert_int_equal(write(go[1], "g", 1), 1);
@@ -806,9 +817,9 @@ static void test_handler_changed_by_thread(void **state)
 	sigignore = proc_stat_field(pid, 33);	/* the ignored signals */
 	assert_int_not_equal(sigignore, ULLONG_MAX);
 	assert_true(sigignore & (1ULL << (SIGPIPE - 1)));
-	assert_int_equal(pstat(must_find(&it, pid))->sigignore, sigignore);
+	assert_int_equal(pextra(must_find(&it, pid))->sigignore, sigignore);
 	assert_true(vmon_sample(&it));
-	assert_int_equal(pstat(must_find(&it, pid))->sigignore, sigignore);
+	assert_int_equal(pextra(must_find(&it, pid))->sigignore, sigignore);
 
 	vmon_destroy(&it);
 	reap(pid, SIGKILL);
@@ -896,7 +907,7 @@ static void test_changed_asleep(void **state)
 	/* to the thread: stat's pending signals are its own (kill() would make them the group's) */
 	assert_int_equal(syscall(SYS_tgkill, pid, pid, SIGUSR1), 0);
 	assert_true(vmon_sample(&it));
-	assert_true(pstat(must_find(&it, pid))->signal & (1ULL << (SIGUSR1 - 1)));
+	assert_true(pextra(must_find(&it, pid))->signal & (1ULL << (SIGUSR1 - 1)));
 
 	assert_int_equal(setpgid(pid, pid), 0);
 	assert_true(vmon_sample(&it));
@@ -1872,7 +1883,10 @@ static int child_changes(void *arg)
 /* the iterator's stores of pid against /proc's, read just after: every field /proc's has, the same */
 static void check_against_proc(vmon_t *it, vmon_t *pr, pid_t pid)
 {
-	static const int stores[] = { VMON_STORE_PROC_STAT, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO, VMON_STORE_PROC_SCHED };
+	static const int stores[] = {
+		VMON_STORE_PROC_STAT, VMON_STORE_PROC_STAT_EXTRA, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO,
+		VMON_STORE_PROC_SCHED,
+	};
 	vmon_proc_t *ip = must_find(it, pid), *pp;
 
 	snaps_nr = 0;
@@ -1972,7 +1986,7 @@ static void test_record_dropped(void **state)
 
 	/* a client of these children alone (its heap is theirs), and one on /proc of the four */
 	vmon_attr_default(&attr);
-	attr.proc_wants = wants | VMON_WANT_PROC_SCHED;
+	attr.proc_wants = wants | VMON_WANT_PROC_SCHED | VMON_WANT_PROC_STAT_EXTRA;
 	attr.sampler = VMON_SAMPLER_ITER;
 	attr.feed = "none";
 	assert_true(vmon_init_attr(&it, &attr));
@@ -2025,8 +2039,9 @@ static void test_record_dropped(void **state)
 	passes_against_proc(&it, &pr, changes[1]);
 	assert_int_equal(pstat(must_find(&it, changes[1]))->num_threads, 2);
 
-	/* a store the node did not have, on a node that was the same */
-	assert_int_equal(vmon_proc_set_wants(&it, must_find(&it, new_want), wants | VMON_WANT_PROC_SCHED), 0);
+	/* stores the node did not have, on a node that was the same */
+	assert_int_equal(vmon_proc_set_wants(&it, must_find(&it, new_want),
+					     wants | VMON_WANT_PROC_SCHED | VMON_WANT_PROC_STAT_EXTRA), 0);
 	passes_against_proc(&it, &pr, new_want);
 
 	/* a node new to a task whose record was dropped, after passes without it */

@@ -101,7 +101,11 @@ static void test_unchanged_stat_line(void **state)
 	finish(&fx, &vmon);
 }
 
-/* a line that did not parse is never skipped as "unchanged": its error shows in every pass */
+/*
+ * A line that did not parse is never skipped as "unchanged": its error shows
+ * in every pass, in the store of the field that is not a number (the probe's
+ * fields are fine): utime, PROC_STAT's; start_data, PROC_STAT_EXTRA's.
+ */
 static void test_bad_stat_line_not_skipped(void **state)
 {
 	fixture_t fx;
@@ -110,17 +114,29 @@ static void test_bad_stat_line_not_skipped(void **state)
 
 	(void)state;
 	w = start_worker(&fx, &vmon, NULL);
+	assert_int_equal(vmon_proc_set_wants(&vmon, w, w->wants | VMON_WANT_PROC_STAT_EXTRA), 0);
+	assert_true(vmon_sample(&vmon));
 	assert_int_equal(w->errors[VMON_STORE_PROC_STAT], 0);
+	assert_int_equal(w->errors[VMON_STORE_PROC_STAT_EXTRA], 0);
 
-	write_stat(&fx, "7", 300, "x6291456");	/* field 45 is not a number; the probe's fields are fine */
+	write_stat(&fx, "7x", 300, "6291456");
 	for (int i = 0; i < 3; i++) {
 		assert_true(vmon_sample(&vmon));
 		assert_int_equal(w->errors[VMON_STORE_PROC_STAT], EPROTO);
+		assert_int_equal(w->errors[VMON_STORE_PROC_STAT_EXTRA], 0);
+	}
+	write_stat(&fx, "7", 300, "x6291456");
+	for (int i = 0; i < 3; i++) {
+		assert_true(vmon_sample(&vmon));
+		assert_int_equal(w->errors[VMON_STORE_PROC_STAT], 0);
+		assert_int_equal(w->errors[VMON_STORE_PROC_STAT_EXTRA], EPROTO);
 	}
 	write_stat(&fx, "7", 300, "6291456");
 	assert_true(vmon_sample(&vmon));
 	assert_int_equal(w->errors[VMON_STORE_PROC_STAT], 0);
-	assert_int_equal(pstat(w)->start_data, 6291456);
+	assert_int_equal(w->errors[VMON_STORE_PROC_STAT_EXTRA], 0);
+	assert_int_equal(pstat(w)->utime, 7);
+	assert_int_equal(pextra(w)->start_data, 6291456);
 
 	finish(&fx, &vmon);
 }

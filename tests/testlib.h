@@ -122,6 +122,7 @@ void cpu1_unlock(void);
 /* the live node of pid, failing the test if there is none */
 vmon_proc_t *must_find(vmon_t *vmon, int pid);
 static inline vmon_proc_stat_t *pstat(vmon_proc_t *proc) { return proc->stores[VMON_STORE_PROC_STAT]; }
+static inline vmon_proc_stat_extra_t *pextra(vmon_proc_t *proc) { return proc->stores[VMON_STORE_PROC_STAT_EXTRA]; }
 static inline vmon_proc_vm_t *pvm(vmon_proc_t *proc) { return proc->stores[VMON_STORE_PROC_VM]; }
 static inline vmon_proc_io_t *pio(vmon_proc_t *proc) { return proc->stores[VMON_STORE_PROC_IO]; }
 /* a numeric field of a store as unsigned long long (sign-extended for signed types) */

@@ -24,6 +24,10 @@ static const int stat_main[] = {
 static const int vm_main[] = {
 	VMON_PROC_VM_SIZE_PAGES, VMON_PROC_VM_RESIDENT_PAGES, VMON_PROC_VM_SHARED_PAGES, VMON_PROC_VM_SWAP_KB,
 };
+static const int stat_extra_main[] = {
+	VMON_PROC_STAT_EXTRA_POLICY, VMON_PROC_STAT_EXTRA_RT_PRIORITY, VMON_PROC_STAT_EXTRA_SIGNAL,
+	VMON_PROC_STAT_EXTRA_SIGBLOCKED,
+};
 static const int io_main[] = {
 	VMON_PROC_IO_RCHAR, VMON_PROC_IO_WCHAR, VMON_PROC_IO_READBYTES, VMON_PROC_IO_WRITEBYTES,
 };
@@ -48,6 +52,7 @@ static const struct dump_store {
 	{ VMON_STORE_PROC_IO, "io", io_main, sizeof(io_main) / sizeof(io_main[0]) },
 	{ VMON_STORE_PROC_SCHED, "sched", sched_main, sizeof(sched_main) / sizeof(sched_main[0]) },
 	{ VMON_STORE_PROC_ROLLUP, "rollup", rollup_main, sizeof(rollup_main) / sizeof(rollup_main[0]) },
+	{ VMON_STORE_PROC_STAT_EXTRA, "extra", stat_extra_main, sizeof(stat_extra_main) / sizeof(stat_extra_main[0]) },
 };
 
 static int depth_of(const vmon_proc_t *proc)

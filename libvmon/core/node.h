@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include "vmon.h"
+#include "util/hash.h"
 
 /* the fds it holds between passes (procfs.c's budget) or for this pass */
 struct node_fds {
@@ -39,8 +40,10 @@ struct node_passes {
 struct node_stat_line {
 	int			ppid;
 	int			num_threads;
+	unsigned		layout;		/* a hash of the code, stack, argument and environment addresses */
 	char			state;
 	bool			threaded_before;	/* num_threads > 1 at the pass before (PROC_IO's and PROC_VM's skips) */
+	bool			layout_moved;	/* ... which moved in this pass: a new program (node_layout_seen()) */
 };
 
 /* "has it run since the last sample?": the task's schedstat (procfs_ran()) */
@@ -105,15 +108,15 @@ struct node_iter {
 /*
  * A node: the public vmon_proc_t followed by what only the library knows,
  * in parts by concern.  Callers only ever see the vmon_proc_t, so it must
- * stay the first member.  There is one per task: 408 bytes, 168 of them
+ * stay the first member.  There is one per task: 424 bytes, 176 of them
  * private, with the parts' small members together, a part's bools as bits
  * and small counts in small types (a part with an 8-byte member is rounded
  * to 8 bytes, and the allocator's chunks to 16: a cut counts once it takes
  * the block below a multiple of 16; the four parts of 4-byte members, fds,
- * due, pass and line, are 64 bytes together, between two 8-byte ones), and
- * after it in the same block the room of the stores it wanted when it was
- * made (node_new()): with PROC_STAT, PROC_VM and PROC_IO, 1,128 bytes, a
- * malloc chunk of 1,136.
+ * due, pass and line, are 68 bytes together, between two 8-byte ones: 4
+ * to spare), and after it in the same block the room of the stores it
+ * wanted when it was made (node_new()): with PROC_STAT, PROC_VM and
+ * PROC_IO, 1,016 bytes, a malloc chunk of 1,024.
  */
 typedef struct proc_node {
 	vmon_proc_t		pub;
@@ -167,6 +170,26 @@ static inline void node_prefetch_stores(const proc_node_t *node)
 		if (node->pub.stores[i])
 			__builtin_prefetch(node->pub.stores[i]);
 	}
+}
+
+/*
+ * The addresses of a task's text, stack, arguments and environment, from
+ * this pass's stat line or record (PROC_STAT_EXTRA's fields, which the node
+ * may not keep): they move only when a new program is loaded, and are 0
+ * where ptrace access is denied.  Kept as a hash, 4 bytes where the fields
+ * are 40; layout_moved says whether they moved (proc_stat.c's exec check,
+ * proc_vm.c's statm skip).  Called once a pass, before those read it.
+ */
+static inline void node_layout_seen(proc_node_t *node, unsigned long long startcode, unsigned long long endcode,
+				    unsigned long long startstack, unsigned long long arg_start,
+				    unsigned long long env_start, bool first)
+{
+	uint64_t h = vhash_mix(vhash_mix(vhash_mix(vhash_mix(vhash_mix(0, startcode), endcode), startstack),
+					 arg_start), env_start);
+	unsigned layout = (unsigned)(h ^ (h >> 32));
+
+	node->line.layout_moved = !first && layout != node->line.layout;
+	node->line.layout = layout;
 }
 
 /* the wants of a thread node whose process's wants are `wants`: the same, following nothing */

@@ -296,6 +296,13 @@ static const parse_copy_t stat_copy[] = {
 #define VMON_TASK_STORE vmon_proc_stat_t
 #include "defs/proc_stat.def"
 };
+/* (PROC_STAT_EXTRA's part of the stat part of the record) */
+static const parse_copy_t stat_extra_copy[] = {
+#define VMON_TASK_COPY
+#define VMON_TASK_STRUCT struct iter_stat
+#define VMON_TASK_STORE vmon_proc_stat_extra_t
+#include "defs/proc_stat_extra.def"
+};
 static const parse_copy_t vm_copy[] = {
 #define VMON_TASK_COPY
 #define VMON_TASK_STRUCT struct iter_vm
@@ -316,7 +323,8 @@ static const parse_copy_t sched_copy[] = {
 };
 _Static_assert(sizeof(struct iter_rec) <= USHRT_MAX && sizeof(vmon_proc_stat_t) <= USHRT_MAX &&
 	       sizeof(vmon_proc_vm_t) <= USHRT_MAX && sizeof(vmon_proc_io_t) <= USHRT_MAX &&
-	       sizeof(vmon_proc_sched_t) <= USHRT_MAX, "parse_copy_t's offsets fit");
+	       sizeof(vmon_proc_sched_t) <= USHRT_MAX && sizeof(vmon_proc_stat_extra_t) <= USHRT_MAX,
+	       "parse_copy_t's offsets fit");
 
 #define NELEM(_a) (sizeof(_a) / sizeof((_a)[0]))
 
@@ -1736,6 +1744,7 @@ static int iter_fill_stat(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 
 	if ((changes = parse_copy_numbers(stat_copy, NELEM(stat_copy), &v, s, s->changed, s->present, first)) < 0)
 		return -1;
+	node_layout_seen(node, v.startcode, v.endcode, v.startstack, v.arg_start, v.env_start, first);
 
 	/*
 	 * wchan_addr, as the stat line's field 35 says it (do_task_stat()): 1
@@ -1823,6 +1832,19 @@ static int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool
 	return parse_copy_numbers(io_copy, NELEM(io_copy), g ? &g->io : &r->io, s, s->changed, s->present, first);
 }
 
+/* the leader's own values for a process, as its stat line has them (no group sums among them) */
+static int iter_fill_stat_extra(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_extra_t *s, bool first)
+{
+	const struct iter_rec *r;
+
+	if (node->iter.same && !first)
+		return 0;
+	if (!(r = rec_of(vmon->internal->iter, node->iter.index)))
+		return SOURCE_NO_RECORD;	/* dropped while the same (records_kept()): the stat line */
+	return parse_copy_numbers(stat_extra_copy, NELEM(stat_extra_copy), &r->stat, s, s->changed, s->present,
+				  first);
+}
+
 static int iter_fill_sched(vmon_t *vmon, proc_node_t *node, vmon_proc_sched_t *s, bool first)
 {
 	const struct iter_rec *r;
@@ -1908,6 +1930,8 @@ static int iter_source_fill(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t s
 		return iter_fill_io(vmon, node, s, first);
 	case VMON_STORE_PROC_SCHED:
 		return iter_fill_sched(vmon, node, s, first);
+	case VMON_STORE_PROC_STAT_EXTRA:
+		return iter_fill_stat_extra(vmon, node, s, first);
 	default:
 		return SOURCE_NO_RECORD;
 	}

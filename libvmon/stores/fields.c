@@ -73,6 +73,12 @@ static const vmon_field_t proc_rollup_fields[VMON_PROC_ROLLUP_NR] = {
 #include "defs/proc_rollup.def"
 };
 
+static const vmon_field_t proc_stat_extra_fields[VMON_PROC_STAT_EXTRA_NR] = {
+#define VMON_FIELD_TABLE
+#define VMON_FIELD_STRUCT vmon_proc_stat_extra_t
+#include "defs/proc_stat_extra.def"
+};
+
 /* PROC_FILES describes each open fd (vmon_proc_fd_t), not its vmon_proc_files_t */
 static const vmon_field_t proc_files_fields[VMON_PROC_FILES_NR] = {
 #define VMON_FIELD_TABLE
@@ -108,6 +114,7 @@ const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR] = {
 	[VMON_STORE_PROC_ENV]	= STORE_DESC(proc_env, vmon_proc_env_t, proc_env_fields),
 	[VMON_STORE_PROC_SCHED]	= STORE_DESC(proc_sched, vmon_proc_sched_t, proc_sched_fields),
 	[VMON_STORE_PROC_ROLLUP] = STORE_DESC(proc_rollup, vmon_proc_rollup_t, proc_rollup_fields),
+	[VMON_STORE_PROC_STAT_EXTRA] = STORE_DESC(proc_stat_extra, vmon_proc_stat_extra_t, proc_stat_extra_fields),
 };
 
 /* -1, 0, 1 as a is below, equal to or above b */

@@ -5,8 +5,9 @@
  *
  *   cmdline, argv, exe	when the node is new and after an exec, which the
  *			stat line betrays by a new comm or new code, stack,
- *			argument or environment addresses (or the event feed
- *			says so); and every CMDLINE_REFRESH_SECS for a
+ *			argument or environment addresses (node_layout_seen(),
+ *			whether or not PROC_STAT_EXTRA keeps them; or the event
+ *			feed says so); and every CMDLINE_REFRESH_SECS for a
  *			process that ran, so that titles set by
  *			setproctitle() show.  Threads leave them empty:
  *			they are their process's.  A zombie's cmdline reads
@@ -265,23 +266,32 @@ static int sample_uid(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool
 	return parse_set_ull(FIELD(VMON_PROC_STAT_UID), s, st.st_uid, s->changed, first);
 }
 
-/* these move only when a new program is loaded (and are 0 when ptrace access is denied) */
-static bool execed(const vmon_proc_stat_t *s)
+/* a new program: its name, or the addresses that move only when one is loaded (node_layout_seen()) */
+static bool execed(const proc_node_t *node, const vmon_proc_stat_t *s)
 {
-	static const int syms[] = {
-		VMON_PROC_STAT_COMM, VMON_PROC_STAT_STARTCODE, VMON_PROC_STAT_ENDCODE,
-		VMON_PROC_STAT_STARTSTACK, VMON_PROC_STAT_ARG_START, VMON_PROC_STAT_ENV_START,
-	};
-
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		if (BITTEST(s->changed, syms[i]))
-			return true;
-	}
-	return false;
+	return BITTEST(s->changed, VMON_PROC_STAT_COMM) || node->line.layout_moved;
 }
 
-/* the stat line's fields into the store; the number that changed, or -1 */
-static int parse_line(vmon_t *vmon, vmon_proc_stat_t *s, const buf_t *line, bool first)
+/*
+ * The line's layout addresses, for node_layout_seen(): PROC_STAT_EXTRA's
+ * rows parsed into a scratch store, as the node may not keep one.  A field
+ * the line lacks or garbles reads 0 here; PROC_STAT_EXTRA's own parse of
+ * the line says so, where it is wanted.
+ */
+static void line_layout(proc_node_t *node, const char *rest, size_t len, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT_EXTRA];
+	vmon_proc_stat_extra_t x;
+	int err = errno;
+
+	memset(&x, 0, sizeof(x));
+	(void)parse_stat_rest(desc->fields, desc->fields_nr, rest, len, &x, NULL, NULL, true);
+	errno = err;
+	node_layout_seen(node, x.startcode, x.endcode, x.startstack, x.arg_start, x.env_start, first);
+}
+
+/* the stat line's fields into the store, its layout into the node; the number that changed, or -1 */
+static int parse_line(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, const buf_t *line, bool first)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
 	buf_t *buf = &vmon->internal->buf;
@@ -320,6 +330,7 @@ static int parse_line(vmon_t *vmon, vmon_proc_stat_t *s, const buf_t *line, bool
 			    s, s->changed, s->present, first);
 	if (r < 0)
 		return -1;
+	line_layout(node, rest, (size_t)(line->data + line->len - rest), first);
 	return changes + r;
 }
 
@@ -357,17 +368,18 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 	/* the source's record in place of the line (the task iterator's), else the line its probe read */
 	in->stat_given = 0;
+	node->line.layout_moved = false;	/* (a record the same as the last one's leaves it so) */
 	changes = source_fill(vmon, node, VMON_STORE_PROC_STAT, s, first);
 	if (changes == SOURCE_NO_RECORD) {
 		/* (parsed each time: the store's values are what a change is told against, no copy of the line) */
-		changes = parse_line(vmon, s, &in->stat_line, first);
+		changes = parse_line(vmon, node, s, &in->stat_line, first);
 		if (changes < 0)
 			return -1;
 	} else if (changes < 0) {
 		return -1;
 	}
 
-	if (!first && execed(s))
+	if (!first && execed(node, s))
 		node->life.exec_pending = true;
 	/* read schedstat on the first pass too: the next pass needs its run count to skip anything */
 	ran = procfs_ran(vmon, node);

@@ -33,7 +33,8 @@
  * So for a process single-threaded now and at the last sample (a thread
  * that re-protected memory and exited while the main one slept would leave
  * no trace in schedstat) whose only task did not run since the last sample
- * and whose stat line kept its vsize, rss and code bounds, statm can differ
+ * and whose stat line kept its vsize, rss and code bounds (with its stack,
+ * argument and environment addresses: node_layout_seen()), statm can differ
  * from the last read only after that coincidence,
  * or after a vfork() or CLONE_VM child re-protected its memory without
  * changing its size.  The bound: such a change shows when the process next
@@ -50,7 +51,7 @@ static bool statm_may_skip(vmon_t *vmon, proc_node_t *node)
 	    node->pub.errors[VMON_STORE_PROC_STAT] || due_reached(vmon->internal, node->due.statm))
 		return false;
 	if (BITTEST(stat->changed, VMON_PROC_STAT_VSIZE) || BITTEST(stat->changed, VMON_PROC_STAT_RSS) ||
-	    BITTEST(stat->changed, VMON_PROC_STAT_STARTCODE) || BITTEST(stat->changed, VMON_PROC_STAT_ENDCODE))
+	    node->line.layout_moved)
 		return false;
 	return procfs_ran(vmon, node) == 0;
 }

@@ -2480,6 +2480,13 @@ static void test_machine_columns(void **state)
 	world_t w;
 
 	world_open(&w);
+	/* the addresses are PROC_STAT_EXTRA's: not read for the default columns, read once a column shows one */
+	assert_int_equal(vt_column_format(&vt_columns[startcode], row_of(&w, 100), &w.snap, buf, sizeof(buf), true), -1);
+	assert_int_equal(vt_column_parse_list("pid,startcode,command", cols, VT_MAX_COLUMNS, err, sizeof(err)), 3);
+	assert_true(vt_columns_wants(cols, 3) & VMON_WANT_PROC_STAT_EXTRA);
+	assert_false(vt_columns_wants(w.cfg.columns, w.cfg.columns_nr) & VMON_WANT_PROC_STAT_EXTRA);
+	assert_int_equal(vt_source_set_wants(&w.src, vt_columns_wants(cols, 3), false), 0);
+	sample(&w);
 	assert_int_equal(vt_column_format(&vt_columns[startcode], row_of(&w, 100), &w.snap, buf, sizeof(buf), true), 8);
 	assert_string_equal(buf, "0x400000");
 	vt_column_format(&vt_columns[startcode], row_of(&w, 100), &w.snap, buf, sizeof(buf), false);
