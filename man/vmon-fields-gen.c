@@ -77,7 +77,8 @@ static const struct store_text {
 	  "Its own want, so that a client of\n.Dv VMON_WANT_PROC_STAT\ndoes not hold them for every task\n"
 	  "(136 bytes a task).\n"
 	  "No file of its own: they come from the same stat line, or task iterator record, as\n"
-	  ".Vt vmon_proc_stat_t\nin the same sample.\n"
+	  ".Vt vmon_proc_stat_t\nin the same sample\n"
+	  "(but once, for a want added to a node whose record the iterator no longer holds).\n"
 	  "The kernel shows the addresses of another user's process as 0 without ptrace access.\n" },
 	{ "proc_vm", "vmon_proc_vm_t",
 	  "Memory:\n.Pa /proc/PID/statm\nunless the stat line shows it cannot have moved, and the memory lines of\n"

@@ -273,19 +273,28 @@ static bool execed(const proc_node_t *node, const vmon_proc_stat_t *s)
 }
 
 /*
- * The line's layout addresses, for node_layout_seen(): PROC_STAT_EXTRA's
- * rows parsed into a scratch store, as the node may not keep one.  A field
- * the line lacks or garbles reads 0 here; PROC_STAT_EXTRA's own parse of
- * the line says so, where it is wanted.
+ * The line's layout addresses, for node_layout_seen(): the five rows of
+ * PROC_STAT_EXTRA's table parsed into a scratch store, as the node may not
+ * keep one (the line walked up to field 50, five numbers converted).  A
+ * field the line lacks or garbles reads 0 here; PROC_STAT_EXTRA's own
+ * parse of the line says so, where it is wanted.
  */
 static void line_layout(proc_node_t *node, const char *rest, size_t len, bool first)
 {
+	/* (in the order of their fields: 26, 27, 28, 48, 50) */
+	static const int syms[] = {
+		VMON_PROC_STAT_EXTRA_STARTCODE, VMON_PROC_STAT_EXTRA_ENDCODE, VMON_PROC_STAT_EXTRA_STARTSTACK,
+		VMON_PROC_STAT_EXTRA_ARG_START, VMON_PROC_STAT_EXTRA_ENV_START,
+	};
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT_EXTRA];
+	vmon_field_t rows[sizeof(syms) / sizeof(syms[0])];
 	vmon_proc_stat_extra_t x;
 	int err = errno;
 
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+		rows[i] = desc->fields[syms[i]];
 	memset(&x, 0, sizeof(x));
-	(void)parse_stat_rest(desc->fields, desc->fields_nr, rest, len, &x, NULL, NULL, true);
+	(void)parse_stat_rest(rows, (int)(sizeof(rows) / sizeof(rows[0])), rest, len, &x, NULL, NULL, true);
 	errno = err;
 	node_layout_seen(node, x.startcode, x.endcode, x.startstack, x.arg_start, x.env_start, first);
 }

@@ -5,7 +5,8 @@
  * node's probe read at the start of its pass (internal->stat_line), which
  * PROC_STAT parsed just before.  Only where neither is this node's (a
  * record dropped while it stayed the same, and the store new: a want added
- * since) is the line read again.
+ * since) is the line read again.  A read that fails clears the store's
+ * fields: absent, not old values looking current.
  */
 #include "config.h"
 
@@ -13,6 +14,16 @@
 #include <string.h>
 
 #include "core/internal.h"
+
+/* nothing read into the store yet: its first read (a field absent from every line does not make each one first) */
+static bool none_present(const vmon_proc_stat_extra_t *s)
+{
+	for (size_t i = 0; i < sizeof(s->present); i++) {
+		if (s->present[i])
+			return false;
+	}
+	return true;
+}
 
 int proc_stat_extra_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 {
@@ -27,7 +38,7 @@ int proc_stat_extra_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 	if (!s)
 		return -1;
-	first = !BITTEST(s->present, VMON_PROC_STAT_EXTRA_STARTCODE);
+	first = none_present(s);
 	memset(s->changed, 0, sizeof(s->changed));
 
 	r = source_fill(vmon, node, VMON_STORE_PROC_STAT_EXTRA, s, first);

@@ -67,6 +67,9 @@ static vmon_proc_wants_t full_wants(const vt_source_t *src, vmon_proc_wants_t wa
 	wants |= VMON_WANT_PROC_STAT;
 	if (threads)
 		wants |= VMON_WANT_PROC_FOLLOW_THREADS;
+	/* a log's replay may show any column: the stat line's other fields too (no read of their own) */
+	if (src->recording)
+		wants |= VMON_WANT_PROC_STAT_EXTRA;
 	/* the files view: every process's fds, to say who else holds a pipe or a socket */
 	if (src->files_pid > 0)
 		wants |= VMON_WANT_PROC_FILES;
@@ -195,6 +198,7 @@ int vt_source_init(vt_source_t *src, const vt_config_t *cfg, vmon_proc_wants_t w
 	src->monitored_nr = cfg->pids_nr;
 	src->threads = cfg->view.threads;
 	src->wants = wants;
+	src->recording = cfg->write_path[0] != '\0';
 	if (cfg->replay_path[0])
 		return vt_replay_open(src, cfg, err, err_size);
 	vmon_attr_default(&attr);

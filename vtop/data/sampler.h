@@ -102,6 +102,7 @@ typedef struct vt_source {
 	vt_builder_t	builder;
 	vt_feed_t	*feed;
 	vmon_log_writer_t *writer;	/* -w: every sample recorded */
+	bool		recording;	/* -w was given: the stores a replay may show are read (full_wants()) */
 	int		writer_fd;
 	vt_replay_t	*replay;	/* -r: the log read back */
 	char		log_error[256];	/* -w: why recording stopped, "" while it goes on */

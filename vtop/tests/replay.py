@@ -171,6 +171,16 @@ try:
     kids = [p for line in replay.decode().splitlines() for p in json.loads(line)["processes"]
             if p["ppid"] == child.pid]
     check(any(p["status"] == "exited" for p in kids), "its short-lived child is there, and exits")
+    # recorded with the default columns, replayed with the stat line's other fields (PROC_STAT_EXTRA, which
+    # vtop reads for every process while it records): the sleeper's start of code, as its stat line says
+    rows = list(csv.DictReader(io.StringIO(vtop("-r", log, "-b", "-o", "pid,startcode,sigcatch", "--format",
+                                                 "csv").stdout.decode())))
+    with open("/proc/%d/stat" % child.pid) as f:
+        startcode = int(f.read().rsplit(")", 1)[1].split()[23])
+    mine = [r for r in rows if r["pid"] == str(child.pid)]
+    check(mine and mine[-1]["startcode"] == hex(startcode) and mine[-1]["sigcatch"].startswith("0x"),
+          "-w records the stat line's other fields: the sleeper's startcode %s, replayed (%s)"
+          % (hex(startcode), mine[-1:] if mine else rows[:2]))
 
     # the feed's events: children that live and exit while vtop records, their pids and exit codes known
     if os.environ.get("VMON_FEED", "") == "none":
