@@ -55,10 +55,12 @@ struct iter_stat {
 #include "defs/proc_stat_extra.def"
 };
 
-/* PROC_VM: statm in pages, the memory lines of status in kB */
+/* PROC_VM: statm in pages; then PROC_VM_STATUS: the memory lines of status in kB */
 struct iter_vm {
 #define VMON_TASK_RECORD
 #include "defs/proc_vm.def"
+#define VMON_TASK_RECORD
+#include "defs/proc_vm_status.def"
 };
 
 /* PROC_IO: the task's own counters */

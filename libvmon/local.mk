@@ -40,6 +40,7 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/stores/proc_sched.c \
 	libvmon/stores/proc_rollup.c \
 	libvmon/stores/proc_stat_extra.c \
+	libvmon/stores/proc_vm_status.c \
 	libvmon/stores/proc_follow.c \
 	libvmon/stores/proc_files.c \
 	libvmon/stores/fobject.c libvmon/stores/fobject.h \
@@ -70,7 +71,7 @@ VMON_DEFS = \
 	defs/sys_wants.def defs/proc_wants.def \
 	defs/sys_stat.def defs/sys_vm.def defs/sys_loadavg.def defs/sys_sockets.def \
 	defs/proc_stat.def defs/proc_vm.def defs/proc_io.def defs/proc_env.def defs/proc_files.def \
-	defs/proc_sched.def defs/proc_rollup.def defs/proc_stat_extra.def \
+	defs/proc_sched.def defs/proc_rollup.def defs/proc_stat_extra.def defs/proc_vm_status.def \
 	defs/fobject_types.def defs/fobject_socket.def
 EXTRA_DIST += $(VMON_DEFS) libvmon/libvmon.pc.in
 

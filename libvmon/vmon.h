@@ -352,6 +352,20 @@ typedef struct _vmon_proc_stat_extra_t {
 #include "defs/proc_stat_extra.def"
 } vmon_proc_stat_extra_t;
 
+/* libvmon 1: the memory lines of /proc/PID/status (PROC_VM is statm's, as the original's) */
+typedef enum _vmon_proc_vm_status_sym_t {
+#define VMON_ENUM_SYMBOLS
+#include "defs/proc_vm_status.def"
+	VMON_PROC_VM_STATUS_NR
+} vmon_proc_vm_status_sym_t;
+
+typedef struct _vmon_proc_vm_status_t {
+	char	changed[BITNSLOTS(VMON_PROC_VM_STATUS_NR)];
+	char	present[BITNSLOTS(VMON_PROC_VM_STATUS_NR)];
+#define VMON_DECLARE_MEMBERS
+#include "defs/proc_vm_status.def"
+} vmon_proc_vm_status_t;
+
 /* the follow-children want's context */
 typedef struct _vmon_proc_follow_children_t {
 	int	children_fd;	/* /proc/PID/task/PID/children, -1 when not held open */

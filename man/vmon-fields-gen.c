@@ -81,8 +81,14 @@ static const struct store_text {
 	  "(but once, for a want added to a node whose record the iterator no longer holds).\n"
 	  "The kernel shows the addresses of another user's process as 0 without ptrace access.\n" },
 	{ "proc_vm", "vmon_proc_vm_t",
-	  "Memory:\n.Pa /proc/PID/statm\nunless the stat line shows it cannot have moved, and the memory lines of\n"
-	  ".Pa /proc/PID/status\nwhen statm moved (see\n.Xr vmon 3 ) .\nKernel threads have no memory lines: those fields keep their\n.Fa present\nbit clear.\n" },
+	  "Memory:\n.Pa /proc/PID/statm\nunless the stat line shows it cannot have moved (see\n.Xr vmon 3 ) ,\n"
+	  "as the original libvmon's.\n" },
+	{ "proc_vm_status", "vmon_proc_vm_status_t",
+	  "The memory lines of\n.Pa /proc/PID/status ,\nits own want so that a client of\n.Dv VMON_WANT_PROC_VM\n"
+	  "does not hold them for every task (112 bytes a task).\n"
+	  "status costs more than stat, statm and io together: it is read again only when the memory can have moved\n"
+	  "(with\n.Dv VMON_WANT_PROC_VM ,\nwhen statm moved; see\n.Xr vmon 3 ) ,\nor from the task iterator's record.\n"
+	  "Kernel threads have no memory lines: those fields keep their\n.Fa present\nbit clear.\n" },
 	{ "proc_env", "vmon_proc_env_t",
 	  "What a process runs in: its environment strings from\n.Pa /proc/PID/environ\n"
 	  "(split into\n.Fa envc\nand\n.Fa envv\nas the command line into\n.Fa argc\nand\n.Fa argv )\n"

@@ -167,7 +167,7 @@ static void check_children(vmon_t *vmon, vmon_proc_t *self)
 		}
 		if (c->is_stale || !BITTEST(pstat(c)->present, VMON_PROC_STAT_START) || pstat(c)->ppid != getpid() ||
 		    !BITTEST(pvm(c)->present, VMON_PROC_VM_RESIDENT_PAGES) || !pvm(c)->resident_pages ||
-		    !BITTEST(pvm(c)->present, VMON_PROC_VM_RSS_ANON_KB) ||
+		    !BITTEST(pvmst(c)->present, VMON_PROC_VM_STATUS_RSS_ANON_KB) ||
 		    !BITTEST(pio(c)->present, VMON_PROC_IO_RCHAR) || pstat(c)->state != 'S')
 			fail_msg("child %d: data missing or wrong (stale %d, ppid %lld, state %c, resident %llu)", c->pid,
 				 c->is_stale, pstat(c)->ppid, pstat(c)->state ? pstat(c)->state : '?', pvm(c)->resident_pages);
@@ -203,8 +203,8 @@ static void check_budget(vmon_t *vmon, int baseline)
 
 static void run(vmon_flags_t flags)
 {
-	const vmon_proc_wants_t wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO |
-					VMON_WANT_PROC_FOLLOW_CHILDREN;
+	const vmon_proc_wants_t wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_VM_STATUS |
+					VMON_WANT_PROC_IO | VMON_WANT_PROC_FOLLOW_CHILDREN;
 	int baseline = count_open_fds();
 	vmon_t vmon;
 	vmon_stats_t st;
@@ -249,8 +249,8 @@ static void test_proc_all(void **state)
  */
 static void test_emfile(void **state)
 {
-	const vmon_proc_wants_t wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO |
-					VMON_WANT_PROC_FOLLOW_CHILDREN;
+	const vmon_proc_wants_t wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_VM_STATUS |
+					VMON_WANT_PROC_IO | VMON_WANT_PROC_FOLLOW_CHILDREN;
 	vmon_t vmon;
 	vmon_stats_t st;
 	int hog[NOFILE], hogs = 0, held;

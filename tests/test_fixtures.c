@@ -215,7 +215,8 @@ static void fixture_zombie(fixture_t *fx, int pid, int ppid, const char *comm, u
 	write_memoryless_stat(fx, pid, ppid, comm, 'Z', start, 0x400004, status);	/* PF_EXITING */
 }
 
-static const vmon_proc_wants_t all_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO;
+static const vmon_proc_wants_t all_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_STAT_EXTRA | VMON_WANT_PROC_VM |
+					   VMON_WANT_PROC_VM_STATUS | VMON_WANT_PROC_IO;
 
 static void test_kernel_threads(void **state)
 {
@@ -337,7 +338,7 @@ static void test_zombie(void **state)
 	assert_int_equal(pstat(z)->argc, 0);
 	assert_false(BITTEST(pstat(z)->present, VMON_PROC_STAT_EXE));
 	assert_int_equal(pvm(z)->resident_pages, 0);
-	assert_false(BITTEST(pvm(z)->present, VMON_PROC_VM_RSS_ANON_KB));
+	assert_false(BITTEST(pvmst(z)->present, VMON_PROC_VM_STATUS_RSS_ANON_KB));
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++)
 		assert_int_equal(z->errors[i], 0);
 
@@ -1020,21 +1021,31 @@ static void test_dump_format(void **state)
 	static const char expected[] =
 		"# generation 1: 3 processes, 2 threads\n"
 		"1 0 1 n--- S init [/sbin/init] stat{utime=7 stime=3 nice=0 num_threads=1 vsize=10485760 rss=300}"
-		" vm{size_pages=2560 resident_pages=300 shared_pages=200 swap_kb=0}"
-		" io{rchars=1000 wchars=2000 read_bytes=4096 write_bytes=8192}\n"
+		" vm{size_pages=2560 resident_pages=300 shared_pages=200}"
+		" status{rss_anon_kb=400 rss_file_kb=800 swap_kb=0}"
+		" io{rchars=1000 wchars=2000 read_bytes=4096 write_bytes=8192}"
+		" extra{policy=0 rt_priority=0 signal=0 blocked=0}\n"
 		"  100 1 1 n--e S \\x1b[2J\\\\ [/bin/evil \\x1b]0;pwn\\x07 back\\\\slash]"
 		" stat{utime=7 stime=3 nice=0 num_threads=2 vsize=10485760 rss=300}"
-		" vm{size_pages=2560 resident_pages=300 shared_pages=200 swap_kb=0}"
-		" io{rchars=- wchars=- read_bytes=- write_bytes=-} errors{proc_io=ENOENT}\n"
+		" vm{size_pages=2560 resident_pages=300 shared_pages=200}"
+		" status{rss_anon_kb=400 rss_file_kb=800 swap_kb=0}"
+		" io{rchars=- wchars=- read_bytes=- write_bytes=-}"
+		" extra{policy=0 rt_priority=0 signal=0 blocked=0} errors{proc_io=ENOENT}\n"
 		"    100 100 1 n-t- S \\x1b[2J\\\\ stat{utime=7 stime=3 nice=0 num_threads=2 vsize=10485760 rss=300}"
-		" vm{size_pages=2560 resident_pages=300 shared_pages=200 swap_kb=0}"
-		" io{rchars=1000 wchars=2000 read_bytes=4096 write_bytes=8192}\n"
+		" vm{size_pages=2560 resident_pages=300 shared_pages=200}"
+		" status{rss_anon_kb=400 rss_file_kb=800 swap_kb=0}"
+		" io{rchars=1000 wchars=2000 read_bytes=4096 write_bytes=8192}"
+		" extra{policy=0 rt_priority=0 signal=0 blocked=0}\n"
 		"    101 100 1 n-t- R worker stat{utime=7 stime=3 nice=0 num_threads=1 vsize=10485760 rss=300}"
-		" vm{size_pages=2560 resident_pages=300 shared_pages=200 swap_kb=0}"
-		" io{rchars=1000 wchars=2000 read_bytes=4096 write_bytes=8192}\n"
+		" vm{size_pages=2560 resident_pages=300 shared_pages=200}"
+		" status{rss_anon_kb=400 rss_file_kb=800 swap_kb=0}"
+		" io{rchars=1000 wchars=2000 read_bytes=4096 write_bytes=8192}"
+		" extra{policy=0 rt_priority=0 signal=0 blocked=0}\n"
 		"2 0 1 n--- S kthreadd stat{utime=7 stime=3 nice=0 num_threads=1 vsize=0 rss=0}"
-		" vm{size_pages=0 resident_pages=0 shared_pages=0 swap_kb=-}"
-		" io{rchars=1000 wchars=2000 read_bytes=4096 write_bytes=8192}\n";
+		" vm{size_pages=0 resident_pages=0 shared_pages=0}"
+		" status{rss_anon_kb=- rss_file_kb=- swap_kb=-}"
+		" io{rchars=1000 wchars=2000 read_bytes=4096 write_bytes=8192}"
+		" extra{policy=0 rt_priority=0 signal=0 blocked=0}\n";
 	fixture_t fx;
 	fixture_stat_t st;
 	vmon_t vmon;
@@ -1095,10 +1106,13 @@ static void read_manifest(void)
 	assert_true(cap.holder && cap.parens && cap.execd && cap.zombie && cap.threaded && cap.kthreadd && cap.kworker);
 }
 
-/* every stat row of a node against the captured line, split here independently: after the last ')' */
+/*
+ * every stat row of a node (PROC_STAT's and PROC_STAT_EXTRA's) against the
+ * captured line, split here independently: after the last ')'
+ */
 static void check_stat_line(fixture_t *fx, vmon_proc_t *p, const char *dir)
 {
-	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
+	static const int ids[] = { VMON_STORE_PROC_STAT, VMON_STORE_PROC_STAT_EXTRA };
 	char path[600], line[2048], *fields[64], *save, *rest;
 	FILE *f;
 	int n = 2;
@@ -1112,19 +1126,25 @@ static void check_stat_line(fixture_t *fx, vmon_proc_t *p, const char *dir)
 	assert_non_null(rest);
 	for (char *w = strtok_r(rest + 1, " \n", &save); w && n < 63; w = strtok_r(NULL, " \n", &save))
 		fields[++n] = w;
-	for (int sym = 0; sym < desc->fields_nr; sym++) {
-		const vmon_field_t *fl = &desc->fields[sym];
-		unsigned long long want;
+	for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		const vmon_store_desc_t *desc = &vmon_proc_store_descs[ids[k]];
+		const void *store = p->stores[ids[k]];
 
-		if (fl->source != VMON_SOURCE_POS || fl->n < 3)
-			continue;
-		assert_true(fl->n <= n);
-		want = fl->type == VMON_TYPE_char ? (unsigned char)fields[fl->n][0] :
-		       (fl->type == VMON_TYPE_int || fl->type == VMON_TYPE_longlong) ?
-		       (unsigned long long)strtoll(fields[fl->n], NULL, 10) : strtoull(fields[fl->n], NULL, 10);
-		if (field_value(fl, pstat(p)) != want || !BITTEST(pstat(p)->present, sym))
-			fail_msg("%s %d: %s is %llu, the captured line says %s", dir, p->pid, fl->name,
-				 field_value(fl, pstat(p)), fields[fl->n]);
+		assert_non_null(store);
+		for (int sym = 0; sym < desc->fields_nr; sym++) {
+			const vmon_field_t *fl = &desc->fields[sym];
+			unsigned long long want;
+
+			if (fl->source != VMON_SOURCE_POS || fl->n < 3)
+				continue;
+			assert_true(fl->n <= n);
+			want = fl->type == VMON_TYPE_char ? (unsigned char)fields[fl->n][0] :
+			       (fl->type == VMON_TYPE_int || fl->type == VMON_TYPE_longlong) ?
+			       (unsigned long long)strtoll(fields[fl->n], NULL, 10) : strtoull(fields[fl->n], NULL, 10);
+			if (field_value(fl, store) != want || !vmon_field_present(desc, fl, store))
+				fail_msg("%s %d: %s is %llu, the captured line says %s", dir, p->pid, fl->name,
+					 field_value(fl, store), fields[fl->n]);
+		}
 	}
 }
 
@@ -1240,7 +1260,7 @@ static void test_captured_proc_all(void **state)
 	assert_string_equal(pstat(parens)->argv[1], "600");
 	assert_string_equal(pstat(parens)->exe.array, "/tmp/capture/a) (b c");
 	assert_true(pvm(parens)->resident_pages > 0);
-	assert_true(BITTEST(pvm(parens)->present, VMON_PROC_VM_RSS_ANON_KB));
+	assert_true(BITTEST(pvmst(parens)->present, VMON_PROC_VM_STATUS_RSS_ANON_KB));
 	assert_true(BITTEST(pio(parens)->present, VMON_PROC_IO_RCHAR));
 
 	/* the zombie: no command line, executable or memory */

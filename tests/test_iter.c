@@ -221,9 +221,17 @@ static enum cmp how(int store, int sym)
 		return CMP_EXACT;
 	if (store == VMON_STORE_PROC_VM) {
 		switch (sym) {
-		case VMON_PROC_VM_RESIDENT_PAGES: case VMON_PROC_VM_SHARED_PAGES: case VMON_PROC_VM_HWM_KB:
-		case VMON_PROC_VM_RSS_ANON_KB: case VMON_PROC_VM_RSS_FILE_KB: case VMON_PROC_VM_RSS_SHMEM_KB:
-		case VMON_PROC_VM_SWAP_KB:
+		case VMON_PROC_VM_RESIDENT_PAGES: case VMON_PROC_VM_SHARED_PAGES:
+			return CMP_MEMORY;
+		default:
+			return CMP_EXACT;
+		}
+	}
+	if (store == VMON_STORE_PROC_VM_STATUS) {
+		switch (sym) {
+		case VMON_PROC_VM_STATUS_HWM_KB: case VMON_PROC_VM_STATUS_RSS_ANON_KB:
+		case VMON_PROC_VM_STATUS_RSS_FILE_KB: case VMON_PROC_VM_STATUS_RSS_SHMEM_KB:
+		case VMON_PROC_VM_STATUS_SWAP_KB:
 			return CMP_MEMORY;
 		default:
 			return CMP_EXACT;
@@ -264,6 +272,7 @@ typedef struct snap {
 	vmon_proc_stat_t stat;
 	vmon_proc_stat_extra_t extra;
 	vmon_proc_vm_t	vm;
+	vmon_proc_vm_status_t vm_status;
 	vmon_proc_io_t	io;
 	vmon_proc_sched_t sched;	/* its numbers only: the text is compared between the sources */
 	unsigned long long runs;	/* run_count() then */
@@ -283,6 +292,8 @@ static void keep(vmon_proc_t *proc)
 		memcpy(&s->extra, pextra(proc), sizeof(s->extra));
 	if (pvm(proc))
 		memcpy(&s->vm, pvm(proc), sizeof(s->vm));
+	if (pvmst(proc))
+		memcpy(&s->vm_status, pvmst(proc), sizeof(s->vm_status));
 	if (pio(proc))
 		memcpy(&s->io, pio(proc), sizeof(s->io));
 	if (proc->stores[VMON_STORE_PROC_SCHED])
@@ -295,6 +306,7 @@ static const void *snap_store(const snap_t *s, int store)
 	return store == VMON_STORE_PROC_STAT ? (const void *)&s->stat :
 	       store == VMON_STORE_PROC_STAT_EXTRA ? (const void *)&s->extra :
 	       store == VMON_STORE_PROC_VM ? (const void *)&s->vm :
+	       store == VMON_STORE_PROC_VM_STATUS ? (const void *)&s->vm_status :
 	       store == VMON_STORE_PROC_SCHED ? (const void *)&s->sched : (const void *)&s->io;
 }
 
@@ -311,8 +323,8 @@ static void complain(const char *what, int tid, const vmon_field_t *f, unsigned 
 static int compare_node(vmon_proc_t *i_proc, vmon_proc_t *p_proc, const snap_t *before, bool busy)
 {
 	static const int stores[] = {
-		VMON_STORE_PROC_STAT, VMON_STORE_PROC_STAT_EXTRA, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO,
-		VMON_STORE_PROC_SCHED,
+		VMON_STORE_PROC_STAT, VMON_STORE_PROC_STAT_EXTRA, VMON_STORE_PROC_VM, VMON_STORE_PROC_VM_STATUS,
+		VMON_STORE_PROC_IO, VMON_STORE_PROC_SCHED,
 	};
 	int compared = 0;
 	/*
@@ -425,8 +437,9 @@ static void init_sampler(vmon_t *vmon, vmon_sampler_t sampler)
 
 	vmon_attr_default(&attr);
 	attr.flags = VMON_FLAG_PROC_ALL;
-	attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_STAT_EXTRA | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO |
-			  VMON_WANT_PROC_SCHED | VMON_WANT_PROC_FOLLOW_THREADS;
+	attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_STAT_EXTRA | VMON_WANT_PROC_VM |
+			  VMON_WANT_PROC_VM_STATUS | VMON_WANT_PROC_IO | VMON_WANT_PROC_SCHED |
+			  VMON_WANT_PROC_FOLLOW_THREADS;
 	attr.sampler = sampler;
 	attr.feed = "none";
 	assert_true(vmon_init_attr(vmon, &attr));
@@ -889,7 +902,7 @@ static void test_changed_asleep(void **state)
 	assert_true(vmon_sample(&it));
 	assert_true(vmon_sample(&it));
 	count = run_count(pid);
-	file_kb = pvm(must_find(&it, pid))->rss_file_kb;
+	file_kb = pvmst(must_find(&it, pid))->rss_file_kb;
 	assert_true(file_kb >= ASLEEP_MAP / 1024);
 	assert_int_equal(file_kb, status_kb(pid, "RssFile"));
 
@@ -924,7 +937,7 @@ static void test_changed_asleep(void **state)
 		unsigned long long now, proc_kb;
 
 		assert_true(vmon_sample(&it));
-		now = pvm(must_find(&it, pid))->rss_file_kb;
+		now = pvmst(must_find(&it, pid))->rss_file_kb;
 		proc_kb = status_kb(pid, "RssFile");
 		print_message("RssFile before %llu kB, after page-out: iterator %llu kB, /proc %llu kB\n",
 			      file_kb, now, proc_kb);
@@ -1108,7 +1121,7 @@ static void test_resident_as_statm(void **state)
 
 		vmon_attr_default(&attr);
 		attr.flags = VMON_FLAG_PROC_ALL;
-		attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM;
+		attr.proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_VM_STATUS;
 		attr.sampler = samplers[k];
 		attr.feed = "none";
 		assert_true(vmon_init_attr(&vmon, &attr));
@@ -1132,7 +1145,7 @@ static void test_resident_as_statm(void **state)
 			assert_true(ours + 1 >= pages && ours <= pages + 1);
 			assert_true(ours * (unsigned long long)page_kb + page_kb >= vmrss_kb &&
 				    ours * (unsigned long long)page_kb <= vmrss_kb + page_kb);
-			assert_true(pvm(proc)->hwm_kb >= ours * (unsigned long long)page_kb);
+			assert_true(pvmst(proc)->hwm_kb >= ours * (unsigned long long)page_kb);
 		}
 		vmon_destroy(&vmon);
 	}
@@ -1884,8 +1897,8 @@ static int child_changes(void *arg)
 static void check_against_proc(vmon_t *it, vmon_t *pr, pid_t pid)
 {
 	static const int stores[] = {
-		VMON_STORE_PROC_STAT, VMON_STORE_PROC_STAT_EXTRA, VMON_STORE_PROC_VM, VMON_STORE_PROC_IO,
-		VMON_STORE_PROC_SCHED,
+		VMON_STORE_PROC_STAT, VMON_STORE_PROC_STAT_EXTRA, VMON_STORE_PROC_VM, VMON_STORE_PROC_VM_STATUS,
+		VMON_STORE_PROC_IO, VMON_STORE_PROC_SCHED,
 	};
 	vmon_proc_t *ip = must_find(it, pid), *pp;
 
@@ -1957,6 +1970,7 @@ static void passes_against_proc(vmon_t *it, vmon_t *pr, pid_t pid)
 static void test_record_dropped(void **state)
 {
 	const vmon_proc_wants_t wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO;
+	const vmon_proc_wants_t more = VMON_WANT_PROC_SCHED | VMON_WANT_PROC_STAT_EXTRA | VMON_WANT_PROC_VM_STATUS;
 	int nr = under_valgrind() ? 40 : 1000, ctl[2], fds[2];
 	pid_t changes[2], new_want, new_node;
 	struct again a;
@@ -1986,7 +2000,7 @@ static void test_record_dropped(void **state)
 
 	/* a client of these children alone (its heap is theirs), and one on /proc of the four */
 	vmon_attr_default(&attr);
-	attr.proc_wants = wants | VMON_WANT_PROC_SCHED | VMON_WANT_PROC_STAT_EXTRA;
+	attr.proc_wants = wants | more;
 	attr.sampler = VMON_SAMPLER_ITER;
 	attr.feed = "none";
 	assert_true(vmon_init_attr(&it, &attr));
@@ -2028,7 +2042,7 @@ static void test_record_dropped(void **state)
 	assert_int_equal(write(ctl[0], "m", 1), 1);
 	assert_true(wait_for(again_asleep, &a, 20000));
 	passes_against_proc(&it, &pr, changes[0]);
-	assert_true(pvm(must_find(&it, changes[0]))->rss_anon_kb >= DROP_MEMORY / 1024);
+	assert_true(pvmst(must_find(&it, changes[0]))->rss_anon_kb >= DROP_MEMORY / 1024);
 
 	/* a thread started: the group's records, the leader's whole again (once it is off the run queue) */
 	a.pid = changes[1];
@@ -2040,8 +2054,7 @@ static void test_record_dropped(void **state)
 	assert_int_equal(pstat(must_find(&it, changes[1]))->num_threads, 2);
 
 	/* stores the node did not have, on a node that was the same */
-	assert_int_equal(vmon_proc_set_wants(&it, must_find(&it, new_want),
-					     wants | VMON_WANT_PROC_SCHED | VMON_WANT_PROC_STAT_EXTRA), 0);
+	assert_int_equal(vmon_proc_set_wants(&it, must_find(&it, new_want), wants | more), 0);
 	passes_against_proc(&it, &pr, new_want);
 
 	/* a node new to a task whose record was dropped, after passes without it */

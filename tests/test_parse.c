@@ -19,6 +19,7 @@
 static const vmon_store_desc_t *stat_desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT];
 static const vmon_store_desc_t *extra_desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT_EXTRA];
 static const vmon_store_desc_t *vm_desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
+static const vmon_store_desc_t *vm_status_desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM_STATUS];
 static const vmon_store_desc_t *io_desc = &vmon_proc_store_descs[VMON_STORE_PROC_IO];
 static const vmon_store_desc_t *sys_stat_desc = &vmon_sys_store_descs[VMON_STORE_SYS_STAT];
 static const vmon_store_desc_t *sys_vm_desc = &vmon_sys_store_descs[VMON_STORE_SYS_VM];
@@ -685,25 +686,30 @@ static void test_vm(void **state)
 
 	setup(&fx, &st);
 	fixture_printf(&fx, "42/statm", "11 22 33 44 0 66 0\n");
-	start(&fx, &vmon, 0, VMON_WANT_PROC_VM);
+	start(&fx, &vmon, 0, VMON_WANT_PROC_VM | VMON_WANT_PROC_VM_STATUS);
 	p = must_find(&vmon, PID);
 	assert_int_equal(p->errors[VMON_STORE_PROC_VM], 0);
+	assert_int_equal(p->errors[VMON_STORE_PROC_VM_STATUS], 0);
 	assert_int_equal(pvm(p)->size_pages, 11);
 	assert_int_equal(pvm(p)->resident_pages, 22);
 	assert_int_equal(pvm(p)->shared_pages, 33);
 	assert_int_equal(pvm(p)->text_pages, 44);
 	assert_int_equal(pvm(p)->data_pages, 66);
-	assert_int_equal(pvm(p)->locked_kb, 0);
-	assert_int_equal(pvm(p)->hwm_kb, 1300);
-	assert_int_equal(pvm(p)->rss_anon_kb, 400);
-	assert_int_equal(pvm(p)->rss_file_kb, 800);
-	assert_int_equal(pvm(p)->data_kb, 1600);
-	assert_int_equal(pvm(p)->stack_kb, 132);
-	assert_int_equal(pvm(p)->lib_kb, 1500);
-	assert_int_equal(pvm(p)->pte_kb, 44);
+	assert_int_equal(pvmst(p)->locked_kb, 0);
+	assert_int_equal(pvmst(p)->hwm_kb, 1300);
+	assert_int_equal(pvmst(p)->rss_anon_kb, 400);
+	assert_int_equal(pvmst(p)->rss_file_kb, 800);
+	assert_int_equal(pvmst(p)->data_kb, 1600);
+	assert_int_equal(pvmst(p)->stack_kb, 132);
+	assert_int_equal(pvmst(p)->lib_kb, 1500);
+	assert_int_equal(pvmst(p)->pte_kb, 44);
 	for (int sym = 0; sym < vm_desc->fields_nr; sym++) {
 		if (!BITTEST(pvm(p)->present, sym))
 			fail_msg("%s is not present", vm_desc->fields[sym].name);
+	}
+	for (int sym = 0; sym < vm_status_desc->fields_nr; sym++) {
+		if (!BITTEST(pvmst(p)->present, sym))
+			fail_msg("%s is not present", vm_status_desc->fields[sym].name);
 	}
 
 	/* every statm field alone: its bit, and status is re-read (nothing there changed) */
@@ -728,26 +734,79 @@ static void test_vm(void **state)
 			assert_bits_exactly(pvm(p)->changed, vm_desc, (const int[]){ sym, -1 }, vm_desc->fields[sym].name);
 			assert_int_equal(field_value(&vm_desc->fields[sym], pvm(p)), v[n]);
 		}
+		assert_bits_exactly(pvmst(p)->changed, vm_status_desc, no_bits, "status, as it was");
 		fixture_printf(&fx, "42/statm", "11 22 33 44 0 66 0\n");
 		ran(&fx);
 		assert_true(vmon_sample(&vmon));
 	}
 
-	/* a status line that moves with statm: both bits */
+	/* a status line that moves with statm: both stores' bits */
 	fixture_printf(&fx, "42/status", "Name:\tprog\nVmLck:\t 8 kB\nVmHWM:\t1300 kB\nRssAnon:\t400 kB\n");
 	fixture_printf(&fx, "42/statm", "12 22 33 44 0 66 0\n");
 	ran(&fx);
 	assert_true(vmon_sample(&vmon));
-	assert_int_equal(pvm(p)->locked_kb, 8);
+	assert_int_equal(pvmst(p)->locked_kb, 8);
 	assert_int_equal(pvm(p)->size_pages, 12);
-	assert_true(BITTEST(pvm(p)->changed, VMON_PROC_VM_LOCKED_KB));
+	assert_true(BITTEST(pvmst(p)->changed, VMON_PROC_VM_STATUS_LOCKED_KB));
 	assert_true(BITTEST(pvm(p)->changed, VMON_PROC_VM_SIZE_PAGES));
-	assert_false(BITTEST(pvm(p)->changed, VMON_PROC_VM_HWM_KB));
-	assert_false(BITTEST(pvm(p)->changed, VMON_PROC_VM_RSS_ANON_KB));
+	assert_false(BITTEST(pvmst(p)->changed, VMON_PROC_VM_STATUS_HWM_KB));
+	assert_false(BITTEST(pvmst(p)->changed, VMON_PROC_VM_STATUS_RSS_ANON_KB));
+	assert_int_equal(p->activity, VMON_WANT_PROC_VM | VMON_WANT_PROC_VM_STATUS);
 	/* the lines the new status lacks: zero, absent, changed */
-	assert_int_equal(pvm(p)->rss_file_kb, 0);
-	assert_false(BITTEST(pvm(p)->present, VMON_PROC_VM_RSS_FILE_KB));
-	assert_true(BITTEST(pvm(p)->changed, VMON_PROC_VM_RSS_FILE_KB));
+	assert_int_equal(pvmst(p)->rss_file_kb, 0);
+	assert_false(BITTEST(pvmst(p)->present, VMON_PROC_VM_STATUS_RSS_FILE_KB));
+	assert_true(BITTEST(pvmst(p)->changed, VMON_PROC_VM_STATUS_RSS_FILE_KB));
+
+	/* a status line that moves while statm stays put: not read (the documented bound) until statm moves */
+	fixture_printf(&fx, "42/status", "Name:\tprog\nVmLck:\t 16 kB\nVmHWM:\t1300 kB\nRssAnon:\t400 kB\n");
+	ran(&fx);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(pvmst(p)->locked_kb, 8);
+	fixture_printf(&fx, "42/statm", "13 22 33 44 0 66 0\n");
+	ran(&fx);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(pvmst(p)->locked_kb, 16);
+	finish(&fx, &vmon);
+}
+
+/*
+ * PROC_VM_STATUS without PROC_VM: status is read again when the task ran or
+ * its stat line's sizes moved (reclaim takes pages of a sleeper), not
+ * otherwise.
+ */
+static void test_vm_status_alone(void **state)
+{
+	fixture_t fx;
+	fixture_stat_t st;
+	vmon_t vmon;
+	vmon_proc_t *p;
+
+	setup(&fx, &st);
+	ran(&fx);
+	start(&fx, &vmon, 0, VMON_WANT_PROC_VM_STATUS);
+	p = must_find(&vmon, PID);
+	assert_null(pvm(p));
+	assert_int_equal(p->errors[VMON_STORE_PROC_VM_STATUS], 0);
+	assert_int_equal(pvmst(p)->hwm_kb, 1300);
+	assert_int_equal(pvmst(p)->locked_kb, 0);
+
+	/* the task did not run, its stat line stayed: not read */
+	fixture_printf(&fx, "42/status", "Name:\tprog\nVmLck:\t 8 kB\nVmHWM:\t1300 kB\nRssAnon:\t400 kB\n");
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(pvmst(p)->locked_kb, 0);
+	assert_false(p->activity & VMON_WANT_PROC_VM_STATUS);
+	/* it ran: read */
+	ran(&fx);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(pvmst(p)->locked_kb, 8);
+	assert_true(BITTEST(pvmst(p)->changed, VMON_PROC_VM_STATUS_LOCKED_KB));
+	assert_true(p->activity & VMON_WANT_PROC_VM_STATUS);
+	/* its resident set moved in the stat line without a run: read */
+	fixture_printf(&fx, "42/status", "Name:\tprog\nVmLck:\t 16 kB\nVmHWM:\t1300 kB\nRssAnon:\t400 kB\n");
+	fixture_stat_set(&st, 24, "%llu", strtoull(st.f[24], NULL, 10) + 1);
+	write_stat(&fx, &st);
+	assert_true(vmon_sample(&vmon));
+	assert_int_equal(pvmst(p)->locked_kb, 16);
 	finish(&fx, &vmon);
 }
 
@@ -1129,6 +1188,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline_unreadable),
 		cmocka_unit_test(test_gone_wins),
 		cmocka_unit_test(test_vm),
+		cmocka_unit_test(test_vm_status_alone),
 		cmocka_unit_test(test_vm_malformed),
 		cmocka_unit_test(test_io),
 		cmocka_unit_test(test_missing_file_is_not_death),

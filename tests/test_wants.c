@@ -129,6 +129,7 @@ static void test_field_present(void **state)
 {
 	const vmon_store_desc_t *io = &vmon_proc_store_descs[VMON_STORE_PROC_IO];
 	const vmon_store_desc_t *vm = &vmon_proc_store_descs[VMON_STORE_PROC_VM];
+	const vmon_store_desc_t *vmst = &vmon_proc_store_descs[VMON_STORE_PROC_VM_STATUS];
 	fixture_t fx;
 	vmon_t vmon;
 	vmon_proc_t *sh, *bash;
@@ -140,14 +141,15 @@ static void test_field_present(void **state)
 	fixture_printf(&fx, "101/io/x", "%s", "");
 	fixture_printf(&fx, "100/status", "Name:\tsh\nVmRSS:\t   1200 kB\n");
 	assert_true(fixture_vmon(&fx, &vmon, VMON_FLAG_PROC_ALL, 0,
-				 VMON_WANT_PROC_STAT | VMON_WANT_PROC_IO | VMON_WANT_PROC_VM));
+				 VMON_WANT_PROC_STAT | VMON_WANT_PROC_IO | VMON_WANT_PROC_VM | VMON_WANT_PROC_VM_STATUS));
 	assert_true(vmon_sample(&vmon));
 	sh = must_find(&vmon, 100);
 	bash = must_find(&vmon, 101);
 	assert_int_not_equal(bash->errors[VMON_STORE_PROC_IO], 0);
 	assert_false(vmon_field_present(io, &io->fields[VMON_PROC_IO_RCHAR], bash->stores[VMON_STORE_PROC_IO]));
 	assert_true(vmon_field_present(io, &io->fields[VMON_PROC_IO_RCHAR], sh->stores[VMON_STORE_PROC_IO]));
-	assert_false(vmon_field_present(vm, &vm->fields[VMON_PROC_VM_SWAP_KB], sh->stores[VMON_STORE_PROC_VM]));
+	assert_false(vmon_field_present(vmst, &vmst->fields[VMON_PROC_VM_STATUS_SWAP_KB],
+					sh->stores[VMON_STORE_PROC_VM_STATUS]));
 	assert_true(vmon_field_present(vm, &vm->fields[VMON_PROC_VM_SIZE_PAGES], sh->stores[VMON_STORE_PROC_VM]));
 	/* no store, nothing present */
 	assert_false(vmon_field_present(io, &io->fields[VMON_PROC_IO_RCHAR], NULL));

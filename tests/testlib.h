@@ -124,6 +124,7 @@ vmon_proc_t *must_find(vmon_t *vmon, int pid);
 static inline vmon_proc_stat_t *pstat(vmon_proc_t *proc) { return proc->stores[VMON_STORE_PROC_STAT]; }
 static inline vmon_proc_stat_extra_t *pextra(vmon_proc_t *proc) { return proc->stores[VMON_STORE_PROC_STAT_EXTRA]; }
 static inline vmon_proc_vm_t *pvm(vmon_proc_t *proc) { return proc->stores[VMON_STORE_PROC_VM]; }
+static inline vmon_proc_vm_status_t *pvmst(vmon_proc_t *proc) { return proc->stores[VMON_STORE_PROC_VM_STATUS]; }
 static inline vmon_proc_io_t *pio(vmon_proc_t *proc) { return proc->stores[VMON_STORE_PROC_IO]; }
 /* a numeric field of a store as unsigned long long (sign-extended for signed types) */
 unsigned long long field_value(const vmon_field_t *f, const void *store);

@@ -22,7 +22,10 @@ static const int stat_main[] = {
 	VMON_PROC_STAT_NUM_THREADS, VMON_PROC_STAT_VSIZE, VMON_PROC_STAT_RSS,
 };
 static const int vm_main[] = {
-	VMON_PROC_VM_SIZE_PAGES, VMON_PROC_VM_RESIDENT_PAGES, VMON_PROC_VM_SHARED_PAGES, VMON_PROC_VM_SWAP_KB,
+	VMON_PROC_VM_SIZE_PAGES, VMON_PROC_VM_RESIDENT_PAGES, VMON_PROC_VM_SHARED_PAGES,
+};
+static const int vm_status_main[] = {
+	VMON_PROC_VM_STATUS_RSS_ANON_KB, VMON_PROC_VM_STATUS_RSS_FILE_KB, VMON_PROC_VM_STATUS_SWAP_KB,
 };
 static const int stat_extra_main[] = {
 	VMON_PROC_STAT_EXTRA_POLICY, VMON_PROC_STAT_EXTRA_RT_PRIORITY, VMON_PROC_STAT_EXTRA_SIGNAL,
@@ -49,6 +52,7 @@ static const struct dump_store {
 } dump_stores[] = {
 	{ VMON_STORE_PROC_STAT, "stat", stat_main, sizeof(stat_main) / sizeof(stat_main[0]) },
 	{ VMON_STORE_PROC_VM, "vm", vm_main, sizeof(vm_main) / sizeof(vm_main[0]) },
+	{ VMON_STORE_PROC_VM_STATUS, "status", vm_status_main, sizeof(vm_status_main) / sizeof(vm_status_main[0]) },
 	{ VMON_STORE_PROC_IO, "io", io_main, sizeof(io_main) / sizeof(io_main[0]) },
 	{ VMON_STORE_PROC_SCHED, "sched", sched_main, sizeof(sched_main) / sizeof(sched_main[0]) },
 	{ VMON_STORE_PROC_ROLLUP, "rollup", rollup_main, sizeof(rollup_main) / sizeof(rollup_main[0]) },

@@ -44,6 +44,7 @@ struct node_stat_line {
 	char			state;
 	bool			threaded_before;	/* num_threads > 1 at the pass before (PROC_IO's and PROC_VM's skips) */
 	bool			layout_moved;	/* ... which moved in this pass: a new program (node_layout_seen()) */
+	bool			statm_moved;	/* PROC_VM read statm in this pass, and it moved (proc_vm_status.c) */
 };
 
 /* "has it run since the last sample?": the task's schedstat (procfs_ran()) */

@@ -677,11 +677,11 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 		ended_exit(vmon, node);
 	if (s)
 		proc_stat_event_exit(s, node, ev);
-	if ((ev->has & VMON_EVENT_HAS_MAXRSS) && (proc->wants & VMON_WANT_PROC_VM)) {
-		vmon_proc_vm_t *vm = node_store(vmon, node, VMON_STORE_PROC_VM);
+	if ((ev->has & VMON_EVENT_HAS_MAXRSS) && (proc->wants & VMON_WANT_PROC_VM_STATUS)) {
+		vmon_proc_vm_status_t *st = node_store(vmon, node, VMON_STORE_PROC_VM_STATUS);
 
-		if (vm)
-			proc_vm_event_exit(vm, ev);
+		if (st)
+			proc_vm_status_event_exit(st, ev);
 	}
 	if (ev->has & VMON_EVENT_HAS_EXIT_STATUS) {
 		proc->exit_status = ev->exit_status;

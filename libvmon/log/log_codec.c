@@ -563,6 +563,7 @@ char *log_store_changed(int kind, int id, void *store)
 		case VMON_STORE_PROC_SCHED:	off = offsetof(vmon_proc_sched_t, changed); break;
 		case VMON_STORE_PROC_ROLLUP:	off = offsetof(vmon_proc_rollup_t, changed); break;
 		case VMON_STORE_PROC_STAT_EXTRA: off = offsetof(vmon_proc_stat_extra_t, changed); break;
+		case VMON_STORE_PROC_VM_STATUS:	off = offsetof(vmon_proc_vm_status_t, changed); break;
 		default:			return NULL;
 		}
 	}

@@ -309,6 +309,13 @@ static const parse_copy_t vm_copy[] = {
 #define VMON_TASK_STORE vmon_proc_vm_t
 #include "defs/proc_vm.def"
 };
+/* (PROC_VM_STATUS's part of the vm part of the record) */
+static const parse_copy_t vm_status_copy[] = {
+#define VMON_TASK_COPY
+#define VMON_TASK_STRUCT struct iter_vm
+#define VMON_TASK_STORE vmon_proc_vm_status_t
+#include "defs/proc_vm_status.def"
+};
 static const parse_copy_t io_copy[] = {
 #define VMON_TASK_COPY
 #define VMON_TASK_STRUCT struct iter_io
@@ -323,7 +330,8 @@ static const parse_copy_t sched_copy[] = {
 };
 _Static_assert(sizeof(struct iter_rec) <= USHRT_MAX && sizeof(vmon_proc_stat_t) <= USHRT_MAX &&
 	       sizeof(vmon_proc_vm_t) <= USHRT_MAX && sizeof(vmon_proc_io_t) <= USHRT_MAX &&
-	       sizeof(vmon_proc_sched_t) <= USHRT_MAX && sizeof(vmon_proc_stat_extra_t) <= USHRT_MAX,
+	       sizeof(vmon_proc_sched_t) <= USHRT_MAX && sizeof(vmon_proc_stat_extra_t) <= USHRT_MAX &&
+	       sizeof(vmon_proc_vm_status_t) <= USHRT_MAX,
 	       "parse_copy_t's offsets fit");
 
 #define NELEM(_a) (sizeof(_a) / sizeof((_a)[0]))
@@ -1796,20 +1804,38 @@ static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool
 	if (node->iter.same && !first)
 		return 0;
 	if (!(r = rec_of(vmon->internal->iter, node->iter.index)))
-		return SOURCE_NO_RECORD;	/* dropped while the same (records_kept()): statm and status */
+		return SOURCE_NO_RECORD;	/* dropped while the same (records_kept()): statm */
 	if (r->h.flags & ITER_HAS_MM)
 		return parse_copy_numbers(vm_copy, NELEM(vm_copy), &r->vm, s, s->changed, s->present, first);
-	/* no address space: statm reads all zeros, status has no memory lines */
+	/* no address space: statm reads all zeros */
 	for (size_t i = 0; i < NELEM(vm_copy); i++) {
-		const vmon_field_t *f = &desc->fields[vm_copy[i].sym];
-		int c;
+		int c = parse_set_ull(&desc->fields[vm_copy[i].sym], s, 0, s->changed, first);
 
-		if (f->source == VMON_SOURCE_KEY) {
-			c = parse_clear(f, s, s->changed, s->present);
-		} else {
-			c = parse_set_ull(f, s, 0, s->changed, first);
-			BITSET(s->present, vm_copy[i].sym);
-		}
+		if (c < 0)
+			return -1;
+		BITSET(s->present, vm_copy[i].sym);
+		changes += c;
+	}
+	return changes;
+}
+
+static int iter_fill_vm_status(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_status_t *s, bool first)
+{
+	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM_STATUS];
+	const struct iter_rec *r;
+	int changes = 0;
+
+	if (node->iter.same && !first)
+		return 0;
+	if (!(r = rec_of(vmon->internal->iter, node->iter.index)))
+		return SOURCE_NO_RECORD;	/* dropped while the same (records_kept()): status */
+	if (r->h.flags & ITER_HAS_MM)
+		return parse_copy_numbers(vm_status_copy, NELEM(vm_status_copy), &r->vm, s, s->changed, s->present,
+					  first);
+	/* no address space: status has no memory lines */
+	for (int i = 0; i < desc->fields_nr; i++) {
+		int c = parse_clear(&desc->fields[i], s, s->changed, s->present);
+
 		if (c < 0)
 			return -1;
 		changes += c;
@@ -1932,6 +1958,8 @@ static int iter_source_fill(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t s
 		return iter_fill_sched(vmon, node, s, first);
 	case VMON_STORE_PROC_STAT_EXTRA:
 		return iter_fill_stat_extra(vmon, node, s, first);
+	case VMON_STORE_PROC_VM_STATUS:
+		return iter_fill_vm_status(vmon, node, s, first);
 	default:
 		return SOURCE_NO_RECORD;
 	}

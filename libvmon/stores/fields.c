@@ -79,6 +79,12 @@ static const vmon_field_t proc_stat_extra_fields[VMON_PROC_STAT_EXTRA_NR] = {
 #include "defs/proc_stat_extra.def"
 };
 
+static const vmon_field_t proc_vm_status_fields[VMON_PROC_VM_STATUS_NR] = {
+#define VMON_FIELD_TABLE
+#define VMON_FIELD_STRUCT vmon_proc_vm_status_t
+#include "defs/proc_vm_status.def"
+};
+
 /* PROC_FILES describes each open fd (vmon_proc_fd_t), not its vmon_proc_files_t */
 static const vmon_field_t proc_files_fields[VMON_PROC_FILES_NR] = {
 #define VMON_FIELD_TABLE
@@ -115,6 +121,7 @@ const vmon_store_desc_t vmon_proc_store_descs[VMON_STORE_PROC_NR] = {
 	[VMON_STORE_PROC_SCHED]	= STORE_DESC(proc_sched, vmon_proc_sched_t, proc_sched_fields),
 	[VMON_STORE_PROC_ROLLUP] = STORE_DESC(proc_rollup, vmon_proc_rollup_t, proc_rollup_fields),
 	[VMON_STORE_PROC_STAT_EXTRA] = STORE_DESC(proc_stat_extra, vmon_proc_stat_extra_t, proc_stat_extra_fields),
+	[VMON_STORE_PROC_VM_STATUS] = STORE_DESC(proc_vm_status, vmon_proc_vm_status_t, proc_vm_status_fields),
 };
 
 /* -1, 0, 1 as a is below, equal to or above b */

@@ -7,6 +7,16 @@
 #include "core/instance.h"
 
 size_t parse_complete_len(const char *text, size_t len);
+
+/* a store's present bitmap of `bytes` with no bit set: nothing read into it yet (its samplers' first read) */
+static inline bool parse_none_present(const char *present, size_t bytes)
+{
+	for (size_t i = 0; i < bytes; i++) {
+		if (present[i])
+			return false;
+	}
+	return true;
+}
 const char *parse_stat_fields(const char *line, size_t len, const char **comm, size_t *comm_len);
 
 /* what the tree needs of a /proc/PID/stat line (parse_stat_ident()) */

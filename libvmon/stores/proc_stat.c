@@ -377,7 +377,8 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 	/* the source's record in place of the line (the task iterator's), else the line its probe read */
 	in->stat_given = 0;
-	node->line.layout_moved = false;	/* (a record the same as the last one's leaves it so) */
+	/* (a record the same as the last one's leaves them so; PROC_VM, sampled after, sets the second) */
+	node->line.layout_moved = node->line.statm_moved = false;
 	changes = source_fill(vmon, node, VMON_STORE_PROC_STAT, s, first);
 	if (changes == SOURCE_NO_RECORD) {
 		/* (parsed each time: the store's values are what a change is told against, no copy of the line) */

@@ -15,16 +15,6 @@
 
 #include "core/internal.h"
 
-/* nothing read into the store yet: its first read (a field absent from every line does not make each one first) */
-static bool none_present(const vmon_proc_stat_extra_t *s)
-{
-	for (size_t i = 0; i < sizeof(s->present); i++) {
-		if (s->present[i])
-			return false;
-	}
-	return true;
-}
-
 int proc_stat_extra_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 {
 	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_STAT_EXTRA];
@@ -38,7 +28,7 @@ int proc_stat_extra_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 
 	if (!s)
 		return -1;
-	first = none_present(s);
+	first = parse_none_present(s->present, sizeof(s->present));
 	memset(s->changed, 0, sizeof(s->changed));
 
 	r = source_fill(vmon, node, VMON_STORE_PROC_STAT_EXTRA, s, first);

@@ -1,15 +1,10 @@
 /*
- * proc_vm.c: the PROC_VM want (defs/proc_vm.def).
+ * proc_vm.c: the PROC_VM want (defs/proc_vm.def), /proc/PID/statm.
  *
  * statm is read unless the stat line read in the same pass shows that it
- * cannot have moved (statm_may_skip() says how far that holds).  status
- * costs more than stat, statm and io put together (it formats ~55 lines and
- * walks the task's credentials and namespaces), so its memory lines are
- * re-read only when statm shows the address space or the resident set
- * moved, or after an exec.  The bound: a status-only value (VmLck, VmPin,
- * VmSwap, the RssAnon/RssFile split, VmHWM) that changes while every statm
- * value stays put is seen at the next sample where statm moves; mlock() of
- * already resident pages is the common case.
+ * cannot have moved (statm_may_skip() says how far that holds).  A read
+ * that finds it moved says so to PROC_VM_STATUS, sampled after it in the
+ * same pass (node->line.statm_moved, proc_vm_status.c).
  */
 #include "config.h"
 
@@ -63,7 +58,7 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	buf_t *buf = &vmon->internal->buf;
 	vmon_proc_vm_t *s = node_store(vmon, node, VMON_STORE_PROC_VM);
 	bool first;
-	int r, changes;
+	int changes;
 
 	if (!s)
 		return -1;
@@ -93,27 +88,7 @@ int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	/* the next forced read: a full period from now, the first one sooner by up to half, by pid */
 	node->due.statm = due_in(vmon->internal, STATM_REFRESH_SECS *
 				 (first ? 0.5 + (double)(node->pub.pid % 16) / 32.0 : 1.0));
-
-	/* a kernel thread has no address space and no memory lines to read */
-	if (first || node->life.exec_pending || (changes > 0 && s->size_pages)) {
-		if (procfs_read(vmon, node, "status", &node->fds.status_fd, buf) < 0)
-			return -1;
-		r = parse_store(desc->fields, desc->fields_nr, VMON_SOURCE_KEY, "status", buf->data, buf->len,
-				s, s->changed, s->present, first);
-		if (r < 0)
-			return -1;
-		changes += r;
-	} else {
-		vmon->internal->stats.reads_skipped++;
-	}
+	/* (a kernel thread's statm is all zeros: no address space, no memory lines for PROC_VM_STATUS) */
+	node->line.statm_moved = changes > 0 && s->size_pages;
 	return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
-}
-
-/* an exit event's peak resident set (the feed's), for a life too short to be read */
-void proc_vm_event_exit(vmon_proc_vm_t *s, const vmon_event_t *ev)
-{
-	const vmon_field_t *hwm = &vmon_proc_store_descs[VMON_STORE_PROC_VM].fields[VMON_PROC_VM_HWM_KB];
-
-	if (parse_set_ull(hwm, s, ev->maxrss_kb, s->changed, false) >= 0)
-		BITSET(s->present, VMON_PROC_VM_HWM_KB);
 }

@@ -34,8 +34,8 @@ static void sleep_seconds(double secs)
 
 int main(int argc, char **argv)
 {
-	vmon_proc_wants_t proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_IO |
-				       VMON_WANT_PROC_FOLLOW_CHILDREN;
+	vmon_proc_wants_t proc_wants = VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM | VMON_WANT_PROC_VM_STATUS |
+				       VMON_WANT_PROC_IO | VMON_WANT_PROC_FOLLOW_CHILDREN;
 	vmon_flags_t flags = VMON_FLAG_PROC_ALL;
 	double delay = 1.0;
 	long samples = 2;

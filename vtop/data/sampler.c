@@ -67,9 +67,13 @@ static vmon_proc_wants_t full_wants(const vt_source_t *src, vmon_proc_wants_t wa
 	wants |= VMON_WANT_PROC_STAT;
 	if (threads)
 		wants |= VMON_WANT_PROC_FOLLOW_THREADS;
-	/* a log's replay may show any column: the stat line's other fields too (no read of their own) */
+	/*
+	 * A log's replay may show any column: the stat line's other fields too
+	 * (no read of their own) and status's memory lines (read, as before
+	 * they had a store of their own, when statm moved).
+	 */
 	if (src->recording)
-		wants |= VMON_WANT_PROC_STAT_EXTRA;
+		wants |= VMON_WANT_PROC_STAT_EXTRA | VMON_WANT_PROC_VM_STATUS;
 	/* the files view: every process's fds, to say who else holds a pipe or a socket */
 	if (src->files_pid > 0)
 		wants |= VMON_WANT_PROC_FILES;
