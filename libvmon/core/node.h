@@ -109,7 +109,7 @@ struct node_iter {
 /*
  * A node: the public vmon_proc_t followed by what only the library knows,
  * in parts by concern.  Callers only ever see the vmon_proc_t, so it must
- * stay the first member.  There is one per task: 424 bytes, 176 of them
+ * stay the first member.  There is one per task: 440 bytes, 176 of them
  * private, with the parts' small members together, a part's bools as bits
  * and small counts in small types (a part with an 8-byte member is rounded
  * to 8 bytes, and the allocator's chunks to 16: a cut counts once it takes
@@ -117,7 +117,7 @@ struct node_iter {
  * due, pass and line, are 68 bytes together, between two 8-byte ones: 4
  * to spare), and after it in the same block the room of the stores it
  * wanted when it was made (node_new()): with PROC_STAT, PROC_VM and
- * PROC_IO, 1,016 bytes, a malloc chunk of 1,024.
+ * PROC_IO, 920 bytes, a malloc chunk of 928.
  */
 typedef struct proc_node {
 	vmon_proc_t		pub;

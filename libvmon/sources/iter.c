@@ -1821,26 +1821,16 @@ static int iter_fill_vm(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_t *s, bool
 
 static int iter_fill_vm_status(vmon_t *vmon, proc_node_t *node, vmon_proc_vm_status_t *s, bool first)
 {
-	const vmon_store_desc_t *desc = &vmon_proc_store_descs[VMON_STORE_PROC_VM_STATUS];
 	const struct iter_rec *r;
-	int changes = 0;
 
 	if (node->iter.same && !first)
 		return 0;
 	if (!(r = rec_of(vmon->internal->iter, node->iter.index)))
 		return SOURCE_NO_RECORD;	/* dropped while the same (records_kept()): status */
-	if (r->h.flags & ITER_HAS_MM)
-		return parse_copy_numbers(vm_status_copy, NELEM(vm_status_copy), &r->vm, s, s->changed, s->present,
-					  first);
-	/* no address space: status has no memory lines */
-	for (int i = 0; i < desc->fields_nr; i++) {
-		int c = parse_clear(&desc->fields[i], s, s->changed, s->present);
-
-		if (c < 0)
-			return -1;
-		changes += c;
-	}
-	return changes;
+	/* no address space, no memory lines: the last ones kept, as its last data (proc_vm_status.c) */
+	if (!(r->h.flags & ITER_HAS_MM))
+		return 0;
+	return parse_copy_numbers(vm_status_copy, NELEM(vm_status_copy), &r->vm, s, s->changed, s->present, first);
 }
 
 static int iter_fill_io(vmon_t *vmon, proc_node_t *node, vmon_proc_io_t *s, bool first)

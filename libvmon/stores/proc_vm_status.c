@@ -7,13 +7,19 @@
  * again only when the memory can have moved: with PROC_VM, when statm,
  * read in the same pass, moved (node->line.statm_moved; statm is read by
  * its own rule, proc_vm.c, at the latest STATM_REFRESH_SECS after the last
- * read); without it, when the task ran or the stat line's size, resident
- * set or layout moved.  And for a new node, after an exec, and after a
- * failed pass.  The bound: a status-only value (VmLck, VmPin, VmSwap, the
- * RssAnon/RssFile split, VmHWM) that changes while statm (or the stat line)
- * stays put is seen at the next sample where it moves; mlock() of already
- * resident pages is the common case.  A kernel thread and a zombie have no
- * memory lines: nothing is read for them.
+ * read); without it, when the task ran (every sample for a process of
+ * several threads, whose other threads schedstat does not show) or the
+ * stat line's size, resident set or layout moved.  And for a new node,
+ * after an exec, and after a failed pass.  The bound: a status-only value
+ * (VmLck, VmPin, VmSwap, the RssAnon/RssFile split, VmHWM) that changes
+ * while statm (or the stat line) stays put is seen at the next sample where
+ * it moves; mlock() of already resident pages is the common case.
+ *
+ * A task without an address space (vsize 0: a kernel thread, a zombie, a
+ * task past the release of its memory in its exit) has no memory lines:
+ * nothing is read for it, and it keeps the last ones read, as its last data
+ * (with the peak its exit event gave, proc_vm_status_event_exit()).  The
+ * task iterator's record keeps them the same way.
  *
  * With the task iterator the record has the lines (iter.c).
  */
@@ -24,8 +30,6 @@
 
 #include "core/internal.h"
 
-#define PF_KTHREAD_	0x00200000	/* the stat line's flags: a kernel thread (PF_KTHREAD) */
-
 /* may the memory lines have moved since the last read? (the stat store is this pass's) */
 static bool may_have_moved(vmon_t *vmon, proc_node_t *node, const vmon_proc_stat_t *stat)
 {
@@ -34,7 +38,8 @@ static bool may_have_moved(vmon_t *vmon, proc_node_t *node, const vmon_proc_stat
 	if (node->pub.wants & VMON_WANT_PROC_VM)
 		return node->line.statm_moved;
 	return node->line.layout_moved || BITTEST(stat->changed, VMON_PROC_STAT_VSIZE) ||
-	       BITTEST(stat->changed, VMON_PROC_STAT_RSS) || procfs_ran(vmon, node) != 0;
+	       BITTEST(stat->changed, VMON_PROC_STAT_RSS) || node->line.num_threads > 1 ||
+	       node->line.threaded_before || procfs_ran(vmon, node) != 0;
 }
 
 int proc_vm_status_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
@@ -59,12 +64,8 @@ int proc_vm_status_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		return changes ? SAMPLE_CHANGED : SAMPLE_UNCHANGED;
 	}
 
-	/*
-	 * No address space, no memory lines: a kernel thread's fields stay
-	 * absent; a zombie keeps its last ones (and the peak its exit event
-	 * gave, proc_vm_status_event_exit()) as its last data.
-	 */
-	if (!stat || (stat->flags & PF_KTHREAD_) || stat->state == 'Z' || stat->state == 'X') {
+	/* no address space, no memory lines (see the top): not a first read at every sample either */
+	if (!stat || !stat->vsize) {
 		vmon->internal->stats.reads_skipped++;
 		return SAMPLE_UNCHANGED;
 	}

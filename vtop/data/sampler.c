@@ -69,8 +69,9 @@ static vmon_proc_wants_t full_wants(const vt_source_t *src, vmon_proc_wants_t wa
 		wants |= VMON_WANT_PROC_FOLLOW_THREADS;
 	/*
 	 * A log's replay may show any column: the stat line's other fields too
-	 * (no read of their own) and status's memory lines (read, as before
-	 * they had a store of their own, when statm moved).
+	 * (no read of their own) and status's memory lines (read when the
+	 * memory can have moved, proc_vm_status.c), as before they had stores
+	 * of their own.
 	 */
 	if (src->recording)
 		wants |= VMON_WANT_PROC_STAT_EXTRA | VMON_WANT_PROC_VM_STATUS;
