@@ -18,10 +18,10 @@
  * A task without an address space (vsize 0: a kernel thread, a zombie, a
  * task past the release of its memory in its exit) has no memory lines:
  * nothing is read for it, and it keeps the last ones read, as its last data
- * (with the peak its exit event gave, proc_vm_status_event_exit()).  The
- * task iterator's record keeps them the same way.
+ * (with the peak its exit event gave, proc_vm_status_event_exit()).
  *
- * With the task iterator the record has the lines (iter.c).
+ * With the task iterator the record has the lines (iter.c), and a record
+ * without an address space keeps the last ones the same way.
  */
 #include "config.h"
 
