@@ -14,7 +14,10 @@
 #include "core/internal.h"
 
 /*
- * May statm be left unread in this pass?  Of its values, size and resident
+ * May the task's memory have moved since the last sample, by what this pass
+ * read of its stat line and schedstat (proc_vm_may_have_moved())?  statm is
+ * left unread where it may not, and PROC_VM_STATUS without PROC_VM reads
+ * status by the same rule.  Of statm's values, size and resident
  * are the stat line's vsize and rss (the same kernel counters), and text
  * follows from the stat line's start and end of code: when those did not
  * move, what is left is shared (resident file and shmem pages) and data
@@ -38,17 +41,22 @@
  * (the due times are spread over nodes so that they do not all come due in
  * the same pass).
  */
-static bool statm_may_skip(vmon_t *vmon, proc_node_t *node)
+bool proc_vm_may_have_moved(vmon_t *vmon, proc_node_t *node)
 {
 	const vmon_proc_stat_t *stat = node->pub.stores[VMON_STORE_PROC_STAT];
 
 	if (node->life.exec_pending || node->line.num_threads > 1 || node->line.threaded_before || !stat ||
-	    node->pub.errors[VMON_STORE_PROC_STAT] || due_reached(vmon->internal, node->due.statm))
-		return false;
+	    node->pub.errors[VMON_STORE_PROC_STAT])
+		return true;
 	if (BITTEST(stat->changed, VMON_PROC_STAT_VSIZE) || BITTEST(stat->changed, VMON_PROC_STAT_RSS) ||
 	    node->line.layout_moved)
-		return false;
-	return procfs_ran(vmon, node) == 0;
+		return true;
+	return procfs_ran(vmon, node) != 0;
+}
+
+static bool statm_may_skip(vmon_t *vmon, proc_node_t *node)
+{
+	return !due_reached(vmon->internal, node->due.statm) && !proc_vm_may_have_moved(vmon, node);
 }
 
 int proc_vm_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)

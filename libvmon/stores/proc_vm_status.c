@@ -7,9 +7,10 @@
  * again only when the memory can have moved: with PROC_VM, when statm,
  * read in the same pass, moved (node->line.statm_moved; statm is read by
  * its own rule, proc_vm.c, at the latest STATM_REFRESH_SECS after the last
- * read); without it, when the task ran (every sample for a process of
- * several threads, whose other threads schedstat does not show) or the
- * stat line's size, resident set or layout moved.  And for a new node,
+ * read); without it, by statm's own rule (proc_vm_may_have_moved()): when
+ * the task ran (every sample for a process of several threads, whose other
+ * threads schedstat does not show) or the stat line's size, resident set or
+ * layout moved.  And for a new node,
  * after an exec, and after a failed pass.  The bound: a status-only value
  * (VmLck, VmPin, VmSwap, the RssAnon/RssFile split, VmHWM) that changes
  * while statm (or the stat line) stays put is seen at the next sample where
@@ -30,16 +31,14 @@
 
 #include "core/internal.h"
 
-/* may the memory lines have moved since the last read? (the stat store is this pass's) */
-static bool may_have_moved(vmon_t *vmon, proc_node_t *node, const vmon_proc_stat_t *stat)
+/* may the memory lines have moved since the last read? statm's answer, or statm's rule (proc_vm.c) */
+static bool may_have_moved(vmon_t *vmon, proc_node_t *node)
 {
 	if (node->life.exec_pending || node->life.retry)
 		return true;
 	if (node->pub.wants & VMON_WANT_PROC_VM)
 		return node->line.statm_moved;
-	return node->line.layout_moved || BITTEST(stat->changed, VMON_PROC_STAT_VSIZE) ||
-	       BITTEST(stat->changed, VMON_PROC_STAT_RSS) || node->line.num_threads > 1 ||
-	       node->line.threaded_before || procfs_ran(vmon, node) != 0;
+	return proc_vm_may_have_moved(vmon, node);
 }
 
 int proc_vm_status_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
@@ -69,7 +68,7 @@ int proc_vm_status_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		vmon->internal->stats.reads_skipped++;
 		return SAMPLE_UNCHANGED;
 	}
-	if (!first && !may_have_moved(vmon, node, stat)) {
+	if (!first && !may_have_moved(vmon, node)) {
 		vmon->internal->stats.reads_skipped++;
 		return SAMPLE_UNCHANGED;
 	}

@@ -38,6 +38,8 @@ void proc_stat_event_exec(vmon_proc_stat_t *s, const vmon_event_t *ev);
 void proc_stat_event_exit(vmon_proc_stat_t *s, const proc_node_t *node, const vmon_event_t *ev);
 void proc_stat_keep_pid(vmon_proc_stat_t *s);
 void proc_stat_ended(vmon_proc_stat_t *s, bool has_exit_status);
+/* PROC_VM's rule, PROC_VM_STATUS's too: may the memory have moved since the last sample (proc_vm.c)? */
+bool proc_vm_may_have_moved(vmon_t *vmon, proc_node_t *node);
 void proc_vm_status_event_exit(vmon_proc_vm_status_t *s, const vmon_event_t *ev);
 void proc_vm_free(vmon_t *vmon, vmon_proc_vm_t *store);
 void proc_io_free(vmon_t *vmon, vmon_proc_io_t *store);
