@@ -549,8 +549,7 @@ static __always_inline __u64 fill_volatile(struct iter_rec *r, struct task_struc
  * fill_volatile().
  */
 static __always_inline void fill_stable(struct iter_rec *r, struct task_struct *t, struct task_struct *u,
-					struct signal_struct *sig, struct sighand_struct *sh, struct mm_struct *mm,
-					const struct iter_held *e)
+					struct signal_struct *sig, struct sighand_struct *sh, struct mm_struct *mm)
 {
 	/* a plain copy: comm is always NUL-terminated (and the helper costs more than the rest) */
 	__builtin_memcpy(r->comm, t->comm, sizeof(r->comm));
@@ -571,34 +570,16 @@ static __always_inline void fill_stable(struct iter_rec *r, struct task_struct *
 	r->uid = (t->flags & PF_KTHREAD_) ? 0 : u->real_cred->euid.val;
 	r->pad2 = 0;
 
+	/*
+	 * The 31 dispositions (16 cache lines), read whenever the record is
+	 * made whole: a process of one thread that did not run since the
+	 * record held mostly goes by fill_record()'s test before this, and
+	 * the held entry has no room for them (32 bytes, bpf/iter.h).
+	 */
 	r->stat.sigignore = 0;
 	r->stat.sigcatch = 0;
-	if (sig && sh) {
-		/*
-		 * The dispositions change only by the group's own doing
-		 * (sigaction, exec, a handler's SA_RESETHAND) or by another
-		 * process sharing them (CLONE_SIGHAND): with one thread, its
-		 * handlers its own, and the task not run (nor running) since
-		 * the record user space holds (itself read so: ITER_HELD_SIGS),
-		 * they are that record's.  (31 sigactions are 16 cache lines.)
-		 */
-		bool own = sig->nr_threads == 1 && sh->count.refs.counter == 1;
-
-		if (e && (e->sigcatch & ITER_HELD_SIGS) && own && iter_held_not_run(e, r->run_ns, r->run_count) &&
-		    !t->on_cpu) {
-			r->stat.sigignore = e->sigignore;
-			r->stat.sigcatch = e->sigcatch & ~ITER_HELD_SIGS;
-		} else {
-			fill_sigactions(r, sh);
-		}
-		/*
-		 * Read (or kept) while the handlers were its own alone: only
-		 * then may the next read keep them (a thread, or a process
-		 * sharing them, can change them and be gone by then).
-		 */
-		if (own)
-			r->h.flags |= ITER_SIGS_OWN;
-	}
+	if (sig && sh)
+		fill_sigactions(r, sh);
 
 	r->stat.cminflt = r->stat.cmajflt = r->stat.cutime = r->stat.cstime = r->stat.cguest_time = 0;
 	r->group_prev_utime_ns = r->group_prev_stime_ns = 0;
@@ -818,7 +799,7 @@ REST_FN int record_rest(struct iter_rec *r, struct task_struct *t ARG_TRUSTED, s
 	sig = u->signal;
 	sh = u->sighand;
 	mm = u->mm;
-	fill_stable(r, t, u, sig, sh, mm, e);
+	fill_stable(r, t, u, sig, sh, mm);
 	if (!(sig && sh))
 		r->h.flags &= ~ITER_HAS_SIGHAND;
 	if (!mm)

@@ -40,7 +40,6 @@
 #define ITER_GROUP_EXIT		0x8	/* the group is exiting or stopped: group_exit_code is its exit_code */
 #define ITER_HAS_SIGHAND	0x10	/* the task still had its signal handlers (not yet released) */
 #define ITER_SAME		0x20	/* a header alone: the record is the one user space holds (struct iter_held) */
-#define ITER_SIGS_OWN		0x40	/* sigignore and sigcatch were read with one thread, handlers not shared */
 #define ITER_VOLATILE_SAME	0x80	/* with ITER_SAME: the volatile hash is the held entry's too */
 #define ITER_SAME_BATCH		0x100	/* a header and held struct iter_same (the walk's): see below */
 
@@ -99,13 +98,7 @@ struct iter_held {
 	__u64		hash;		/* the record's iter_hdr.hash */
 	__u64		volatile_hash;	/* and its iter_hdr.volatile_hash */
 	__u64		run_ns;		/* the record's run time */
-	/* with ITER_HELD_SIGS, the record's signal dispositions: stat's 31 signals, bits 0 to 30 */
-	__u32		sigignore;
-	__u32		sigcatch;	/* and in bit 31, ITER_HELD_SIGS: 40 bytes an entry, not 48 */
 };
-
-/* in iter_held.sigcatch: the record's dispositions were the process's own (ITER_SIGS_OWN) */
-#define ITER_HELD_SIGS		0x80000000u
 
 /*
  * The task has not run since the record held was read: its run time and

@@ -399,8 +399,8 @@ static void iter_close(vmon_t *vmon)
  * (held_resize()).  At two thirds full a few tids in 10,000 need more than
  * 16 probes (linear probing's runs grow fast past half full), which is why
  * the program looks at ITER_HELD_PROBES (48) entries: a miss still ends at
- * the first free entry, a few probes on.  40 bytes an entry (bpf/iter.h):
- * 80 kB at 1,000 tasks, 640 kB at 10,000, where twice the tasks in entries
+ * the first free entry, a few probes on.  32 bytes an entry (bpf/iter.h):
+ * 64 kB at 1,000 tasks, 512 kB at 10,000, where twice the tasks in entries
  * of 48 bytes was 1.5 MB, and one entry per possible tid 1.3 MB at a pid_max
  * of 32,768.
  */
@@ -722,10 +722,6 @@ static void held_set(iter_t *it, const struct iter_rec *r)
 	e->volatile_hash = r->h.volatile_hash;
 	e->run_ns = r->run_ns;
 	e->run_count = (__u32)r->run_count;
-	e->sigignore = (__u32)r->stat.sigignore;	/* 31 bits (iter.bpf.c, fill_sigactions()) */
-	e->sigcatch = (__u32)r->stat.sigcatch;
-	if (r->h.flags & ITER_SIGS_OWN)
-		e->sigcatch |= ITER_HELD_SIGS;
 }
 
 /* the held entry of a slot's record removed (if it is still that record's): the next read sends the task's whole */

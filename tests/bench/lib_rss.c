@@ -9,7 +9,7 @@
  * The RSS and, apart, its anonymous part (RssAnon: the heap, where the
  * library's nodes, stores and the iterator's slots are): the rest is mostly
  * shared libraries and the BPF maps, whose pages become resident as they
- * are touched (the iterator's held table: 40 bytes an entry, one and a half
+ * are touched (the iterator's held table: 32 bytes an entry, one and a half
  * to three entries a task, in the pages the tids hash to; the feed's ring).  And the
  * peak (VmHWM): loading the BPF programs once read the kernel's BTF whole
  * into the heap (libbpf's skeletons), 9 to 10 MB of a start-up's peak.
