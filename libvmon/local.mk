@@ -3,10 +3,12 @@
 
 lib_LTLIBRARIES += libvmon/libvmon.la
 
-# what libvmon shares with vtop (which links it too): util/clock.h, util/hash.h, util/intern.h
+# what libvmon shares with vtop (which links it too) and the tests: util/clock.h, util/hash.h,
+# util/intern.h, util/pidmap.h
 noinst_LTLIBRARIES += libvmon/util/libvmonutil.la
 libvmon_util_libvmonutil_la_SOURCES = libvmon/util/clock.c libvmon/util/clock.h \
 	libvmon/util/hash.c libvmon/util/hash.h \
+	libvmon/util/pidmap.c libvmon/util/pidmap.h \
 	libvmon/util/intern.c libvmon/util/intern.h
 
 # One folder per concern: core/ (the instance, the pass, the tree), sources/
@@ -19,7 +21,6 @@ libvmon_libvmon_la_SOURCES = \
 	libvmon/core/vmon.c \
 	libvmon/core/tree.c \
 	libvmon/core/ended.c \
-	libvmon/core/pidmap.h \
 	libvmon/core/pidfd.c \
 	libvmon/core/dump.c \
 	libvmon/sources/source.c libvmon/sources/source.h \

@@ -169,7 +169,7 @@ static int tree_check(vmon_t *vmon, char *msg, size_t size)
 		return -1;
 	}
 	pidmap_for_each(map, pos)
-		c.threads[c.threads_nr++] = (vhash_slot_t){ vhash_key_at(map, pos), pidmap_node_at(map, pos) };
+		c.threads[c.threads_nr++] = (vhash_slot_t){ (uint64_t)pidmap_key_at(map, pos), pidmap_node_at(map, pos) };
 	qsort(c.threads, c.threads_nr, sizeof(*c.threads), slot_cmp);
 
 	list_for_each_entry(proc, &vmon->processes, siblings) {

@@ -122,6 +122,13 @@ tests_test_hash_CPPFLAGS = $(TESTS_CPP)
 tests_test_hash_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
 tests_test_hash_LDFLAGS = $(TESTS_LINK)
 
+# the pid index of libvmon/util/pidmap.h against a plain array by pid
+VMON_UNIT_TESTS += tests/test_pidmap
+tests_test_pidmap_SOURCES = tests/test_pidmap.c
+tests_test_pidmap_CPPFLAGS = $(TESTS_CPP)
+tests_test_pidmap_LDADD = libvmon/util/libvmonutil.la $(CMOCKA_LIBS)
+tests_test_pidmap_LDFLAGS = $(TESTS_LINK)
+
 # parse_copy_numbers() (the task iterator's store writer) against parse_set_ull(), no root needed
 VMON_UNIT_TESTS += tests/test_copy_numbers
 tests_test_copy_numbers_SOURCES = tests/test_copy_numbers.c libvmon/stores/parse.c libvmon/stores/parse.h

@@ -177,7 +177,7 @@ void ended_expire(vmon_t *vmon)
 		cap *= 2;
 	if (held * 8 < t->mask + 1 && cap < t->mask + 1)
 		resize(t, cap);
-	vhash_fit(&t->latest);
+	pidmap_fit(&t->latest);
 }
 
 static bool start_matches(const ended_t *e, const vmon_event_t *ev, unsigned long long tick_ns)

@@ -8,7 +8,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include "vmon.h"
-#include "core/pidmap.h"
+#include "util/pidmap.h"
 #include "core/node.h"
 #include "util/buf.h"
 

@@ -857,8 +857,8 @@ int vmon_sample(vmon_t *vmon)
 
 	node_free_stale(vmon);
 	/* the pid indexes made small again after a storm of short lives (no position is held here) */
-	vhash_fit(&in->procs);
-	vhash_fit(&in->threads);
+	pidmap_fit(&in->procs);
+	pidmap_fit(&in->threads);
 	clear_pass_flags(vmon);
 	node_stale_ending(vmon);
 	ended_expire(vmon);

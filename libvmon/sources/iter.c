@@ -1352,7 +1352,7 @@ static int iter_read(vmon_t *vmon)
 		}
 	}
 	iter_trim(it);
-	vhash_fit(&it->by_tid);	/* small again after a storm */
+	pidmap_fit(&it->by_tid);	/* small again after a storm */
 	iter_group(it);
 	it->generation = vmon->generation;
 	return 0;

@@ -59,42 +59,11 @@ static int rebuild(vhash_t *h, size_t size)
 	return 0;
 }
 
-/*
- * The three loads, as fractions of the slots.  Used and removed slots
- * together may fill 3/4 of the table; past that it is rebuilt, at twice
- * the size if the live entries alone fill more than 11/16 of it, at the
- * same size (the tombstones dropped) otherwise.  At 3/4, a miss under
- * linear probing looks at about eight slots' states (one cache line of
- * them) and a hit at two or three keys: a little more than at half full,
- * for half the memory (10,000 pids: 16,384 slots, not 32,768).
- */
-static bool too_crowded(size_t used_and_removed, size_t size)
-{
-	return used_and_removed * 4 > size * 3;
-}
-
-static bool too_full(size_t nr, size_t size)
-{
-	return nr * 16 > size * 11;
-}
-
-/*
- * live entries above 5/8 of the slots: too many for a fit (or a reserve)
- * to make the table that size.  A sixteenth under the 11/16 at which a
- * rebuild doubles it, so that a count that hovers about 11/16 of a size
- * (5,632 of 8,192) is not doubled by one rebuild and halved by the next
- * fit, each a rebuild, again and again.
- */
-static bool too_full_to_fit(size_t nr, size_t size)
-{
-	return nr * 8 > size * 5;
-}
-
 int vhash_reserve(vhash_t *h, size_t n)
 {
 	size_t size = VHASH_MIN;
 
-	while (too_full_to_fit(n + 1, size))
+	while (vhash_too_full_to_fit(n + 1, size))
 		size *= 2;
 	if (h->slots && size <= h->mask + 1)
 		return 0;
@@ -114,7 +83,7 @@ int vhash_fit(vhash_t *h)
 
 	if (!h->slots)
 		return 0;
-	while (too_full_to_fit(h->nr + 1, fit))
+	while (vhash_too_full_to_fit(h->nr + 1, fit))
 		fit *= 2;
 	return fit < h->mask + 1 ? rebuild(h, fit) : 0;
 }
@@ -158,10 +127,10 @@ int vhash_add(vhash_t *h, uint64_t key, void *val)
 	size_t i;
 
 	/* a quarter of the slots empty always, so that every probe ends, and soon */
-	if (!h->slots || too_crowded(h->nr + h->tombs + 1, h->mask + 1)) {
+	if (!h->slots || vhash_too_crowded(h->nr + h->tombs + 1, h->mask + 1)) {
 		size_t size = h->slots ? h->mask + 1 : VHASH_MIN;
 
-		if (too_full(h->nr + 1, size))
+		if (vhash_too_full(h->nr + 1, size))
 			size *= 2;
 		if (rebuild(h, size) < 0)
 			return -1;

@@ -1,8 +1,10 @@
 /*
- * hash.h: the one hash table of libvmon (and of vtop, which links the same
+ * hash.h: the hash table of libvmon (and of vtop, which links the same
  * convenience library, libvmon/util/libvmonutil.la).  Keys are 64-bit
- * integers (a pid, a log's base id, a pointer, or a wider key's own 64-bit
- * hash), values are pointers or small integers cast to one.
+ * integers (a log's base id, a pointer, a pid in vtop, or a wider key's
+ * own 64-bit hash), values are pointers or small integers cast to one.
+ * The library's pid indexes are util/pidmap.h's: 32-bit keys, by the same
+ * loads (below).
  *
  * Open addressing with linear probing over a power-of-two array, the slot
  * found by Fibonacci hashing (the key times 2^64/phi, its top bits), which
@@ -43,6 +45,38 @@ typedef struct vhash {
 	size_t		tombs;		/* removed slots not reused yet */
 	unsigned	shift;		/* 64 - log2(slots) */
 } vhash_t;
+
+/*
+ * The three loads, as fractions of the slots (hash.c, and util/pidmap.c,
+ * the pid index).  Used and removed slots
+ * together may fill 3/4 of the table; past that it is rebuilt, at twice
+ * the size if the live entries alone fill more than 11/16 of it, at the
+ * same size (the tombstones dropped) otherwise.  At 3/4, a miss under
+ * linear probing looks at about eight slots' states (one cache line of
+ * them) and a hit at two or three keys: a little more than at half full,
+ * for half the memory (10,000 pids: 16,384 slots, not 32,768).
+ */
+static inline bool vhash_too_crowded(size_t used_and_removed, size_t size)
+{
+	return used_and_removed * 4 > size * 3;
+}
+
+static inline bool vhash_too_full(size_t nr, size_t size)
+{
+	return nr * 16 > size * 11;
+}
+
+/*
+ * live entries above 5/8 of the slots: too many for a fit (or a reserve)
+ * to make the table that size.  A sixteenth under the 11/16 at which a
+ * rebuild doubles it, so that a count that hovers about 11/16 of a size
+ * (5,632 of 8,192) is not doubled by one rebuild and halved by the next
+ * fit, each a rebuild, again and again.
+ */
+static inline bool vhash_too_full_to_fit(size_t nr, size_t size)
+{
+	return nr * 8 > size * 5;
+}
 
 void vhash_fini(vhash_t *h);
 /* room for n entries without a rebuild; -1 ENOMEM */
