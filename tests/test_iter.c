@@ -2010,9 +2010,16 @@ static void test_record_dropped(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_non_null(vmon_proc_monitor(&pr, kids[i], VMON_WANT_PROC_INHERIT, NULL, NULL));
 
-	/* no node yet: every task's record whole at the first read, the same at the next two, dropped then */
+	/*
+	 * No node yet: every task's record whole at the first read (in the
+	 * read's arena, iter.c), the same at the next two (copied to the heap
+	 * at the second), dropped then.  One child monitored after the first:
+	 * its new node takes the record so copied, checked against /proc.
+	 */
 	assert_true(vmon_sample(&it));
+	assert_non_null(vmon_proc_monitor(&it, changes[0], VMON_WANT_PROC_INHERIT, NULL, NULL));
 	assert_true(vmon_sample(&it));
+	check_against_proc(&it, &pr, changes[0]);
 	heap_mark(&heap);
 	assert_true(vmon_sample(&it));
 	heap_fell(heap, nr, "at the third read, without nodes");

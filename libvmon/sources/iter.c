@@ -182,6 +182,8 @@ typedef struct iter_group {
 	struct iter_io		io;
 } iter_group_t;
 
+struct read_block;
+
 /* a record unpacked (slot_unpack()), written as words */
 typedef union iter_unpacked {
 	struct iter_rec		rec;
@@ -273,12 +275,14 @@ struct iter {
 	int			page_shift;
 	int			generation;	/* vmon->generation of the last good read */
 	size_t			given_back;	/* bytes of records freed since the heap was last trimmed (iter_trim()) */
+	struct read_block	*arena;		/* the last read's records of processes of one thread (arena_take()) */
 #define SLOT_SAME	0x1	/* the last read sent the header alone */
 #define SLOT_ONE_THREAD	0x2	/* a group leader, without other threads */
 #define SLOT_SAME_AGAIN	0x4	/* ... and the read before it too: its record may go (slot_drop()) */
 #define SLOT_USED	0x8	/* not free: a task's, shown by this read or an earlier one */
 #define SLOT_SHOWN	0x10	/* the last read showed it (in shown[]) */
 #define SLOT_SHADOWED	0x20	/* its task was shown twice in a read: by_tid has the second slot, not this one */
+#define SLOT_IN_ARENA	0x40	/* its record is in the last read's arena, not malloc's (arena_take()) */
 	unsigned long long	tick_ns;
 	unsigned long long	reads, read_errors;
 	double			last_listing;	/* when /proc was last listed (iter_listing_due()) */
@@ -362,6 +366,8 @@ static void stream_release(iter_t *it)
 	it->stream = NULL;
 }
 
+static void arena_release(iter_t *it);
+
 static void iter_close(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -374,8 +380,11 @@ static void iter_close(vmon_t *vmon)
 	bpf_ring_close(it->walk);
 	prog_destroy(&it->prog);
 	stream_release(it);
-	for (size_t i = 0; i < it->slots_cap; i++)
-		free(it->slot_rec[i]);
+	for (size_t i = 0; i < it->slots_cap; i++) {
+		if (!(it->slot_state[i] & SLOT_IN_ARENA))
+			free(it->slot_rec[i]);
+	}
+	arena_release(it);
 	free(it->slot_rec);
 	free(it->slot_cap);
 	free(it->slot_hash);
@@ -444,6 +453,7 @@ static size_t walk_ring_bytes(unsigned mask, size_t page)
 }
 
 static int walk_take(void *arg, const void *data, size_t size);
+static int slots_grow(iter_t *it, size_t want);
 
 /* the tasks of the system now (the SYS_LOADAVG want's count, read once here), 0 if unknown */
 static unsigned long tasks_now(vmon_t *vmon)
@@ -588,6 +598,7 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	char said[160] = "";
 	iter_t *it;
 	long page = sysconf(_SC_PAGESIZE);
+	unsigned long tasks;
 	int err, before;
 
 	if (in->iter)
@@ -613,9 +624,19 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	while (page > 1 && (1L << it->page_shift) < page)
 		it->page_shift++;
 
+	/*
+	 * The pool and its index sized for the tasks there are, a few more:
+	 * grown by half at the first read, ten arrays at a time, they left
+	 * holes in the heap that the nodes made after them only part fill.
+	 * Not an error if they cannot be: they grow as they are filled.
+	 */
+	tasks = tasks_now(vmon);
+	(void)slots_grow(it, tasks + tasks / 16 + 64);
+	(void)pidmap_reserve(&it->by_tid, tasks + tasks / 16 + 64);
+
 	before = host_count_fds(vmon);
 	load.it = it;
-	load.mask = held_entries(tasks_now(vmon)) - 1;
+	load.mask = held_entries(tasks) - 1;
 	/* $VMON_ITER_WALK=0: the iterator alone, as before Linux 6.12 (to compare the two) */
 	walk_env = secure_getenv("VMON_ITER_WALK");
 	it->compat = walk_env && !strcmp(walk_env, "0");
@@ -648,12 +669,17 @@ fail:
 	return -1;
 }
 
-/* the pool grows by half: the new slots go on the free stack, the arrays per slot follow */
-static int slots_grow(iter_t *it)
+/*
+ * The pool grown to at least want slots (0: by half, 1,024 at first): the
+ * new slots go on the free stack, the arrays per slot follow.
+ */
+static int slots_grow(iter_t *it, size_t want)
 {
 	size_t cap = it->slots_cap ? it->slots_cap + it->slots_cap / 2 : 1024;
 	void *p;
 
+	if (cap < want)
+		cap = want;
 	if (!(p = realloc(it->slot_rec, cap * sizeof(*it->slot_rec))))
 		return -1;
 	it->slot_rec = p;
@@ -733,18 +759,108 @@ static void held_forget(iter_t *it, int slot)
 		held_remove(&it->held, e);
 }
 
+/*
+ * The records a read makes of processes of one thread go, most of them, as
+ * soon as the pass takes them (iter_probe(): the node's stores hold the
+ * values).  Made with malloc(), between the records that stay (threads,
+ * processes of several) and before the nodes made from them, they left
+ * the heap in holes of a few kB with a kept record here and there, pages
+ * resident for nothing: about 100 kB at 1,000 processes after the first
+ * pass (a heap walk with mincore()).  So they are made in blocks of their
+ * own, mapped for the read (their pages resident only as they are
+ * written) and unmapped whole at the next read, which first copies the few
+ * that are still held to malloc's (arena_promote()).
+ */
+#define READ_BLOCK_BYTES	(256 * 1024)
+
+struct read_block {
+	struct read_block	*next;
+	size_t			used;		/* bytes given out, this header's included */
+};
+
+/* len bytes of this read's arena, or NULL (then malloc's) */
+static unsigned char *arena_take(iter_t *it, size_t len)
+{
+	struct read_block *b = it->arena;
+	size_t need = (len + 7) & ~(size_t)7;
+	unsigned char *p;
+
+	if (need > READ_BLOCK_BYTES - sizeof(*b))
+		return NULL;
+	if (!b || b->used + need > READ_BLOCK_BYTES) {
+		void *m = mmap(NULL, READ_BLOCK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			return NULL;
+		b = m;
+		b->next = it->arena;
+		b->used = sizeof(*b);
+		it->arena = b;
+	}
+	p = (unsigned char *)b + b->used;
+	b->used += need;
+	return p;
+}
+
+/* every block unmapped: no slot may point into them any more (arena_promote()) */
+static void arena_release(iter_t *it)
+{
+	while (it->arena) {
+		struct read_block *b = it->arena;
+
+		it->arena = b->next;
+		munmap(b, READ_BLOCK_BYTES);
+	}
+}
+
+/* malloc's room for a record of len bytes, in steps of 16 (slot_keep()) */
+static size_t rec_room(size_t len)
+{
+	return ((len + 8 + 15) & ~(size_t)15) - 8;
+}
+
+/*
+ * Before a read: the last read's records still held in its arena copied to
+ * malloc's (a record no pass took yet), then the arena unmapped.  A record
+ * there is no room for is dropped, as slot_drop() may (iter_probe() reads
+ * /proc for a node that needs it).
+ */
+static void arena_promote(iter_t *it)
+{
+	if (!it->arena)
+		return;
+	for (size_t slot = 0; slot < it->slots_cap; slot++) {
+		unsigned char *p;
+
+		if (!(it->slot_state[slot] & SLOT_IN_ARENA))
+			continue;
+		it->slot_state[slot] &= (unsigned char)~SLOT_IN_ARENA;
+		p = it->slot_rec[slot] ? malloc(rec_room(it->slot_cap[slot])) : NULL;
+		if (p) {
+			memcpy(p, it->slot_rec[slot], it->slot_cap[slot]);
+			it->slot_cap[slot] = (unsigned short)rec_room(it->slot_cap[slot]);
+		} else {
+			it->slot_cap[slot] = 0;
+		}
+		it->slot_rec[slot] = p;
+	}
+	arena_release(it);
+}
+
 /* a slot's record given back; its ids, hash and state stay */
 static void slot_drop(iter_t *it, int slot)
 {
-	free(it->slot_rec[slot]);
+	if (!(it->slot_state[slot] & SLOT_IN_ARENA))
+		free(it->slot_rec[slot]);
+	it->slot_state[slot] &= (unsigned char)~SLOT_IN_ARENA;
 	it->slot_rec[slot] = NULL;
 	it->slot_cap[slot] = 0;
 }
 
-/* bytes freed for iter_trim(): the slot's record with malloc's chunk header */
+/* bytes freed for iter_trim(): the slot's record with malloc's chunk header (none for the arena's) */
 static void slot_given_back(iter_t *it, int slot)
 {
-	if (it->slot_rec[slot])
+	if (it->slot_rec[slot] && !(it->slot_state[slot] & SLOT_IN_ARENA))
 		it->given_back += it->slot_cap[slot] + sizeof(size_t);
 }
 
@@ -895,18 +1011,28 @@ static const struct iter_rec *rec_of(iter_t *it, int slot)
 static int slot_keep(iter_t *it, int slot, const struct iter_rec *r)
 {
 	size_t len = rec_pack(it, r) + PACK_SLACK;
+	bool one_thread = r->h.tid == r->h.tgid && r->stat.num_threads == 1, in_arena = false;
+	unsigned char *p;
 
-	/*
-	 * Room in steps of 16 bytes, given back when much too large: records
-	 * change size a little, often.  Each step is what a chunk of glibc's
-	 * malloc holds (16-byte multiples less its 8-byte header): a request of
-	 * a multiple of 16 took a chunk of 16 bytes more, 8 of them unused.
-	 */
-	if (len > it->slot_cap[slot] || it->slot_cap[slot] > len + 64) {
-		size_t cap = ((len + 8 + 15) & ~(size_t)15) - 8;
-		unsigned char *p = realloc(it->slot_rec[slot], cap);
+	if (it->slot_state[slot] & SLOT_IN_ARENA)	/* (not from this read: arena_promote() ran before it) */
+		slot_drop(it, slot);
+	if (one_thread && (p = arena_take(it, len)) != NULL) {
+		slot_given_back(it, slot);
+		slot_drop(it, slot);
+		it->slot_rec[slot] = p;
+		it->slot_cap[slot] = (unsigned short)len;
+		in_arena = true;
+	} else if (len > it->slot_cap[slot] || it->slot_cap[slot] > len + 64) {
+		/*
+		 * Room in steps of 16 bytes, given back when much too large:
+		 * records change size a little, often.  Each step is what a
+		 * chunk of glibc's malloc holds (16-byte multiples less its
+		 * 8-byte header): a request of a multiple of 16 took a chunk of
+		 * 16 bytes more, 8 of them unused.
+		 */
+		size_t cap = rec_room(len);
 
-		if (!p)
+		if (!(p = realloc(it->slot_rec[slot], cap)))
 			return -1;
 		it->slot_rec[slot] = p;
 		it->slot_cap[slot] = (unsigned short)cap;
@@ -916,8 +1042,8 @@ static int slot_keep(iter_t *it, int slot, const struct iter_rec *r)
 	it->slot_tgid[slot] = (int)r->h.tgid;
 	it->slot_hash[slot] = r->h.hash;
 	/* a new record: whether it came the same before is forgotten, whether the slot is in use is not */
-	it->slot_state[slot] = (it->slot_state[slot] & SLOT_USED) |
-			       (r->h.tid == r->h.tgid && r->stat.num_threads == 1 ? SLOT_ONE_THREAD : 0);
+	it->slot_state[slot] = (it->slot_state[slot] & SLOT_USED) | (one_thread ? SLOT_ONE_THREAD : 0) |
+			       (in_arena ? SLOT_IN_ARENA : 0);
 	return 0;
 }
 
@@ -1116,7 +1242,7 @@ static ssize_t take_records(iter_t *it, const char *stream, size_t len)
 				/* a new task (or one shown twice: the second gets its own slot) */
 				int shadowed = slot;
 
-				if (it->free_top < 0 && slots_grow(it) < 0)
+				if (it->free_top < 0 && slots_grow(it, 0) < 0)
 					return -1;
 				slot = it->free_top;
 				if (slot_keep(it, slot, r) < 0 ||
@@ -1325,6 +1451,7 @@ static int iter_read(vmon_t *vmon)
 		return -1;
 	}
 	held_resize(it);
+	arena_promote(it);
 	it->reads++;
 	*it->prog.wchan_off = vmon->internal->wchan_off;
 	/* what the last read showed is no longer this one's (read_stream() starts shown[] again) */
@@ -1404,6 +1531,14 @@ static int iter_list(vmon_t *vmon)
 	struct _vmon_internal *in = vmon->internal;
 	iter_t *it = in->iter;
 
+	/* the first pass: the process index sized for the leaders shown (see slots_grow()'s call at the open) */
+	if (!in->procs.nr) {
+		size_t leaders = 0;
+
+		for (size_t k = 0; k < it->nr; k++)
+			leaders += it->slot_tid[it->shown[k]] == it->slot_tgid[it->shown[k]];
+		(void)pidmap_reserve(&in->procs, leaders);
+	}
 	for (size_t k = 0; k < it->nr; k++) {
 		int i = it->shown[k], tid = it->slot_tid[i];
 		proc_node_t *node;
