@@ -923,7 +923,7 @@ int vmon_tasks(struct bpf_iter__task *ctx)
  * did nothing, 0.7 us a task of the kernel's time at 10,000 tasks, more
  * than the program itself.  Attached as an iterator of one task (the
  * process's first thread): the program runs once, for it, and walks all.
- * The records go to walk_ring, those the same as held 8 bytes each in
+ * The records go to walk_ring, those the same as held 4 bytes each in
  * batches (iter.h: struct iter_same); one that finds no room ends the walk
  * with WALK_FULL, and user space reads the iterator above instead for that
  * pass (libvmon/sources/iter.c): a walk is whole or not used.
@@ -1005,7 +1005,6 @@ int vmon_tasks_walk(struct bpf_iter__task *ctx)
 		    (r->h.flags & (ITER_SAME | ITER_VOLATILE_SAME)) == (ITER_SAME | ITER_VOLATILE_SAME)) {
 			__u32 i = b->h.held & ITER_SAME_BATCH_MAX;
 
-			b->e[i].tid = r->h.tid;
 			b->e[i].held = r->h.held;
 			b->h.held = i + 1;
 			if (i + 1 == ITER_SAME_BATCH_MAX)

@@ -128,12 +128,13 @@ static inline __u32 iter_held_home(__u32 tid, __u32 mask)
 /*
  * The walk (iter.bpf.c's vmon_tasks_walk) sends the tasks whose records
  * are the ones held, their volatile hash as held too (ITER_SAME and
- * ITER_VOLATILE_SAME: all that a header alone would say), 8 bytes each
+ * ITER_VOLATILE_SAME: all that a header alone would say), 4 bytes each
  * instead of 32, in batches: a header with ITER_SAME_BATCH whose held is
- * the batch's count, tid and tgid 0, then that many of these.
+ * the batch's count, tid and tgid 0, then that many of these.  The held
+ * entry names the task (its tid): user space alone writes the table, and
+ * not while the program runs.
  */
 struct iter_same {
-	__u32		tid;
 	__u32		held;		/* as iter_hdr.held: 1 + the index of the held entry */
 };
 

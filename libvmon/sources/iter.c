@@ -427,10 +427,10 @@ static unsigned held_entries(unsigned long tasks)
 }
 
 /*
- * The walk's ring: 8 bytes for each entry of the held table (a task that
+ * The walk's ring: 4 bytes for each entry of the held table (a task that
  * did not change, struct iter_same: the table is at most two thirds
  * full), and WALK_RING_SPARE for the records of those that did (about 38),
- * a power of two: 256 KiB at 10,000 tasks, with room for about 200.  A
+ * a power of two: 128 KiB at 10,000 tasks, with room for about 100.  A
  * pass that needs more is read through the iterator, which has no such
  * bound (read_stream()).  The ring is the kernel's memory from the load
  * on; its pages come into the process's only as walks that fit are read
@@ -1180,10 +1180,11 @@ static void slot_shown(iter_t *it, int slot, size_t ring_bytes)
 static int take_same(iter_t *it, const struct iter_same *e, unsigned n)
 {
 	for (unsigned k = 0; k < n; k++) {
-		int slot = e[k].tid && e[k].tid <= INT_MAX ? slot_in_order(it, e[k].tid) : -1;
-		const struct iter_held *held = slot >= 0 ? held_find_hinted(&it->held, e[k].tid, e[k].held) : NULL;
+		/* the entry the program found names the task */
+		const struct iter_held *held = e[k].held && e[k].held - 1 <= it->held.mask ? &it->held.e[e[k].held - 1] : NULL;
+		int slot = held && held->tid && held->tid <= INT_MAX ? slot_in_order(it, held->tid) : -1;
 
-		if (!held || held->hash != it->slot_hash[slot] || (it->slot_state[slot] & SLOT_SHOWN) ||
+		if (slot < 0 || held->hash != it->slot_hash[slot] || (it->slot_state[slot] & SLOT_SHOWN) ||
 		    it->nr == it->slots_cap)
 			return -1;
 		slot_same(it, slot);
