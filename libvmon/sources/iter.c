@@ -433,8 +433,8 @@ static unsigned held_entries(unsigned long tasks)
  * a power of two: 128 KiB at 10,000 tasks, with room for about 100.  A
  * pass that needs more is read through the iterator, which has no such
  * bound (read_stream()).  The ring is the kernel's memory from the load
- * on; its pages come into the process's only as walks that fit are read
- * (one that did not is dropped unread).  Nor is the walk tried above
+ * on, and resident in the process from its mapping on (the kernel maps
+ * it whole: smaps shows every page).  Nor is the walk tried above
  * WALK_TASKS_MAX tasks: it holds its CPU, in one RCU read section, for the
  * whole list (about 0.8 us a task), where the iterator can give the CPU up
  * between tasks.
