@@ -334,9 +334,9 @@ static __always_inline void fill_sigactions(struct iter_rec *r, struct sighand_s
 
 /*
  * What user space holds (libvmon/sources/iter_held.c writes it, mmapped,
- * between reads): for each task it has a record of, that record's hash and
- * the figures its signal dispositions were read at, in one of the
- * ITER_HELD_PROBES entries from iter_held_home() on (bpf/iter.h).  A task
+ * between reads): for each task it has a record of, that record's hash, the
+ * hash of its volatile part and its run figures (has it run since?), in one
+ * of the ITER_HELD_PROBES entries from iter_held_home() on (bpf/iter.h).  A task
  * it has no entry for gets whole records.
  */
 struct {

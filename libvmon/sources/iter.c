@@ -220,7 +220,7 @@ struct iter {
 						 * mapped by stream_read(), NULL while the walk reads (stream_release()) */
 	/* per slot: */
 	unsigned char		**slot_rec;	/* its task's last whole record, packed; NULL: dropped (slot_drop()) */
-	unsigned short		*slot_cap;	/* ... the bytes it has room for */
+	unsigned short		*slot_cap;	/* ... the bytes it has room for (in the arena: its length) */
 	unsigned long long	*slot_hash;	/* its record's iter_hdr.hash */
 	int			*slot_tid;	/* its task */
 	int			*slot_tgid;	/* its task's thread group */
@@ -283,6 +283,7 @@ struct iter {
 #define SLOT_SHOWN	0x10	/* the last read showed it (in shown[]) */
 #define SLOT_SHADOWED	0x20	/* its task was shown twice in a read: by_tid has the second slot, not this one */
 #define SLOT_IN_ARENA	0x40	/* its record is in the last read's arena, not malloc's (arena_take()) */
+#define SLOT_UNHELD	0x80	/* its held entry goes once this read is over (held_set()) */
 	unsigned long long	tick_ns;
 	unsigned long long	reads, read_errors;
 	double			last_listing;	/* when /proc was last listed (iter_listing_due()) */
@@ -632,7 +633,7 @@ static int iter_open(vmon_t *vmon, char *why, size_t why_size)
 	 */
 	tasks = tasks_now(vmon);
 	(void)slots_grow(it, tasks + tasks / 16 + 64);
-	(void)pidmap_reserve(&it->by_tid, tasks + tasks / 16 + 64);
+	(void)pidmap_reserve(&it->by_tid, tasks);	/* (more: the first read's fit could halve it) */
 
 	before = host_count_fds(vmon);
 	load.it = it;
@@ -731,15 +732,18 @@ static int slots_grow(iter_t *it, size_t want)
  * paid, EEVDF's delayed dequeue): it leaves the queue without running, so
  * its next records would be the same, wchan (not in the hash) "0" for as
  * long as it sleeps where /proc names the function.  Its next read sends it
- * whole, wchan read again.
+ * whole, wchan read again: its entry is removed once the read is over
+ * (held_unset_marked()), not now, since a removal moves the entries after
+ * it and the walk's batches, read after the whole records, name entries by
+ * their index (take_same()).
  */
-static void held_set(iter_t *it, const struct iter_rec *r)
+static void held_set(iter_t *it, int slot, const struct iter_rec *r)
 {
 	struct iter_held *e = held_find_hinted(&it->held, r->h.tid, r->h.held);
 
 	if (r->wchan_state == ITER_WCHAN_RUNNABLE && r->stat.state != 'R') {
 		if (e)
-			held_remove(&it->held, e);
+			it->slot_state[slot] |= SLOT_UNHELD;
 		return;
 	}
 	if (!e && !(e = held_place(&it->held, r->h.tid)))
@@ -748,6 +752,20 @@ static void held_set(iter_t *it, const struct iter_rec *r)
 	e->volatile_hash = r->h.volatile_hash;
 	e->run_ns = r->run_ns;
 	e->run_count = (__u32)r->run_count;
+}
+
+/* after a read: the entries held_set() marked for removal, removed */
+static void held_unset_marked(iter_t *it)
+{
+	for (size_t slot = 0; slot < it->slots_cap; slot++) {
+		struct iter_held *e;
+
+		if (!(it->slot_state[slot] & SLOT_UNHELD))
+			continue;
+		it->slot_state[slot] &= (unsigned char)~SLOT_UNHELD;
+		if ((e = held_find(&it->held, (unsigned)it->slot_tid[slot])) != NULL)
+			held_remove(&it->held, e);
+	}
 }
 
 /* the held entry of a slot's record removed (if it is still that record's): the next read sends the task's whole */
@@ -1014,7 +1032,8 @@ static int slot_keep(iter_t *it, int slot, const struct iter_rec *r)
 	bool one_thread = r->h.tid == r->h.tgid && r->stat.num_threads == 1, in_arena = false;
 	unsigned char *p;
 
-	if (it->slot_state[slot] & SLOT_IN_ARENA)	/* (not from this read: arena_promote() ran before it) */
+	/* (a second record of the slot in one read, which a stream does not send: never realloc()'d) */
+	if (it->slot_state[slot] & SLOT_IN_ARENA)
 		slot_drop(it, slot);
 	if (one_thread && (p = arena_take(it, len)) != NULL) {
 		slot_given_back(it, slot);
@@ -1248,6 +1267,7 @@ static ssize_t take_records(iter_t *it, const char *stream, size_t len)
 				slot = it->free_top;
 				if (slot_keep(it, slot, r) < 0 ||
 				    pidmap_put(&it->by_tid, (int)h->tid, (void *)(uintptr_t)(slot + 1)) < 0) {
+					slot_drop(it, slot);	/* (a record in the arena too) */
 					it->slot_state[slot] = 0;
 					return -1;	/* the slot stays free */
 				}
@@ -1257,7 +1277,7 @@ static ssize_t take_records(iter_t *it, const char *stream, size_t len)
 			} else if (slot_keep(it, slot, r) < 0) {
 				return -1;
 			}
-			held_set(it, r);
+			held_set(it, slot, r);
 		}
 		if (it->nr == it->slots_cap)
 			goto corrupt;
@@ -1446,6 +1466,7 @@ static void iter_trim(iter_t *it)
 static int iter_read(vmon_t *vmon)
 {
 	iter_t *it = vmon->internal->iter;
+	int err;
 
 	if (!it) {
 		errno = EINVAL;
@@ -1459,8 +1480,12 @@ static int iter_read(vmon_t *vmon)
 	for (size_t k = 0; k < it->nr; k++)
 		it->slot_state[it->shown[k]] &= (unsigned char)~SLOT_SHOWN;
 	it->rec_slot = it->group_slot = -1;
-	if (read_stream(it) < 0)
+	err = read_stream(it) < 0 ? errno : 0;
+	held_unset_marked(it);
+	if (err) {
+		errno = err;
 		goto fail;
+	}
 	/*
 	 * The slots of tasks gone (a compact array: the scan is cheap next to
 	 * the read), and the records no node took that no node needs while
@@ -1722,11 +1747,10 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 		 * A process of one thread takes its record in this pass (its
 		 * fills read the copy rec_of() unpacked, kept until the next
 		 * read), and in the next ones nothing while it stays the same:
-		 * the slot's record goes now.  The first read's records so go
-		 * while the first pass makes the nodes; but their room is not
-		 * the nodes' size, and the next reads need a fraction of it:
-		 * counted for iter_trim() (1.6 MB left resident at 10,000
-		 * processes), and only then, not at every read.
+		 * the slot's record goes now.  It is in the read's arena
+		 * (arena_take()), which the next read unmaps; one malloc'd
+		 * instead (no block could be mapped) is counted for iter_trim()
+		 * at the first read, where they all go at once, and only then.
 		 */
 		if (!node->pub.is_thread && (it->slot_state[i] & SLOT_ONE_THREAD)) {
 			if (it->reads - it->read_errors == 1)
