@@ -431,7 +431,7 @@ static unsigned held_entries(unsigned long tasks)
  * The walk's ring: 4 bytes for each entry of the held table (a task that
  * did not change, struct iter_same: the table is at most two thirds
  * full), and WALK_RING_SPARE for the records of those that did (about 38),
- * a power of two: 128 KiB at 10,000 tasks, with room for about 100.  A
+ * a power of two: 128 KiB at 10,000 tasks, with room for about 85.  A
  * pass that needs more is read through the iterator, which has no such
  * bound (read_stream()).  The ring is the kernel's memory from the load
  * on, and resident in the process from its mapping on (the kernel maps
@@ -763,6 +763,9 @@ static void held_unset_marked(iter_t *it)
 		if (!(it->slot_state[slot] & SLOT_UNHELD))
 			continue;
 		it->slot_state[slot] &= (unsigned char)~SLOT_UNHELD;
+		/* (a task shown twice: the entry is its second record's, which said whether to keep it) */
+		if (it->slot_state[slot] & SLOT_SHADOWED)
+			continue;
 		if ((e = held_find(&it->held, (unsigned)it->slot_tid[slot])) != NULL)
 			held_remove(&it->held, e);
 	}
@@ -783,8 +786,8 @@ static void held_forget(iter_t *it, int slot)
  * values).  Made with malloc(), between the records that stay (threads,
  * processes of several) and before the nodes made from them, they left
  * the heap in holes of a few kB with a kept record here and there, pages
- * resident for nothing: about 100 kB at 1,000 processes after the first
- * pass (a heap walk with mincore()).  So they are made in blocks of their
+ * resident for nothing: 175 kB in 50 free chunks at 1,000 processes after
+ * the first pass (a heap walk with mincore()).  So they are made in blocks of their
  * own, mapped for the read (their pages resident only as they are
  * written) and unmapped whole at the next read, which first copies the few
  * that are still held to malloc's (arena_promote()).
@@ -1035,9 +1038,12 @@ static int slot_keep(iter_t *it, int slot, const struct iter_rec *r)
 	/* (a second record of the slot in one read, which a stream does not send: never realloc()'d) */
 	if (it->slot_state[slot] & SLOT_IN_ARENA)
 		slot_drop(it, slot);
-	if (one_thread && (p = arena_take(it, len)) != NULL) {
-		slot_given_back(it, slot);
-		slot_drop(it, slot);
+	/*
+	 * In the arena where the slot has no record (the first read, or one
+	 * a node took): a record kept from read to read (no node takes it)
+	 * keeps its malloc'd room, not copied out and freed at every read.
+	 */
+	if (one_thread && !it->slot_rec[slot] && (p = arena_take(it, len)) != NULL) {
 		it->slot_rec[slot] = p;
 		it->slot_cap[slot] = (unsigned short)len;
 		in_arena = true;
@@ -1448,8 +1454,8 @@ static int read_stream(iter_t *it)
  * top, which is all glibc gives back by itself.  So the pages they leave
  * free are given back once they add up to ITER_TRIM_BYTES (malloc_trim():
  * a walk of the free chunks, a fraction of a read).  Not counted: the
- * records nodes took (iter_probe()), whose room the next read's records
- * take, but at the first read, where every record came whole.
+ * records nodes took (iter_probe()), most of them in the read's arena
+ * (arena_take()), which the next read unmaps.
  */
 #define ITER_TRIM_BYTES	(128 * 1024)
 
@@ -1466,7 +1472,7 @@ static void iter_trim(iter_t *it)
 static int iter_read(vmon_t *vmon)
 {
 	iter_t *it = vmon->internal->iter;
-	int err;
+	int rc, err;
 
 	if (!it) {
 		errno = EINVAL;
@@ -1480,9 +1486,10 @@ static int iter_read(vmon_t *vmon)
 	for (size_t k = 0; k < it->nr; k++)
 		it->slot_state[it->shown[k]] &= (unsigned char)~SLOT_SHOWN;
 	it->rec_slot = it->group_slot = -1;
-	err = read_stream(it) < 0 ? errno : 0;
+	rc = read_stream(it);
+	err = errno;
 	held_unset_marked(it);
-	if (err) {
+	if (rc < 0) {
 		errno = err;
 		goto fail;
 	}

@@ -67,8 +67,8 @@ static inline bool vhash_too_full(size_t nr, size_t size)
 }
 
 /*
- * live entries above 5/8 of the slots: too many for a fit (or a reserve)
- * to make the table that size.  A sixteenth under the 11/16 at which a
+ * live entries above 5/8 of the slots: too many for a fit (or hash.c's
+ * reserve) to make the table that size (pidmap_reserve() goes by 11/16).  A sixteenth under the 11/16 at which a
  * rebuild doubles it, so that a count that hovers about 11/16 of a size
  * (5,632 of 8,192) is not doubled by one rebuild and halved by the next
  * fit, each a rebuild, again and again.

@@ -1,4 +1,4 @@
-/* intern.c: the shared strings (intern.h), in the one hash table (hash.h) keyed by their bytes' hash. */
+/* intern.c: the shared strings (intern.h), in the hash table of hash.h keyed by their bytes' hash. */
 #include "config.h"
 
 #include <errno.h>
