@@ -488,7 +488,12 @@ typedef struct _vmon_proc_t {
 	unsigned		is_threaded:1;	/* has, or has had, threads */
 	/* libvmon 1 (its bit in the word of the original's: 8 bytes a process) */
 	unsigned		has_exit_status:1;	/* the event feed saw it exit and said how (vmon_feed(7)) */
-	int			errors[VMON_STORE_PROC_NR];	/* errno of the last failed sample of each store, else 0 */
+	/*
+	 * errno of the last failed sample of each store, else 0: a byte each
+	 * (Linux's errnos are all below 256; 32 bytes a process less than
+	 * ints), EOVERFLOW standing for any errno above
+	 */
+	unsigned char		errors[VMON_STORE_PROC_NR];
 	int			exit_status;	/* how it ended, as waitpid(2) reports it, when has_exit_status */
 } vmon_proc_t;
 

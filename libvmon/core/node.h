@@ -5,6 +5,8 @@
 #ifndef VMON_NODE_H
 #define VMON_NODE_H
 
+#include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include "vmon.h"
 #include "util/hash.h"
@@ -29,6 +31,7 @@ struct node_passes {
 	int			fed;		/* ... in which the event feed last wrote its stat store (0:
 						 * never): that sample's read adds to what changed, it does
 						 * not start over; as a zombie it keeps its command line */
+	int			ran;		/* ... that ran.answer is for */
 };
 
 /*
@@ -47,11 +50,15 @@ struct node_stat_line {
 	bool			statm_moved;	/* PROC_VM read statm in this pass, and it moved (proc_vm_status.c) */
 };
 
-/* "has it run since the last sample?": the task's schedstat (procfs_ran()) */
+/*
+ * "has it run since the last sample?": the task's schedstat (procfs_ran())
+ * or record; its pass is pass.ran.  The count's low 32 bits are enough, as
+ * for the iterator's held table (bpf/iter.h, iter_held_not_run()): 16
+ * bytes, not 24.
+ */
 struct node_ran {
 	unsigned long long	run_ns;
-	unsigned long long	run_count;
-	int			generation;	/* the pass answer is for */
+	unsigned		run_count;	/* its low 32 bits */
 	bool			known;		/* run_ns and run_count were read */
 	signed char		answer;		/* 1 ran, 0 did not, -1 cannot tell */
 };
@@ -109,15 +116,16 @@ struct node_iter {
 /*
  * A node: the public vmon_proc_t followed by what only the library knows,
  * in parts by concern.  Callers only ever see the vmon_proc_t, so it must
- * stay the first member.  There is one per task: 440 bytes, 176 of them
+ * stay the first member.  There is one per task: 392 bytes, 168 of them
  * private, with the parts' small members together, a part's bools as bits
  * and small counts in small types (a part with an 8-byte member is rounded
- * to 8 bytes, and the allocator's chunks to 16: a cut counts once it takes
- * the block below a multiple of 16; the four parts of 4-byte members, fds,
- * due, pass and line, are 68 bytes together, between two 8-byte ones: 4
- * to spare), and after it in the same block the room of the stores it
- * wanted when it was made (node_new()): with PROC_STAT, PROC_VM and
- * PROC_IO, 920 bytes, a malloc chunk of 928.
+ * to 8 bytes, and the allocator's chunks to 16, a request of n bytes
+ * taking n + 8 rounded up: a cut counts once it takes the block below a
+ * multiple of 16; the four parts of 4-byte members, fds, due, pass and
+ * line, are 72 bytes together, between two 8-byte ones: none to spare),
+ * and after it in the same block the room of the stores it wanted when it
+ * was made (node_new()): with PROC_STAT, PROC_VM and PROC_IO, 872 bytes, a
+ * malloc chunk of 880.
  */
 typedef struct proc_node {
 	vmon_proc_t		pub;
@@ -148,6 +156,12 @@ typedef struct proc_callback {
 static inline proc_node_t *node_of(vmon_proc_t *proc)
 {
 	return (proc_node_t *)proc;
+}
+
+/* a store's errno in proc->errors[], a byte each (vmon.h): EOVERFLOW for one that does not fit */
+static inline void proc_error_set(vmon_proc_t *proc, int store, int err)
+{
+	proc->errors[store] = err >= 0 && err <= UCHAR_MAX ? (unsigned char)err : EOVERFLOW;
 }
 
 /*

@@ -484,7 +484,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 
 		procfs_node_done(vmon, node);
 		if (err != ESRCH && err != ESTALE) {
-			proc->errors[VMON_STORE_PROC_STAT] = err;
+			proc_error_set(proc, VMON_STORE_PROC_STAT, err);
 			in->stats.errors++;
 			/*
 			 * It was listed and is not gone, only unreadable for now
@@ -528,7 +528,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 	 * too), so that what the failure left unread is not left so.
 	 */
 	if (node->life.retry) {
-		node->ran.generation = vmon->generation;
+		node->pass.ran = vmon->generation;
 		node->ran.answer = 1;
 	}
 	retry = false;
@@ -556,7 +556,7 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 			 */
 			if (err == ESRCH)
 				err = EAGAIN;
-			proc->errors[i] = err;
+			proc_error_set(proc, i, err);
 			in->stats.errors++;
 			if (transient(err))
 				retry = true;

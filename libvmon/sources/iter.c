@@ -1746,9 +1746,10 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 		node->line.ppid = (int)r->stat.ppid;
 		node->line.num_threads = (int)r->stat.num_threads;
 		node->line.state = (char)r->stat.state;
-		node->ran.answer = !node->ran.known || r->run_count != node->ran.run_count || r->run_ns != node->ran.run_ns;
+		node->ran.answer = !node->ran.known || (unsigned)r->run_count != node->ran.run_count ||
+				   r->run_ns != node->ran.run_ns;
 		node->ran.known = true;
-		node->ran.run_count = r->run_count;
+		node->ran.run_count = (unsigned)r->run_count;
 		node->ran.run_ns = r->run_ns;
 		/*
 		 * A process of one thread takes its record in this pass (its
@@ -1765,7 +1766,7 @@ static int iter_probe(vmon_t *vmon, proc_node_t *node, int i)
 			slot_drop(it, i);
 		}
 	}
-	node->ran.generation = vmon->generation;
+	node->pass.ran = vmon->generation;
 	node->pass.probed = vmon->generation;
 	probe_took_record(in, node);
 	return 0;

@@ -283,7 +283,7 @@ static int replay_stores(vmon_t *vmon, proc_node_t *node, const vmon_log_proc_t 
 	for (int id = 0; id < VMON_STORE_PROC_NR; id++) {
 		bool fresh = made || !proc->stores[id];
 
-		proc->errors[id] = p->errors[id];
+		proc_error_set(proc, id, p->errors[id]);
 		if (!p->stores[id]) {
 			log_store_free(LOG_PROC, id, proc->stores[id]);
 			proc->stores[id] = NULL;

@@ -657,9 +657,9 @@ int procfs_ran(vmon_t *vmon, proc_node_t *node)
 	unsigned long long run_ns, wait_ns, count;
 	const char *p, *end;
 
-	if (node->ran.generation == vmon->generation)
+	if (node->pass.ran == vmon->generation)
 		return node->ran.answer;
-	node->ran.generation = vmon->generation;
+	node->pass.ran = vmon->generation;
 	node->ran.answer = -1;
 	if (!in->have_schedstat)
 		return -1;
@@ -684,9 +684,9 @@ int procfs_ran(vmon_t *vmon, proc_node_t *node)
 	 * a busy machine), not a kernel without sched_info: procfs_open_root()
 	 * asked that of our own task, which is running.
 	 */
-	node->ran.answer = !node->ran.known || count != node->ran.run_count || run_ns != node->ran.run_ns;
+	node->ran.answer = !node->ran.known || (unsigned)count != node->ran.run_count || run_ns != node->ran.run_ns;
 	node->ran.known = true;
-	node->ran.run_count = count;
+	node->ran.run_count = (unsigned)count;
 	node->ran.run_ns = run_ns;
 	return node->ran.answer;
 }

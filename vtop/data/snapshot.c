@@ -83,8 +83,10 @@ struct vt_priv {
  */
 struct vt_row_stores {
 	void	*stores[VMON_STORE_PROC_NR];
-	int	errors[VMON_STORE_PROC_NR];
+	unsigned char	errors[VMON_STORE_PROC_NR];	/* as vmon_proc_t's */
 };
+_Static_assert(sizeof(((struct vt_row_stores *)0)->errors) == sizeof(((vmon_proc_t *)0)->errors),
+	       "a row's errors are a copy of its node's");
 
 /*
  * A node's stores copied once and shared by every snapshot whose row shows
@@ -135,7 +137,7 @@ static struct vt_share *row_share(const vt_row_t *row)
 /* a row's stores and errors when it has none */
 static const struct vt_row_stores no_stores;
 
-const int *vt_row_errors(const vt_row_t *row)
+const unsigned char *vt_row_errors(const vt_row_t *row)
 {
 	const char *stores = (const char *)row->stores;
 
@@ -426,7 +428,7 @@ static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *pr
 }
 
 /* the row's own arrays of stores (all NULL) and errors (those of errors), in arena */
-static struct vt_row_stores *row_stores(vt_arena_t *arena, vt_row_t *row, const int *errors)
+static struct vt_row_stores *row_stores(vt_arena_t *arena, vt_row_t *row, const unsigned char *errors)
 {
 	struct vt_row_stores *own = vt_arena_alloc(arena, sizeof(*own));
 

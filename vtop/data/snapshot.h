@@ -75,7 +75,7 @@ typedef struct vt_row {
 } vt_row_t;
 
 /* the errnos of the row's stores (VMON_STORE_PROC_NR of them), 0 for those read */
-const int *vt_row_errors(const vt_row_t *row);
+const unsigned char *vt_row_errors(const vt_row_t *row);
 
 /* the row's owner, as its stat says (0 without one) */
 static inline uid_t vt_row_uid(const vt_row_t *row)

@@ -161,7 +161,7 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 	const vt_snapshot_t *snap = t->snap;
 	const vmon_proc_stat_t *s = row->stores[VMON_STORE_PROC_STAT];
 	const vmon_proc_env_t *env = row->stores[VMON_STORE_PROC_ENV];
-	const int *errors = vt_row_errors(row);
+	const unsigned char *errors = vt_row_errors(row);
 	char buf[4096], a[32], b[32], c[32];
 	int col, n = 0;
 
