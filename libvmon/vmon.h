@@ -490,8 +490,9 @@ typedef struct _vmon_proc_t {
 	unsigned		has_exit_status:1;	/* the event feed saw it exit and said how (vmon_feed(7)) */
 	/*
 	 * errno of the last failed sample of each store, else 0: a byte each
-	 * (Linux's errnos are all below 256; 32 bytes a process less than
-	 * ints), EOVERFLOW standing for any errno above
+	 * (the errnos Linux gives user space are all below 256; in the tail of
+	 * the bitfields' word, 40 bytes a process less than ints), EOVERFLOW
+	 * standing for any other (a kernel-internal code that leaked)
 	 */
 	unsigned char		errors[VMON_STORE_PROC_NR];
 	int			exit_status;	/* how it ended, as waitpid(2) reports it, when has_exit_status */

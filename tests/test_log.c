@@ -1184,10 +1184,13 @@ static void test_other_tables(void **state)
 	enc_varint(&body, 0);		/* sys changed */
 	enc_varint(&body, 1);		/* entries */
 	enc_varint(&body, 42);
-	enc_u8(&body, 0x08 | 0x10 | 0x20 | 0x80 | 0x02);	/* fresh, parent, wants, data, new */
+	enc_u8(&body, 0x08 | 0x10 | 0x20 | 0x40 | 0x80 | 0x02);	/* fresh, parent, wants, errors, data, new */
 	enc_varint(&body, 0);		/* top */
 	enc_varint(&body, 3);		/* wants */
 	enc_varint(&body, 3);		/* stores */
+	enc_varint(&body, 1);		/* errors: 1 */
+	enc_varint(&body, 0);		/* proc_stat's */
+	enc_varint(&body, 300);		/* an errno above a byte (a kernel-internal code that leaked, say) */
 	enc_varint(&body, 3);		/* changed */
 	enc_varint(&body, 4);		/* proc_stat: 4 changes */
 	enc_varint(&body, 0 << 2 | 3);	enc_svarint(&body, 42);
@@ -1236,11 +1239,14 @@ static void test_other_tables(void **state)
 	assert_true(BITTEST(st->present, VMON_PROC_STAT_COMM));
 	assert_false(BITTEST(st->present, VMON_PROC_STAT_STIME));
 	assert_true(BITTEST(st->changed, VMON_PROC_STAT_UTIME));
+	assert_int_equal(s->procs[0].errors[VMON_STORE_PROC_STAT], 300);
 
 	assert_int_equal(vmon_log_replay_init(&replay, h, VMON_FLAG_PROC_ARRAY), 0);
 	assert_int_equal(vmon_log_replay(&replay, s), 0);
 	assert_int_equal(replay.array_active_nr, 1);
 	assert_int_equal(vmon_proc_lookup(&replay, 42)->pid, 42);
+	/* a node's errors are a byte each (vmon.h): one that does not fit is EOVERFLOW, not 300 & 0xff */
+	assert_int_equal(vmon_proc_lookup(&replay, 42)->errors[VMON_STORE_PROC_STAT], EOVERFLOW);
 	assert_int_equal(replay.ticks_per_sec, 100);
 	vmon_destroy(&replay);
 

@@ -139,7 +139,7 @@ typedef struct proc_node {
 	unsigned short		rooms;		/* the stores (1 << id) with room after the node (tree.c) */
 
 	struct node_fds		fds;
-	struct node_due		due;		/* (fds to line: the parts of 4-byte members, 64 bytes) */
+	struct node_due		due;		/* (fds to line: the parts of 4-byte members, 72 bytes) */
 	struct node_passes	pass;
 	struct node_stat_line	line;
 	struct node_ran		ran;
