@@ -250,10 +250,8 @@ def account(backend, fmt, events, kids, span_ns):
             wrong.append("%d: exit_code %s, exit_signal %s, not code %d" % (pid, ex["exit_code"], ex["exit_signal"], n))
         elif how == "signal" and (ex["exit_signal"] != n or ex["exit_code"] is not None):
             wrong.append("%d: exit_code %s, exit_signal %s, not signal %d" % (pid, ex["exit_code"], ex["exit_signal"], n))
-        # a life is no longer than the test's storm, give or take the start's clock ticks: a start in ticks is
-        # up to one early by its truncation, and one more where it was taken from the fork event's time
-        # (VMON_EVENT_HAS_START_APPROX, perf): 20 ms of slack
-        if ex["duration_ns"] is not None and not 0 <= ex["duration_ns"] <= span_ns + 20_000_000:
+        # a life is no longer than the test's storm (start times are clock ticks: 10 ms of slack)
+        if ex["duration_ns"] is not None and not 0 <= ex["duration_ns"] <= span_ns + 10_000_000:
             wrong.append("%d: duration_ns %d beyond the storm's %d" % (pid, ex["duration_ns"], span_ns))
         # what no event of the kind has, and what the backend does not know, is null: never a 0 made up
         for e in forks + execs:
