@@ -490,8 +490,8 @@ typedef struct _vmon_proc_t {
 	unsigned		has_exit_status:1;	/* the event feed saw it exit and said how (vmon_feed(7)) */
 	/*
 	 * errno of the last failed sample of each store, else 0: a byte each
-	 * (the errnos Linux gives user space are all below 256; in the tail of
-	 * the bitfields' word, 40 bytes a process less than ints), EOVERFLOW
+	 * (the errnos Linux gives user space are all below 256; right after
+	 * the bitfields, 40 bytes a process less than ints), EOVERFLOW
 	 * standing for any other (a kernel-internal code that leaked)
 	 */
 	unsigned char		errors[VMON_STORE_PROC_NR];
@@ -617,7 +617,7 @@ typedef enum _vmon_event_kind_t {
 typedef enum _vmon_event_has_t {
 	VMON_EVENT_HAS_PPID		= 1 << 0,
 	VMON_EVENT_HAS_START		= 1 << 1,	/* exact; see VMON_EVENT_HAS_START_APPROX */
-	VMON_EVENT_HAS_START_APPROX	= 1 << 2,	/* start derived from the event's time: may be a tick early */
+	VMON_EVENT_HAS_START_APPROX	= 1 << 2,	/* start derived from the event's time: may be a tick off */
 	VMON_EVENT_HAS_UID		= 1 << 3,
 	VMON_EVENT_HAS_COMM		= 1 << 4,
 	VMON_EVENT_HAS_FILENAME		= 1 << 5,
