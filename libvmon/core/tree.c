@@ -132,9 +132,10 @@ static int snapshot_reserve(struct _vmon_internal *in, size_t nr)
  * made in the block (node_store()), not in blocks of their own: an idle
  * process of PROC_STAT|PROC_VM|PROC_IO was four blocks of 496, 512, 176
  * and 80 bytes (the allocator's 8 bytes each, rounded to 16), then one of
- * 1,200 (872 today, node.h).  A room stays the node's while its store is
- * dropped, for its store to come back to.  The open files' table is shared by a process's
- * threads, and made elsewhere (proc_files.c): never in a room.
+ * 1,200 (880 today, node.h).  A room stays the node's while its store is
+ * dropped, for its store to come back to.  The open files' table is shared
+ * by a process's threads, and made elsewhere (proc_files.c): never in a
+ * room.
  */
 #define ROOM_ALIGN	sizeof(unsigned long long)
 

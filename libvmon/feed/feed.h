@@ -103,7 +103,12 @@ int feed_read_stat(vmon_t *vmon, int pid, feed_stat_t *st);
  * filename (if not NULL) and the arguments found as its exec data.
  */
 void feed_read_exec(vmon_t *vmon, feed_t *feed, feed_event_t *e, const char *filename, size_t filename_len);
-/* what to add to a CLOCK_MONOTONIC time to make it CLOCK_BOOTTIME (the time spent suspended) */
+/*
+ * What to add to a CLOCK_MONOTONIC time to make it CLOCK_BOOTTIME (the time
+ * spent suspended), to within a few microseconds either way: on a machine
+ * never suspended it can be a little "negative", a value that wraps, which
+ * adding it to a time unwraps (it is only ever added).
+ */
 unsigned long long feed_boottime_offset_ns(void);
 
 #endif
