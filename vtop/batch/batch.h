@@ -31,6 +31,7 @@ typedef struct vt_event_writer {
 	int		fields[VT_MAX_EVENT_FIELDS];	/* json and csv: the fields written, in order */
 	int		fields_nr;
 	bool		header_done;	/* csv */
+	bool		events;		/* --events was asked for (-b alone writes no event, nor their header) */
 } vt_event_writer_t;
 
 void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cfg);

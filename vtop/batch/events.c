@@ -161,6 +161,7 @@ void vt_event_writer_init(vt_event_writer_t *w, FILE *out, const vt_config_t *cf
 	w->out = out;
 	w->direct = out;
 	w->format = cfg->format;
+	w->events = cfg->events;
 	w->escape_flags = vt_config_escape_flags(cfg);
 	w->fields_nr = cfg->event_fields_nr;
 	memcpy(w->fields, cfg->event_fields, sizeof(w->fields[0]) * (size_t)cfg->event_fields_nr);
@@ -309,18 +310,24 @@ static bool write_value(vt_event_writer_t *w, const struct event_field *f, const
 	return false;
 }
 
+/* csv's header, once, before its first row (in the stage with it, when there is a queue) */
+static void write_header(vt_event_writer_t *w)
+{
+	if (w->format == VT_FORMAT_JSON || w->header_done)
+		return;
+	for (int i = 0; i < w->fields_nr; i++)
+		fprintf(w->out, "%s%s", i ? "," : "", event_fields[w->fields[i]].name);
+	fputs("\r\n", w->out);
+	w->header_done = true;
+	w->header_staged = w->queue != NULL;
+}
+
 static void write_record(vt_event_writer_t *w, const vmon_event_t *ev, const char *kind, double when, bool from_feed,
 			 unsigned long long lost)
 {
 	bool json = w->format == VT_FORMAT_JSON;
 
-	if (!json && !w->header_done) {
-		for (int i = 0; i < w->fields_nr; i++)
-			fprintf(w->out, "%s%s", i ? "," : "", event_fields[w->fields[i]].name);
-		fputs("\r\n", w->out);
-		w->header_done = true;
-		w->header_staged = w->queue != NULL;
-	}
+	write_header(w);
 	if (json)
 		fputc('{', w->out);
 	for (int i = 0; i < w->fields_nr; i++) {
@@ -526,6 +533,11 @@ int vt_event_writer_close(vt_event_writer_t *w, const volatile sig_atomic_t *sto
 	unsigned long long unwritten;
 	int err;
 
+	/* a csv of no events is a header alone, as -b's csv of no process is, not an empty file */
+	if (w->events && w->format == VT_FORMAT_CSV && !w->header_done && record_begin(w)) {
+		write_header(w);
+		record_end(w, 0);
+	}
 	if (!w->queue)
 		return vt_event_writer_error(w);
 	lost_record(w, 0, realtime_now(), true);

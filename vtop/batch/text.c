@@ -187,7 +187,9 @@ void batch_write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view, 
 				piece.text[0] = '-';
 				len = 1;
 			} else if ((size_t)len >= sizeof(piece.text)) {
-				len = (int)strlen(piece.text);	/* cut to the buffer, as printed before */
+				/* cut to the buffer between whole characters, "..." said (snprintf()'s cut may split one) */
+				vt_text_fit(piece.text, sizeof(piece.text) - 1, piece.text, strlen(piece.text));
+				len = (int)strlen(piece.text);
 			}
 			line_field(&line, &piece, (size_t)len, col->left && i + 1 < cfg->columns_nr ? -col->width :
 				   col->left ? 0 : col->width);

@@ -840,7 +840,7 @@ int vt_column_format(const vt_column_t *col, const vt_row_t *row, const vt_snaps
 		return format_hex(col->field, store, buf, size);
 	len = format_integer(col->field, store, buf, size);
 	if (len == -2)
-		len = vmon_field_format(col->field, store, buf, size, 0);
+		len = vmon_field_format(col->field, store, buf, size, snap ? snap->escape_flags : 0);
 	/* a count or a size is scaled to fit a person's column, never an id */
 	if (len >= 0 && !machine && col->kind == VT_VALUE_NUMBER && col->measure != VMON_KIND_id && len > col->width) {
 		char digits[32];
@@ -1009,7 +1009,8 @@ void vt_json_string(FILE *out, const char *escaped)
  * Escaped text (vmon_escape()'s output) into a fixed buffer.  When it does
  * not fit it is cut between two whole characters, never inside a UTF-8
  * sequence nor inside a \xNN or \\ escape, and "..." marks the cut, so that
- * a cut never reads as the whole or as something else.
+ * a cut never reads as the whole or as something else.  dst may be
+ * escaped itself (a text cut where it is).
  */
 void vt_text_fit(char *dst, size_t size, const char *escaped, size_t len)
 {
@@ -1018,7 +1019,7 @@ void vt_text_fit(char *dst, size_t size, const char *escaped, size_t len)
 	if (!size)
 		return;
 	if (len < size) {
-		memcpy(dst, escaped, len);
+		memmove(dst, escaped, len);
 		dst[len] = '\0';
 		return;
 	}
@@ -1039,7 +1040,7 @@ void vt_text_fit(char *dst, size_t size, const char *escaped, size_t len)
 			break;
 		n += step;
 	}
-	memcpy(dst, escaped, n);
+	memmove(dst, escaped, n);
 	memcpy(dst + n, "...", size > 4 ? 4 : 1);
 	if (size <= 4)
 		dst[n] = '\0';

@@ -521,6 +521,7 @@ static const char *user_name(vt_builder_t *b, uid_t uid)
 	char buf[1024], num[16];
 	const char *name;
 	char *copy;
+	size_t need;
 
 	for (int i = 0; i < b->users_nr; i++) {
 		if (b->users[i].uid == uid)
@@ -542,9 +543,12 @@ static const char *user_name(vt_builder_t *b, uid_t uid)
 		b->users = u;
 		b->users_cap = cap;
 	}
-	copy = strdup(name);
+	/* escaped as a command is: the user database is text anyone who can edit it (or NSS) chose */
+	need = vmon_escape(NULL, 0, name, strlen(name), b->escape_flags) + 1;
+	copy = malloc(need);
 	if (!copy)
 		return "?";
+	vmon_escape(copy, need, name, strlen(name), b->escape_flags);
 	b->users[b->users_nr].uid = uid;
 	b->users[b->users_nr].name = copy;
 	return b->users[b->users_nr++].name;
@@ -1607,6 +1611,7 @@ int vt_builder_build(vt_builder_t *b, vt_snapshot_t *snap, double sample_cpu_ms)
 	snap->sample_cpu_ms = sample_cpu_ms;
 	snap->source = vmon_sampler_name(vmon_get_sampler(vmon));
 	snap->threads_shown = b->threads;
+	snap->escape_flags = b->escape_flags;
 	snap->wchan_read = !(vmon->flags & VMON_FLAG_NO_WCHAN);
 	if (b->prev_boottime && boottime > b->prev_boottime)
 		dt_ticks = boottime - b->prev_boottime;

@@ -168,6 +168,7 @@ typedef struct vt_snapshot {
 	int			events_nr;
 	int			events_cap;
 	bool			threads_shown;	/* thread rows were asked for */
+	unsigned		escape_flags;	/* vmon_escape() flags its texts were escaped with (--ascii) */
 	bool			wchan_read;	/* the sample read wchan (asked for only while shown: VMON_FLAG_NO_WCHAN) */
 	bool			paused;
 	struct vt_files		*files;		/* the open files the files view asked for, or NULL */

@@ -43,10 +43,22 @@ const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size)
 			return t->snap->rows[i].user;
 	}
 	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
-		snprintf(buf, size, "%s", res->pw_name);
+		vmon_escape(buf, size, res->pw_name, strlen(res->pw_name), vt_config_escape_flags(t->cfg));
 	else
 		snprintf(buf, size, "%u", (unsigned)uid);
 	return buf;
+}
+
+/*
+ * A replay's pids are a log's: another process may have any of them now, so
+ * it is neither signalled nor reniced, and its open files, which a log does
+ * not record (vmon_log(5)), are not read from /proc either.
+ */
+bool tui_not_in_replay(tui_t *t, const char *what)
+{
+	if (t->replay)
+		tui_message(t, true, "a replay: %s", what);
+	return !t->replay;
 }
 
 const vt_row_t *tui_selected(const tui_t *t)

@@ -56,9 +56,10 @@ static const char *state_name(char s)
 	}
 }
 
-static void escaped(char *buf, size_t size, const char *s, size_t len)
+/* as the list escapes its texts (--ascii or not) */
+static void escaped(const tui_t *t, char *buf, size_t size, const char *s, size_t len)
 {
-	vmon_escape(buf, size, s, len, 0);
+	vmon_escape(buf, size, s, len, t->snap->escape_flags);
 }
 
 /*
@@ -99,7 +100,7 @@ static void add_field(page_t *p, const tui_t *t, const char *what, const vt_row_
 	char buf[4096];
 
 	if (vmon_field_present(desc, f, row->stores[store])) {
-		vmon_field_format(f, row->stores[store], buf, sizeof(buf), 0);
+		vmon_field_format(f, row->stores[store], buf, sizeof(buf), t->snap->escape_flags);
 		page_add(p, "%-18s %s", what, buf[0] ? buf : "(none)");
 	} else {
 		page_add(p, "%-18s %s", what, no_value_why(t, row, store, buf, sizeof(buf)));
@@ -116,7 +117,7 @@ static void add_exe(page_t *p, const tui_t *t, const vt_row_t *row)
 
 	if (proc && !vmon_field_present(desc, exe, row->stores[VMON_STORE_PROC_STAT])) {
 		if (vmon_field_present(desc, exe, proc->stores[VMON_STORE_PROC_STAT]) &&
-		    vmon_field_format(exe, proc->stores[VMON_STORE_PROC_STAT], buf, sizeof(buf), 0) >= 0)
+		    vmon_field_format(exe, proc->stores[VMON_STORE_PROC_STAT], buf, sizeof(buf), t->snap->escape_flags) >= 0)
 			page_add(p, "%-18s %s (its process's, %d)", "Executable:", buf, proc->pid);
 		else
 			page_add(p, "%-18s see its process, %d", "Executable:", proc->pid);
@@ -205,7 +206,7 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 	if (s && s->argc > 0 && s->argv) {
 		page_add(p, "Command line (%d argument%s):", s->argc, s->argc == 1 ? "" : "s");
 		for (int i = 0; i < s->argc && s->argv[i]; i++) {
-			escaped(buf, sizeof(buf), s->argv[i], strlen(s->argv[i]));
+			escaped(t, buf, sizeof(buf), s->argv[i], strlen(s->argv[i]));
 			page_add(p, "  [%d] %s", i, buf);
 		}
 	} else {
@@ -219,7 +220,7 @@ static void details_page(tui_t *t, page_t *p, const vt_row_t *row, int index)
 				      &vmon_proc_store_descs[VMON_STORE_PROC_ENV].fields[VMON_PROC_ENV_ENVV], env)) {
 		page_add(p, "Environment (%d variable%s):", env->envc, env->envc == 1 ? "" : "s");
 		for (int i = 0; i < env->envc && env->envv[i]; i++) {
-			escaped(buf, sizeof(buf), env->envv[i], strlen(env->envv[i]));
+			escaped(t, buf, sizeof(buf), env->envv[i], strlen(env->envv[i]));
 			page_add(p, "  %s", buf);
 		}
 	} else if (errors[VMON_STORE_PROC_ENV]) {
@@ -281,13 +282,21 @@ static void details_draw(tui_t *t)
 static panel_next_t details_key(tui_t *t, int ch)
 {
 	if (ch == 'k' || ch == KEY_F(9)) {
-		int line = vt_view_find_line(&t->view, t->snap, details.key.pid);
+		/*
+		 * This page's process, by pid and start time: not another that
+		 * took its pid since (the page shows the one that exited), nor
+		 * the processes tagged in the list.
+		 */
+		vt_key_t key = details.key;
+		int line = vt_view_find_line(&t->view, t->snap, key.pid);
+		const vt_row_t *row = line >= 0 ? vt_view_row(&t->view, t->snap, line) : NULL;
 
 		close_details(t);
-		if (line >= 0) {
+		if (!tui_not_in_replay(t, "its processes are not to be signalled"))
+			return PANEL_CLOSE;
+		if (row && row->start == key.start)
 			vt_view_pick(&t->view, t->snap, line);
-			dialog_open_kill(t);
-		}
+		dialog_open_kill_process(t, key);
 		return PANEL_CLOSE;
 	}
 	if (page_key(&details.scroll, ch) || ch == '\n' || ch == '\r' || ch == KEY_ENTER) {

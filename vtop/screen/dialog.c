@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "data/columns.h"
 #include "screen/dialog.h"
 
 /* linux/pidfd.h of Linux 6.9, newer than the headers this may be built with */
@@ -27,27 +28,17 @@
 #define PIDFD_THREAD	O_EXCL
 #endif
 
-bool dialog_targets_take(tui_t *t, dialog_targets_t *tg, bool tagged)
+/* tg's nr targets from keys(k), each a thread or not as the newest snapshot shows it; false, said why, if none */
+static bool targets_fill(tui_t *t, dialog_targets_t *tg, int nr, vt_key_t (*keys)(const tui_t *t, int k, const void *arg),
+			 const void *arg)
 {
-	const vt_row_t *sel = tui_selected(t);
-	int tagged_nr = tagged ? vt_view_tagged_nr(&t->view) : 0, nr = tagged_nr ? tagged_nr : sel ? 1 : 0;
-
-	dialog_targets_free(tg);
-	if (!nr) {
-		tui_message(t, true, "no process selected");
-		return false;
-	}
-	if (!tagged_nr && (sel->flags & VT_ROW_EXITED)) {
-		tui_message(t, true, "%d has exited: there is nothing to change", sel->pid);
-		return false;
-	}
 	tg->v = calloc((size_t)nr, sizeof(*tg->v));
 	if (!tg->v) {
 		tui_message(t, true, "out of memory");
 		return false;
 	}
 	for (int k = 0; k < nr; k++) {
-		vt_key_t key = tagged_nr ? vt_view_tagged_at(&t->view, k) : (vt_key_t){ sel->pid, sel->start };
+		vt_key_t key = keys(t, k, arg);
 		int i = vt_snapshot_find(t->snap, key.pid, key.start);
 
 		tg->v[k].pid = key.pid;
@@ -56,6 +47,49 @@ bool dialog_targets_take(tui_t *t, dialog_targets_t *tg, bool tagged)
 	}
 	tg->nr = nr;
 	return true;
+}
+
+static vt_key_t tagged_key(const tui_t *t, int k, const void *arg)
+{
+	(void)arg;
+	return vt_view_tagged_at(&t->view, k);
+}
+
+static vt_key_t given_key(const tui_t *t, int k, const void *arg)
+{
+	(void)t;
+	(void)k;
+	return *(const vt_key_t *)arg;
+}
+
+bool dialog_targets_take(tui_t *t, dialog_targets_t *tg, bool tagged)
+{
+	const vt_row_t *sel = tui_selected(t);
+	int tagged_nr = tagged ? vt_view_tagged_nr(&t->view) : 0;
+	vt_key_t key;
+
+	dialog_targets_free(tg);
+	if (tagged_nr)
+		return targets_fill(t, tg, tagged_nr, tagged_key, NULL);
+	if (!sel) {
+		tui_message(t, true, "no process selected");
+		return false;
+	}
+	key = (vt_key_t){ sel->pid, sel->start };
+	return dialog_targets_take_process(t, tg, key);
+}
+
+bool dialog_targets_take_process(tui_t *t, dialog_targets_t *tg, vt_key_t key)
+{
+	int i = vt_snapshot_find(t->snap, key.pid, key.start);
+
+	dialog_targets_free(tg);
+	/* (a row gone from the snapshot went with its exit: its pid may be another process's now) */
+	if (i < 0 || (t->snap->rows[i].flags & VT_ROW_EXITED)) {
+		tui_message(t, true, "%d has exited: there is nothing to change", key.pid);
+		return false;
+	}
+	return targets_fill(t, tg, 1, given_key, &key);
 }
 
 void dialog_targets_free(dialog_targets_t *tg)
@@ -95,6 +129,7 @@ static bool target_gone(const tui_t *t, const dialog_targets_t *tg, int k)
 
 void dialog_targets_text(const tui_t *t, const dialog_targets_t *tg, char *buf, size_t size)
 {
+	char command[41];
 	int i, gone = 0;
 
 	if (tg->nr != 1) {
@@ -106,7 +141,10 @@ void dialog_targets_text(const tui_t *t, const dialog_targets_t *tg, char *buf, 
 		return;
 	}
 	i = vt_snapshot_find(t->snap, tg->v[0].pid, tg->v[0].start);
-	snprintf(buf, size, "%d (%.40s)%s", tg->v[0].pid, i >= 0 ? t->snap->rows[i].command : "?",
+	/* the command cut between whole characters, never inside one or inside an escape ("..." says so) */
+	if (i >= 0)
+		vt_text_fit(command, sizeof(command), t->snap->rows[i].command, strlen(t->snap->rows[i].command));
+	snprintf(buf, size, "%d (%s)%s", tg->v[0].pid, i >= 0 ? command : "?",
 		 target_gone(t, tg, 0) ? ", which has exited" : "");
 }
 

@@ -26,6 +26,8 @@ typedef struct dialog_targets {
 
 /* the tagged processes (if tagged and there are any), else the selected one; false, said why, if none */
 bool dialog_targets_take(tui_t *t, dialog_targets_t *tg, bool tagged);
+/* the process of that identity alone; false, said why, if the newest snapshot shows it exited or gone */
+bool dialog_targets_take_process(tui_t *t, dialog_targets_t *tg, vt_key_t key);
 void dialog_targets_free(dialog_targets_t *tg);
 int dialog_target_pidfd(const dialog_target_t *target);
 /* "1234 (sleep)", "1234 (sleep), which has exited" or "3 tagged processes, 1 of them exited" */

@@ -36,14 +36,24 @@ static void kill_close(tui_t *t)
 	memset(&kd, 0, sizeof(kd));
 }
 
-void dialog_open_kill(tui_t *t)
+static void kill_open(tui_t *t)
 {
-	if (!dialog_targets_take(t, &kd.targets, true))
-		return;
 	kd.list = (dialog_list_t){ .nr = SIGNALS_NR, .sel = SIGTERM - 1 };
 	kd.typed = 0;
 	kd.signal = 0;
 	tui_open(t, &kill_panel);
+}
+
+void dialog_open_kill(tui_t *t)
+{
+	if (dialog_targets_take(t, &kd.targets, true))
+		kill_open(t);
+}
+
+void dialog_open_kill_process(tui_t *t, vt_key_t key)
+{
+	if (dialog_targets_take_process(t, &kd.targets, key))
+		kill_open(t);
 }
 
 static void signal_entry(const tui_t *t, int i, char *buf, size_t size)

@@ -413,24 +413,12 @@ static void act_help(tui_t *t);
 static void act_setup(tui_t *t) { setup_open(t); }
 static void act_events(tui_t *t) { event_log_open(t); }
 static void act_details(tui_t *t) { details_open(t); }
-/*
- * A replay's pids are a log's: another process may have any of them now, so
- * it is neither signalled nor reniced, and its open files, which a log does
- * not record (vmon_log(5)), are not read from /proc either.
- */
-static bool not_in_replay(tui_t *t, const char *what)
-{
-	if (t->replay)
-		tui_message(t, true, "a replay: %s", what);
-	return !t->replay;
-}
-
-static void act_files(tui_t *t) { if (not_in_replay(t, "a log does not record open files")) files_view_open(t); }
-static void act_kill(tui_t *t) { if (not_in_replay(t, "its processes are not to be signalled")) dialog_open_kill(t); }
-static void act_nice_down(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) dialog_open_renice(t, -1); }
-static void act_nice_up(tui_t *t) { if (not_in_replay(t, "its processes are not to be reniced")) dialog_open_renice(t, 1); }
-static void act_ioprio(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) dialog_open_ioprio(t); }
-static void act_affinity(tui_t *t) { if (not_in_replay(t, "its processes are not to be changed")) dialog_open_affinity(t); }
+static void act_files(tui_t *t) { if (tui_not_in_replay(t, "a log does not record open files")) files_view_open(t); }
+static void act_kill(tui_t *t) { if (tui_not_in_replay(t, "its processes are not to be signalled")) dialog_open_kill(t); }
+static void act_nice_down(tui_t *t) { if (tui_not_in_replay(t, "its processes are not to be reniced")) dialog_open_renice(t, -1); }
+static void act_nice_up(tui_t *t) { if (tui_not_in_replay(t, "its processes are not to be reniced")) dialog_open_renice(t, 1); }
+static void act_ioprio(tui_t *t) { if (tui_not_in_replay(t, "its processes are not to be changed")) dialog_open_ioprio(t); }
+static void act_affinity(tui_t *t) { if (tui_not_in_replay(t, "its processes are not to be changed")) dialog_open_affinity(t); }
 static void act_sort_menu(tui_t *t) { dialog_open_sort(t); }
 static void act_user_menu(tui_t *t) { dialog_open_user(t); }
 

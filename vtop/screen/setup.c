@@ -264,10 +264,30 @@ static void leave(tui_t *t)
 		tui_message(t, false, "settings saved to %s", t->cfg->config_path);
 }
 
+/*
+ * Every pane's selection on one of its rows.  Drawing keeps them so, but
+ * keys can come faster than the screen is drawn (two Enters in one read
+ * add two columns): each key acts on a selection made valid first, so
+ * that the second Enter adds the column that is now last, not one past
+ * the end.
+ */
+static void selections_clamp(const tui_t *t)
+{
+	for (int pane = 0; pane < PANES; pane++) {
+		int n = pane_count(t, pane);
+
+		if (setup.sel[pane] >= n)
+			setup.sel[pane] = n - 1;
+		if (setup.sel[pane] < 0)
+			setup.sel[pane] = 0;
+	}
+}
+
 static panel_next_t setup_key(tui_t *t, int ch)
 {
 	int pane = setup.pane, *sel = &setup.sel[pane];
 
+	selections_clamp(t);
 	switch (ch) {
 	case '\t':
 	case KEY_RIGHT:
@@ -329,8 +349,7 @@ static panel_next_t setup_key(tui_t *t, int ch)
 		leave(t);
 		return PANEL_CLOSE;
 	}
-	if (*sel < 0)
-		*sel = 0;
+	selections_clamp(t);
 	return PANEL_STAY;
 }
 

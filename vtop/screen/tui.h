@@ -88,6 +88,8 @@ void tui_rebuild(tui_t *t);
 void tui_toggle_pause(tui_t *t);
 const vt_row_t *tui_selected(const tui_t *t);
 const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size);
+/* false, with what on the message line, in a replay (-r), whose processes are not acted on */
+bool tui_not_in_replay(tui_t *t, const char *what);
 
 /* draw.c */
 int tui_text(int y, int x, int width, const char *s, int skip);
@@ -129,6 +131,8 @@ void event_log_open(tui_t *t);
 void files_view_open(tui_t *t);
 void setup_open(tui_t *t);
 void dialog_open_kill(tui_t *t);
+/* the kill dialog for one process, by its identity (the details page's), whatever is selected or tagged */
+void dialog_open_kill_process(tui_t *t, vt_key_t key);
 void dialog_open_renice(tui_t *t, int delta);
 void dialog_open_sort(tui_t *t);
 void dialog_open_user(tui_t *t);

@@ -537,8 +537,82 @@ try:
     out = vtop("-b", "-n", "1", "-d", "0.3", "--ascii").stdout
     check(all(b < 0x80 for b in out), "text --ascii: nothing but ASCII, tree lines included")
 
+    # --ascii in every text column, not the command's alone: a name (comm) of UTF-8
+    uname = "h\u00e9\u2713".encode()
+    ulink = os.path.join(tmp.encode(), uname)
+    os.symlink(b"/bin/sleep", ulink)
+    utf8_named = spawn([b"/bin/sh", b"-c", b'exec "$0" 600', ulink])
+    children.append(utf8_named)
+    time.sleep(0.3)
+    as_ascii = ("h" + "".join("\\x%02x" % b for b in "\u00e9\u2713".encode())).encode()
+    out = vtop("-b", "-n", "1", "-d", "0.2", "--ascii", "-p", str(utf8_named.pid), "-o", "pid,comm,command").stdout
+    check(all(b < 0x80 for b in out) and out.count(as_ascii) == 2,
+          "text --ascii: comm escaped as the command is (%r)" % out[-200:])
+    out = vtop("-b", "-n", "1", "-d", "0.2", "-p", str(utf8_named.pid), "-o", "pid,comm").stdout
+    check(uname in out, "text: comm of UTF-8 as it is without --ascii")
+
+    # a text column longer than the text format's piece (8 KiB): cut between whole characters, the cut marked
+    euros = spawn([b"/bin/sh", b"-c", b"sleep 600; :", b"vtop-euros", b"a" + "\u20ac".encode() * 5000])
+    children.append(euros)
+    time.sleep(0.2)
+    out = vtop("-b", "-n", "1", "-d", "0.2", "-p", str(euros.pid), "-o", "pid,cmdline").stdout
+    try:
+        line = [x for x in out.decode("utf-8").splitlines() if x.split()[:1] == [str(euros.pid)]]
+    except UnicodeDecodeError as e:
+        line = None
+        print("not UTF-8: %s" % e)
+    check(line and line[0].endswith("\u20ac...") and len(line[0].encode()) < 8300,
+          "text: a 15 kB command line cut at 8 KiB between two characters, marked ...")
+
+    # user names are the user database's text: escaped as a command is, the real text in json and csv
+    if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("setpriv"):
+        import pwd
+        uid = 54321
+        while True:
+            try:
+                pwd.getpwuid(uid)
+                uid += 1
+            except KeyError:
+                break
+        hostile = b"ev\x1b[31mil\\x41\xab"  # an escape sequence, a backslash, a byte that is not UTF-8
+        passwd = os.path.join(tmp, "passwd")
+        with open("/etc/passwd", "rb") as f:
+            content = f.read()
+        with open(passwd, "wb") as f:
+            f.write(content + hostile + b":x:%d:%d::/nonexistent:/usr/sbin/nologin\n" % (uid, uid))
+        os.chmod(passwd, 0o644)
+        owned = spawn(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "sleep", "600"])
+        children.append(owned)
+        time.sleep(0.3)
+        # vtop in a mount namespace of its own, where /etc/passwd holds that name (private: the host's is untouched)
+        in_ns = ["unshare", "-m", "sh", "-c", 'mount --bind "$0" /etc/passwd && exec "$@"', passwd, VTOP]
+        base = ["-b", "-n", "1", "-d", "0.2", "-p", str(owned.pid), "-o", "pid,user"]
+        env = dict(os.environ, XDG_CONFIG_HOME=tmp, LANG="C.UTF-8")
+        runs = {fmt: subprocess.run(in_ns + base + ["--format", fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=env, timeout=60) for fmt in ("text", "json", "csv")}
+        if any(r.returncode != 0 for r in runs.values()):
+            print("skip: hostile user names: vtop in a mount namespace failed (%r)" % runs["text"].stderr[:200])
+        else:
+            out = runs["text"].stdout
+            no_controls(out, "text, a user name with an escape sequence")
+            check(escaped(hostile).encode() in out, "text: the user name escaped (%r)" % out[-120:])
+            frames = rows_of_format("json", runs["json"].stdout, "hostile user, json")
+            rows = [x for x in (frames[-1] if frames else []) if x["pid"] == owned.pid]
+            check(rows and rows[0]["user"] == real(hostile), "json: the user name's real text (%r)" % rows[:1])
+            _, crows = parse_csv(runs["csv"].stdout, "hostile user, csv")
+            crows = [x for x in crows or [] if x["pid"] == str(owned.pid)]
+            check(crows and crows[-1]["user"] == real(hostile), "csv: the user name's real text (%r)" % crows[-1:])
+    else:
+        print("skip: hostile user names: not root, or no unshare or setpriv")
+
     # --- --events ---
     env = dict(os.environ, XDG_CONFIG_HOME=tmp)
+    # csv with no event is its header alone, not an empty file
+    quiet = spawn(["/bin/sleep", "600"])
+    children.append(quiet)
+    out = vtop("--events", "--format", "csv", "-n", "1", "-d", "0.2", "-p", str(quiet.pid)).stdout
+    rows = list(csv.reader(io.StringIO(out.decode("utf-8"), newline="")))
+    check(len(rows) == 1 and rows[0][:2] == ["kind", "time"], "--events csv, no event: the header alone (%r)" % out[:200])
     f = json.loads(vtop("-b", "-n", "1", "-d", "0.2", "--format", "json").stdout.decode("utf-8").splitlines()[-1])
     feed_on = not f["feed"].startswith("none")
     print("the feed: %s" % f["feed"])

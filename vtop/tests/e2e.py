@@ -263,6 +263,29 @@ try:
         time.sleep(0.1)
     check(os.path.exists(path) and "columns = pid," in open(path).read(), "leaving setup saves vtoprc")
 
+    def saved_columns():
+        m = re.search(r"^columns = (.*)$", open(path).read(), re.M) if os.path.exists(path) else None
+        return m.group(1).split(",") if m else []
+
+    # two Enters in one write, on the last column to add: both act on a column that is there (the
+    # second read one past the end of the list: ASan's SEGV)
+    before = saved_columns()
+    os.unlink(path)
+    keys("F2")
+    wait_for(lambda s: "Columns shown" in s and "Columns to add" in s, "F2 again: the setup screen")
+    keys("Right", "End")
+    time.sleep(0.3)
+    keys("Enter", "Enter")
+    time.sleep(0.5)
+    check(vtop_alive(), "setup: two Enters at once on the last column to add, vtop still runs")
+    keys("Escape")
+    deadline = time.time() + 5
+    while not os.path.exists(path) and time.time() < deadline:
+        time.sleep(0.1)
+    after = saved_columns()
+    check(len(after) == len(before) + 2 and len(set(after)) == len(after) and set(before) <= set(after),
+          "setup: the two Enters added two columns, each once (%s, then %s)" % (before, after))
+
     keys("q")
     deadline = time.time() + 5
     while vtop_alive() and time.time() < deadline:

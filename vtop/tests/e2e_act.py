@@ -11,6 +11,9 @@ died, their nice values read back with getpriority).
 - A pid reused while the screen is paused (as root: the old sleeper reaped,
   a new one made at its pid): kill and renice, from the old snapshot, must
   not reach the new process.
+- k on the details page is for the process the page shows: not for the
+  processes tagged in the list, and not, once that process has exited, for
+  another made at its pid (as root).
 """
 
 import os
@@ -75,7 +78,7 @@ tmp = tempfile.mkdtemp(prefix="vtop-e2e-act-")
 children = []
 try:
     run = "1%07d" % os.getpid()
-    tag_arg, third_arg, gone_arg, reuse_arg, new_arg = (run + k for k in ("1", "2", "3", "4", "5"))
+    tag_arg, third_arg, gone_arg, reuse_arg, new_arg, detail_arg = (run + k for k in ("1", "2", "3", "4", "5", "6"))
     tagged = [spawn(["/bin/sleep", tag_arg + str(i)]) for i in range(2)]
     third = spawn(["/bin/sleep", third_arg])
     children.extend(tagged + [third])
@@ -186,6 +189,56 @@ try:
     else:
         reused_while_paused(reuse_arg + "1", ["/bin/sleep", new_arg + "1"], renice_reused)
         reused_while_paused(reuse_arg + "2", ["/bin/sleep", new_arg + "2"], kill_reused)
+
+    # --- k on the details page: the process the page shows, not the tagged ones ---
+    shown = spawn(["/bin/sleep", detail_arg + "1"])
+    tagged_other = spawn(["/bin/sleep", detail_arg + "2"])
+    children.extend([shown, tagged_other])
+    keys("U")
+    filter_to(detail_arg + "2")
+    wait_for(lambda s: row(s, tagged_other.pid), "a sleeper to tag is listed")
+    keys("Space")
+    wait_for(lambda s: re.search(r"\b1 tagged\s*$", header_line(s)), "Space: 1 tagged")
+    filter_to(detail_arg + "1")
+    wait_for(lambda s: row(s, shown.pid), "the sleeper whose details are shown is listed")
+    keys("Enter")
+    wait_for(lambda s: re.search(r"^ Process %d\b" % shown.pid, s), "Enter: its details page")
+    keys("k")
+    s = wait_for(lambda s: "Send a signal to %d (" % shown.pid in s,
+                 "k on the details page: the signal menu for the process shown")
+    check(s and "tagged" not in s.split("Send a signal", 1)[1].split("\n", 1)[0],
+          "and not for the one tagged in the list")
+    keys("Escape", "U")
+
+    # --- k on the details page of a process that exited, its pid another's now: nothing to change ---
+    def details_kill_reused():
+        old = spawn(["/bin/sleep", detail_arg + "3"])
+        children.append(old)
+        filter_to(detail_arg + "3")
+        wait_for(lambda s: row(s, old.pid), "a sleeper whose pid will be reused is listed")
+        keys("Enter")
+        wait_for(lambda s: re.search(r"^ Process %d\b" % old.pid, s), "Enter: its details page")
+        pid = old.pid
+        kill_all([old])
+        time.sleep(0.05)  # a later clock tick: the new process's start time differs
+        new = make_at_pid(pid, ["/bin/sleep", detail_arg + "4"])
+        if not new:
+            print("SKIP (part): could not make a process at pid %d again" % pid)
+            keys("Escape")
+            return
+        children.append(new)
+        wait_for(lambda s: re.search(r"^ Process %d\b" % pid, s) and ("(exited)" in s or "no longer there" in s),
+                 "the details page shows its process exited, its pid another's now")
+        keys("k")
+        wait_for(lambda s: "%d has exited: there is nothing to change" % pid in s,
+                 "k: no signal menu, the page's process has exited")
+        time.sleep(0.3)
+        check(new.poll() is None, "the process now at pid %d is alive" % pid)
+
+    if os.geteuid() != 0:
+        print("SKIP (part): a process at a chosen pid needs root (ns_last_pid)")
+    else:
+        details_kill_reused()
 
     term.quit()
 finally:

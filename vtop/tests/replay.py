@@ -370,6 +370,11 @@ try:
         wait_for(lambda s: "not to be signalled" in s, "k: no signal to a recorded pid")
         tmux("send-keys", "-t", "vt", "l")
         wait_for(lambda s: "does not record open files" in s, "l: no open files of a recorded pid")
+        tmux("send-keys", "-t", "vt", "Enter")
+        wait_for(lambda s: re.search(r"^ Process \d+", s), "Enter: the details page of a recorded process")
+        tmux("send-keys", "-t", "vt", "k")
+        wait_for(lambda s: "not to be signalled" in s and not re.search(r"^ Process \d+", s),
+                 "k on the details page: no signal to a recorded pid either")
         tmux("send-keys", "-t", "vt", "Z")
         wait_for(lambda s: sample_of(s) == 31 and " END, " in s,
                  "Z: plays on to the end of the log, its sample 31")
