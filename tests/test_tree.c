@@ -435,6 +435,50 @@ static void test_monitored_node_dies(void **state)
 	finish(&fx, &vmon);
 }
 
+/* a dtor that lets go of the caller's hold on the node it is told about, as a client's bookkeeping does */
+static void on_dtor_unmonitor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	record('D', vmon, proc, NULL);
+	if (proc->pid == 300 || proc->pid == 500)
+		vmon_proc_unmonitor(vmon, proc, NULL, NULL);
+}
+
+/*
+ * vmon(3) allows an unmonitor from a dtor.  At vmon_destroy(), the dtor of
+ * a monitored followed child that died (detached: out of the tree, its
+ * memory waiting for the caller) unmonitors it: the node was forgotten a
+ * second time from inside its own forgetting, and freed twice (ASan's
+ * use after free, glibc's double free).  Each dtor runs once, the live
+ * monitored node's too, and finish() checks one dtor for each ctor.
+ */
+static void test_dtor_unmonitors_at_destroy(void **state)
+{
+	fixture_t fx;
+	vmon_t vmon;
+	vmon_proc_t *leaf;
+
+	make_tree(&fx);
+	start(&fx, &vmon, VMON_FLAG_NONE);
+	assert_non_null(vmon_proc_monitor(&vmon, 100, VMON_WANT_PROC_INHERIT, NULL, NULL));
+	assert_non_null(vmon_proc_monitor(&vmon, 500, VMON_WANT_PROC_INHERIT, NULL, NULL));
+	assert_true(vmon_sample(&vmon));
+	leaf = vmon_proc_monitor(&vmon, 300, VMON_WANT_PROC_INHERIT, NULL, NULL);
+	assert_non_null(leaf);
+	assert_true(vmon_sample(&vmon));
+	fixture_remove(&fx, "300");
+	fixture_children(&fx, 200, (const int[]){ 301 }, 1);
+	assert_true(vmon_sample(&vmon));	/* stale */
+	assert_true(leaf->is_stale);
+	assert_true(vmon_sample(&vmon));	/* out of the tree, held by the caller */
+	assert_int_equal(count('D', 300), 0);
+	vmon.proc_dtor_cb = on_dtor_unmonitor;
+	vmon_destroy(&vmon);
+	assert_int_equal(count('D', 300), 1);
+	assert_int_equal(count('D', 500), 1);
+	assert_int_equal(count('D', 100), 1);
+	fixture_free(&fx);
+}
+
 /* vmon_proc_unmonitor() between samples: the followed subtree goes, separately monitored nodes stay */
 static void test_unmonitor(void **state)
 {
@@ -723,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_callbacks_proc_all),
 		cmocka_unit_test(test_callbacks_proc_all_counted),
 		cmocka_unit_test(test_monitored_node_dies),
+		cmocka_unit_test(test_dtor_unmonitors_at_destroy),
 		cmocka_unit_test(test_unmonitor),
 		cmocka_unit_test(test_unmonitor_in_callback),
 		cmocka_unit_test(test_remonitor_in_callback),

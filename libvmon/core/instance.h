@@ -58,6 +58,7 @@ struct _vmon_internal {
 	int		in_sample;
 	int		user;		/* the user code running: USER_* */
 	bool		unmonitor_pending;	/* some node's unmonitor_pending is set */
+	bool		destroying;	/* vmon_destroy() is freeing every node: a dtor's unmonitor has nothing to let go */
 	bool		monitors_changed;	/* the top of the tree changed between samples */
 	proc_node_t	**snapshot;	/* the processes to sample in this pass */
 	size_t		snapshot_cap;

@@ -83,7 +83,7 @@ struct node_due {
  */
 struct node_life {
 	int			monitors;	/* vmon_proc_monitor() references */
-	/* (bits: eleven bools in two bytes, so that the part is 40 bytes and not 48) */
+	/* (bits: twelve bools in two bytes, so that the part is 40 bytes and not 48) */
 	bool			confirmed : 1;	/* in the tree for the caller: its ctor has run, its dtor will */
 	bool			exec_pending : 1;	/* re-read cmdline and exe */
 	bool			retry : 1;	/* a store failed in the last pass: read it all again (sample_node_busy()) */
@@ -95,6 +95,7 @@ struct node_life {
 	bool			unmonitor_pending : 1;	/* unmonitored during vmon_sample(): remove at its end */
 	bool			exit_seen : 1;	/* the feed applied its exit (exit_ns is its time) */
 	bool			leader_gone : 1;	/* the feed saw its leader thread exit while others ran on */
+	bool			freeing : 1;	/* node_forget() runs its dtor and frees it: unmonitors are too late */
 	unsigned long long	exit_ns;
 	unsigned long long	ended_seq;	/* its entry in the ended table + 1 (ended.c), 0: none */
 	list_head_t		stale_link;	/* in one of the lists above */

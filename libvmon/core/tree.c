@@ -498,6 +498,8 @@ void node_stale_now(vmon_t *vmon, proc_node_t *node)
 	make_stale(vmon, node);
 }
 
+static void leave_or_forget(vmon_t *vmon, proc_node_t *node, bool ended);
+
 /*
  * The node leaves the live index: its process ended (ended), or it left
  * the subtree the caller watches.  Its threads leave with it.  Outside
@@ -535,8 +537,8 @@ static void node_leave(vmon_t *vmon, proc_node_t *node, bool ended)
 	}
 
 	if (!proc->is_thread) {
-		list_for_each_entry(child, &proc->threads, threads)
-			node_leave(vmon, node_of(child), ended || !procfs_node_exists(vmon, node_of(child)));
+		list_for_each_entry_safe(child, tmp, &proc->threads, threads)
+			leave_or_forget(vmon, node_of(child), ended || !procfs_node_exists(vmon, node_of(child)));
 	}
 	if (!(vmon->flags & VMON_FLAG_PROC_ALL)) {
 		list_for_each_entry_safe(child, tmp, &proc->children, siblings) {
@@ -545,9 +547,26 @@ static void node_leave(vmon_t *vmon, proc_node_t *node, bool ended)
 			if (node_of(child)->life.monitors && alive)
 				node_attach(vmon, node_of(child), NULL);
 			else
-				node_leave(vmon, node_of(child), !alive);
+				leave_or_forget(vmon, node_of(child), !alive);
 		}
 	}
+}
+
+/*
+ * A thread or a followed child that leaves with the node above it: one the
+ * caller was never told of (no first read yet, no ctor: made by the read of
+ * its parent's children or threads in this very pass, which then found the
+ * parent gone) is forgotten at once, as a node listed and gone before its
+ * first read is (vmon(3)).  Left in the tree, it showed is_new, then
+ * is_stale, with no stat store and no ctor.  (It has no children or threads
+ * of its own: those come from its reads.)
+ */
+static void leave_or_forget(vmon_t *vmon, proc_node_t *node, bool ended)
+{
+	if (!node->life.confirmed && !node->life.left)
+		node_forget(vmon, node);
+	else
+		node_leave(vmon, node, ended);
 }
 
 void node_end(vmon_t *vmon, proc_node_t *node)
@@ -682,6 +701,7 @@ void node_forget(vmon_t *vmon, proc_node_t *node)
 			return;
 		}
 	}
+	node->life.freeing = true;
 	if (node->life.confirmed && vmon->proc_dtor_cb) {
 		int prev = user_enter(vmon->internal, USER_NOTIFY);
 

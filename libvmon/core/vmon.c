@@ -369,6 +369,7 @@ void vmon_destroy(vmon_t *vmon)
 		/* from a callback: the tree is being walked (vmon_destroy(3)) */
 		if (in->in_sample || in->user != USER_NONE)
 			return;
+		in->destroying = true;
 		feed_close(vmon);
 		source_close(vmon);
 		/* those out of the index first (stale, ended, detached...), then the live */
@@ -1078,6 +1079,14 @@ void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
 	if (source_has(vmon, SOURCE_NOT_LIVE))
 		return;
 	node = node_of(proc);
+	/*
+	 * From a dtor: the node whose dtor runs is being freed, and at
+	 * vmon_destroy() every node is, the others on its lists too.  The
+	 * caller's hold goes with it; forgotten here again, it was freed twice
+	 * (or the next node of vmon_destroy()'s walk under it).
+	 */
+	if (vmon->internal->destroying || node->life.freeing)
+		return;
 	if (sample_cb) {
 		vmon_proc_callback_t *cb = find_callback(proc, sample_cb, sample_cb_arg);
 
