@@ -1314,6 +1314,56 @@ static void test_unread_child_of_dying_parent(void **state)
 }
 
 /*
+ * Unmonitored from its own callback while at the top, then found in the
+ * same pass to be a child of a process monitored with FOLLOW_CHILDREN,
+ * walked after it: the removal deferred to the end of the pass must find
+ * the tree holding it, and only the caller's reference goes.  It went
+ * instead, dtor and all, from under its parent: the next sample made a
+ * second node for the same process, new again.
+ */
+static void test_unmonitor_in_callback_then_followed(void **state)
+{
+	puppet_t a, b;
+	vmon_t vmon;
+	vmon_proc_t *na, *nb;
+
+	puppet_spawn(&a);
+	puppet_fork(&a, &b, true);
+	live_init(&vmon, NULL, VMON_FLAG_NONE, VMON_WANT_PROC_STAT, -1);
+	memset(&cb, 0, sizeof(cb));
+	cb.unmonitor_self = true;
+	/* b first: at the top when its callback runs, before a's walk finds it */
+	nb = vmon_proc_monitor(&vmon, b.pid, VMON_WANT_PROC_INHERIT, on_proc, "b");
+	assert_non_null(nb);
+	na = vmon_proc_monitor(&vmon, a.pid, VMON_WANT_PROC_STAT | VMON_WANT_PROC_FOLLOW_CHILDREN, NULL, NULL);
+	assert_non_null(na);
+	sample(&vmon);
+	assert_string_equal(cb.log, "b ");
+	assert_ptr_equal(must_child(&vmon, na, b.pid), nb);
+	assert_int_equal(nb->refcnt, 1);	/* the tree's */
+	assert_int_equal(dtors(b.pid), 0);
+
+	log_reset();
+	sample(&vmon);
+	assert_string_equal(cb.log, "");
+	assert_ptr_equal(must_child(&vmon, na, b.pid), nb);
+	assert_false(nb->is_new);
+	assert_int_equal(ctors(b.pid), 1);
+	assert_int_equal(dtors(b.pid), 0);
+
+	/* the tree's to free, as any followed child's */
+	puppet_exit(&b, 0);
+	puppet_reap(&a, b.pid);
+	sample(&vmon);
+	assert_true(nb->is_stale);
+	sample(&vmon);
+	assert_null(find_child(&vmon, na, b.pid));
+	assert_int_equal(dtors(b.pid), 1);
+	vmon_proc_unmonitor(&vmon, na, NULL, NULL);
+	vmon_destroy(&vmon);
+}
+
+/*
  * A child found by its parent's listing whose first read fails with an
  * error that does not mean "gone" (EIO here): it is in the tree the caller
  * walks, so it has had its ctor, carries the error, and reads normally once
@@ -1613,6 +1663,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_pid_reuse, teardown),
 		cmocka_unit_test_teardown(test_tid_reuse, teardown),
 		cmocka_unit_test_teardown(test_callbacks, teardown),
+		cmocka_unit_test_teardown(test_unmonitor_in_callback_then_followed, teardown),
 		cmocka_unit_test_teardown(test_unreadable_at_first, teardown),
 		cmocka_unit_test_teardown(test_unread_child_of_dying_parent, teardown),
 		cmocka_unit_test_teardown(test_monitor_thread_id, teardown),

@@ -835,6 +835,20 @@ static void clear_pass_flags(vmon_t *vmon)
 	vmon->activity = 0;
 }
 
+/*
+ * Does the tree hold the node without the caller's references: PROC_ALL,
+ * a followed child, a thread, or gone and not yet freed?  The last
+ * vmon_proc_unmonitor() then leaves it where it is, now or at the end of
+ * the pass it was deferred to.
+ */
+static bool node_held_by_tree(vmon_t *vmon, proc_node_t *node)
+{
+	const vmon_proc_t *proc = &node->pub;
+
+	return (vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent || proc->is_thread ||
+	       (node->life.left && !node->life.exited);
+}
+
 int vmon_sample(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -927,9 +941,17 @@ again:
 		proc_node_t *node = node_of(proc);
 
 		if (node->life.unmonitor_pending) {
-			next = tree_next(vmon, proc, false);
 			node->life.unmonitor_pending = false;
-			node_remove_subtree(vmon, node);
+			/*
+			 * Asked while it was at the top, but the tree may hold
+			 * it by now: a walk later in this pass found it a child
+			 * of a process followed with FOLLOW_CHILDREN.  Only the
+			 * caller's reference went, then (already dropped).
+			 */
+			if (!node_held_by_tree(vmon, node)) {
+				next = tree_next(vmon, proc, false);
+				node_remove_subtree(vmon, node);
+			}
 		}
 		proc = next;
 	}
@@ -1109,8 +1131,7 @@ void vmon_proc_unmonitor(vmon_t *vmon, vmon_proc_t *proc,
 		node_forget(vmon, node);
 		return;
 	}
-	/* the tree still holds it: PROC_ALL, a followed child, a thread, or gone and not yet freed */
-	if ((vmon->flags & VMON_FLAG_PROC_ALL) || proc->parent || proc->is_thread || (node->life.left && !node->life.exited))
+	if (node_held_by_tree(vmon, node))
 		return;
 	/* during a pass, or from a ctor or dtor, it leaves at the end of the (next) pass */
 	if (vmon->internal->in_sample || vmon->internal->user != USER_NONE) {
