@@ -4,9 +4,9 @@
  * and in PROC_ALL, exec, threads coming and going (PROC_FOLLOW_THREADS),
  * exit and zombies, a read that finds a live process gone, re-parenting to a subreaper and to init, PID and thread
  * id reuse in a PID namespace of our own (root), callbacks and 2PASS,
- * unmonitor from a callback, a grandchild listed by a parent that dies
- * before its own reads end, another user's io (EACCES) and exe, and
- * escaping in the dump.  What the library reports is checked against what
+ * monitor and unmonitor from a callback, a grandchild listed by a parent
+ * that dies before its own reads end, another user's io (EACCES) and exe,
+ * and escaping in the dump.  What the library reports is checked against what
  * the children were told to do and against /proc read directly.
  */
 #include "config.h"
@@ -1498,6 +1498,69 @@ static void test_2pass(void **state)
 }
 
 /*
+ * A process monitored from a sample callback.  Without 2PASS the walk goes
+ * on to the new top-level node and reads it in the same sample; with 2PASS
+ * every read is over when the callbacks run, so the node waits for the next
+ * sample.  Either way its callback first runs in the sample that first
+ * reads it, with its stat store filled and is_new set: a callback run
+ * before that read finds no comm, and is_new spent before the read.
+ */
+static struct {
+	pid_t	pid;
+	vmon_proc_t *node;
+	int	runs;
+	int	first_generation;
+	bool	first_new;
+	bool	always_read;	/* every run: read in this sample, with a comm */
+} late;
+
+static void on_late_proc(vmon_t *vmon, void *sample_arg, vmon_proc_t *proc, void *arg)
+{
+	if (late.runs++ == 0) {
+		late.first_generation = vmon->generation;
+		late.first_new = proc->is_new;
+	}
+	if (proc->generation != vmon->generation || !pstat(proc) || !pstat(proc)->comm.array)
+		late.always_read = false;
+}
+
+static void on_monitor_late(vmon_t *vmon, void *sample_arg, vmon_proc_t *proc, void *arg)
+{
+	if (!late.node)
+		late.node = vmon_proc_monitor(vmon, late.pid, VMON_WANT_PROC_INHERIT, on_late_proc, NULL);
+}
+
+static void test_monitor_in_callback(void **state)
+{
+	for (int twopass = 0; twopass < 2; twopass++) {
+		int first_sample = twopass ? 2 : 1;
+		puppet_t a, b;
+		vmon_t vmon;
+
+		puppet_spawn(&a);
+		puppet_spawn(&b);
+		live_init(&vmon, NULL, twopass ? VMON_FLAG_2PASS : VMON_FLAG_NONE, VMON_WANT_PROC_STAT, -1);
+		memset(&late, 0, sizeof(late));
+		late.pid = b.pid;
+		late.always_read = true;
+		assert_non_null(vmon_proc_monitor(&vmon, a.pid, VMON_WANT_PROC_INHERIT, on_monitor_late, NULL));
+		for (int n = 1; n <= 3; n++) {
+			sample(&vmon);
+			assert_non_null(late.node);
+			assert_int_equal(late.runs, n >= first_sample ? n - first_sample + 1 : 0);
+			if (n >= first_sample)
+				assert_int_equal(late.node->is_new, n == first_sample);
+		}
+		assert_int_equal(late.first_generation, first_sample);
+		assert_true(late.first_new);
+		assert_true(late.always_read);
+		assert_int_equal(pstat(late.node)->pid, b.pid);
+		vmon_destroy(&vmon);
+		puppets_cleanup();
+	}
+}
+
+/*
  * Another user's process: its io cannot be read (EACCES, recorded in
  * errors[PROC_IO]), nor its exe link (an expected limit: exe is absent and
  * PROC_STAT has no error); the rest of its stat store is there.  As root, a
@@ -1668,6 +1731,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_unread_child_of_dying_parent, teardown),
 		cmocka_unit_test_teardown(test_monitor_thread_id, teardown),
 		cmocka_unit_test_teardown(test_2pass, teardown),
+		cmocka_unit_test_teardown(test_monitor_in_callback, teardown),
 		cmocka_unit_test_teardown(test_eacces, teardown),
 		cmocka_unit_test_teardown(test_dump_escapes, teardown),
 	};

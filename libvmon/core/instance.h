@@ -56,6 +56,7 @@ struct _vmon_internal {
 	double		due_base;	/* ... when the instance was made: due times count from it */
 	long		page_size;
 	int		in_sample;
+	bool		reads_done;	/* the callbacks after every read of the pass run: a node made now is read in the next */
 	int		user;		/* the user code running: USER_* */
 	bool		unmonitor_pending;	/* some node's unmonitor_pending is set */
 	bool		destroying;	/* vmon_destroy() is freeing every node: a dtor's unmonitor has nothing to let go */

@@ -205,7 +205,8 @@ proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc
 	node->fds.pass_schedstat_fd = -1;
 	node->fds.status_fd = -1;
 	node->pass.seen = vmon->generation;
-	node->pass.born = in->in_sample ? vmon->generation : vmon->generation + 1;
+	/* made once the pass's reads are over (a 2PASS or PROC_ALL callback's monitor): new in the pass that reads it */
+	node->pass.born = in->in_sample && !in->reads_done ? vmon->generation : vmon->generation + 1;
 	node->life.exec_pending = true;
 
 	if (pidmap_put(is_thread ? &in->threads : &in->procs, pid, node) < 0) {

@@ -605,7 +605,12 @@ static void run_callbacks(vmon_t *vmon, vmon_proc_t *proc)
 	unsigned run = ++in->callback_run;
 	vmon_proc_callback_t *cb;
 
-	if (list_empty(&proc->sample_callbacks))
+	/*
+	 * Monitored by a callback after this pass's reads (2PASS, PROC_ALL):
+	 * nothing was read of it yet, and its callbacks would see empty
+	 * stores; it is read, new, and its callbacks run, in the next pass.
+	 */
+	if (list_empty(&proc->sample_callbacks) || node_of(proc)->pass.born > vmon->generation)
 		return;
 	for (cb = list_first_entry(&proc->sample_callbacks, vmon_proc_callback_t, callbacks); cb; cb = in->callback_next) {
 		in->callback_next = callback_after(proc, cb);
@@ -929,8 +934,10 @@ again:
 	node_settle(vmon);
 	/* (a walk of every node to find none with a callback: vtop's case, 2 % of its CPU at 10,000 processes) */
 	if ((vmon->flags & (VMON_FLAG_PROC_ALL | VMON_FLAG_2PASS)) && in->callbacks_nr) {
+		in->reads_done = true;
 		for (proc = tree_first_postorder(vmon); proc; proc = tree_next_postorder(vmon, proc))
 			run_callbacks(vmon, proc);
+		in->reads_done = false;
 	}
 	/* (a callback that monitored a process made nothing leave: the tree is still settled) */
 	feed_flush(vmon);
