@@ -196,7 +196,15 @@ proc_node_t *node_new(vmon_t *vmon, int pid, int tgid, bool is_thread, vmon_proc
 	INIT_LIST_HEAD(&node->life.stale_link);
 	node->pub.pid = pid;
 	node->pub.is_thread = is_thread;
-	node->pub.is_new = 1;
+	/*
+	 * New in the pass that first reads it: this one, or (monitored between
+	 * samples) the next, where it is visible new before it until then, as
+	 * in the original.  Made once this pass's reads are over (a 2PASS or
+	 * PROC_ALL callback's monitor), the caller sees this sample's tree with
+	 * it unread: not new yet, or it would be new in two samples; its first
+	 * read sets it (sample_node_busy()).
+	 */
+	node->pub.is_new = !(in->in_sample && in->reads_done);
 	node->pub.array_hint_pos = -1;
 	node->pub.wants = wants;
 	node->tgid = tgid;
@@ -564,9 +572,12 @@ static void node_leave(vmon_t *vmon, proc_node_t *node, bool ended)
  */
 static void leave_or_forget(vmon_t *vmon, proc_node_t *node, bool ended)
 {
-	if (!node->life.confirmed && !node->life.left)
+	if (!node->life.confirmed && !node->life.left) {
+		/* (gone too: it vanished before its first read; else it only left the watched subtree) */
+		if (ended)
+			vmon->internal->stats.vanished++;
 		node_forget(vmon, node);
-	else
+	} else
 		node_leave(vmon, node, ended);
 }
 

@@ -521,6 +521,9 @@ static enum sampled sample_node_busy(vmon_t *vmon, proc_node_t *node)
 
 	proc->generation = vmon->generation;
 	node->pass.seen = vmon->generation;
+	/* (one made after the last pass's reads is new from its first read on: node_new()) */
+	if (node->pass.born == vmon->generation)
+		proc->is_new = 1;
 	node_confirm(vmon, node);
 	/*
 	 * A node a store of which failed in the last pass for a reason that

@@ -84,6 +84,10 @@ bool dialog_targets_take_process(tui_t *t, dialog_targets_t *tg, vt_key_t key)
 	int i = vt_snapshot_find(t->snap, key.pid, key.start);
 
 	dialog_targets_free(tg);
+	if (!t->snap->seq) {
+		tui_message(t, true, "no sample to act on: none taken yet, or the last one failed");
+		return false;
+	}
 	/* (a row gone from the snapshot went with its exit: its pid may be another process's now) */
 	if (i < 0 || (t->snap->rows[i].flags & VT_ROW_EXITED)) {
 		tui_message(t, true, "%d has exited: there is nothing to change", key.pid);
