@@ -23,8 +23,12 @@ def check(cond, what):
 
 
 def die_with_parent():
-    """In a child before exec: SIGKILL when the test dies, whatever way it dies."""
+    """In a child before exec: SIGKILL when the test dies, whatever way it dies; and the signals that
+    stop vtop at their defaults, whatever the test inherited (a shell's background job ignores SIGINT,
+    and vtop keeps a signal ignored when it started ignored, as nohup asks)."""
     ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def spawn(argv, **kw):
