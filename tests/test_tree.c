@@ -444,39 +444,71 @@ static void on_dtor_unmonitor(vmon_t *vmon, vmon_proc_t *proc)
 }
 
 /*
+ * 100 followed (and 500 monitored at the top), then 300 monitored too and
+ * dead: after two samples it is out of the tree, its memory held by the
+ * caller, its dtor waiting for the last vmon_proc_unmonitor().
+ */
+static vmon_proc_t *detached_leaf(fixture_t *fx, vmon_t *vmon)
+{
+	vmon_proc_t *leaf;
+
+	make_tree(fx);
+	start(fx, vmon, VMON_FLAG_NONE);
+	assert_non_null(vmon_proc_monitor(vmon, 100, VMON_WANT_PROC_INHERIT, NULL, NULL));
+	assert_non_null(vmon_proc_monitor(vmon, 500, VMON_WANT_PROC_INHERIT, NULL, NULL));
+	assert_true(vmon_sample(vmon));
+	leaf = vmon_proc_monitor(vmon, 300, VMON_WANT_PROC_INHERIT, NULL, NULL);
+	assert_non_null(leaf);
+	assert_true(vmon_sample(vmon));
+	fixture_remove(fx, "300");
+	fixture_children(fx, 200, (const int[]){ 301 }, 1);
+	assert_true(vmon_sample(vmon));	/* stale */
+	assert_true(leaf->is_stale);
+	assert_true(vmon_sample(vmon));	/* out of the tree, held by the caller */
+	assert_int_equal(count('D', 300), 0);
+	return leaf;
+}
+
+/*
  * vmon(3) allows an unmonitor from a dtor.  At vmon_destroy(), the dtor of
- * a monitored followed child that died (detached: out of the tree, its
- * memory waiting for the caller) unmonitors it: the node was forgotten a
- * second time from inside its own forgetting, and freed twice (ASan's
- * use after free, glibc's double free).  Each dtor runs once, the live
- * monitored node's too, and finish() checks one dtor for each ctor.
+ * a monitored followed child that died (detached) unmonitors it: the node
+ * was forgotten a second time from inside its own forgetting, and freed
+ * twice (ASan's use after free, glibc's double free).  Each dtor runs once,
+ * the live monitored nodes' too.
  */
 static void test_dtor_unmonitors_at_destroy(void **state)
 {
 	fixture_t fx;
 	vmon_t vmon;
-	vmon_proc_t *leaf;
 
-	make_tree(&fx);
-	start(&fx, &vmon, VMON_FLAG_NONE);
-	assert_non_null(vmon_proc_monitor(&vmon, 100, VMON_WANT_PROC_INHERIT, NULL, NULL));
-	assert_non_null(vmon_proc_monitor(&vmon, 500, VMON_WANT_PROC_INHERIT, NULL, NULL));
-	assert_true(vmon_sample(&vmon));
-	leaf = vmon_proc_monitor(&vmon, 300, VMON_WANT_PROC_INHERIT, NULL, NULL);
-	assert_non_null(leaf);
-	assert_true(vmon_sample(&vmon));
-	fixture_remove(&fx, "300");
-	fixture_children(&fx, 200, (const int[]){ 301 }, 1);
-	assert_true(vmon_sample(&vmon));	/* stale */
-	assert_true(leaf->is_stale);
-	assert_true(vmon_sample(&vmon));	/* out of the tree, held by the caller */
-	assert_int_equal(count('D', 300), 0);
+	detached_leaf(&fx, &vmon);
 	vmon.proc_dtor_cb = on_dtor_unmonitor;
 	vmon_destroy(&vmon);
 	assert_int_equal(count('D', 300), 1);
 	assert_int_equal(count('D', 500), 1);
 	assert_int_equal(count('D', 100), 1);
 	fixture_free(&fx);
+}
+
+/*
+ * The same dtor outside vmon_destroy(): the caller's last unmonitor of a
+ * detached node frees it, and the dtor that runs then unmonitors it again
+ * (one hold too many in the caller's bookkeeping): nothing is left to let
+ * go, and it is freed once (without the node's own guard, each unmonitor
+ * forgot it again and ran the dtor again, without end).  finish() checks
+ * one dtor for each ctor.
+ */
+static void test_dtor_unmonitors_after_last_unmonitor(void **state)
+{
+	fixture_t fx;
+	vmon_t vmon;
+	vmon_proc_t *leaf = detached_leaf(&fx, &vmon);
+
+	vmon.proc_dtor_cb = on_dtor_unmonitor;
+	vmon_proc_unmonitor(&vmon, leaf, NULL, NULL);
+	assert_int_equal(count('D', 300), 1);
+	assert_true(vmon_sample(&vmon));
+	finish(&fx, &vmon);
 }
 
 /* vmon_proc_unmonitor() between samples: the followed subtree goes, separately monitored nodes stay */
@@ -768,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_callbacks_proc_all_counted),
 		cmocka_unit_test(test_monitored_node_dies),
 		cmocka_unit_test(test_dtor_unmonitors_at_destroy),
+		cmocka_unit_test(test_dtor_unmonitors_after_last_unmonitor),
 		cmocka_unit_test(test_unmonitor),
 		cmocka_unit_test(test_unmonitor_in_callback),
 		cmocka_unit_test(test_remonitor_in_callback),
