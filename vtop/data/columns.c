@@ -545,7 +545,7 @@ static const vt_derived_t derived[] = {
 	{ "io_write_rate", "DISK W/s", "writes to storage over the last interval (bytes/s)", 8, false, VT_VALUE_NUMBER,
 	  VMON_WANT_PROC_IO, fmt_wr, cmp_wr, VMON_KIND_gauge, VMON_UNIT_bytes, true },
 	{ "started", "STARTED", "when the process started (seconds since the epoch)", 7, false, VT_VALUE_NUMBER, 0,
-	  fmt_started, cmp_started, VMON_KIND_gauge, VMON_UNIT_seconds },
+	  fmt_started, cmp_started, VMON_KIND_gauge, VMON_UNIT_seconds, false, NULL, true },
 	{ "exit_status", "EXIT", "how an exited process ended: its exit code, or the signal that ended it", 7, false,
 	  VT_VALUE_NUMBER, 0, fmt_exit, cmp_exit, VMON_KIND_gauge, VMON_UNIT_none, false, "term_signal" },
 	{ "term_signal", "TERMSIG", "the signal that ended an exited process (its number, for a program)", 7, false,

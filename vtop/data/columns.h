@@ -44,6 +44,7 @@ typedef struct vt_derived {
 	vmon_unit_t	unit;
 	bool		rate;
 	const char	*with;		/* a column written beside this one in json, csv and metrics */
+	bool		timed;		/* its text depends on the snapshot's time too (snap->when) */
 } vt_derived_t;
 
 struct vt_column {

@@ -66,7 +66,15 @@ struct vt_priv {
 	 * not replace a text made from them (command_ending()).
 	 */
 	const char		*made;		/* interned (util/intern.h) */
-	struct vt_share		*share;		/* its stores as last copied */
+	/*
+	 * Its stores as last copied; or, by a builder that borrows the node's
+	 * stores (vtop -b), which never copies them so, vtop -b's text of its
+	 * columns (vt_row_memo(), with_memo)
+	 */
+	union {
+		struct vt_share		*share;
+		struct vt_row_memo	*memo;
+	};
 	unsigned		made_arg0_base;	/* an offset in one command line (under ARG_MAX) */
 	int			made_gen;	/* the sample (vmon->generation) made was last found right for */
 	int			row;		/* its row in the last snapshot built, -1 for none (pid_rows_next()) */
@@ -74,6 +82,7 @@ struct vt_priv {
 	bool			have_ticks:1;
 	bool			have_io:1;
 	bool			shown_exited:1;	/* a snapshot showed it exited (and kept its ghost) */
+	bool			with_memo:1;	/* the union above is memo */
 };
 
 /*
@@ -100,12 +109,23 @@ _Static_assert(sizeof(((struct vt_row_stores *)0)->errors) == sizeof(((vmon_proc
  */
 struct vt_share {
 	int			refs;
+	struct vt_row_memo	*memo;		/* a writer's text of these stores (vt_row_memo()), or NULL */
 	struct vt_row_stores	st;
 	vt_arena_t		arena;
 	/* the rows' command text, made from these stores, or NULL; interned (util/intern.h) */
 	const char		*command;
 	unsigned		command_how;	/* command_how() */
 	unsigned		arg0_base;
+};
+
+#define VT_ROW_MEMO_MAX	4096	/* the key and text kept, at most */
+
+/* what vt_row_memo_keep() kept: the key, then the text */
+struct vt_row_memo {
+	unsigned	key_size, len, cap;	/* cap: the bytes after the header */
+	int		sampled;		/* a node's: the sample (its generation) the text is right for */
+	unsigned char	errors[VMON_STORE_PROC_NR];	/* a node's: its errnos then */
+	unsigned char	bytes[];
 };
 
 struct vt_ghost {
@@ -121,6 +141,7 @@ static void share_put(struct vt_share *sh)
 {
 	if (!sh || --sh->refs > 0)
 		return;
+	free(sh->memo);
 	vintern_put(sh->command);
 	vt_arena_free(&sh->arena);
 	free(sh);
@@ -132,6 +153,79 @@ static struct vt_share *row_share(const vt_row_t *row)
 	if (!(row->flags & VT_ROW_SHARED))
 		return NULL;
 	return (struct vt_share *)((char *)row->stores - offsetof(struct vt_share, st.stores));
+}
+
+/*
+ * Where a row's memo is kept, or NULL: with its shared copy, whose stores
+ * never change; or, for a row on the node's own stores (vtop -b), with the
+ * node's history, where it stands while no sample since changed a store
+ * (struct vt_row_memo's sampled).
+ */
+static struct vt_row_memo **memo_home(const vt_row_t *row, const vmon_proc_t **node)
+{
+	struct vt_share *sh = row_share(row);
+	vmon_proc_t *proc;
+	struct vt_priv *priv;
+
+	*node = NULL;
+	if (sh)
+		return &sh->memo;
+	if (!(row->flags & VT_ROW_NODE_STORES))
+		return NULL;
+	proc = (vmon_proc_t *)((char *)row->stores - offsetof(vmon_proc_t, stores));
+	priv = proc->foo;
+	/* (a builder borrows or copies, so a node's history has a copy or a memo, never both) */
+	if (!priv || (!priv->with_memo && priv->share))
+		return NULL;
+	priv->with_memo = true;
+	*node = proc;
+	return &priv->memo;
+}
+
+const char *vt_row_memo(const vt_row_t *row, const void *key, size_t key_size, size_t *len)
+{
+	const vmon_proc_t *proc;
+	struct vt_row_memo **home = memo_home(row, &proc);
+	struct vt_row_memo *m = home ? *home : NULL;
+
+	if (!m || m->key_size != key_size || memcmp(m->bytes, key, key_size) != 0)
+		return NULL;
+	if (proc) {
+		/* the sample it was made or found right in, or the next if it changed no store; the same errnos */
+		if (proc->generation != m->sampled &&
+		    (proc->generation != m->sampled + 1 || (proc->activity & proc->wants)))
+			return NULL;
+		if (memcmp(m->errors, proc->errors, sizeof(m->errors)) != 0)
+			return NULL;
+		m->sampled = proc->generation;
+	}
+	*len = m->len;
+	return (const char *)m->bytes + key_size;
+}
+
+void vt_row_memo_keep(const vt_row_t *row, const void *key, size_t key_size, const char *text, size_t len)
+{
+	const vmon_proc_t *proc;
+	struct vt_row_memo **home = memo_home(row, &proc);
+	struct vt_row_memo *m = home ? *home : NULL;
+
+	/* (a line of a few hundred bytes; one longer is made each time) */
+	if (!home || key_size + len > VT_ROW_MEMO_MAX)
+		return;
+	if (!m || m->cap < key_size + len) {
+		free(m);
+		*home = m = malloc(sizeof(*m) + key_size + len);
+		if (!m)
+			return;
+		m->cap = (unsigned)(key_size + len);
+	}
+	m->key_size = (unsigned)key_size;
+	m->len = (unsigned)len;
+	m->sampled = proc ? proc->generation : 0;
+	if (proc)
+		memcpy(m->errors, proc->errors, sizeof(m->errors));
+	memcpy(m->bytes, key, key_size);
+	memcpy(m->bytes + key_size, text, len);
 }
 
 /* a row's stores and errors when it has none */
@@ -407,9 +501,15 @@ static struct vt_share *share_copy(const vmon_proc_t *proc, unsigned long mask)
 /* the stores of mask of proc: its last copy if they did not change, else a new one */
 static struct vt_share *share_stores(struct vt_priv *priv, const vmon_proc_t *proc, unsigned long mask)
 {
-	struct vt_share *sh = priv->share;
+	struct vt_share *sh;
 	int i;
 
+	if (priv->with_memo) {
+		free(priv->memo);
+		priv->with_memo = false;
+		priv->share = NULL;
+	}
+	sh = priv->share;
 	if (sh && memcmp(sh->st.errors, proc->errors, sizeof(sh->st.errors)) != 0)
 		sh = NULL;
 	for (i = 0; sh && i < VMON_STORE_PROC_NR; i++) {
@@ -461,7 +561,10 @@ static void priv_dtor(vmon_t *vmon, vmon_proc_t *proc)
 	(void)vmon;
 	if (priv) {
 		vintern_put(priv->made);
-		share_put(priv->share);
+		if (priv->with_memo)
+			free(priv->memo);
+		else
+			share_put(priv->share);
 	}
 	free(priv);
 	proc->foo = NULL;

@@ -77,6 +77,20 @@ typedef struct vt_row {
 /* the errnos of the row's stores (VMON_STORE_PROC_NR of them), 0 for those read */
 const unsigned char *vt_row_errors(const vt_row_t *row);
 
+/*
+ * A text a writer keeps with a row's stores while they stay unchanged:
+ * vtop -b's columns of an idle process are the same text refresh after
+ * refresh (batch/text.c).  Only a row whose stores are a shared copy
+ * (VT_ROW_SHARED) keeps one, with the copy: a process's copy is replaced
+ * when its stores change, and the text goes with it.  The key is the
+ * writer's, the rest of what the text was made from (the row's own fields,
+ * the snapshot's); vt_row_memo() gives the text kept with that key, or
+ * NULL; vt_row_memo_keep() replaces it (or keeps nothing, without memory).
+ * In the thread that builds the snapshots, as the copies' references are.
+ */
+const char *vt_row_memo(const vt_row_t *row, const void *key, size_t key_size, size_t *len);
+void vt_row_memo_keep(const vt_row_t *row, const void *key, size_t key_size, const char *text, size_t len);
+
 /* the row's owner, as its stat says (0 without one) */
 static inline uid_t vt_row_uid(const vt_row_t *row)
 {

@@ -25,6 +25,7 @@ import io
 import json
 import os
 import re
+import resource
 import select
 import shutil
 import signal
@@ -731,6 +732,46 @@ try:
         check((stderr == told) if tell else (stderr == b""),
               "fixture root, %s: %s (%r)" % (what, "says why not the iterator" if tell else "nothing else on stderr",
                                              stderr[:160]))
+
+    # --- a line kept while its process is unchanged, and made again once what it shows changed ---
+    # vtop -b keeps the text of an idle process's columns from one refresh to the next (text.c).  Ground truth:
+    # a sleeping child changed from outside (its nice, its RSS limit, then stopped), and a child that burns
+    # the CPU for a second and then sleeps, whose CPU% falls to 0.0 with nothing in its stores changing.
+    sleeper = spawn(["/bin/sleep", "120"])
+    burner = spawn([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() - t < 1.0: pass\n"
+                    "time.sleep(120)"])
+    children += [sleeper, burner]
+    run = subprocess.Popen([VTOP, "-b", "-d", "0.3", "-n", "14", "-p", "%d,%d" % (sleeper.pid, burner.pid),
+                            "-o", "pid,nice,priority,state,rsslim,res,cpu_percent,time,command"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, XDG_CONFIG_HOME=tmp))
+    changes = {2: lambda: os.setpriority(os.PRIO_PROCESS, sleeper.pid, 7),
+               4: lambda: resource.prlimit(sleeper.pid, resource.RLIMIT_RSS, (4096, 4096)),
+               6: lambda: os.kill(sleeper.pid, signal.SIGSTOP)}
+    out, blank = b"", 0
+    for line in iter(run.stdout.readline, b""):
+        out += line
+        blank += line == b"\n"
+        if blank % 2 == 0 and line == b"\n" and blank // 2 - 1 in changes:
+            changes.pop(blank // 2 - 1)()     # after refresh k is out, before the next is sampled
+    err = run.stderr.read()
+    check(run.wait() == 0, "kept lines: vtop -b exits 0 (%s)" % err.decode(errors="replace").strip()[:200])
+    seen = {sleeper.pid: [], burner.pid: []}
+    for _, rows in parse_text(out):
+        for row in rows:
+            f = row[2:].split()
+            if f and int(f[0]) in seen:
+                seen[int(f[0])].append(f)
+    slept = seen[sleeper.pid]
+    # a change made after refresh k is in refresh k + 1, or k + 2 should the test have been slow to make it
+    check(len(slept) == 14 and all(f[1] == "0" for f in slept[:3]) and all(f[1] == "7" for f in slept[4:]),
+          "kept lines: NI follows a renice of a sleeping process (%s)" % [f[1] for f in slept])
+    check(len(slept) == 14 and all(f[4] != "4096" for f in slept[:5]) and all(f[4] == "4096" for f in slept[6:]),
+          "kept lines: RSSLIM follows a prlimit of it (%s)" % [f[4] for f in slept])
+    check(len(slept) == 14 and all(f[3] == "S" for f in slept[:7]) and all(f[3] == "T" for f in slept[8:]),
+          "kept lines: S follows a SIGSTOP of it (%s)" % [f[3] for f in slept])
+    burnt = [float(f[6]) for f in seen[burner.pid]]
+    check(len(burnt) == 14 and max(burnt[:6]) > 10 and all(c == 0.0 for c in burnt[-4:]),
+          "kept lines: CPU%% of a process that burnt a second, then sleeps: back to 0.0 (%s)" % burnt)
 
     # --- bad input: clear errors, no output ---
     for args, what in ((["-b", "-n", "0"], "-n 0"), (["-b", "--format", "xml"], "an unknown format"),
