@@ -128,10 +128,10 @@ static void line_field(struct text_line *line, const struct text_piece *p, size_
  * The columns of a row before its command are the same text refresh after
  * refresh while the process is idle, and making them was most of what
  * writing a line cost (at 10,000 processes, 2.3 of the 4.9 ms of vtop -b's
- * own time a refresh).  So that text is kept with the row's stores
- * (vt_row_memo()), which are the same copy while they are unchanged, under
- * a key of what else it was made from: the row's own fields, and an epoch
- * that moves when the snapshot's figures the columns read, or the columns,
+ * own time a refresh).  So that text is kept with the row's node
+ * (vt_row_memo()), good while no sample changed its stores, under a key of
+ * what else it was made from: the row's own fields, and an epoch that
+ * moves when the snapshot's figures the columns read, or the columns,
  * differ from the last call's (struct memo_context).  Not when a column
  * reads the snapshot's time (the start time's "today" or not), or when the
  * command is not the last column (the text kept is the line's part before
@@ -204,7 +204,8 @@ static void memo_key_of(struct memo_key *k, const vt_row_t *row)
 	k->io_write_rate = row->io_write_rate;
 	k->user = row->user;
 	k->exited_age = row->exited_age;
-	k->flags = row->flags;
+	/* (what the row is; not where its stores are) */
+	k->flags = row->flags & (VT_ROW_THREAD | VT_ROW_KTHREAD | VT_ROW_NEW | VT_ROW_EXITED);
 	k->state = row->state;
 }
 

@@ -109,7 +109,6 @@ _Static_assert(sizeof(((struct vt_row_stores *)0)->errors) == sizeof(((vmon_proc
  */
 struct vt_share {
 	int			refs;
-	struct vt_row_memo	*memo;		/* a writer's text of these stores (vt_row_memo()), or NULL */
 	struct vt_row_stores	st;
 	vt_arena_t		arena;
 	/* the rows' command text, made from these stores, or NULL; interned (util/intern.h) */
@@ -122,10 +121,11 @@ struct vt_share {
 
 /* what vt_row_memo_keep() kept: the key, then the text */
 struct vt_row_memo {
-	unsigned	key_size, len, cap;	/* cap: the bytes after the header */
-	int		sampled;		/* a node's: the sample (its generation) the text is right for */
-	unsigned char	errors[VMON_STORE_PROC_NR];	/* a node's: its errnos then */
-	unsigned char	bytes[];
+	unsigned		key_size, len, cap;	/* cap: the bytes after the header */
+	int			sampled;	/* the sample (the node's generation) the text is right for */
+	vmon_proc_wants_t	wants;		/* the node's then */
+	unsigned long		present;	/* stores_present() then */
+	unsigned char		bytes[];
 };
 
 struct vt_ghost {
@@ -141,7 +141,6 @@ static void share_put(struct vt_share *sh)
 {
 	if (!sh || --sh->refs > 0)
 		return;
-	free(sh->memo);
 	vintern_put(sh->command);
 	vt_arena_free(&sh->arena);
 	free(sh);
@@ -156,21 +155,17 @@ static struct vt_share *row_share(const vt_row_t *row)
 }
 
 /*
- * Where a row's memo is kept, or NULL: with its shared copy, whose stores
- * never change; or, for a row on the node's own stores (vtop -b), with the
- * node's history, where it stands while no sample since changed a store
- * (struct vt_row_memo's sampled).
+ * Where a row's memo is kept, or NULL: a live row on its node's own stores
+ * (a builder that borrows them: vtop -b), with the node's history.  Not an
+ * exited row: its key changes each refresh (exited_age), and a row on
+ * copies has no node to say whether they changed.
  */
 static struct vt_row_memo **memo_home(const vt_row_t *row, const vmon_proc_t **node)
 {
-	struct vt_share *sh = row_share(row);
 	vmon_proc_t *proc;
 	struct vt_priv *priv;
 
-	*node = NULL;
-	if (sh)
-		return &sh->memo;
-	if (!(row->flags & VT_ROW_NODE_STORES))
+	if ((row->flags & (VT_ROW_NODE_STORES | VT_ROW_EXITED)) != VT_ROW_NODE_STORES)
 		return NULL;
 	proc = (vmon_proc_t *)((char *)row->stores - offsetof(vmon_proc_t, stores));
 	priv = proc->foo;
@@ -182,23 +177,53 @@ static struct vt_row_memo **memo_home(const vt_row_t *row, const vmon_proc_t **n
 	return &priv->memo;
 }
 
+/* the node's stores that are there, a bit each */
+static unsigned long stores_present(const vmon_proc_t *proc)
+{
+	unsigned long present = 0;
+
+	for (int i = 0; i < VMON_STORE_PROC_NR; i++)
+		present |= (unsigned long)(proc->stores[i] != NULL) << i;
+	return present;
+}
+
+/* no store of the node failed its last read: a read that failed may have changed fields all the same */
+static bool stores_read(const vmon_proc_t *proc)
+{
+	static const unsigned char none[sizeof(proc->errors)];
+
+	return !memcmp(proc->errors, none, sizeof(none));
+}
+
+/*
+ * Whether the node's stores are still as they were when m was made: at
+ * most one sample since, which changed none of them (its activity), read
+ * them all, and neither dropped nor added one (a replay's node follows its
+ * log's); and the event feed, which writes the stat store's command fields
+ * between samples and marks them in its changed bits alone, did not.
+ */
+static bool node_unchanged(const vmon_proc_t *proc, const struct vt_row_memo *m)
+{
+	static const char none[sizeof(((vmon_proc_stat_t *)0)->changed)];
+	const vmon_proc_stat_t *s = proc->stores[VMON_STORE_PROC_STAT];
+	unsigned since = (unsigned)proc->generation - (unsigned)m->sampled;
+
+	if (since > 1 || (since && (proc->activity & proc->wants)))
+		return false;
+	if (!stores_read(proc) || proc->wants != m->wants || stores_present(proc) != m->present)
+		return false;
+	return !since || !s || !memcmp(s->changed, none, sizeof(none));
+}
+
 const char *vt_row_memo(const vt_row_t *row, const void *key, size_t key_size, size_t *len)
 {
 	const vmon_proc_t *proc;
 	struct vt_row_memo **home = memo_home(row, &proc);
 	struct vt_row_memo *m = home ? *home : NULL;
 
-	if (!m || m->key_size != key_size || memcmp(m->bytes, key, key_size) != 0)
+	if (!m || m->key_size != key_size || memcmp(m->bytes, key, key_size) != 0 || !node_unchanged(proc, m))
 		return NULL;
-	if (proc) {
-		/* the sample it was made or found right in, or the next if it changed no store; the same errnos */
-		if (proc->generation != m->sampled &&
-		    (proc->generation != m->sampled + 1 || (proc->activity & proc->wants)))
-			return NULL;
-		if (memcmp(m->errors, proc->errors, sizeof(m->errors)) != 0)
-			return NULL;
-		m->sampled = proc->generation;
-	}
+	m->sampled = proc->generation;
 	*len = m->len;
 	return (const char *)m->bytes + key_size;
 }
@@ -210,7 +235,7 @@ void vt_row_memo_keep(const vt_row_t *row, const void *key, size_t key_size, con
 	struct vt_row_memo *m = home ? *home : NULL;
 
 	/* (a line of a few hundred bytes; one longer is made each time) */
-	if (!home || key_size + len > VT_ROW_MEMO_MAX)
+	if (!home || key_size + len > VT_ROW_MEMO_MAX || !stores_read(proc))
 		return;
 	if (!m || m->cap < key_size + len) {
 		free(m);
@@ -221,9 +246,9 @@ void vt_row_memo_keep(const vt_row_t *row, const void *key, size_t key_size, con
 	}
 	m->key_size = (unsigned)key_size;
 	m->len = (unsigned)len;
-	m->sampled = proc ? proc->generation : 0;
-	if (proc)
-		memcpy(m->errors, proc->errors, sizeof(m->errors));
+	m->sampled = proc->generation;
+	m->wants = proc->wants;
+	m->present = stores_present(proc);
 	memcpy(m->bytes, key, key_size);
 	memcpy(m->bytes + key_size, text, len);
 }

@@ -80,13 +80,14 @@ const unsigned char *vt_row_errors(const vt_row_t *row);
 /*
  * A text a writer keeps with a row's stores while they stay unchanged:
  * vtop -b's columns of an idle process are the same text refresh after
- * refresh (batch/text.c).  Only a row whose stores are a shared copy
- * (VT_ROW_SHARED) keeps one, with the copy: a process's copy is replaced
- * when its stores change, and the text goes with it.  The key is the
- * writer's, the rest of what the text was made from (the row's own fields,
- * the snapshot's); vt_row_memo() gives the text kept with that key, or
- * NULL; vt_row_memo_keep() replaces it (or keeps nothing, without memory).
- * In the thread that builds the snapshots, as the copies' references are.
+ * refresh (batch/text.c).  Only a live row on its node's own stores
+ * (VT_ROW_NODE_STORES, a builder that borrows them, as vtop -b's does)
+ * keeps one, with the node: good while no sample since changed its stores
+ * (snapshot.c's node_unchanged()).  The key is the writer's: the rest of
+ * what the text was made from (the row's own fields, the snapshot's).
+ * vt_row_memo() gives the text kept with that key, or NULL;
+ * vt_row_memo_keep() replaces it (or keeps nothing, without memory, or for
+ * a row that cannot keep one).  In the thread that builds the snapshots.
  */
 const char *vt_row_memo(const vt_row_t *row, const void *key, size_t key_size, size_t *len);
 void vt_row_memo_keep(const vt_row_t *row, const void *key, size_t key_size, const char *text, size_t len);
