@@ -643,24 +643,27 @@ void vt_builder_fini(vt_builder_t *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static const char *user_name(vt_builder_t *b, uid_t uid)
+size_t vt_user_name(uid_t uid, unsigned escape_flags, char *buf, size_t size)
 {
 	struct passwd pw, *res = NULL;
-	char buf[1024], num[16];
-	const char *name;
-	char *copy;
+	char pwbuf[1024];
+	int n;
+
+	/* getpwuid_r reads /etc/passwd (or NSS), not /proc */
+	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
+		return vmon_escape(buf, size, res->pw_name, strlen(res->pw_name), escape_flags);
+	n = snprintf(buf, size, "%u", (unsigned)uid);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static const char *user_name(vt_builder_t *b, uid_t uid)
+{
+	char name[256], *copy;
 	size_t need;
 
 	for (int i = 0; i < b->users_nr; i++) {
 		if (b->users[i].uid == uid)
 			return b->users[i].name;
-	}
-	/* getpwuid_r reads /etc/passwd (or NSS), not /proc */
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res) {
-		name = res->pw_name;
-	} else {
-		snprintf(num, sizeof(num), "%u", (unsigned)uid);
-		name = num;
 	}
 	if (b->users_nr == b->users_cap) {
 		int cap = b->users_cap ? b->users_cap * 2 : 16;
@@ -671,12 +674,15 @@ static const char *user_name(vt_builder_t *b, uid_t uid)
 		b->users = u;
 		b->users_cap = cap;
 	}
-	/* escaped as a command is: the user database is text anyone who can edit it (or NSS) chose */
-	need = vmon_escape(NULL, 0, name, strlen(name), b->escape_flags) + 1;
+	need = vt_user_name(uid, b->escape_flags, name, sizeof(name)) + 1;
 	copy = malloc(need);
 	if (!copy)
 		return "?";
-	vmon_escape(copy, need, name, strlen(name), b->escape_flags);
+	/* (a name whose escaped text is longer than name[] is looked up again, into its own room) */
+	if (need <= sizeof(name))
+		memcpy(copy, name, need);
+	else
+		vt_user_name(uid, b->escape_flags, copy, need);
 	b->users[b->users_nr].uid = uid;
 	b->users[b->users_nr].name = copy;
 	return b->users[b->users_nr++].name;

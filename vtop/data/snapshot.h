@@ -92,6 +92,13 @@ const unsigned char *vt_row_errors(const vt_row_t *row);
 const char *vt_row_memo(const vt_row_t *row, const void *key, size_t key_size, size_t *len);
 void vt_row_memo_keep(const vt_row_t *row, const void *key, size_t key_size, const char *text, size_t len);
 
+/*
+ * uid's user name escaped as a process's text is (the user database is
+ * text whoever edits it, or NSS, chose), or uid in decimal without one: as
+ * snprintf() puts it in buf, its whole length returned
+ */
+size_t vt_user_name(uid_t uid, unsigned escape_flags, char *buf, size_t size);
+
 /* the row's owner, as its stat says (0 without one) */
 static inline uid_t vt_row_uid(const vt_row_t *row)
 {

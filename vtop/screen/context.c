@@ -6,7 +6,6 @@
  */
 #include "config.h"
 
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,17 +34,11 @@ void tui_message(tui_t *t, bool error, const char *fmt, ...)
  */
 const char *tui_user_name(const tui_t *t, uid_t uid, char *buf, size_t size)
 {
-	struct passwd pw, *res = NULL;
-	char pwbuf[1024];
-
 	for (int i = 0; i < t->snap->rows_nr; i++) {
 		if (vt_row_uid(&t->snap->rows[i]) == uid && t->snap->rows[i].user && strcmp(t->snap->rows[i].user, "?"))
 			return t->snap->rows[i].user;
 	}
-	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
-		vmon_escape(buf, size, res->pw_name, strlen(res->pw_name), vt_config_escape_flags(t->cfg));
-	else
-		snprintf(buf, size, "%u", (unsigned)uid);
+	vt_user_name(uid, vt_config_escape_flags(t->cfg), buf, size);
 	return buf;
 }
 
