@@ -158,7 +158,10 @@ static struct vt_share *row_share(const vt_row_t *row)
  * Where a row's memo is kept, or NULL: a live row on its node's own stores
  * (a builder that borrows them: vtop -b), with the node's history.  Not an
  * exited row: its key changes each refresh (exited_age), and a row on
- * copies has no node to say whether they changed.
+ * copies has no node to say whether they changed.  Nor a node the event
+ * feed saw end: its exit writes the memory status store's peak with no
+ * mark that lasts (the store's next read clears its changed bits, and a
+ * zombie's read finds nothing else changed).
  */
 static struct vt_row_memo **memo_home(const vt_row_t *row, const vmon_proc_t **node)
 {
@@ -168,6 +171,8 @@ static struct vt_row_memo **memo_home(const vt_row_t *row, const vmon_proc_t **n
 	if ((row->flags & (VT_ROW_NODE_STORES | VT_ROW_EXITED)) != VT_ROW_NODE_STORES)
 		return NULL;
 	proc = (vmon_proc_t *)((char *)row->stores - offsetof(vmon_proc_t, stores));
+	if (proc->has_exit_status)
+		return NULL;
 	priv = proc->foo;
 	/* (a builder borrows or copies, so a node's history has a copy or a memo, never both) */
 	if (!priv || (!priv->with_memo && priv->share))
