@@ -2189,6 +2189,61 @@ static void test_replay_ids(void **state)
 }
 
 /* bad arguments are refused, never crash */
+/*
+ * A store a sample says did not change (no activity bit) is as it was, and
+ * none of its fields changed in that sample: its changed bits are clear,
+ * not those of the copy that last changed it.  They stayed set, so that a
+ * replayed idle process looked changed in every sample (a chart's redraw,
+ * vtop -b's kept lines: vtop/data/snapshot.c).
+ */
+static void test_replay_unchanged_store(void **state)
+{
+	vmon_log_header_t h;
+	vmon_log_proc_t proc;
+	vmon_log_sample_t s;
+	vmon_proc_stat_t st;
+	const vmon_proc_stat_t *got;
+	vmon_t replay;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	h.ticks_per_sec = 100;
+	h.page_size = 4096;
+	h.num_cpus = 1;
+	h.flags = VMON_FLAG_PROC_ALL;
+	h.proc_wants = VMON_WANT_PROC_STAT;
+	assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+	memset(&st, 0, sizeof(st));
+	st.cmdline_fd = st.comm_fd = st.wchan_fd = st.stat_fd = -1;
+	st.utime = 7;
+	BITSET(st.present, VMON_PROC_STAT_UTIME);
+	BITSET(st.changed, VMON_PROC_STAT_UTIME);
+	memset(&proc, 0, sizeof(proc));
+	proc.pid = 10;
+	proc.parent = -1;
+	proc.id = 1;
+	proc.wants = VMON_WANT_PROC_STAT;
+	proc.activity = VMON_WANT_PROC_STAT;
+	proc.stores[VMON_STORE_PROC_STAT] = &st;
+	memset(&s, 0, sizeof(s));
+	s.procs = &proc;
+	s.procs_nr = 1;
+	assert_int_equal(vmon_log_replay(&replay, &s), 0);
+	got = vmon_proc_lookup(&replay, 10)->stores[VMON_STORE_PROC_STAT];
+	assert_int_equal(got->utime, 7);
+	assert_true(BITTEST(got->changed, VMON_PROC_STAT_UTIME));
+
+	/* the next sample: the same store, unchanged */
+	proc.activity = 0;
+	assert_int_equal(vmon_log_replay(&replay, &s), 0);
+	got = vmon_proc_lookup(&replay, 10)->stores[VMON_STORE_PROC_STAT];
+	assert_int_equal(got->utime, 7);
+	assert_false(BITTEST(got->changed, VMON_PROC_STAT_UTIME));
+	assert_true(BITTEST(got->present, VMON_PROC_STAT_UTIME));
+	assert_int_equal(vmon_proc_lookup(&replay, 10)->activity, 0);
+	vmon_destroy(&replay);
+}
+
 static void test_arguments(void **state)
 {
 	vmon_event_t ev = { .kind = VMON_EVENT_KIND_NR };
@@ -2237,6 +2292,7 @@ int main(void)
 		cmocka_unit_test(test_events_live),
 		cmocka_unit_test(test_replay_records),
 		cmocka_unit_test(test_replay_ids),
+		cmocka_unit_test(test_replay_unchanged_store),
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_fuzz_corpus),
 	};

@@ -291,9 +291,16 @@ static int replay_stores(vmon_t *vmon, proc_node_t *node, const vmon_log_proc_t 
 		}
 		if (!node_store(vmon, node, id))
 			return -1;
-		/* a store that did not change is as it was */
-		if ((fresh || (p->activity & (1L << id))) && log_store_copy(LOG_PROC, id, proc->stores[id], p->stores[id]) < 0)
-			return -1;
+		if (fresh || (p->activity & (1L << id))) {
+			if (log_store_copy(LOG_PROC, id, proc->stores[id], p->stores[id]) < 0)
+				return -1;
+		} else {
+			/* a store that did not change is as it was, and none of its fields changed in this sample */
+			char *changed = log_store_changed(LOG_PROC, id, proc->stores[id]);
+
+			if (changed)
+				memset(changed, 0, (size_t)BITNSLOTS(vmon_proc_store_descs[id].fields_nr));
+		}
 	}
 	proc->wants = p->wants;
 	proc->activity = p->activity;
