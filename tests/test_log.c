@@ -1930,6 +1930,20 @@ struct entry {
 	unsigned long long	id;
 };
 
+/* a replay of a machine of one CPU, its processes' stat alone, fed by the test's own samples */
+static void replay_start(vmon_t *replay, vmon_flags_t flags)
+{
+	vmon_log_header_t h;
+
+	memset(&h, 0, sizeof(h));
+	h.ticks_per_sec = 100;
+	h.page_size = 4096;
+	h.num_cpus = 1;
+	h.flags = flags;
+	h.proc_wants = VMON_WANT_PROC_STAT;
+	assert_int_equal(vmon_log_replay_init(replay, &h, 0), 0);
+}
+
 static int replay_entries(vmon_t *replay, const struct entry *e, int nr)
 {
 	vmon_log_proc_t procs[8];
@@ -1994,18 +2008,11 @@ static void test_replay_ids(void **state)
 		{ "an id that named another pid", { { 10, -1, 0, 1 }, { 13, 0, 0, 2 } }, 2 },
 		{ "a thread's id for a process", { { 10, -1, 0, 1 }, { 11, 0, 0, 3 } }, 2 },
 	};
-	vmon_log_header_t h;
 	char before[256], after[256];
 	vmon_t replay;
 
 	(void)state;
-	memset(&h, 0, sizeof(h));
-	h.ticks_per_sec = 100;
-	h.page_size = 4096;
-	h.num_cpus = 1;
-	h.flags = VMON_FLAG_PROC_ALL;
-	h.proc_wants = VMON_WANT_PROC_STAT;
-	assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+	replay_start(&replay, VMON_FLAG_PROC_ALL);
 	replay.proc_dtor_cb = count_dtor;
 	dtors = 0;
 	assert_int_equal(replay_entries(&replay, good, 4), 0);
@@ -2072,7 +2079,7 @@ static void test_replay_ids(void **state)
 		assert_int_equal(dtors, 6);
 
 		/* an instance that goes while a pid has two nodes frees both (the fuzzer found one leaked) */
-		assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+		replay_start(&replay, VMON_FLAG_PROC_ALL);
 		replay.proc_dtor_cb = count_dtor;
 		dtors = 0;
 		assert_int_equal(replay_entries(&replay, reused, 5), 0);
@@ -2099,7 +2106,7 @@ static void test_replay_ids(void **state)
 		};
 
 		for (int keep = 0; keep < 2; keep++) {
-			assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+			replay_start(&replay, VMON_FLAG_PROC_ALL);
 			replay.proc_dtor_cb = count_dtor;
 			dtors = 0;
 			assert_int_equal(replay_entries(&replay, reused, 3), 0);
@@ -2147,7 +2154,7 @@ static void test_replay_ids(void **state)
 		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 			vmon_proc_t *p;
 
-			assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+			replay_start(&replay, VMON_FLAG_PROC_ALL);
 			replay.proc_dtor_cb = count_dtor;
 			dtors = 0;
 			assert_int_equal(replay_entries(&replay, cases[c].e, cases[c].nr), 0);
@@ -2172,8 +2179,7 @@ static void test_replay_ids(void **state)
 	{
 		static const struct entry top[] = { { 10, -1, 0, 1 }, { 11, 0, 0, 2 } };
 
-		h.flags = 0;
-		assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+		replay_start(&replay, 0);
 		replay.proc_dtor_cb = count_dtor;
 		dtors = 0;
 		assert_int_equal(replay_entries(&replay, top, 2), 0);
@@ -2198,7 +2204,6 @@ static void test_replay_ids(void **state)
  */
 static void test_replay_unchanged_store(void **state)
 {
-	vmon_log_header_t h;
 	vmon_log_proc_t proc;
 	vmon_log_sample_t s;
 	vmon_proc_stat_t st;
@@ -2206,13 +2211,7 @@ static void test_replay_unchanged_store(void **state)
 	vmon_t replay;
 
 	(void)state;
-	memset(&h, 0, sizeof(h));
-	h.ticks_per_sec = 100;
-	h.page_size = 4096;
-	h.num_cpus = 1;
-	h.flags = VMON_FLAG_PROC_ALL;
-	h.proc_wants = VMON_WANT_PROC_STAT;
-	assert_int_equal(vmon_log_replay_init(&replay, &h, 0), 0);
+	replay_start(&replay, VMON_FLAG_PROC_ALL);
 	memset(&st, 0, sizeof(st));
 	st.cmdline_fd = st.comm_fd = st.wchan_fd = st.stat_fd = -1;
 	st.utime = 7;
