@@ -2194,7 +2194,6 @@ static void test_replay_ids(void **state)
 	}
 }
 
-/* bad arguments are refused, never crash */
 /*
  * A store a sample says did not change (no activity bit) is as it was, and
  * none of its fields changed in that sample: its changed bits are clear,
@@ -2243,6 +2242,7 @@ static void test_replay_unchanged_store(void **state)
 	vmon_destroy(&replay);
 }
 
+/* bad arguments are refused, never crash */
 static void test_arguments(void **state)
 {
 	vmon_event_t ev = { .kind = VMON_EVENT_KIND_NR };

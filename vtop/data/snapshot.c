@@ -159,9 +159,11 @@ static struct vt_share *row_share(const vt_row_t *row)
  * (a builder that borrows them: vtop -b), with the node's history.  Not an
  * exited row: its key changes each refresh (exited_age), and a row on
  * copies has no node to say whether they changed.  Nor a node the event
- * feed saw end: its exit writes the memory status store's peak with no
- * mark that lasts (the store's next read clears its changed bits, and a
- * zombie's read finds nothing else changed).
+ * feed saw end (has_exit_status): its exit writes the memory status
+ * store's peak with no mark that lasts (the store's next read clears its
+ * changed bits, and a zombie's read finds nothing else changed).  The feed
+ * gives that peak only with the exit status (feed_bpf.c's exits carry
+ * both): a backend that gave it alone would need a mark of its own here.
  */
 static struct vt_row_memo **memo_home(const vt_row_t *row, const vmon_proc_t **node)
 {
