@@ -12,6 +12,9 @@
  *	feed_child leader-last CODE	the same, but the thread leaves by exit(2)
  *					with CODE, not exit_group(2): the last
  *					thread's status is the process's
+ *	feed_child grow CODE		when stdin reaches EOF, touch 32 MiB,
+ *					then exit with CODE: a peak resident set
+ *					no read before its exit saw
  *	feed_child exec CODE		a thread other than the leader execs
  *					"feed_child wait CODE exec-from-thread"
  *	feed_child storm N [ARGLEN]	N lives one after the other, life i
@@ -106,6 +109,19 @@ static int storm(int n, size_t arglen)
 	return fflush(stdout) == 0 ? 0 : 126;
 }
 
+/* 32 MiB made resident, a write to each page */
+static int grow(void)
+{
+	const size_t size = 32u << 20;
+	volatile char *p = malloc(size);
+
+	if (!p)
+		return -1;
+	for (size_t i = 0; i < size; i += 4096)
+		p[i] = 1;
+	return p[size - 4096] == 1 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th;
@@ -120,6 +136,11 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "wait") == 0) {
 		wait_eof();
 		return atoi(code_arg);
+	}
+	if (strcmp(argv[1], "grow") == 0) {
+		ready();
+		wait_eof();
+		return grow() == 0 ? atoi(code_arg) : 126;
 	}
 	if (strcmp(argv[1], "thread") == 0) {
 		if (pthread_create(&th, NULL, thread_returns, NULL) != 0 || pthread_join(th, NULL) != 0)

@@ -382,6 +382,18 @@ void node_release(vmon_t *vmon, proc_node_t *node, int what)
 		node_release_fds(vmon, node);
 }
 
+/*
+ * A store written outside its sampler in a pass (an event's news, an end
+ * found): the node's activity says so, as it says its sampler's changes
+ * (vmon.h: the wants whose store changed in the last sample), for the
+ * sampler may read the same values again, or not run at all.
+ */
+void node_store_written(proc_node_t *node, vmon_proc_store_t id, bool changed)
+{
+	if (changed && (node->pub.wants & (1L << id)))
+		node->pub.activity |= (vmon_proc_wants_t)(1L << id);
+}
+
 void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t id)
 {
 	void **store = &node->pub.stores[id];
@@ -470,7 +482,7 @@ static void ended_state(vmon_t *vmon, proc_node_t *node)
 	vmon_proc_stat_t *s = node->pub.stores[VMON_STORE_PROC_STAT];
 
 	if (s)
-		proc_stat_ended(s, node->pub.has_exit_status);
+		node_store_written(node, VMON_STORE_PROC_STAT, proc_stat_ended(s, node->pub.has_exit_status));
 	node->line.state = 'X';
 }
 

@@ -493,7 +493,7 @@ static vmon_proc_stat_t *fill_identity(vmon_t *vmon, proc_node_t *node, const vm
 		return NULL;
 	}
 	node->pass.fed = vmon->generation;
-	proc_stat_event(s, ev, first);
+	node_store_written(node, VMON_STORE_PROC_STAT, proc_stat_event(s, ev, first));
 	return s;
 }
 
@@ -684,7 +684,7 @@ static void apply_exec(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 	node->life.leader_gone = false;	/* an exec from another thread made it the leader */
 	s = fill_identity(vmon, node, ev, false);
 	if (s)
-		proc_stat_event_exec(s, ev);
+		node_store_written(node, VMON_STORE_PROC_STAT, proc_stat_event_exec(s, ev));
 }
 
 static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t *ev)
@@ -698,12 +698,12 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 	if (node->life.ended_seq)
 		ended_exit(vmon, node);
 	if (s)
-		proc_stat_event_exit(s, node, ev);
+		node_store_written(node, VMON_STORE_PROC_STAT, proc_stat_event_exit(s, node, ev));
 	if ((ev->has & VMON_EVENT_HAS_MAXRSS) && (proc->wants & VMON_WANT_PROC_VM_STATUS)) {
 		vmon_proc_vm_status_t *st = node_store(vmon, node, VMON_STORE_PROC_VM_STATUS);
 
 		if (st)
-			proc_vm_status_event_exit(st, ev);
+			node_store_written(node, VMON_STORE_PROC_VM_STATUS, proc_vm_status_event_exit(st, ev));
 	}
 	if (ev->has & VMON_EVENT_HAS_EXIT_STATUS) {
 		proc->exit_status = ev->exit_status;

@@ -75,13 +75,19 @@ static int unreadable(vmon_proc_stat_t *s, int sym, int err, int err_absent)
 
 /* --- the writers (stores.h) --- */
 
+/* a field given a value: present, and changed if it was absent, whatever the value (an absent one reads 0) */
+static int given(vmon_proc_stat_t *s, int sym, int r)
+{
+	if (r < 0 || BITTEST(s->present, sym))
+		return r;
+	BITSET(s->present, sym);
+	BITSET(s->changed, sym);
+	return 1;
+}
+
 int proc_stat_set_number(vmon_proc_stat_t *s, int sym, unsigned long long v, bool first)
 {
-	int r = parse_set_ull(FIELD(sym), s, v, s->changed, first);
-
-	if (r >= 0)
-		BITSET(s->present, sym);
-	return r;
+	return given(s, sym, parse_set_ull(FIELD(sym), s, v, s->changed, first));
 }
 
 int proc_stat_clear(vmon_proc_stat_t *s, int sym)
@@ -91,11 +97,7 @@ int proc_stat_clear(vmon_proc_stat_t *s, int sym)
 
 int proc_stat_set_text(vmon_proc_stat_t *s, int sym, const char *text, size_t len, bool first)
 {
-	int r = parse_set_string(FIELD(sym), s, text, len, s->changed, first);
-
-	if (r >= 0)
-		BITSET(s->present, sym);
-	return r;
+	return given(s, sym, parse_set_string(FIELD(sym), s, text, len, s->changed, first));
 }
 
 /* the owner, as fstat of the node's /proc directory would give it, from the source's record */
@@ -114,54 +116,69 @@ int proc_stat_give_wchan(vmon_t *vmon, vmon_proc_stat_t *s, const char *name, si
 	return proc_stat_set_text(s, VMON_PROC_STAT_WCHAN, name, len, first);
 }
 
-/* what any event says of its process: parent, start, owner, name */
-void proc_stat_event(vmon_proc_stat_t *s, const vmon_event_t *ev, bool first)
+/*
+ * The event feed's writers: what any event says of its process (parent,
+ * start, owner, name), an exec's, an exit's.  Each returns whether a field
+ * changed, for the caller to mark in the node's activity (node_store_written()).
+ */
+bool proc_stat_event(vmon_proc_stat_t *s, const vmon_event_t *ev, bool first)
 {
+	bool changed = false;
+
 	/* the pid's present bit is the line's parser's: its first read is a first read (proc_stat_keep_pid()) */
 	if (first)
-		parse_set_ull(FIELD(VMON_PROC_STAT_PID), s, (unsigned long long)ev->pid, s->changed, first);
+		changed |= parse_set_ull(FIELD(VMON_PROC_STAT_PID), s, (unsigned long long)ev->pid, s->changed, first) > 0;
 	if (ev->has & VMON_EVENT_HAS_PPID)
-		proc_stat_set_number(s, VMON_PROC_STAT_PPID, (unsigned long long)ev->ppid, first);
+		changed |= proc_stat_set_number(s, VMON_PROC_STAT_PPID, (unsigned long long)ev->ppid, first) > 0;
 	if (ev->has & (VMON_EVENT_HAS_START | VMON_EVENT_HAS_START_APPROX))
-		proc_stat_set_number(s, VMON_PROC_STAT_START, ev->start, first);
+		changed |= proc_stat_set_number(s, VMON_PROC_STAT_START, ev->start, first) > 0;
 	if (ev->has & VMON_EVENT_HAS_UID)
-		proc_stat_set_number(s, VMON_PROC_STAT_UID, ev->uid, first);
+		changed |= proc_stat_set_number(s, VMON_PROC_STAT_UID, ev->uid, first) > 0;
 	if (ev->has & VMON_EVENT_HAS_COMM)
-		proc_stat_set_text(s, VMON_PROC_STAT_COMM, ev->comm, strnlen(ev->comm, sizeof(ev->comm)) + 1, first);
+		changed |= proc_stat_set_text(s, VMON_PROC_STAT_COMM, ev->comm, strnlen(ev->comm, sizeof(ev->comm)) + 1,
+					      first) > 0;
+	return changed;
 }
 
 /* an exec: the old program's arguments and path are not the new one's, better none than wrong */
-void proc_stat_event_exec(vmon_proc_stat_t *s, const vmon_event_t *ev)
+bool proc_stat_event_exec(vmon_proc_stat_t *s, const vmon_event_t *ev)
 {
+	bool changed;
+
 	if (ev->has & VMON_EVENT_HAS_ARGS)
-		proc_stat_set_cmdline(s, ev->args, ev->args_len, false);
+		changed = proc_stat_set_cmdline(s, ev->args, ev->args_len, false) > 0;
 	else
-		proc_stat_set_cmdline(s, "", 0, false);
+		changed = proc_stat_set_cmdline(s, "", 0, false) > 0;
 	if (ev->has & VMON_EVENT_HAS_FILENAME)
-		proc_stat_set_text(s, VMON_PROC_STAT_EXE, ev->filename, strlen(ev->filename), false);
+		changed |= proc_stat_set_text(s, VMON_PROC_STAT_EXE, ev->filename, strlen(ev->filename), false) > 0;
 	else
-		proc_stat_set_text(s, VMON_PROC_STAT_EXE, "", 0, false);
+		changed |= proc_stat_set_text(s, VMON_PROC_STAT_EXE, "", 0, false) > 0;
+	return changed;
 }
 
 /* an exit, before the node takes its status: times, faults, the status, the zombie's state */
-void proc_stat_event_exit(vmon_proc_stat_t *s, const proc_node_t *node, const vmon_event_t *ev)
+bool proc_stat_event_exit(vmon_proc_stat_t *s, const proc_node_t *node, const vmon_event_t *ev)
 {
+	bool changed = false;
+
 	if (ev->has & VMON_EVENT_HAS_TIMES) {
-		proc_stat_set_number(s, VMON_PROC_STAT_UTIME, ev->utime, false);
-		proc_stat_set_number(s, VMON_PROC_STAT_STIME, ev->stime, false);
+		changed |= proc_stat_set_number(s, VMON_PROC_STAT_UTIME, ev->utime, false) > 0;
+		changed |= proc_stat_set_number(s, VMON_PROC_STAT_STIME, ev->stime, false) > 0;
 	}
 	if (ev->has & VMON_EVENT_HAS_FAULTS) {
-		proc_stat_set_number(s, VMON_PROC_STAT_MINFLT, ev->minflt, false);
-		proc_stat_set_number(s, VMON_PROC_STAT_MAJFLT, ev->majflt, false);
+		changed |= proc_stat_set_number(s, VMON_PROC_STAT_MINFLT, ev->minflt, false) > 0;
+		changed |= proc_stat_set_number(s, VMON_PROC_STAT_MAJFLT, ev->majflt, false) > 0;
 	}
 	/* a status the event does not carry is unknown: not the 0 a running process's line says */
 	if (ev->has & VMON_EVENT_HAS_EXIT_STATUS)
-		proc_stat_set_number(s, VMON_PROC_STAT_EXIT_CODE, (unsigned long long)ev->exit_status, false);
+		changed |= proc_stat_set_number(s, VMON_PROC_STAT_EXIT_CODE, (unsigned long long)ev->exit_status,
+						false) > 0;
 	else if (!node->pub.has_exit_status)
-		parse_clear(FIELD(VMON_PROC_STAT_EXIT_CODE), s, s->changed, s->present);
+		changed |= parse_clear(FIELD(VMON_PROC_STAT_EXIT_CODE), s, s->changed, s->present) > 0;
 	/* dead, not yet reaped; one found gone already is X (proc_stat_ended()) */
 	if (!node->life.left)
-		proc_stat_set_number(s, VMON_PROC_STAT_STATE, 'Z', false);
+		changed |= proc_stat_set_number(s, VMON_PROC_STAT_STATE, 'Z', false) > 0;
+	return changed;
 }
 
 /* a life the feed alone saw, ending before any line was read: the pid is the events', and its last data says so */
@@ -176,21 +193,23 @@ void proc_stat_keep_pid(vmon_proc_stat_t *s)
  * feed's exit, or a zombie's own line): a running process's line says 0,
  * which is no exit status.
  */
-void proc_stat_ended(vmon_proc_stat_t *s, bool has_exit_status)
+bool proc_stat_ended(vmon_proc_stat_t *s, bool has_exit_status)
 {
+	bool changed = false;
+
 	if (s->state != 'Z' && !has_exit_status)
-		parse_clear(FIELD(VMON_PROC_STAT_EXIT_CODE), s, s->changed, s->present);
-	proc_stat_set_number(s, VMON_PROC_STAT_STATE, 'X', false);
+		changed = parse_clear(FIELD(VMON_PROC_STAT_EXIT_CODE), s, s->changed, s->present) > 0;
+	return proc_stat_set_number(s, VMON_PROC_STAT_STATE, 'X', false) > 0 || changed;
 }
 
 /* cmdline (the arguments, each NUL-terminated) and the argc/argv built on it; also the event feed's */
 int proc_stat_set_cmdline(vmon_proc_stat_t *s, const char *text, size_t len, bool first)
 {
-	int r = parse_set_string(FIELD(VMON_PROC_STAT_CMDLINE), s, text, len, s->changed, first);
+	int r = given(s, VMON_PROC_STAT_CMDLINE, parse_set_string(FIELD(VMON_PROC_STAT_CMDLINE), s, text, len,
+								     s->changed, first));
 
 	if (r < 0)
 		return -1;
-	BITSET(s->present, VMON_PROC_STAT_CMDLINE);
 	if (r > 0 || first || !s->argv)
 		/* argv: argc pointers into cmdline, rebuilt whenever it changes */
 		return parse_split_strings(FIELD(VMON_PROC_STAT_CMDLINE), FIELD(VMON_PROC_STAT_ARGC),

@@ -33,14 +33,14 @@ int proc_stat_set_cmdline(vmon_proc_stat_t *s, const char *text, size_t len, boo
 #define STAT_GIVEN_WCHAN	0x2
 int proc_stat_give_uid(vmon_t *vmon, vmon_proc_stat_t *s, unsigned uid, bool first);
 int proc_stat_give_wchan(vmon_t *vmon, vmon_proc_stat_t *s, const char *name, size_t len, bool first);
-void proc_stat_event(vmon_proc_stat_t *s, const vmon_event_t *ev, bool first);
-void proc_stat_event_exec(vmon_proc_stat_t *s, const vmon_event_t *ev);
-void proc_stat_event_exit(vmon_proc_stat_t *s, const proc_node_t *node, const vmon_event_t *ev);
+bool proc_stat_event(vmon_proc_stat_t *s, const vmon_event_t *ev, bool first);
+bool proc_stat_event_exec(vmon_proc_stat_t *s, const vmon_event_t *ev);
+bool proc_stat_event_exit(vmon_proc_stat_t *s, const proc_node_t *node, const vmon_event_t *ev);
 void proc_stat_keep_pid(vmon_proc_stat_t *s);
-void proc_stat_ended(vmon_proc_stat_t *s, bool has_exit_status);
+bool proc_stat_ended(vmon_proc_stat_t *s, bool has_exit_status);
 /* PROC_VM's rule, PROC_VM_STATUS's too: may the memory have moved since the last sample (proc_vm.c)? */
 bool proc_vm_may_have_moved(vmon_t *vmon, proc_node_t *node);
-void proc_vm_status_event_exit(vmon_proc_vm_status_t *s, const vmon_event_t *ev);
+bool proc_vm_status_event_exit(vmon_proc_vm_status_t *s, const vmon_event_t *ev);
 void proc_vm_free(vmon_t *vmon, vmon_proc_vm_t *store);
 void proc_io_free(vmon_t *vmon, vmon_proc_io_t *store);
 void proc_follow_children_free(vmon_t *vmon, vmon_proc_follow_children_t *store);

@@ -158,12 +158,7 @@ static struct vt_share *row_share(const vt_row_t *row)
  * Where a row's memo is kept, or NULL: a live row on its node's own stores
  * (a builder that borrows them: vtop -b), with the node's history.  Not an
  * exited row: its key changes each refresh (exited_age), and a row on
- * copies has no node to say whether they changed.  Nor a node the event
- * feed saw end (has_exit_status): its exit writes the memory status
- * store's peak with no mark that lasts (the store's next read clears its
- * changed bits, and a zombie's read finds nothing else changed).  The feed
- * gives that peak only with the exit status (feed_bpf.c's exits carry
- * both): a backend that gave it alone would need a mark of its own here.
+ * copies has no node to say whether they changed.
  */
 static struct vt_row_memo **memo_home(const vt_row_t *row, const vmon_proc_t **node)
 {
@@ -173,8 +168,6 @@ static struct vt_row_memo **memo_home(const vt_row_t *row, const vmon_proc_t **n
 	if ((row->flags & (VT_ROW_NODE_STORES | VT_ROW_EXITED)) != VT_ROW_NODE_STORES)
 		return NULL;
 	proc = (vmon_proc_t *)((char *)row->stores - offsetof(vmon_proc_t, stores));
-	if (proc->has_exit_status)
-		return NULL;
 	priv = proc->foo;
 	/* (a builder borrows or copies, so a node's history has a copy or a memo, never both) */
 	if (!priv || (!priv->with_memo && priv->share))
@@ -204,22 +197,17 @@ static bool stores_read(const vmon_proc_t *proc)
 
 /*
  * Whether the node's stores are still as they were when m was made: at
- * most one sample since, which changed none of them (its activity), read
- * them all, and neither dropped nor added one (a replay's node follows its
- * log's); and the event feed, which writes the stat store's command fields
- * between samples and marks them in its changed bits alone, did not.
+ * most one sample since, which changed none of them (its activity: the
+ * sampler's changes and the event feed's), read them all, and neither
+ * dropped nor added one (a replay's node follows its log's).
  */
 static bool node_unchanged(const vmon_proc_t *proc, const struct vt_row_memo *m)
 {
-	static const char none[sizeof(((vmon_proc_stat_t *)0)->changed)];
-	const vmon_proc_stat_t *s = proc->stores[VMON_STORE_PROC_STAT];
 	unsigned since = (unsigned)proc->generation - (unsigned)m->sampled;
 
 	if (since > 1 || (since && (proc->activity & proc->wants)))
 		return false;
-	if (!stores_read(proc) || proc->wants != m->wants || stores_present(proc) != m->present)
-		return false;
-	return !since || !s || !memcmp(s->changed, none, sizeof(none));
+	return stores_read(proc) && proc->wants == m->wants && stores_present(proc) == m->present;
 }
 
 const char *vt_row_memo(const vt_row_t *row, const void *key, size_t key_size, size_t *len)
