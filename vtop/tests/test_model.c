@@ -313,6 +313,102 @@ static void test_borrowed_rows(void **state)
 	world_close(&w);
 }
 
+/* the text kept with pid's row under key, or NULL (for a NUL-terminated text) */
+static const char *memo_of(const world_t *w, int pid, const char *key)
+{
+	size_t len;
+	const char *text = vt_row_memo(row_of(w, pid), key, strlen(key), &len);
+
+	assert_true(!text || strlen(text) + 1 == len);
+	return text;
+}
+
+static void memo_keep(const world_t *w, int pid, const char *key, const char *text)
+{
+	/* (the NUL kept too, so that the test may read it as a string) */
+	vt_row_memo_keep(row_of(w, pid), key, strlen(key), text, strlen(text) + 1);
+}
+
+static void next_sample(world_t *w)
+{
+	tick(w, 1);
+	sample(w);
+}
+
+/* text kept under "k" now is given again after a sample that changed nothing */
+static void memo_kept_through_sample(world_t *w, int pid, const char *text)
+{
+	memo_keep(w, pid, "k", text);
+	next_sample(w);
+	assert_string_equal(memo_of(w, pid, "k"), text);
+}
+
+/*
+ * A text kept with a row of the node's own stores (vtop -b's columns of
+ * an idle process) is given again while the node's stores stay as they
+ * were: in the sample it was kept in and in the next one that changed
+ * nothing.  Not under another key; not once a sample changed a store, nor
+ * after two samples (the first, unlooked at, may have changed one), nor
+ * while a store's read fails, nor once the node's wants changed.
+ */
+static void test_row_memo(void **state)
+{
+	static const char *const argv[] = { "sleep", "30", NULL };
+	world_t w;
+
+	/* (a process born while the builder borrows: a node that copied its stores before keeps no text) */
+	world_open(&w);
+	vt_source_set_borrow(&w.src, true);
+	fixture_proc(&w.fx, 300, 1, NULL, 'S', 700, argv);
+	next_sample(&w);
+	assert_true(row_of(&w, 300)->flags & VT_ROW_NODE_STORES);
+	assert_null(memo_of(&w, 300, "k"));
+	memo_keep(&w, 300, "k", "one");
+	assert_string_equal(memo_of(&w, 300, "k"), "one");
+	assert_null(memo_of(&w, 300, "other key"));
+	assert_null(memo_of(&w, 102, "k"));
+	next_sample(&w);
+	assert_string_equal(memo_of(&w, 300, "k"), "one");
+
+	/* its CPU time moved: its stat store changed */
+	proc_stat(&w.fx, 300, 1, "sleep", 'S', 700, 70, 30, 0);
+	fixture_ran(&w.fx, 300);
+	next_sample(&w);
+	assert_null(memo_of(&w, 300, "k"));
+	memo_kept_through_sample(&w, 300, "two");
+
+	/* two samples, the first not looked at */
+	next_sample(&w);
+	next_sample(&w);
+	assert_null(memo_of(&w, 300, "k"));
+	memo_keep(&w, 300, "k", "three");
+
+	/* its memory's figures unreadable: the read fails, and nothing is kept while it does */
+	fixture_printf(&w.fx, "300/statm", "garbage\n");
+	fixture_ran(&w.fx, 300);
+	next_sample(&w);
+	assert_int_not_equal(vt_row_errors(row_of(&w, 300))[VMON_STORE_PROC_VM], 0);
+	assert_null(memo_of(&w, 300, "k"));
+	memo_keep(&w, 300, "k", "four");
+	assert_null(memo_of(&w, 300, "k"));
+	fixture_printf(&w.fx, "300/statm", "2560 300 200 2 0 400 0\n");
+	fixture_ran(&w.fx, 300);
+	next_sample(&w);
+	memo_kept_through_sample(&w, 300, "five");
+
+	/* its wants changed: a store more (a column of it shown), then a store less */
+	assert_false(w.src.wants & VMON_WANT_PROC_IO);
+	assert_int_equal(vt_source_set_wants(&w.src, w.src.wants | VMON_WANT_PROC_IO, false), 0);
+	next_sample(&w);
+	assert_null(memo_of(&w, 300, "k"));
+	memo_kept_through_sample(&w, 300, "six");
+	assert_int_equal(vt_source_set_wants(&w.src, w.src.wants & ~VMON_WANT_PROC_IO, false), 0);
+	next_sample(&w);
+	assert_null(memo_of(&w, 300, "k"));
+
+	world_close(&w);
+}
+
 /* the sampler's next snapshot, waited for on its eventfd (a few seconds at most) */
 static bool sampler_signalled(vt_sampler_t *s, int ms)
 {
@@ -2555,6 +2651,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_shares),
 		cmocka_unit_test(test_ghost_shared),
 		cmocka_unit_test(test_borrowed_rows),
+		cmocka_unit_test(test_row_memo),
 		cmocka_unit_test(test_sampler_hold),
 		cmocka_unit_test(test_tree_flattening),
 		cmocka_unit_test(test_collapse),
