@@ -265,6 +265,13 @@ void batch_write_text(FILE *out, const vt_config_t *cfg, const vt_view_t *view, 
 		line_char(&line, (row->flags & VT_ROW_EXITED) ? 'X' : (row->flags & VT_ROW_NEW) ? 'N' : ' ');
 		line_char(&line, batch_line_is_context(view, l) ? 'c' : ' ');
 		if (memo) {
+			/* (each step's lines are there when the next one, and vt_row_memo(), read them) */
+			for (int step = 0; step < 3; step++) {
+				int ahead = l + 2 * (3 - step);
+
+				if (ahead < vt_view_lines(view))
+					vt_row_memo_prefetch(vt_view_row(view, snap, ahead), step);
+			}
 			memo_key_of(&key, row);
 			kept = vt_row_memo(row, &key, sizeof(key), &kept_len);
 			if (kept) {
