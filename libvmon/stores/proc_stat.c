@@ -259,8 +259,7 @@ static int sample_exe(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool
 	 */
 	if (procfs_readlink(vmon, node, "exe", buf) < 0)
 		return unreadable(s, VMON_PROC_STAT_EXE, errno, ENOENT);
-	BITSET(s->present, VMON_PROC_STAT_EXE);
-	return parse_set_string(FIELD(VMON_PROC_STAT_EXE), s, buf->data, buf->len, s->changed, first);
+	return proc_stat_set_text(s, VMON_PROC_STAT_EXE, buf->data, buf->len, first);
 }
 
 static int sample_wchan(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool first)
@@ -269,8 +268,7 @@ static int sample_wchan(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bo
 
 	if (procfs_read(vmon, node, "wchan", &s->wchan_fd, buf) < 0)
 		return unreadable(s, VMON_PROC_STAT_WCHAN, errno, 0);
-	BITSET(s->present, VMON_PROC_STAT_WCHAN);
-	return parse_set_string(FIELD(VMON_PROC_STAT_WCHAN), s, buf->data, buf->len, s->changed, first);
+	return proc_stat_set_text(s, VMON_PROC_STAT_WCHAN, buf->data, buf->len, first);
 }
 
 /* the owner of the node's /proc directory; an fd on a file under it keeps the owner of its open */
@@ -281,8 +279,7 @@ static int sample_uid(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, bool
 
 	if (dir < 0 || fstat(dir, &st) < 0)
 		return unreadable(s, VMON_PROC_STAT_UID, errno, 0);
-	BITSET(s->present, VMON_PROC_STAT_UID);
-	return parse_set_ull(FIELD(VMON_PROC_STAT_UID), s, st.st_uid, s->changed, first);
+	return proc_stat_set_number(s, VMON_PROC_STAT_UID, st.st_uid, first);
 }
 
 /* a new program: its name, or the addresses that move only when one is loaded (node_layout_seen()) */

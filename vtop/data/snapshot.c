@@ -229,10 +229,11 @@ static bool node_unchanged(const vmon_proc_t *proc, const struct vt_row_memo *m)
 
 /*
  * vt_row_memo()'s reads of a row some lines ahead, asked for in three
- * steps, a line apart each: the node's lines (its activity, stores,
- * errors and history's address), then its history, then the memo.  A
- * writer's lines of an idle tree at 10,000 processes each waited on all
- * three in turn: vt_row_memo() was 5 % of a refresh of vtop -b.
+ * steps (batch/text.c: six, four and two lines ahead): the node's lines
+ * (its activity, stores, errors and history's address), then its history,
+ * then the memo.  A writer's lines of an idle tree at 10,000 processes
+ * each waited on all three in turn: vt_row_memo() was 5 % of a refresh of
+ * vtop -b.
  */
 void vt_row_memo_prefetch(const vt_row_t *row, int step)
 {

@@ -91,7 +91,7 @@ const unsigned char *vt_row_errors(const vt_row_t *row);
  */
 const char *vt_row_memo(const vt_row_t *row, const void *key, size_t key_size, size_t *len);
 void vt_row_memo_keep(const vt_row_t *row, const void *key, size_t key_size, const char *text, size_t len);
-/* a hint for a row a few lines ahead: step 0, 1, then 2, a line or two apart (no effect but speed) */
+/* a hint for a row some lines ahead: step 0, 1, then 2, each nearer the row (no effect but speed) */
 void vt_row_memo_prefetch(const vt_row_t *row, int step);
 
 /*
