@@ -172,6 +172,23 @@ static struct vt_share *row_share(const vt_row_t *row)
 }
 
 /*
+ * The node whose own stores a row shows (a builder that borrows them:
+ * vtop -b), or NULL for a row on copies (an arena's or a shared one)
+ */
+static const vmon_proc_t *row_node(const vt_row_t *row)
+{
+	if (!(row->flags & VT_ROW_NODE_STORES))
+		return NULL;
+	return (const vmon_proc_t *)((const char *)row->stores - offsetof(vmon_proc_t, stores));
+}
+
+/* the same, only for a live row: an exited row's key changes each refresh (exited_age) */
+static const vmon_proc_t *live_row_node(const vt_row_t *row)
+{
+	return row->flags & VT_ROW_EXITED ? NULL : row_node(row);
+}
+
+/*
  * Where a row's memo is kept, or NULL: a live row on its node's own stores
  * (a builder that borrows them: vtop -b), with the node's history.  Not an
  * exited row: its key changes each refresh (exited_age), and a row on
@@ -179,12 +196,11 @@ static struct vt_share *row_share(const vt_row_t *row)
  */
 static struct vt_row_memo **memo_home(const vt_row_t *row, const vmon_proc_t **node)
 {
-	vmon_proc_t *proc;
+	const vmon_proc_t *proc = live_row_node(row);
 	struct vt_priv *priv;
 
-	if ((row->flags & (VT_ROW_NODE_STORES | VT_ROW_EXITED)) != VT_ROW_NODE_STORES)
+	if (!proc)
 		return NULL;
-	proc = (vmon_proc_t *)((char *)row->stores - offsetof(vmon_proc_t, stores));
 	priv = proc->foo;
 	/* (a builder borrows or copies, so a node's history has a copy or a memo, never both) */
 	if (!priv || (!priv->with_memo && priv->share))
@@ -237,12 +253,11 @@ static bool node_unchanged(const vmon_proc_t *proc, const struct vt_row_memo *m)
  */
 void vt_row_memo_prefetch(const vt_row_t *row, int step)
 {
-	const vmon_proc_t *proc;
+	const vmon_proc_t *proc = live_row_node(row);
 	const struct vt_priv *priv;
 
-	if ((row->flags & (VT_ROW_NODE_STORES | VT_ROW_EXITED)) != VT_ROW_NODE_STORES)
+	if (!proc)
 		return;
-	proc = (const vmon_proc_t *)((const char *)row->stores - offsetof(vmon_proc_t, stores));
 	if (step == 0) {
 		prefetch_lines(&proc->generation, offsetof(vmon_proc_t, errors) + sizeof(proc->errors) -
 						  offsetof(vmon_proc_t, generation));
@@ -299,11 +314,12 @@ static const struct vt_row_stores no_stores;
 
 const unsigned char *vt_row_errors(const vt_row_t *row)
 {
-	const char *stores = (const char *)row->stores;
+	const vmon_proc_t *proc = row_node(row);
 
-	if (row->flags & VT_ROW_NODE_STORES)
-		return ((const vmon_proc_t *)(stores - offsetof(vmon_proc_t, stores)))->errors;
-	return ((const struct vt_row_stores *)(stores - offsetof(struct vt_row_stores, stores)))->errors;
+	if (proc)
+		return proc->errors;
+	return ((const struct vt_row_stores *)((const char *)row->stores -
+					       offsetof(struct vt_row_stores, stores)))->errors;
 }
 
 /* the rows' references to shared copies */
