@@ -5,8 +5,9 @@
  * type a store member can have, values at the edges of each size (sign
  * bits, all ones, bits past the member's width), with first and without,
  * the same member bytes, the same changed and present bits and the same
- * count of changes.  No root, no BPF: the equivalence with /proc itself is
- * test_iter's.
+ * count of changes.  And parse_given(), the event writers' rule: a value
+ * given to an absent field changes it, even the value it read as absent.
+ * No root, no BPF: the equivalence with /proc itself is test_iter's.
  */
 #include "config.h"
 
@@ -107,11 +108,47 @@ static void test_bad_size(void **state)
 	assert_int_equal(s.present[0], 0);
 }
 
+/* absent to present is a change whatever the value; present to the same value is none */
+static void test_given(void **state)
+{
+	static const vmon_field_t not_a_number = { .type = VMON_TYPE_char_array, .sym = 7 };
+	struct store s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	for (size_t k = 0; k < NR; k++) {
+		const vmon_field_t *f = &fields[k];
+		char bit = (char)(1 << f->sym);
+
+		/* absent (reads 0), given 0 */
+		s.changed[0] = 0;
+		assert_int_equal(parse_given(f, parse_set_ull(f, &s, 0, s.changed, false), s.changed, s.present), 1);
+		assert_int_equal(s.present[0] & bit, bit);
+		assert_int_equal(s.changed[0], bit);
+		/* present, given the same again: nothing changed */
+		s.changed[0] = 0;
+		assert_int_equal(parse_given(f, parse_set_ull(f, &s, 0, s.changed, false), s.changed, s.present), 0);
+		assert_int_equal(s.changed[0], 0);
+		/* present, given another value */
+		assert_int_equal(parse_given(f, parse_set_ull(f, &s, 5, s.changed, false), s.changed, s.present), 1);
+		assert_int_equal(s.changed[0], bit);
+	}
+	/* a writer's error passes through, and the field stays absent */
+	s.changed[0] = 0;
+	errno = 0;
+	assert_int_equal(parse_given(&not_a_number, parse_set_ull(&not_a_number, &s, 1, s.changed, false), s.changed,
+				     s.present), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(s.present[0] & (char)(1 << 7), 0);
+	assert_int_equal(s.changed[0], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_set_ull),
 		cmocka_unit_test(test_bad_size),
+		cmocka_unit_test(test_given),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -339,6 +339,21 @@ int parse_set_string(const vmon_field_t *f, void *store, const char *text, size_
 	return 1;
 }
 
+/*
+ * A writer's value given to a field (r: what parse_set_ull() or
+ * parse_set_string() returned): the field is present from now on, and a
+ * field that was absent changed, whatever the value (an absent field reads
+ * 0 or "", which the value may equal).  r, or 1 where it was absent.
+ */
+int parse_given(const vmon_field_t *f, int r, char *changed, char *present)
+{
+	if (r < 0 || BITTEST(present, f->sym))
+		return r;
+	BITSET(present, f->sym);
+	mark_changed(f, changed);
+	return 1;
+}
+
 /* the kernel no longer prints this field: zero it and clear its present bit */
 int parse_clear(const vmon_field_t *f, void *store, char *changed, char *present)
 {

@@ -54,6 +54,8 @@ void parse_free_string(vmon_char_array_t *a);
 /* a str_array's vector freed, unless it is a shared text's (VMON_FIELD_SHARED); *vp is NULL after */
 void parse_free_vector(const vmon_field_t *f, char ***vp);
 int parse_set_ull(const vmon_field_t *f, void *store, unsigned long long value, char *changed, bool first);
+/* present from now on, and changed if it was absent: after a writer's parse_set_ull() or parse_set_string() */
+int parse_given(const vmon_field_t *f, int r, char *changed, char *present);
 
 /*
  * A number of a source's record (an __u64 at `from`) and the store member

@@ -75,14 +75,10 @@ static int unreadable(vmon_proc_stat_t *s, int sym, int err, int err_absent)
 
 /* --- the writers (stores.h) --- */
 
-/* a field given a value: present, and changed if it was absent, whatever the value (an absent one reads 0) */
+/* a field given a value: present, and changed if it was absent (parse_given()) */
 static int given(vmon_proc_stat_t *s, int sym, int r)
 {
-	if (r < 0 || BITTEST(s->present, sym))
-		return r;
-	BITSET(s->present, sym);
-	BITSET(s->changed, sym);
-	return 1;
+	return parse_given(FIELD(sym), r, s->changed, s->present);
 }
 
 int proc_stat_set_number(vmon_proc_stat_t *s, int sym, unsigned long long v, bool first)

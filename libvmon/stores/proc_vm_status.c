@@ -94,15 +94,6 @@ int proc_vm_status_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 bool proc_vm_status_event_exit(vmon_proc_vm_status_t *s, const vmon_event_t *ev)
 {
 	const vmon_field_t *hwm = &vmon_proc_store_descs[VMON_STORE_PROC_VM_STATUS].fields[VMON_PROC_VM_STATUS_HWM_KB];
-	int r = parse_set_ull(hwm, s, ev->maxrss_kb, s->changed, false);
 
-	if (r < 0)
-		return false;
-	/* (a peak that was absent changed, whatever its value) */
-	if (!BITTEST(s->present, VMON_PROC_VM_STATUS_HWM_KB)) {
-		BITSET(s->present, VMON_PROC_VM_STATUS_HWM_KB);
-		BITSET(s->changed, VMON_PROC_VM_STATUS_HWM_KB);
-		r = 1;
-	}
-	return r > 0;
+	return parse_given(hwm, parse_set_ull(hwm, s, ev->maxrss_kb, s->changed, false), s->changed, s->present) > 0;
 }
