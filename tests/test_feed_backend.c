@@ -122,6 +122,21 @@ static void open_or_skip(vmon_t *vmon, size_t buffer_bytes)
 	assert_true(st.buffer_bytes > 0);
 }
 
+/*
+ * A child the tree has no exit status for: right only when the feed lost
+ * events (the kernel drops them when the reader falls behind: a loaded
+ * machine, valgrind), and then it says so.  unchecked: what goes unchecked.
+ */
+static void exit_among_lost(vmon_t *vmon, pid_t pid, const char *unchecked)
+{
+	vmon_feed_stats_t st;
+
+	assert_int_equal(vmon_feed_get_stats(vmon, &st), 0);
+	if (!st.lost)
+		fail_msg("pid %d has no exit status, and the feed lost no event", (int)pid);
+	print_message("the exit of %d was among %llu events lost: %s is not checked\n", (int)pid, st.lost, unchecked);
+}
+
 static void msleep(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -651,13 +666,7 @@ static void test_pid_reuse(void **state)
 	if (old->has_exit_status) {
 		assert_int_equal(old->exit_status, status);
 	} else {
-		vmon_feed_stats_t st;
-
-		/* the kernel drops events when the reader falls behind (a loaded machine, valgrind); then it says so */
-		assert_int_equal(vmon_feed_get_stats(&vmon, &st), 0);
-		if (!st.lost)
-			fail_msg("the old process %d has no exit status, and the feed lost no event", a);
-		printf("the old process's exit was among %llu events lost: its status is not checked\n", st.lost);
+		exit_among_lost(&vmon, a, "its status");
 	}
 	assert_true(feedtest_stat(old)->start + 1 >= old_start && feedtest_stat(old)->start <= old_start + 1);
 	assert_int_equal(feedtest_stat(new)->start, feedtest_start_of(b));
@@ -679,7 +688,6 @@ static void test_exit_activity(void **state)
 {
 	const unsigned long long grown_kb = 32 * 1024;
 	const vmon_proc_vm_status_t *st;
-	vmon_feed_stats_t stats;
 	vmon_proc_t *proc = NULL;
 	siginfo_t info;
 	thread_kid_t t;
@@ -712,11 +720,7 @@ static void test_exit_activity(void **state)
 		msleep(20);
 	}
 	if (!proc->has_exit_status) {
-		/* the kernel drops events when the reader falls behind (valgrind): then it says so */
-		assert_int_equal(vmon_feed_get_stats(&vmon, &stats), 0);
-		if (!stats.lost)
-			fail_msg("pid %d has no exit status, and the feed lost no event", t.pid);
-		print_message("its exit was among %llu events lost: the zombie is not checked\n", stats.lost);
+		exit_among_lost(&vmon, t.pid, "the zombie");
 	} else {
 		assert_true(proc->activity & VMON_WANT_PROC_STAT);
 		if (carries_maxrss()) {
