@@ -2242,6 +2242,122 @@ static void test_replay_unchanged_store(void **state)
 	vmon_destroy(&replay);
 }
 
+static int ctors;
+
+static void count_ctor(vmon_t *vmon, vmon_proc_t *proc)
+{
+	(void)vmon;
+	(void)proc;
+	ctors++;
+}
+
+/* a hand-made sample whose entries have a stat store with a start time each (starts[i]) */
+static int replay_lives(vmon_t *replay, const struct entry *e, const unsigned long long *starts, int nr)
+{
+	vmon_proc_stat_t st[8];
+	vmon_log_proc_t procs[8];
+	vmon_log_sample_t s;
+
+	assert_true(nr <= 8);
+	memset(&s, 0, sizeof(s));
+	memset(procs, 0, sizeof(procs));
+	memset(st, 0, sizeof(st));
+	for (int i = 0; i < nr; i++) {
+		st[i].cmdline_fd = st[i].comm_fd = st[i].wchan_fd = st[i].stat_fd = -1;
+		st[i].start = starts[i];
+		BITSET(st[i].present, VMON_PROC_STAT_START);
+		procs[i].pid = e[i].pid;
+		procs[i].parent = e[i].parent;
+		procs[i].flags = e[i].flags;
+		procs[i].id = e[i].id;
+		procs[i].wants = VMON_WANT_PROC_STAT;
+		procs[i].activity = VMON_WANT_PROC_STAT;
+		procs[i].stores[VMON_STORE_PROC_STAT] = &st[i];
+	}
+	s.procs = procs;
+	s.procs_nr = nr;
+	return vmon_log_replay(replay, &s);
+}
+
+/* the node of pid that started at start, or NULL */
+static const vmon_proc_t *life_of(vmon_t *vmon, int pid, unsigned long long start)
+{
+	for (const vmon_proc_t *p = first_node(vmon); p; p = next_node(vmon, p)) {
+		const vmon_proc_stat_t *st = p->stores[VMON_STORE_PROC_STAT];
+
+		if (p->pid == pid && st && st->start == start)
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * An entry under a new id that is not new is the node of the last sample
+ * with its pid and start time: the older of two lives of one pid, whose
+ * next entry the writer starts afresh (the pid's base is the newer
+ * life's), and every entry of a keyframe.  Each was made anew: its ctor
+ * ran again and whatever the caller kept on it was lost (vtop showed the
+ * older life exited once more than the live run had).
+ */
+static void test_replay_identity(void **state)
+{
+	/* 13 ended (new and dead in one sample) and its pid went to another process at once */
+	static const struct entry born[] = {
+		{ 10, -1, 0, 1 }, { 13, 0, VMON_LOG_PROC_NEW, 2 }, { 13, 0, VMON_LOG_PROC_NEW, 3 },
+	}, older_afresh[] = {
+		{ 10, -1, 0, 1 }, { 13, 0, VMON_LOG_PROC_STALE, 4 }, { 13, 0, 0, 3 },
+	}, keyframe[] = {
+		{ 10, -1, 0, 7 }, { 13, 0, 0, 8 },
+	}, another_life[] = {
+		{ 10, -1, 0, 7 }, { 13, 0, 0, 9 },
+	};
+	static const unsigned long long starts[] = { 5, 100, 101 }, starts_kept[] = { 5, 101 },
+					starts_other[] = { 5, 300 };
+	const vmon_proc_t *older, *newer, *top;
+	vmon_t replay;
+
+	(void)state;
+	replay_start(&replay, VMON_FLAG_PROC_ALL);
+	replay.proc_ctor_cb = count_ctor;
+	replay.proc_dtor_cb = count_dtor;
+	ctors = dtors = 0;
+	assert_int_equal(replay_lives(&replay, born, starts, 3), 0);
+	assert_int_equal(ctors, 3);
+	top = life_of(&replay, 10, 5);
+	older = life_of(&replay, 13, 100);
+	newer = life_of(&replay, 13, 101);
+	assert_non_null(older);
+	assert_non_null(newer);
+
+	/* the older life under a new id, stale: the same node, no ctor */
+	assert_int_equal(replay_lives(&replay, older_afresh, starts, 3), 0);
+	assert_int_equal(ctors, 3);
+	assert_int_equal(dtors, 0);
+	assert_ptr_equal(life_of(&replay, 13, 100), older);
+	assert_true(older->is_stale);
+	assert_false(older->is_new);
+	assert_ptr_equal(life_of(&replay, 13, 101), newer);
+	assert_ptr_equal(vmon_proc_lookup(&replay, 13), newer);
+
+	/* a keyframe: every id new, every node the same; the stale one has gone */
+	assert_int_equal(replay_lives(&replay, keyframe, starts_kept, 2), 0);
+	assert_int_equal(ctors, 3);
+	assert_int_equal(dtors, 1);
+	assert_ptr_equal(life_of(&replay, 10, 5), top);
+	assert_ptr_equal(life_of(&replay, 13, 101), newer);
+	assert_ptr_equal(vmon_proc_lookup(&replay, 13), newer);
+	assert_int_equal(assert_tree_consistent(&replay), 2);
+
+	/* a new id with another start is another life: a node of its own */
+	assert_int_equal(replay_lives(&replay, another_life, starts_other, 2), 0);
+	assert_int_equal(ctors, 4);
+	assert_int_equal(dtors, 2);
+	assert_null(life_of(&replay, 13, 101));
+	assert_non_null(life_of(&replay, 13, 300));
+	vmon_destroy(&replay);
+	assert_int_equal(ctors, dtors);
+}
+
 /* bad arguments are refused, never crash */
 static void test_arguments(void **state)
 {
@@ -2292,6 +2408,7 @@ int main(void)
 		cmocka_unit_test(test_replay_records),
 		cmocka_unit_test(test_replay_ids),
 		cmocka_unit_test(test_replay_unchanged_store),
+		cmocka_unit_test(test_replay_identity),
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_fuzz_corpus),
 	};

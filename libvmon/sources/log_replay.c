@@ -4,8 +4,10 @@
  *
  * Each vmon_log_replay() is one pass, with the lifecycle of a live one: the
  * nodes stale in the last pass leave (dtor, free), those the sample lists
- * are updated, found by the id the reader gives each node's entries, those
- * it lists for the first time are made (ctor), those it marks stale become
+ * are updated, found by the id the reader gives each node's entries (or,
+ * for an entry the writer started afresh, by its pid and start time:
+ * claim_by_identity()), those it lists for the first time are made (ctor),
+ * those it marks stale become
  * stale, and those it no longer lists leave.  Then every list of the tree is
  * put in the sample's order, so a walk of the replayed tree meets the nodes
  * in the order the recorded tree had them.  A program that draws a live
@@ -22,6 +24,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +36,7 @@
 struct replay {
 	/* the last sample's nodes by id, and the one being made; not the stale, which leave with their pass */
 	vhash_t		map, next;
+	vhash_t		lives;		/* claim_by_identity()'s: the last sample's nodes no id named, by pid */
 	proc_node_t	**nodes;	/* of the sample's entries */
 	size_t		nodes_cap;
 	struct held {
@@ -60,6 +64,7 @@ static void replay_free(struct replay *r)
 	free(r->events);
 	vhash_fini(&r->map);
 	vhash_fini(&r->next);
+	vhash_fini(&r->lives);
 	free(r->nodes);
 	free(r);
 }
@@ -219,8 +224,9 @@ static int check(struct replay *r, const vmon_log_sample_t *s)
 			break;
 		}
 		/*
-		 * Stale entries count too.  A node made for one (at a keyframe
-		 * every entry has a new id, and its node is made anew) takes
+		 * Stale entries count too.  A node made for one (an entry under
+		 * a new id whose pid and start no node of the last sample has:
+		 * claim_by_identity()) takes
 		 * the pid index from a live node of its pid, and gives it back
 		 * to nobody when it goes stale: that node was in no index and
 		 * on no list vmon_destroy() empties (a leak the fuzzer found:
@@ -274,6 +280,76 @@ static int index_live_nodes(vmon_t *vmon, struct replay *r, const vmon_log_sampl
 	if (ret < 0)
 		errno = ENOMEM;
 	return ret;
+}
+
+/* a node's key among the last sample's by pid: a process and a thread of one pid apart */
+static uint64_t life_key(int pid, bool thread)
+{
+	return (uint64_t)(unsigned)pid << 1 | thread;
+}
+
+/* the start time (clock ticks after boot) an entry's stat store gives, or -1 */
+static long long entry_start(const vmon_log_proc_t *p)
+{
+	const vmon_proc_stat_t *st = p->stores[VMON_STORE_PROC_STAT];
+
+	if (!st || !BITTEST(st->present, VMON_PROC_STAT_START) || st->start > LLONG_MAX)
+		return -1;
+	return (long long)st->start;
+}
+
+/*
+ * An entry the writer started afresh that is not new is a node of the last
+ * sample under another id: at a keyframe (every entry fresh), or the older
+ * of two lives of one pid (the writer's base of that pid is the newer
+ * life's, vmon_log(5), so the older one's next entry is fresh).  Its node
+ * is the last sample's of the same pid, thread or not (a thread of the
+ * same process) and start time that no id named: found so, it stays the
+ * node it was, with what the caller keeps on it (vtop's exited row, shown
+ * once; made anew, it was shown exited again for a replay that the live
+ * run never showed).  -1 (ENOMEM) when the index could not be made: those
+ * entries' nodes are made anew.
+ */
+static int claim_by_identity(vmon_t *vmon, struct replay *r, const vmon_log_sample_t *s)
+{
+	bool any = false;
+	size_t pos;
+
+	for (int i = 0; i < s->procs_nr && !any; i++)
+		any = !r->nodes[i] && !(s->procs[i].flags & VMON_LOG_PROC_NEW) && entry_start(&s->procs[i]) >= 0;
+	if (!any)
+		return 0;
+	vhash_clear(&r->lives);
+	vhash_for_each(&r->map, pos) {
+		proc_node_t *node = vhash_val_at(&r->map, pos);
+
+		if (node->pass.seen != vmon->generation && node->pub.stores[VMON_STORE_PROC_STAT] &&
+		    vhash_add(&r->lives, life_key(node->pub.pid, node->pub.is_thread), node) < 0)
+			return -1;
+	}
+	for (int i = 0; i < s->procs_nr; i++) {
+		const vmon_log_proc_t *p = &s->procs[i];
+		bool thread = p->flags & VMON_LOG_PROC_THREAD;
+		uint64_t key = life_key(p->pid, thread);
+		long long start;
+
+		if (r->nodes[i] || (p->flags & VMON_LOG_PROC_NEW) || (start = entry_start(p)) < 0)
+			continue;
+		for (pos = vhash_find(&r->lives, key); pos != VHASH_END; pos = vhash_find_next(&r->lives, key, pos)) {
+			proc_node_t *node = vhash_val_at(&r->lives, pos);
+
+			if (node->start != (unsigned long long)start || (thread && node->tgid != s->procs[p->parent].pid))
+				continue;
+			vhash_remove_at(&r->lives, pos);
+			node->pass.seen = vmon->generation;
+			r->nodes[i] = node;
+			/* (one out of the pid index since an earlier sample: index_live_nodes() names it again) */
+			if (node->life.left)
+				r->shared_pids = true;
+			break;
+		}
+	}
+	return 0;
 }
 
 static int replay_stores(vmon_t *vmon, proc_node_t *node, const vmon_log_proc_t *p, bool made)
@@ -454,6 +530,8 @@ int vmon_log_replay(vmon_t *vmon, const vmon_log_sample_t *s)
 		if (r->nodes[i])
 			r->nodes[i]->pass.seen = vmon->generation;
 	}
+	if (claim_by_identity(vmon, r, s) < 0)
+		err = ENOMEM;
 	vhash_for_each(&r->map, pos) {
 		proc_node_t *node = vhash_val_at(&r->map, pos);
 

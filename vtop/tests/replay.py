@@ -136,6 +136,34 @@ def with_page_size(data, page):
     return data[:12] + record(1, body) + data[body_start + length + 4:], old_page
 
 
+def first_difference(what, a, b):
+    """Print the first line where a live run's output (a) and its replay's (b) differ."""
+    if a == b:
+        return
+    la, lb = a.splitlines(), b.splitlines()
+    at = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+    print("%s: %d lines live, %d replayed; line %d live %r, replayed %r"
+          % (what, len(la), len(lb), at, la[at] if at < len(la) else None, lb[at] if at < len(lb) else None))
+
+
+def reuse_pids(until):
+    """Until the time `until`: a child that exits, then another given its pid at once (ns_last_pid), which
+    lives a moment and is killed.  The pids that two children had, each with its two lives' exit codes."""
+    reused = []
+    while time.time() < until:
+        a = spawn(["/bin/sh", "-c", "exit 4"])
+        a.wait()
+        with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+            f.write(str(a.pid - 1))
+        b = spawn(["/bin/sleep", "5"])
+        time.sleep(0.05 + 0.1 * len(reused) % 0.25)
+        b.kill()
+        b.wait()
+        if b.pid == a.pid:
+            reused.append((a.pid, a.returncode, b.returncode))
+    return reused
+
+
 def sample_of(s):
     m = re.search(r"sample (\d+) of (\d+)", s)
     return int(m.group(1)) if m else -1
@@ -240,13 +268,38 @@ try:
         log2 = os.path.join(tmp, "run-%s.vlog" % fmt)
         a = vtop("-b", "-H", "--format", fmt, "-d", "0.2", "-n", "4", "-w", log2).stdout
         b = vtop("-r", log2, "-b", "-H", "--format", fmt).stdout
-        if a != b:
-            # the first line that differs, for a failure seen once in CI (openmetrics) and not here since
-            la, lb = a.splitlines(), b.splitlines()
-            at = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
-            print("%s -H: %d lines live, %d replayed; line %d live %r, replayed %r"
-                  % (fmt, len(la), len(lb), at, la[at] if at < len(la) else None, lb[at] if at < len(lb) else None))
+        # (the first line that differs, for a failure seen once in CI, openmetrics, and not here since)
+        first_difference("%s -H" % fmt, a, b)
         check(a == b and len(a) > 0, "%s -H: the replay prints what the live run printed" % fmt)
+
+    # Two lives of one pid between two refreshes: the log starts the older life's next entry afresh (the
+    # pid's base is the newer one's, vmon_log(5)), and the replay must still take it for the node it was.
+    # Made anew, the older life was shown exited once more than the live run showed it, rows out of order
+    # (seen in CI beside another run's test_pid_reuse).
+    if os.geteuid() != 0:
+        print("SKIP: two lives of one pid: giving a chosen pid (ns_last_pid) needs root")
+    else:
+        reuse_log = os.path.join(tmp, "reuse.vlog")
+        rec = subprocess.Popen([VTOP, "-b", "-H", "--format", "csv", "-d", "0.2", "-n", "12", "-w", reuse_log],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+        time.sleep(0.4)
+        reused = reuse_pids(time.time() + 1.6)
+        a, _ = rec.communicate(timeout=60)
+        check(rec.returncode == 0, "two lives of one pid: vtop -w exits 0")
+        check(len(reused) > 0, "two lives of one pid: %d of this test's pids given twice, exit codes %s"
+              % (len(reused), [r[1:] for r in reused]))
+        rows = list(csv.reader(io.StringIO(a.decode())))
+        seq, pid, start, command = (rows[0].index(c) for c in ("seq", "pid", "start", "command"))
+        lives = {}
+        for row in rows[1:]:
+            if int(row[pid]) in [r[0] for r in reused]:
+                lives.setdefault((row[seq], row[pid]), set()).add((row[start], row[command]))
+        both = [k for k, v in lives.items() if len({st for st, _ in v}) >= 2]
+        check(len(both) > 0, "two lives of one pid: the live run listed both lives of a pid in one refresh "
+              "(%d times)" % len(both))
+        b = vtop("-r", reuse_log, "-b", "-H", "--format", "csv").stdout
+        first_difference("two lives of one pid", a, b)
+        check(a == b, "two lives of one pid: the replay prints what the live run printed")
     b = vtop("-r", log, "-b", "--format", "json", "-n", "3").stdout
     check(b.splitlines() == live.splitlines()[:3], "-r -n 3: the first three refreshes")
 
