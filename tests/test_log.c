@@ -2301,19 +2301,24 @@ static const vmon_proc_t *life_of(vmon_t *vmon, int pid, unsigned long long star
  */
 static void test_replay_identity(void **state)
 {
-	/* 13 ended (new and dead in one sample) and its pid went to another process at once */
+	/* 13 ended (new and dead in one sample) and its pid went to another process at once; 11 is a thread of 10 */
 	static const struct entry born[] = {
-		{ 10, -1, 0, 1 }, { 13, 0, VMON_LOG_PROC_NEW, 2 }, { 13, 0, VMON_LOG_PROC_NEW, 3 },
+		{ 10, -1, 0, 1 }, { 11, 0, VMON_LOG_PROC_THREAD, 5 }, { 13, 0, VMON_LOG_PROC_NEW, 2 },
+		{ 13, 0, VMON_LOG_PROC_NEW, 3 },
 	}, older_afresh[] = {
-		{ 10, -1, 0, 1 }, { 13, 0, VMON_LOG_PROC_STALE, 4 }, { 13, 0, 0, 3 },
+		{ 10, -1, 0, 1 }, { 11, 0, VMON_LOG_PROC_THREAD, 5 }, { 13, 0, VMON_LOG_PROC_STALE, 4 }, { 13, 0, 0, 3 },
 	}, keyframe[] = {
-		{ 10, -1, 0, 7 }, { 13, 0, 0, 8 },
+		{ 10, -1, 0, 7 }, { 11, 0, VMON_LOG_PROC_THREAD, 10 }, { 13, 0, 0, 8 },
 	}, another_life[] = {
-		{ 10, -1, 0, 7 }, { 13, 0, 0, 9 },
+		{ 10, -1, 0, 7 }, { 11, 0, VMON_LOG_PROC_THREAD, 10 }, { 13, 0, 0, 9 },
+	}, twins[] = {
+		{ 10, -1, 0, 7 }, { 11, 0, VMON_LOG_PROC_THREAD, 10 }, { 13, 0, 0, 9 }, { 13, 0, VMON_LOG_PROC_NEW, 11 },
+	}, twins_keyframe[] = {
+		{ 10, -1, 0, 12 }, { 11, 0, VMON_LOG_PROC_THREAD, 13 }, { 13, 0, 0, 14 }, { 13, 0, 0, 15 },
 	};
-	static const unsigned long long starts[] = { 5, 100, 101 }, starts_kept[] = { 5, 101 },
-					starts_other[] = { 5, 300 };
-	const vmon_proc_t *older, *newer, *top;
+	static const unsigned long long starts[] = { 5, 6, 100, 101 }, starts_kept[] = { 5, 6, 101 },
+					starts_other[] = { 5, 6, 300 }, starts_twins[] = { 5, 6, 300, 300 };
+	const vmon_proc_t *older, *newer, *top, *thread;
 	vmon_t replay;
 
 	(void)state;
@@ -2321,17 +2326,20 @@ static void test_replay_identity(void **state)
 	replay.proc_ctor_cb = count_ctor;
 	replay.proc_dtor_cb = count_dtor;
 	ctors = dtors = 0;
-	assert_int_equal(replay_lives(&replay, born, starts, 3), 0);
-	assert_int_equal(ctors, 3);
+	assert_int_equal(replay_lives(&replay, born, starts, 4), 0);
+	assert_int_equal(ctors, 4);
 	top = life_of(&replay, 10, 5);
+	thread = life_of(&replay, 11, 6);
 	older = life_of(&replay, 13, 100);
 	newer = life_of(&replay, 13, 101);
+	assert_non_null(thread);
+	assert_true(thread->is_thread);
 	assert_non_null(older);
 	assert_non_null(newer);
 
 	/* the older life under a new id, stale: the same node, no ctor */
-	assert_int_equal(replay_lives(&replay, older_afresh, starts, 3), 0);
-	assert_int_equal(ctors, 3);
+	assert_int_equal(replay_lives(&replay, older_afresh, starts, 4), 0);
+	assert_int_equal(ctors, 4);
 	assert_int_equal(dtors, 0);
 	assert_ptr_equal(life_of(&replay, 13, 100), older);
 	assert_true(older->is_stale);
@@ -2339,21 +2347,31 @@ static void test_replay_identity(void **state)
 	assert_ptr_equal(life_of(&replay, 13, 101), newer);
 	assert_ptr_equal(vmon_proc_lookup(&replay, 13), newer);
 
-	/* a keyframe: every id new, every node the same; the stale one has gone */
-	assert_int_equal(replay_lives(&replay, keyframe, starts_kept, 2), 0);
-	assert_int_equal(ctors, 3);
+	/* a keyframe: every id new, every node the same, the thread too; the stale one has gone */
+	assert_int_equal(replay_lives(&replay, keyframe, starts_kept, 3), 0);
+	assert_int_equal(ctors, 4);
 	assert_int_equal(dtors, 1);
 	assert_ptr_equal(life_of(&replay, 10, 5), top);
+	assert_ptr_equal(life_of(&replay, 11, 6), thread);
 	assert_ptr_equal(life_of(&replay, 13, 101), newer);
 	assert_ptr_equal(vmon_proc_lookup(&replay, 13), newer);
-	assert_int_equal(assert_tree_consistent(&replay), 2);
+	assert_int_equal(assert_tree_consistent(&replay), 3);
 
 	/* a new id with another start is another life: a node of its own */
-	assert_int_equal(replay_lives(&replay, another_life, starts_other, 2), 0);
-	assert_int_equal(ctors, 4);
+	assert_int_equal(replay_lives(&replay, another_life, starts_other, 3), 0);
+	assert_int_equal(ctors, 5);
 	assert_int_equal(dtors, 2);
 	assert_null(life_of(&replay, 13, 101));
 	assert_non_null(life_of(&replay, 13, 300));
+
+	/* two lives of 13 begun in the same tick, then a keyframe: not told apart, both made anew */
+	assert_int_equal(replay_lives(&replay, twins, starts_twins, 4), 0);
+	assert_int_equal(ctors, 6);
+	assert_int_equal(replay_lives(&replay, twins_keyframe, starts_twins, 4), 0);
+	assert_int_equal(ctors, 8);
+	assert_int_equal(dtors, 4);
+	assert_ptr_equal(life_of(&replay, 11, 6), thread);
+	assert_int_equal(assert_tree_consistent(&replay), 4);
 	vmon_destroy(&replay);
 	assert_int_equal(ctors, dtors);
 }

@@ -7,10 +7,10 @@
  * are updated, found by the id the reader gives each node's entries (or,
  * for an entry the writer started afresh, by its pid and start time:
  * claim_by_identity()), those it lists for the first time are made (ctor),
- * those it marks stale become
- * stale, and those it no longer lists leave.  Then every list of the tree is
- * put in the sample's order, so a walk of the replayed tree meets the nodes
- * in the order the recorded tree had them.  A program that draws a live
+ * those it marks stale become stale, and those it no longer lists leave.
+ * Then every list of the tree is put in the sample's order, so a walk of
+ * the replayed tree meets the nodes in the order the recorded tree had
+ * them.  A program that draws a live
  * vmon_t (vtop's snapshot builder, a window manager's charts) draws a
  * replay with the same code.
  *
@@ -225,11 +225,11 @@ static int check(struct replay *r, const vmon_log_sample_t *s)
 		}
 		/*
 		 * Stale entries count too.  A node made for one (an entry under
-		 * a new id whose pid and start no node of the last sample has:
-		 * claim_by_identity()) takes
-		 * the pid index from a live node of its pid, and gives it back
-		 * to nobody when it goes stale: that node was in no index and
-		 * on no list vmon_destroy() empties (a leak the fuzzer found:
+		 * a new id that no node of the last sample claims by its pid
+		 * and start: claim_by_identity()) takes the pid index from a
+		 * live node of its pid, and gives it back to nobody when it
+		 * goes stale: that node was in no index and on no list
+		 * vmon_destroy() empties (a leak the fuzzer found:
 		 * tests/fuzz/crashes/).  And a node that lost the index in an
 		 * earlier sample may be the only one of its pid now.
 		 */
@@ -304,11 +304,15 @@ static long long entry_start(const vmon_log_proc_t *p)
  * of two lives of one pid (the writer's base of that pid is the newer
  * life's, vmon_log(5), so the older one's next entry is fresh).  Its node
  * is the last sample's of the same pid, thread or not (a thread of the
- * same process) and start time that no id named: found so, it stays the
- * node it was, with what the caller keeps on it (vtop's exited row, shown
- * once; made anew, it was shown exited again for a replay that the live
- * run never showed).  -1 (ENOMEM) when the index could not be made: those
- * entries' nodes are made anew.
+ * same process) and start time that no id named, when only one has them:
+ * found so, it stays the node it was, with what the caller keeps on it
+ * (vtop's exited row, shown once; made anew, it was shown exited again for
+ * a replay that the live run never showed).  Its stores all count as
+ * changed in that pass (the entry is whole).  -1 (ENOMEM) when the index
+ * could not be made: those entries' nodes are made anew.
+ *
+ * (The writer also starts afresh a node whose start it has corrected, an
+ * event's approximate one read from /proc: made anew, as before.)
  */
 static int claim_by_identity(vmon_t *vmon, struct replay *r, const vmon_log_sample_t *s)
 {
@@ -331,23 +335,33 @@ static int claim_by_identity(vmon_t *vmon, struct replay *r, const vmon_log_samp
 		const vmon_log_proc_t *p = &s->procs[i];
 		bool thread = p->flags & VMON_LOG_PROC_THREAD;
 		uint64_t key = life_key(p->pid, thread);
+		size_t found = VHASH_END;
+		proc_node_t *node;
 		long long start;
 
 		if (r->nodes[i] || (p->flags & VMON_LOG_PROC_NEW) || (start = entry_start(p)) < 0)
 			continue;
 		for (pos = vhash_find(&r->lives, key); pos != VHASH_END; pos = vhash_find_next(&r->lives, key, pos)) {
-			proc_node_t *node = vhash_val_at(&r->lives, pos);
+			const proc_node_t *life = vhash_val_at(&r->lives, pos);
 
-			if (node->start != (unsigned long long)start || (thread && node->tgid != s->procs[p->parent].pid))
+			if (life->start != (unsigned long long)start || (thread && life->tgid != s->procs[p->parent].pid))
 				continue;
-			vhash_remove_at(&r->lives, pos);
-			node->pass.seen = vmon->generation;
-			r->nodes[i] = node;
-			/* (one out of the pid index since an earlier sample: index_live_nodes() names it again) */
-			if (node->life.left)
-				r->shared_pids = true;
-			break;
+			/* two lives that began in the same tick are not told apart: both made anew, as before */
+			if (found != VHASH_END) {
+				found = VHASH_END;
+				break;
+			}
+			found = pos;
 		}
+		if (found == VHASH_END)
+			continue;
+		node = vhash_val_at(&r->lives, found);
+		vhash_remove_at(&r->lives, found);
+		node->pass.seen = vmon->generation;
+		r->nodes[i] = node;
+		/* (one out of the pid index since an earlier sample: index_live_nodes() names it again) */
+		if (node->life.left)
+			r->shared_pids = true;
 	}
 	return 0;
 }
