@@ -1044,7 +1044,7 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 	struct vt_priv *priv = proc->foo;
 	vt_row_t *row = new_row(snap);
 	bool gone = vt_proc_gone(proc);
-	unsigned long mask = 0, present_mask = 0;
+	unsigned long mask = 0, present_mask;
 	struct vt_row_stores *own;
 
 	if (!row)
@@ -1061,9 +1061,8 @@ static vt_row_t *add_node(vt_builder_t *b, vt_snapshot_t *snap, vmon_proc_t *pro
 		row->flags |= VT_ROW_NEW;
 	if (gone)
 		row->flags |= VT_ROW_EXITED;
+	present_mask = stores_present(proc);
 	for (int i = 0; i < VMON_STORE_PROC_NR; i++) {
-		if (proc->stores[i])
-			present_mask |= 1UL << i;
 		/* the open files are a list, copied for the one process shown (files.c) */
 		if (proc->stores[i] && (proc->wants & (1L << i)) && i != VMON_STORE_PROC_FILES)
 			mask |= 1UL << i;
