@@ -483,6 +483,31 @@ void feed_keep_up(vmon_t *vmon)
 
 /* --- applying events to the tree --- */
 
+/*
+ * Before the feed's writes to a node in a pass: the stores it writes (the
+ * stat store, the memory status store's peak) start their changed bits
+ * over, as their samplers' reads do, unless a read of this pass did so
+ * already (the node was sampled: its generation) or a write of the feed
+ * before this one did.  The samplers after add to them (pass.fed).
+ * Without it, the pass of a child's exit said its parent and start
+ * changed again: the bits of its first read, the pass before.
+ */
+static void node_fed(vmon_t *vmon, proc_node_t *node)
+{
+	vmon_proc_stat_t *s = node->pub.stores[VMON_STORE_PROC_STAT];
+	vmon_proc_vm_status_t *st = node->pub.stores[VMON_STORE_PROC_VM_STATUS];
+
+	if (node->pass.fed == vmon->generation)
+		return;
+	node->pass.fed = vmon->generation;
+	if (node->pub.generation == vmon->generation)
+		return;
+	if (s)
+		memset(s->changed, 0, sizeof(s->changed));
+	if (st)
+		memset(st->changed, 0, sizeof(st->changed));
+}
+
 /* what the event says about the process, into its stat store */
 static vmon_proc_stat_t *fill_identity(vmon_t *vmon, proc_node_t *node, const vmon_event_t *ev, bool first)
 {
@@ -492,7 +517,7 @@ static vmon_proc_stat_t *fill_identity(vmon_t *vmon, proc_node_t *node, const vm
 		vmon->internal->stats.errors++;
 		return NULL;
 	}
-	node->pass.fed = vmon->generation;
+	node_fed(vmon, node);
 	node_store_written(node, VMON_STORE_PROC_STAT, proc_stat_event(s, ev, first));
 	return s;
 }
@@ -692,7 +717,7 @@ static void apply_exit(vmon_t *vmon, feed_t *f, proc_node_t *node, vmon_event_t 
 	vmon_proc_t *proc = &node->pub;
 	vmon_proc_stat_t *s = node_store(vmon, node, VMON_STORE_PROC_STAT);
 
-	node->pass.fed = vmon->generation;
+	node_fed(vmon, node);
 	node->life.exit_seen = true;
 	node->life.exit_ns = ev->time_ns;
 	if (node->life.ended_seq)

@@ -54,7 +54,8 @@ int proc_vm_status_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (!s)
 		return -1;
 	first = parse_none_present(s->present, sizeof(s->present));
-	memset(s->changed, 0, sizeof(s->changed));
+	if (node->pass.fed != vmon->generation)
+		memset(s->changed, 0, sizeof(s->changed));	/* else the feed's changes of this pass stand */
 
 	changes = source_fill(vmon, node, VMON_STORE_PROC_VM_STATUS, s, first);
 	if (changes != SOURCE_NO_RECORD) {
