@@ -664,6 +664,40 @@ static void test_gone_wins(void **state)
 	finish(&fx, &vmon);
 }
 
+/*
+ * A process found gone: its stat store's changed bits are that sample's,
+ * the state X of its end, not the bits of the sample before, which was
+ * its first read (every field changed).  The end's write was the store's
+ * only one in that sample, and started nothing over: its parent and start
+ * read as changed again.
+ */
+static void test_gone_changed_bits(void **state)
+{
+	fixture_t fx;
+	fixture_stat_t st;
+	vmon_t vmon;
+	vmon_proc_t *p;
+
+	(void)state;
+	setup(&fx, &st);
+	write_stat(&fx, &st);
+	start(&fx, &vmon, 0, VMON_WANT_PROC_STAT);
+	p = must_find(&vmon, PID);
+	assert_true(BITTEST(pstat(p)->changed, VMON_PROC_STAT_PPID));
+	assert_true(BITTEST(pstat(p)->changed, VMON_PROC_STAT_START));
+
+	fixture_remove(&fx, "42");
+	assert_true(vmon_sample(&vmon));
+	assert_ptr_equal(find_child(&vmon, must_find(&vmon, 1), PID), p);
+	assert_true(p->is_stale);
+	assert_int_equal(pstat(p)->state, 'X');
+	assert_true(BITTEST(pstat(p)->changed, VMON_PROC_STAT_STATE));
+	assert_false(BITTEST(pstat(p)->changed, VMON_PROC_STAT_PPID));
+	assert_false(BITTEST(pstat(p)->changed, VMON_PROC_STAT_START));
+	assert_true(p->activity & VMON_WANT_PROC_STAT);
+	finish(&fx, &vmon);
+}
+
 /* statm and the memory lines of status */
 /*
  * The process ran since the last sample (its schedstat count moved): statm
@@ -1187,6 +1221,7 @@ int main(void)
 		cmocka_unit_test(test_exe),
 		cmocka_unit_test(test_cmdline_unreadable),
 		cmocka_unit_test(test_gone_wins),
+		cmocka_unit_test(test_gone_changed_bits),
 		cmocka_unit_test(test_vm),
 		cmocka_unit_test(test_vm_status_alone),
 		cmocka_unit_test(test_vm_malformed),

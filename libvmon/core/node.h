@@ -28,9 +28,9 @@ struct node_passes {
 	int			probed;		/* ... of its last stat read */
 	int			born;		/* the sample in which it is is_new */
 	int			walked;		/* ... of its last explicit-mode walk */
-	int			fed;		/* ... in which the event feed last wrote its stat store (0:
-						 * never): that sample's read adds to what changed, it does
-						 * not start over; as a zombie it keeps its command line */
+	int			started;	/* ... whose first writes of the stat and memory status
+						 * stores started their changed bits over (life.stores_started,
+						 * node_store_start()) */
 	int			ran;		/* ... that ran.answer is for */
 };
 
@@ -83,7 +83,7 @@ struct node_due {
  */
 struct node_life {
 	int			monitors;	/* vmon_proc_monitor() references */
-	/* (bits: twelve bools in two bytes, so that the part is 40 bytes and not 48) */
+	/* (bits: thirteen bools in two bytes, so that the part is 40 bytes and not 48) */
 	bool			confirmed : 1;	/* in the tree for the caller: its ctor has run, its dtor will */
 	bool			exec_pending : 1;	/* re-read cmdline and exe */
 	bool			retry : 1;	/* a store failed in the last pass: read it all again (sample_node_busy()) */
@@ -96,6 +96,10 @@ struct node_life {
 	bool			exit_seen : 1;	/* the feed applied its exit (exit_ns is its time) */
 	bool			leader_gone : 1;	/* the feed saw its leader thread exit while others ran on */
 	bool			freeing : 1;	/* node_forget() runs its dtor and frees it: unmonitors are too late */
+	bool			fed : 1;	/* the event feed wrote its stores: as a zombie it keeps its
+						 * command line */
+	/* (in the two bytes left before exit_ns: the stores, 1 << id, pass.started's first writes reached) */
+	unsigned short		stores_started;
 	unsigned long long	exit_ns;
 	unsigned long long	ended_seq;	/* its entry in the ended table + 1 (ended.c), 0: none */
 	list_head_t		stale_link;	/* in one of the lists above */

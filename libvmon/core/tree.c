@@ -394,6 +394,31 @@ void node_store_written(proc_node_t *node, vmon_proc_store_t id, bool changed)
 		node->pub.activity |= (vmon_proc_wants_t)(1L << id);
 }
 
+/*
+ * Before a write to a store that more than one writer has in a pass (the
+ * stat store and the memory status store: their samplers' reads, the event
+ * feed's news, an end found): the first of the pass starts the store's
+ * changed bits (size bytes at changed) over, the others add to them.  So
+ * the bits say what changed in this pass, whoever wrote first.  The
+ * samplers started over at each read, and did not in a pass the feed had
+ * written, where nothing had started the bits over before the feed: the
+ * pass of a child's exit said its parent and start changed again, the bits
+ * of its first read; and a store its sampler did not reach in a pass
+ * (a node found gone) kept the pass before's.
+ */
+void node_store_start(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t id, char *changed, size_t size)
+{
+	_Static_assert(VMON_STORE_PROC_NR <= 16, "stores_started has a bit per store");
+	if (node->pass.started != vmon->generation) {
+		node->pass.started = vmon->generation;
+		node->life.stores_started = 0;
+	}
+	if (node->life.stores_started & (1u << id))
+		return;
+	node->life.stores_started |= (unsigned short)(1u << id);
+	memset(changed, 0, size);
+}
+
 void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t id)
 {
 	void **store = &node->pub.stores[id];
@@ -481,8 +506,10 @@ static void ended_state(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_stat_t *s = node->pub.stores[VMON_STORE_PROC_STAT];
 
-	if (s)
+	if (s) {
+		node_store_start(vmon, node, VMON_STORE_PROC_STAT, s->changed, sizeof(s->changed));
 		node_store_written(node, VMON_STORE_PROC_STAT, proc_stat_ended(s, node->pub.has_exit_status));
+	}
 	node->line.state = 'X';
 }
 

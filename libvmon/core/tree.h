@@ -29,6 +29,7 @@ void node_release(vmon_t *vmon, proc_node_t *node, int what);
 void node_drop_stores(vmon_t *vmon, proc_node_t *node, vmon_proc_wants_t dropped);
 void *node_store(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store);
 void node_store_written(proc_node_t *node, vmon_proc_store_t store, bool changed);
+void node_store_start(vmon_t *vmon, proc_node_t *node, vmon_proc_store_t store, char *changed, size_t size);
 /* depth-first walk of the tree: threads first, then children */
 vmon_proc_t *tree_first(vmon_t *vmon);
 vmon_proc_t *tree_next(vmon_t *vmon, vmon_proc_t *proc, bool descend);

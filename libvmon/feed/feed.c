@@ -484,28 +484,21 @@ void feed_keep_up(vmon_t *vmon)
 /* --- applying events to the tree --- */
 
 /*
- * Before the feed's writes to a node in a pass: the stores it writes (the
- * stat store, the memory status store's peak) start their changed bits
- * over, as their samplers' reads do, unless a read of this pass did so
- * already (the node was sampled: its generation) or a write of the feed
- * before this one did.  The samplers after add to them (pass.fed).
- * Without it, the pass of a child's exit said its parent and start
- * changed again: the bits of its first read, the pass before.
+ * Before the feed's writes to a node: it was fed, and the stores it writes
+ * (the stat store, the memory status store's peak) have their changed bits
+ * started over, if nothing wrote them before in this pass
+ * (node_store_start()).
  */
 static void node_fed(vmon_t *vmon, proc_node_t *node)
 {
 	vmon_proc_stat_t *s = node->pub.stores[VMON_STORE_PROC_STAT];
 	vmon_proc_vm_status_t *st = node->pub.stores[VMON_STORE_PROC_VM_STATUS];
 
-	if (node->pass.fed == vmon->generation)
-		return;
-	node->pass.fed = vmon->generation;
-	if (node->pub.generation == vmon->generation)
-		return;
+	node->life.fed = true;
 	if (s)
-		memset(s->changed, 0, sizeof(s->changed));
+		node_store_start(vmon, node, VMON_STORE_PROC_STAT, s->changed, sizeof(s->changed));
 	if (st)
-		memset(st->changed, 0, sizeof(st->changed));
+		node_store_start(vmon, node, VMON_STORE_PROC_VM_STATUS, st->changed, sizeof(st->changed));
 }
 
 /* what the event says about the process, into its stat store */
@@ -1228,7 +1221,7 @@ void feed_node_gone(vmon_t *vmon, proc_node_t *node)
 	 * The pid's present bit was left to that first read (fill_identity());
 	 * the pid is the events' all the same, and its last data says so.
 	 */
-	if (node->pass.fed && s && !BITTEST(s->present, VMON_PROC_STAT_PID))
+	if (node->life.fed && s && !BITTEST(s->present, VMON_PROC_STAT_PID))
 		proc_stat_keep_pid(s);
 	if (!f || !f->backend || f->applying || node->pub.has_exit_status)
 		return;

@@ -238,7 +238,7 @@ static int sample_cmdline(vmon_t *vmon, proc_node_t *node, vmon_proc_stat_t *s, 
 	 * task iterator, read at the start of the pass, the window is wider).
 	 * It keeps the arguments, as a zombie does (see the caller).
 	 */
-	if (buf->len == 0 && node->pass.fed && s->cmdline.len > 0 && BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
+	if (buf->len == 0 && node->life.fed && s->cmdline.len > 0 && BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
 		return 0;
 	return proc_stat_set_cmdline(s, buf->data, buf->len, first);
 }
@@ -384,8 +384,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	}
 	first = !BITTEST(s->present, VMON_PROC_STAT_PID);
 	prev_state = s->state;
-	if (node->pass.fed != vmon->generation)
-		memset(s->changed, 0, sizeof(s->changed));	/* else the feed's changes of this pass stand */
+	node_store_start(vmon, node, VMON_STORE_PROC_STAT, s->changed, sizeof(s->changed));
 
 	/* the source's record in place of the line (the task iterator's), else the line its probe read */
 	in->stat_given = 0;
@@ -416,7 +415,7 @@ int proc_stat_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 		 * the one thing the feed has on a short life, once it is a
 		 * zombie or the feed saw it exit.
 		 */
-		if (node->pass.fed && (s->state == 'Z' || proc->has_exit_status) &&
+		if (node->life.fed && (s->state == 'Z' || proc->has_exit_status) &&
 		    BITTEST(s->present, VMON_PROC_STAT_CMDLINE))
 			in->stats.reads_skipped++;
 		else if (node->life.exec_pending || node->life.retry ||

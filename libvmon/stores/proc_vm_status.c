@@ -54,8 +54,7 @@ int proc_vm_status_sample(vmon_t *vmon, vmon_proc_t *proc, void **store)
 	if (!s)
 		return -1;
 	first = parse_none_present(s->present, sizeof(s->present));
-	if (node->pass.fed != vmon->generation)
-		memset(s->changed, 0, sizeof(s->changed));	/* else the feed's changes of this pass stand */
+	node_store_start(vmon, node, VMON_STORE_PROC_VM_STATUS, s->changed, sizeof(s->changed));
 
 	changes = source_fill(vmon, node, VMON_STORE_PROC_VM_STATUS, s, first);
 	if (changes != SOURCE_NO_RECORD) {
