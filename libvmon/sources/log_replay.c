@@ -10,9 +10,8 @@
  * those it marks stale become stale, and those it no longer lists leave.
  * Then every list of the tree is put in the sample's order, so a walk of
  * the replayed tree meets the nodes in the order the recorded tree had
- * them.  A program that draws a live
- * vmon_t (vtop's snapshot builder, a window manager's charts) draws a
- * replay with the same code.
+ * them.  A program that draws a live vmon_t (vtop's snapshot builder, a
+ * window manager's charts) draws a replay with the same code.
  *
  * Events come the same way: the feed's callback (vmon_feed_set_callback()
  * on the replay) gets each event of the log, with the node it concerns.  A
@@ -302,7 +301,7 @@ static long long entry_start(const vmon_log_proc_t *p)
  * An entry the writer started afresh that is not new is a node of the last
  * sample under another id: at a keyframe (every entry fresh), or the older
  * of two lives of one pid (the writer's base of that pid is the newer
- * life's, vmon_log(5), so the older one's next entry is fresh).  Its node
+ * life's, vmon_log(5), so the older one's later entries are fresh).  Its node
  * is the last sample's of the same pid, thread or not (a thread of the
  * same process) and start time that no id named, when only one has them:
  * found so, it stays the node it was, with what the caller keeps on it
