@@ -110,16 +110,23 @@ static bool carries_signal_status(void)
 	return strcmp(FEED_BACKEND, "perf") != 0;
 }
 
-static void open_or_skip(vmon_t *vmon, size_t buffer_bytes)
+/* vmon with the backend's feed, flags and wants as given, or the test skipped with the reason */
+static void open_flags_or_skip(vmon_t *vmon, vmon_flags_t flags, vmon_proc_wants_t wants, size_t buffer_bytes)
 {
 	vmon_feed_stats_t st;
 	char why[600];
 
-	if (!feedtest_open(vmon, FEED_BACKEND, VMON_FLAG_PROC_ALL, VMON_WANT_PROC_STAT, buffer_bytes, why, sizeof(why)))
+	if (!feedtest_open(vmon, FEED_BACKEND, flags, wants, buffer_bytes, why, sizeof(why)))
 		SKIP_IF(true, "the %s backend cannot run here: %s", FEED_BACKEND, why);
 	/* every backend says the size its kernel buffer has (test_ring_size checks ebpf's against its mapping) */
 	assert_int_equal(vmon_feed_get_stats(vmon, &st), 0);
 	assert_true(st.buffer_bytes > 0);
+}
+
+/* the common case: every process, its stat */
+static void open_or_skip(vmon_t *vmon, size_t buffer_bytes)
+{
+	open_flags_or_skip(vmon, VMON_FLAG_PROC_ALL, VMON_WANT_PROC_STAT, buffer_bytes);
 }
 
 /*
@@ -692,13 +699,10 @@ static void test_exit_activity(void **state)
 	siginfo_t info;
 	thread_kid_t t;
 	vmon_t vmon;
-	char why[600];
 	int status;
 
 	(void)state;
-	if (!feedtest_open(&vmon, FEED_BACKEND, VMON_FLAG_PROC_ALL, VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM_STATUS, 0,
-			   why, sizeof(why)))
-		SKIP_IF(true, "the %s backend cannot run here: %s", FEED_BACKEND, why);
+	open_flags_or_skip(&vmon, VMON_FLAG_PROC_ALL, VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM_STATUS, 0);
 	assert_true(vmon_sample(&vmon));
 	spawn_thread_kid(&t, "grow", 6);
 	proc = sample_alive(&vmon, t.pid);
@@ -763,13 +767,10 @@ static void test_exit_changed_bits(void **state)
 	siginfo_t info;
 	thread_kid_t t;
 	vmon_t vmon;
-	char why[600];
 	int passes = 0;
 
 	(void)state;
-	if (!feedtest_open(&vmon, FEED_BACKEND, VMON_FLAG_PROC_ALL, VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM_STATUS, 0,
-			   why, sizeof(why)))
-		SKIP_IF(true, "the %s backend cannot run here: %s", FEED_BACKEND, why);
+	open_flags_or_skip(&vmon, VMON_FLAG_PROC_ALL, VMON_WANT_PROC_STAT | VMON_WANT_PROC_VM_STATUS, 0);
 	assert_true(vmon_sample(&vmon));
 	spawn_thread_kid(&t, "grow", 7);
 	assert_true(vmon_sample(&vmon));
@@ -1378,14 +1379,12 @@ static void test_keep_up_in_pass(void **state)
 	pid_t parent, storm, *pids;
 	struct keep_up *k;
 	vmon_proc_t *top;
-	char why[600];
 	vmon_t vmon;
 
 	(void)state;
 	SKIP_IF(strcmp(FEED_BACKEND, "ebpf") != 0, "reading the kernel buffer in the pass is the ebpf backend's");
 	SKIP_IF(under_valgrind(), "a pass under valgrind is too slow beside a storm to say anything");
-	if (!feedtest_open(&vmon, FEED_BACKEND, 0, VMON_WANT_PROC_STAT, 0, why, sizeof(why)))
-		SKIP_IF(true, "the %s backend cannot run here: %s", FEED_BACKEND, why);
+	open_flags_or_skip(&vmon, VMON_FLAG_NONE, VMON_WANT_PROC_STAT, 0);
 	k = calloc(1, sizeof(*k));
 	pids = calloc(KEEP_UP_LIVES, sizeof(*pids));
 	assert_non_null(k);
@@ -1723,14 +1722,12 @@ static void test_storm_memory(void **state)
 {
 	int n = feedtest_scale(3000), spawned = 0, alive = 0;
 	size_t before, during, after;
-	char why[600];
 	vmon_t vmon;
 
 	(void)state;
 	SKIP_IF(strcmp(FEED_BACKEND, "ebpf") != 0, "the queue is the same for every backend: run once, with ebpf's tests");
 	/* this process and its children alone (explicit mode): others' processes do not change the heap */
-	if (!feedtest_open(&vmon, FEED_BACKEND, VMON_FLAG_NONE, VMON_WANT_PROC_STAT, 0, why, sizeof(why)))
-		SKIP_IF(true, "the %s backend cannot run here: %s", FEED_BACKEND, why);
+	open_flags_or_skip(&vmon, VMON_FLAG_NONE, VMON_WANT_PROC_STAT, 0);
 	assert_non_null(vmon_proc_monitor(&vmon, getpid(), VMON_WANT_PROC_STAT | VMON_WANT_PROC_FOLLOW_CHILDREN, NULL, NULL));
 	for (int i = 0; i < 3; i++)
 		assert_true(vmon_sample(&vmon));
