@@ -86,3 +86,8 @@ FEED_BENCH_ARGS =
 bench-feed: tests/bench/feed_bench$(EXEEXT) tests/feed_child$(EXEEXT)
 	$(AM_V_at)tests/bench/feed_bench $(FEED_BENCH_ARGS)
 .PHONY: bench-feed
+
+# Where a running process's BPF programs spend their time, by source line:
+# perf samples mapped through the JIT's line table, which the kernel keeps
+# for each loaded program (tests/bench/bpf_lines.py --help; root).
+EXTRA_DIST += tests/bench/bpf_lines.py
