@@ -15,8 +15,13 @@ counts each sample against the source line of the instruction before the
 sampled address: a sample lands on the instruction after the one that
 waited (a load's cache miss, mostly), which is the line to blame.
 
-Root (or CAP_SYS_ADMIN and CAP_PERFMON).  --disasm prints that instruction
-(objdump).  Only for measuring: nothing of the project runs it.
+Root, with kernel.kptr_restrict below 2 (the kernel gives a program's
+addresses only to a caller that may see kernel pointers); x86-64 (the
+syscall's number, objdump's machine).  perf records `-e cycles`, whose
+samples land after the instruction that waited on this project's machines;
+a precise event (cycles:P with PEBS) may land on it instead.  --disasm
+prints that instruction (objdump).  Only for measuring: nothing of the
+project runs it.
 
 Example: what task_record() waits on in vtop -b at 10,000 processes:
 
@@ -27,6 +32,7 @@ import argparse
 import bisect
 import ctypes
 import os
+import platform
 import re
 import struct
 import subprocess
@@ -131,6 +137,9 @@ class Prog:
         if not n_img or not n_ks:
             raise OSError(0, 'no JIT image (bpf_jit_enable 0, or not root)')
         addrs = struct.unpack_from('%dQ' % n_ks, ks.raw)
+        if not field(info.raw, 'jited_ksyms') or not all(addrs):
+            # the kernel zeroes what the caller may not see (bpf_prog_get_info_by_fd(): bpf_dump_raw_ok())
+            raise OSError(0, 'its addresses are hidden (kernel.kptr_restrict, or not root)')
         lens = struct.unpack_from('%dI' % n_fl, fl.raw)
         self.funcs = []  # (start, end, offset in the image)
         off = 0
@@ -149,14 +158,16 @@ class Prog:
         self.line_addrs = [a for a, _, _ in self.lines]
 
     def func_of(self, ip):
-        for i, (a, e, off) in enumerate(self.funcs):
+        for i, (a, e, _) in enumerate(self.funcs):
             if a <= ip < e:
                 return i
         return -1
 
-    def line_of(self, ip):
+    def line_of(self, fi, ip):
+        """the line of the instruction before ip (a sample lands after the one that waited), in function fi"""
+        ip = max(ip - 1, self.funcs[fi][0])
         i = bisect.bisect_right(self.line_addrs, ip) - 1
-        return self.lines[i] if i >= 0 else (0, '?', '?')
+        return self.lines[i] if i >= 0 and self.lines[i][0] >= self.funcs[fi][0] else (0, '?', '?')
 
 
 def prog_ids(pid):
@@ -190,7 +201,8 @@ def insn_before(prog, fi, ip):
     with tempfile.NamedTemporaryFile(suffix='.bin') as t:
         t.write(prog.image[off:off + (e - a)])
         t.flush()
-        out = subprocess.run(['objdump', '-D', '-b', 'binary', '-m', 'i386:x86-64', '--adjust-vma=%#x' % a, t.name],
+        out = subprocess.run(['objdump', '-D', '--insn-width=16', '-b', 'binary', '-m', 'i386:x86-64',
+                              '--adjust-vma=%#x' % a, t.name],
                              capture_output=True, text=True).stdout
     best = ''
     for line in out.splitlines():
@@ -208,20 +220,37 @@ def main():
     ap.add_argument('--top', type=int, default=20)
     ap.add_argument('--disasm', action='store_true', help='the instruction before each line\'s hottest address')
     a = ap.parse_args()
+    if platform.machine() != 'x86_64':
+        sys.exit('x86-64 only (the bpf syscall\'s number, objdump\'s machine)')
 
+    def read_progs(progs):
+        """the programs the process holds now, those not read yet (a program loaded again has a new id)"""
+        try:
+            ids = prog_ids(a.pid)
+        except OSError as e:
+            sys.exit('pid %d: %s' % (a.pid, e.strerror))
+        for i in ids:
+            if i not in progs:
+                try:
+                    progs[i] = Prog(i)
+                except OSError as e:
+                    print('program %d: %s' % (i, e.strerror or e), file=sys.stderr)
+
+    progs = {}
+    read_progs(progs)
+    if not progs:
+        sys.exit('pid %d holds no BPF program this script can read' % a.pid)
     with tempfile.TemporaryDirectory() as d:
         data = os.path.join(d, 'perf.data')
-        subprocess.run(['perf', 'record', '-q', '-F', str(a.freq), '-o', data, '-p', str(a.pid), '--',
-                        'sleep', str(a.secs)], check=True, stderr=subprocess.DEVNULL)
-        # the programs while the process still holds them (their addresses are this load's)
-        progs = []
-        for i in prog_ids(a.pid):
-            try:
-                progs.append(Prog(i))
-            except OSError as e:
-                print('program %d: %s' % (i, e.strerror or e), file=sys.stderr)
+        r = subprocess.run(['perf', 'record', '-q', '-e', 'cycles', '-F', str(a.freq), '-o', data, '-p', str(a.pid),
+                            '--', 'sleep', str(a.secs)])
+        if r.returncode:
+            sys.exit('perf record failed (%d)' % r.returncode)
+        if os.path.exists('/proc/%d' % a.pid):
+            read_progs(progs)
         ips = subprocess.run(['perf', 'script', '-i', data, '-F', 'ip'], capture_output=True,
                              text=True, check=True).stdout.split()
+    progs = list(progs.values())
     total = len(ips)
     if not total:
         sys.exit('no samples: is %d running, and using CPU?' % a.pid)
@@ -234,7 +263,7 @@ def main():
             if fi < 0:
                 continue
             fname = names.get(p.funcs[fi][0], '%s[%d]' % (p.name, fi))
-            _, where, text = p.line_of(ip - 1)
+            _, where, text = p.line_of(fi, ip)
             key = (fname, where, text)
             by_line[key] = by_line.get(key, 0) + 1
             by_func[fname] = by_func.get(fname, 0) + 1
