@@ -335,9 +335,11 @@ static __always_inline void fill_sigactions(struct iter_rec *r, struct sighand_s
 /*
  * What user space holds (libvmon/sources/iter_held.c writes it, mmapped,
  * between reads): for each task it has a record of, that record's hash, the
- * hash of its volatile part and its run figures (has it run since?), in one
- * of the ITER_HELD_PROBES entries from iter_held_home() on (bpf/iter.h).  A task
- * it has no entry for gets whole records.
+ * hash of its volatile part and its run figures (has it run since?), in an
+ * entry of the held map, in the order the walk meets the tasks; held_at
+ * says which entry is tid's, in one of the ITER_HELD_PROBES entries from
+ * iter_held_home() on (bpf/iter.h).  A task it has no entry for gets whole
+ * records.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -347,30 +349,64 @@ struct {
 	__type(value, struct iter_held);
 } held SEC(".maps");
 
-const volatile __u32 held_mask = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* sized by user space before loading: held_mask + 1 */
+	__type(key, __u32);
+	__type(value, struct iter_held_at);
+} held_at SEC(".maps");
+
+const volatile __u32 held_mask = 0;	/* of held_at */
+
+/* the held entry after the last one found: where the next task's is, as a rule */
+__u32 held_next;
+/* the entries of this read found through held_at, out of the walk's order (user space orders them again) */
+__u32 held_jumps;
 
 /*
- * The entry user space holds of task tid, or NULL: its probes until a free
- * entry.  *index: 1 + where it was found, which the record's header tells
- * user space so that it need not look for it again (0: none).
+ * The entry user space holds of task tid, or NULL.  Looked for first
+ * where the walk's order puts it, held_next and the entry after it (the
+ * last task's entry, or a task gone between), then through held_at: its
+ * probes until a free one.  *index: 1 + where it was found, which the
+ * record's header tells user space so that it need not look for it again
+ * (0: none).  A tid has one entry at most, so an entry with the tid is
+ * the task's wherever it is found.
  */
 static __always_inline struct iter_held *held_find(__u32 tid, __u32 *index)
 {
-	__u32 home = iter_held_home(tid, held_mask);
+	__u32 home = iter_held_home(tid, held_mask), i = held_next;
+	struct iter_held *e;
 
 	*index = 0;
+	e = bpf_map_lookup_elem(&held, &i);
+	if (e && e->tid == tid)
+		goto found;
+	i++;
+	e = bpf_map_lookup_elem(&held, &i);
+	if (e && e->tid == tid)
+		goto found;
 	for (__u32 n = 0; n < ITER_HELD_PROBES && n <= held_mask; n++) {
-		__u32 i = (home + n) & held_mask;
-		struct iter_held *e = bpf_map_lookup_elem(&held, &i);
+		__u32 k = (home + n) & held_mask;
+		struct iter_held_at *at = bpf_map_lookup_elem(&held_at, &k);
 
-		if (!e || !e->tid)
+		if (!at || !at->tid)
 			return NULL;
-		if (e->tid == tid) {
-			*index = i + 1;
-			return e;
+		if (at->tid == tid) {
+			i = at->entry;
+			e = bpf_map_lookup_elem(&held, &i);
+			if (e && e->tid == tid) {
+				held_jumps++;
+				goto found;
+			}
+			return NULL;
 		}
 	}
 	return NULL;
+found:
+	*index = i + 1;
+	held_next = i + 1;
+	return e;
 }
 
 /*
@@ -903,6 +939,8 @@ int vmon_tasks(struct bpf_iter__task *ctx)
 
 	if (!t)
 		return 0;
+	if (ctx->meta->seq_num == 0)
+		held_next = held_jumps = 0;
 	r = bpf_map_lookup_elem(&scratch, &zero);
 	if (!r)
 		return 0;
@@ -986,6 +1024,7 @@ int vmon_tasks_walk(struct bpf_iter__task *ctx)
 		return 0;
 	walk_tasks = 0;
 	walk_status = WALK_NONE;
+	held_next = held_jumps = 0;
 	r = bpf_map_lookup_elem(&scratch, &zero);
 	b = bpf_map_lookup_elem(&batch, &zero);
 	if (!r || !b)

@@ -86,11 +86,15 @@ struct iter_hdr {
 
 /*
  * An entry of the table user space keeps for the program (the held map):
- * the record it holds of task tid.  The table is open-addressed: a tid's
- * entry is one of ITER_HELD_PROBES from iter_held_home() on (wrapping),
- * with no free entry before it.  User space alone writes it, between reads
- * (libvmon/sources/iter_held.c); the table is sized by the tasks there are,
- * not by pid_max, and a task that finds no room gets whole records.
+ * the record it holds of task tid.  The entries are in the order the reads
+ * met their tasks (a new task's goes after the others), which is the order
+ * the next walk meets them: the program looks first at the entry after the
+ * last one it found, and finds it there for nearly every task, in lines
+ * the processor reads ahead.  Where it is not, the index (the held_at map,
+ * struct iter_held_at) says where it is.  User space alone writes both,
+ * between reads (libvmon/sources/iter_held.c); the table is sized by the
+ * tasks there are, not by pid_max, and a task that finds no room gets
+ * whole records.
  */
 struct iter_held {
 	__u32		tid;		/* 0: none */
@@ -98,6 +102,15 @@ struct iter_held {
 	__u64		hash;		/* the record's iter_hdr.hash */
 	__u64		volatile_hash;	/* and its iter_hdr.volatile_hash */
 	__u64		run_ns;		/* the record's run time */
+};
+
+/*
+ * The held table's index, open-addressed: tid's is one of ITER_HELD_PROBES
+ * from iter_held_home() on (wrapping), with no free one before it.
+ */
+struct iter_held_at {
+	__u32		tid;		/* 0: none */
+	__u32		entry;		/* the index of tid's entry in the held map */
 };
 
 /*
@@ -111,10 +124,10 @@ static inline int iter_held_not_run(const struct iter_held *e, __u64 run_ns, __u
 	return e->run_ns == run_ns && e->run_count == (__u32)run_count;
 }
 
-#define ITER_HELD_PROBES	48	/* entries the program looks at for a tid (a table up to 2/3 full) */
+#define ITER_HELD_PROBES	48	/* index entries the program looks at for a tid (an index up to 2/3 full) */
 
 /*
- * Where a tid's probes begin in a table of mask + 1 entries: a
+ * Where a tid's probes begin in an index of mask + 1 entries: a
  * multiplicative hash, so that the runs of consecutive tids a fork storm
  * leaves do not fill runs of consecutive entries.
  */

@@ -1573,14 +1573,14 @@ static unsigned long long read_bytes(void)
 }
 
 /*
- * The entries of the iterator's held table, from the fdinfo of its map (an
- * mmappable array of 40-byte values, struct iter_held); 0 if none is open,
- * and it must be the only one (an old table left open would be a leak).
+ * The iterator's held map (an mmappable array of struct iter_held) or its
+ * index (of struct iter_held_at), by its value's size: its fd and entries,
+ * from the fdinfo of the process's maps; -1 and 0 if none is open, and it
+ * must be the only one (an old table left open would be a leak).
  */
-#define HELD_VALUE_SIZE	sizeof(struct iter_held)
 #define MMAPABLE	0x400	/* BPF_F_MMAPABLE */
 
-static int held_map_fd(unsigned long *entries)
+static int held_map_fd(unsigned long value_size, unsigned long *entries)
 {
 	DIR *d = opendir("/proc/self/fdinfo");
 	struct dirent *de;
@@ -1605,7 +1605,7 @@ static int held_map_fd(unsigned long *entries)
 			sscanf(line, "map_flags: %lx", &flags);
 		}
 		fclose(f);
-		if (type == 2 && value == HELD_VALUE_SIZE && (flags & MMAPABLE)) {	/* BPF_MAP_TYPE_ARRAY */
+		if (type == 2 && value == value_size && (flags & MMAPABLE)) {	/* BPF_MAP_TYPE_ARRAY */
 			*entries = max;
 			fd = atoi(de->d_name);
 			tables++;
@@ -1672,32 +1672,59 @@ static int loader_pages_mapped(void)
 	return mapped;
 }
 
+/* the entries of the held table's index, which the table is sized by */
 static unsigned long held_entries_open(void)
 {
 	unsigned long entries;
 
-	held_map_fd(&entries);
+	held_map_fd(sizeof(struct iter_held_at), &entries);
 	return entries;
+}
+
+/* an open map of entries values of value_size bytes, mapped read-only */
+static void *map_read(int fd, unsigned long entries, size_t value_size, size_t *size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *at;
+
+	*size = (entries * value_size + page - 1) & ~(page - 1);
+	assert_true(fd >= 0);
+	at = mmap(NULL, *size, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(at != MAP_FAILED);
+	return at;
 }
 
 /*
  * How many of the children have an entry in the held table, read through
- * a mapping of its map of our own: those the program sends a header alone
- * for while they do not change (iter.bpf.c looks them up as held_find()).
+ * mappings of its maps of our own: those the program sends a header alone
+ * for while they do not change (iter.bpf.c finds them through the index as
+ * held_find() does).  And the entries are in the order the walk meets the
+ * tasks, where the program looks first: the children, spawned one after
+ * another, have entries one after another (but where the system started
+ * a task between two of them).  *next_to: the children whose entry is the
+ * one after the entry of the child spawned before.
  */
-static int children_held(const pid_t *pids, int nr)
+static int children_held(const pid_t *pids, int nr, int *next_to)
 {
-	unsigned long entries;
-	int fd = held_map_fd(&entries), held = 0;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = (entries * HELD_VALUE_SIZE + page - 1) & ~(page - 1);
-	held_table_t table = { .mask = (unsigned)entries - 1 };
+	unsigned long entries, index;
+	int fd = held_map_fd(sizeof(struct iter_held), &entries), at_fd = held_map_fd(sizeof(struct iter_held_at), &index);
+	int held = 0;
+	size_t size, at_size;
+	held_table_t table = { .mask = (unsigned)index - 1, .cap = (unsigned)entries, .end = (unsigned)entries };
+	const struct iter_held *last = NULL;
 
-	assert_true(fd >= 0);
-	table.e = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	assert_true(table.e != MAP_FAILED);
-	for (int i = 0; i < nr; i++)
-		held += held_find(&table, (unsigned)pids[i]) != NULL;
+	table.e = map_read(fd, entries, sizeof(struct iter_held), &size);
+	table.at = map_read(at_fd, index, sizeof(struct iter_held_at), &at_size);
+	*next_to = 0;
+	for (int i = 0; i < nr; i++) {
+		const struct iter_held *e = held_find(&table, (unsigned)pids[i]);
+
+		held += e != NULL;
+		*next_to += e && last && e == last + 1;
+		last = e;
+	}
 	munmap(table.e, size);
+	munmap(table.at, at_size);
 	return held;
 }
 
@@ -1774,7 +1801,9 @@ static void idle_check(unsigned long long idle, unsigned long long bound)
  * of an idle pass is a small part of the children's whole records (which
  * the pass after the growth sends, the new table empty); and so again
  * after half the children exited (their entries removed from the grown table, the
- * others moved back within their probes).  With the table as it was (no
+ * others' index entries moved back within their probes).  Both times the
+ * children's entries are in the order they were spawned, one after the
+ * other, as the walk meets them.  With the table as it was (no
  * growth, most tasks without an entry) an idle pass would read nearly as
  * much as a whole one; with the program and user space disagreeing on
  * where an entry is, every read would fail (not through the iterator).
@@ -1786,7 +1815,7 @@ static void test_held_sized_by_need(void **state)
 	unsigned long long whole = 0, idle;
 	bool shrunk = false;
 	vmon_t vmon;
-	int nr, half, held;
+	int nr, half, held, next_to;
 
 	(void)state;
 	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
@@ -1818,13 +1847,15 @@ static void test_held_sized_by_need(void **state)
 		grown = held_entries_open();
 	}
 	idle = idle_pass(&vmon, nr);	/* the children asleep: their headers */
-	held = children_held(kids, nr);
-	print_message("%d children: the table grew to %lu entries, %d of them held; a pass read %llu bytes with every "
-		      "record whole, %llu idle\n", nr, grown, held, whole, idle);
+	held = children_held(kids, nr, &next_to);
+	print_message("%d children: the table grew to %lu entries, %d of them held, %d of them next to the one spawned "
+		      "before; a pass read %llu bytes with every record whole, %llu idle\n", nr, grown, held, next_to,
+		      whole, idle);
 	assert_true(grown > entries);
 	assert_int_equal(loader_pages_mapped(), 0);	/* read again by the new table's load, and given back */
 	assert_true(2 * grown >= 3 * (unsigned long)nr);
 	assert_int_equal(held, nr);
+	assert_true(next_to >= (nr - 1) * 9 / 10);
 	idle_check(idle, (unsigned long long)nr * sizeof(struct iter_rec) / 4);
 	for (int i = 0; i < nr; i++)
 		must_find(&vmon, kids[i]);
@@ -1836,9 +1867,11 @@ static void test_held_sized_by_need(void **state)
 	kids_nr = nr - half;
 	pass_through_iter(&vmon);
 	idle = idle_pass(&vmon, kids_nr);
-	held = children_held(kids, kids_nr);
-	print_message("%d of them killed: %d of the others held; an idle pass read %llu bytes\n", half, held, idle);
+	held = children_held(kids, kids_nr, &next_to);
+	print_message("%d of them killed: %d of the others held, %d next to the one before; an idle pass read %llu "
+		      "bytes\n", half, held, next_to, idle);
 	assert_int_equal(held, kids_nr);
+	assert_true(next_to >= (kids_nr - 1) * 9 / 10);
 	idle_check(idle, (unsigned long long)nr * sizeof(struct iter_rec) / 8);
 	for (int i = 0; i < kids_nr; i++)
 		must_find(&vmon, kids[i]);
@@ -1891,6 +1924,103 @@ static int child_changes(void *arg)
 			return 1;
 	}
 	return 1;
+}
+
+/* the one thread of pid that is not pid (a process of two threads), or 0 */
+static pid_t other_thread(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	pid_t other = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	assert_non_null(dir);
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.' && atoi(de->d_name) != pid)
+			other = (pid_t)atoi(de->d_name);
+	closedir(dir);
+	return other;
+}
+
+static bool two_asleep(void *arg)
+{
+	return all_sleeping((pid_t)(intptr_t)arg, 2);
+}
+
+/*
+ * The held entries put in the order the walk meets the tasks, where the
+ * order they were placed in is not it: each child starts a thread once
+ * all of them have been read, which the walk meets beside its process,
+ * but whose entry was placed after every child's.  The first walk that
+ * meets them so finds each through the index (bpf/iter.bpf.c,
+ * held_find()); user space then puts the entries in that walk's order
+ * (iter.c, held_tidy()), and each thread's entry is the one after its
+ * process's.  Without the new order, none would be.
+ */
+#define ORDER_KIDS	64
+
+static void test_held_walk_order(void **state)
+{
+	int ctl[ORDER_KIDS], fds[2], fd, next_to = 0;
+	vmon_stats_t before, after;
+	unsigned long entries, index;
+	size_t size, at_size;
+	held_table_t table;
+	vmon_t vmon;
+
+	(void)state;
+	SKIP_IF(!is_root(), "the task iterator needs root (CAP_BPF, CAP_PERFMON)");
+	skip_without_iter();
+	SKIP_IF(!kernel_walks(), "the held entries follow the walk's order: this kernel has no walk (Linux 6.12)");
+	init_sampler(&vmon, VMON_SAMPLER_ITER);
+	kids = calloc(ORDER_KIDS, sizeof(*kids));
+	assert_non_null(kids);
+	for (int i = 0; i < ORDER_KIDS; i++) {
+		assert_int_equal(pipe(fds), 0);
+		kids[kids_nr++] = spawn_fn(child_changes, &fds[0]);
+		close(fds[0]);
+		ctl[i] = fds[1];
+	}
+	for (int i = 0; i < ORDER_KIDS; i++)
+		assert_true(wait_sleeping(kids[i], 60000));
+	for (int pass = 0; pass < 3; pass++)
+		pass_through_iter(&vmon);
+	for (int i = 0; i < ORDER_KIDS; i++)
+		assert_int_equal(write(ctl[i], "t", 1), 1);
+	for (int i = 0; i < ORDER_KIDS; i++)
+		assert_true(wait_for(two_asleep, (void *)(intptr_t)kids[i], 30000));
+	/* the reads of their whole records go through the iterator; then two walks, the first to order them */
+	vmon_get_stats(&vmon, &before);
+	after = before;
+	for (int pass = 0; pass < 12 && after.iter_walks < before.iter_walks + 2; pass++) {
+		pass_through_iter(&vmon);
+		vmon_get_stats(&vmon, &after);
+	}
+
+	fd = held_map_fd(sizeof(struct iter_held), &entries);
+	table.e = map_read(fd, entries, sizeof(struct iter_held), &size);
+	fd = held_map_fd(sizeof(struct iter_held_at), &index);
+	table.at = map_read(fd, index, sizeof(struct iter_held_at), &at_size);
+	table.mask = (unsigned)index - 1;
+	table.cap = table.end = (unsigned)entries;
+	for (int i = 0; i < ORDER_KIDS; i++) {
+		const struct iter_held *process = held_find(&table, (unsigned)kids[i]);
+		const struct iter_held *thread = held_find(&table, (unsigned)other_thread(kids[i]));
+
+		next_to += process && thread && thread == process + 1;
+	}
+	munmap(table.e, size);
+	munmap(table.at, at_size);
+	print_message("%d children of two threads: %d with the thread's entry after the process's, after %llu reads, "
+		      "%llu of them walks\n", ORDER_KIDS, next_to, after.iter_reads - before.iter_reads,
+		      after.iter_walks - before.iter_walks);
+	assert_true(after.iter_walks >= before.iter_walks + 2);
+	assert_true(next_to >= ORDER_KIDS * 9 / 10);
+	for (int i = 0; i < ORDER_KIDS; i++)
+		close(ctl[i]);
+	vmon_destroy(&vmon);
 }
 
 /* the iterator's stores of pid against /proc's, read just after: every field /proc's has, the same */
@@ -2100,6 +2230,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_wchan_again, teardown_kids),
 		cmocka_unit_test_teardown(test_no_wchan, teardown_kids),
 		cmocka_unit_test_teardown(test_held_sized_by_need, teardown_kids),
+		cmocka_unit_test_teardown(test_held_walk_order, teardown_kids),
 		cmocka_unit_test_teardown(test_record_dropped, teardown_kids),
 	};
 

@@ -87,15 +87,16 @@
 typedef struct iter_prog {
 	struct iter_bpf		*walk;		/* one of the two, the other NULL */
 	struct iter_compat_bpf	*compat;
-	struct bpf_map_desc	*held, *cpu_offsets, *walk_ring;
+	struct bpf_map_desc	*held, *held_at, *cpu_offsets, *walk_ring;
 	struct bpf_prog_desc	*tasks, *walker;
 	int			*tasks_link, *walk_link;
 	/* .bss, mapped once loaded */
-	__u32			*wchan_off, *walk_status, *walk_tasks;
+	__u32			*wchan_off, *walk_status, *walk_tasks, *held_jumps;
 } iter_prog_t;
 
 #define PROG_BIND(p, s) do {						\
 	(p)->held = &(s)->maps.held;					\
+	(p)->held_at = &(s)->maps.held_at;				\
 	(p)->cpu_offsets = &(s)->maps.cpu_offsets;			\
 	(p)->walk_ring = &(s)->maps.walk_ring;				\
 	(p)->tasks = &(s)->progs.vmon_tasks;				\
@@ -115,6 +116,7 @@ typedef struct iter_prog {
 	(p)->wchan_off = &(s)->bss->wchan_off;				\
 	(p)->walk_status = &(s)->bss->walk_status;			\
 	(p)->walk_tasks = &(s)->bss->walk_tasks;			\
+	(p)->held_jumps = &(s)->bss->held_jumps;			\
 } while (0)
 
 /* opened: the skeleton with the walk, or without (compat); 0 or an errno */
@@ -245,6 +247,7 @@ struct iter {
 	bool			compat;		/* prog is iter_compat's (the kernel's choice, or $VMON_ITER_WALK): no walk */
 	bool			walk_none;	/* the kernel has no open-coded task iterator */
 	bool			walk_next;	/* the last read's records would fit the ring */
+	bool			walked;		/* the last read was the walk's */
 	int			walk_err;	/* walk_take()'s errno */
 	size_t			stream_bytes;	/* what the last read's records take in the ring */
 	unsigned long long	walks;		/* reads made by the walk (vmon_stats_t.iter_walks) */
@@ -268,8 +271,8 @@ struct iter {
 	 * pid_max (4,194,304 where systemd sets it: 16 MB as an array)
 	 */
 	pidmap_t		by_tid;
-	held_table_t		held;		/* the program's held map, mmapped: what the slots hold */
-	size_t			held_size;	/* bytes mapped */
+	held_table_t		held;		/* the program's held and held_at maps, mmapped: what the slots hold */
+	size_t			held_size, held_at_size;	/* bytes mapped */
 	unsigned		held_failed;	/* a larger table's mask the program could not be loaded with, 0: none */
 	unsigned		held_sparse;	/* reads in a row that found the table under an eighth full */
 	int			page_shift;
@@ -369,6 +372,16 @@ static void stream_release(iter_t *it)
 
 static void arena_release(iter_t *it);
 
+/* the held table's maps unmapped */
+static void held_unmap(iter_t *it)
+{
+	if (it->held.e)
+		munmap(it->held.e, it->held_size);
+	if (it->held.at)
+		munmap(it->held.at, it->held_at_size);
+	memset(&it->held, 0, sizeof(it->held));
+}
+
 static void iter_close(vmon_t *vmon)
 {
 	struct _vmon_internal *in = vmon->internal;
@@ -376,8 +389,7 @@ static void iter_close(vmon_t *vmon)
 
 	if (!it)
 		return;
-	if (it->held.e)
-		munmap(it->held.e, it->held_size);
+	held_unmap(it);
 	bpf_ring_close(it->walk);
 	prog_destroy(&it->prog);
 	stream_release(it);
@@ -402,21 +414,25 @@ static void iter_close(vmon_t *vmon)
 }
 
 /*
- * The held table's entries: at least half as many again as the tasks there
+ * The held table's index: at least half as many again as the tasks there
  * are (a power of two), so that it is at most two thirds full; the program
  * is loaded again with a table sized so when the tasks outgrow two thirds
  * of it, or stay under an eighth of it for HELD_SPARSE_READS reads
  * (held_resize()).  At two thirds full a few tids in 10,000 need more than
  * 16 probes (linear probing's runs grow fast past half full), which is why
  * the program looks at ITER_HELD_PROBES (48) entries: a miss still ends at
- * the first free entry, a few probes on.  32 bytes an entry (bpf/iter.h):
- * 64 kB at 1,000 tasks, 512 kB at 10,000, where twice the tasks in entries
- * of 48 bytes was 1.5 MB, and one entry per possible tid 1.3 MB at a pid_max
- * of 32,768.
+ * the first free entry, a few probes on.  The entries themselves,
+ * HELD_ENTRIES() of them, are three for each four of the index: room for
+ * an eighth more tasks than the index takes, for the new tasks' entries
+ * until held_compact() takes back those of tasks gone.  32 bytes an entry
+ * and 8 an index entry (bpf/iter.h): 64 kB at 1,000 tasks, 512 kB at
+ * 10,000, where one entry per possible tid was 1.3 MB at a pid_max of
+ * 32,768.
  */
 #define HELD_MIN		1024u
 #define HELD_MAX		(1u << 20)
 #define HELD_SPARSE_READS	16
+#define HELD_ENTRIES(mask)	(((mask) + 1) / 4 * 3)
 
 static unsigned held_entries(unsigned long tasks)
 {
@@ -429,8 +445,7 @@ static unsigned held_entries(unsigned long tasks)
 
 /*
  * The walk's ring: 4 bytes for each entry of the held table (a task that
- * did not change, struct iter_same: the table is at most two thirds
- * full), and WALK_RING_SPARE for the records of those that did (about 38),
+ * did not change, struct iter_same), and WALK_RING_SPARE for the records of those that did (about 38),
  * a power of two: 128 KiB at 10,000 tasks, with room for about 85.  A
  * pass that needs more is read through the iterator, which has no such
  * bound (read_stream()).  The ring is the kernel's memory from the load
@@ -446,7 +461,7 @@ static unsigned held_entries(unsigned long tasks)
 
 static size_t walk_ring_bytes(unsigned mask, size_t page)
 {
-	size_t want = ((size_t)mask + 1) * sizeof(struct iter_same) + WALK_RING_SPARE, n = page;
+	size_t want = (size_t)HELD_ENTRIES(mask) * sizeof(struct iter_same) + WALK_RING_SPARE, n = page;
 
 	while (n < want)
 		n *= 2;
@@ -487,11 +502,11 @@ static bool may_trace(void)
 /* what one load of the program depends on, and where it goes */
 struct iter_load {
 	iter_t		*it;
-	unsigned	mask;		/* the held table's entries - 1 */
+	unsigned	mask;		/* the held table's index entries - 1 */
 	iter_prog_t	prog;		/* loaded and attached, or all NULL */
 };
 
-/* a light_skel_try_t: the program loaded and attached with a held table of mask + 1 entries */
+/* a light_skel_try_t: the program loaded and attached with a held table of mask + 1 index entries */
 static int load_program(void *arg, char **log)
 {
 	struct iter_load *l = arg;
@@ -502,7 +517,8 @@ static int load_program(void *arg, char **log)
 	/* for the memory counters' per-CPU shares (iter.bpf.c); without it, the counts alone */
 	prog_rodata(&l->prog, l->it->tick_ns, (__u32)l->it->page_shift, (__u32)cpus, l->mask);
 	l->prog.cpu_offsets->max_entries = cpus > 0 ? (__u32)cpus : 1;
-	l->prog.held->max_entries = l->mask + 1;
+	l->prog.held->max_entries = HELD_ENTRIES(l->mask);
+	l->prog.held_at->max_entries = l->mask + 1;
 	l->prog.walk_ring->max_entries = l->it->compat ? (__u32)1 << l->it->page_shift :
 				   (__u32)walk_ring_bytes(l->mask, (size_t)1 << l->it->page_shift);
 	if (log)
@@ -522,22 +538,33 @@ static int load_program(void *arg, char **log)
 	return err;
 }
 
-/* prog, loaded with a held table of mask + 1 entries, made the program read (it takes prog): 0 or an errno */
+/* an mmappable array map's bytes, mapped shared: its address, or NULL (errno) */
+static void *map_shared(const struct bpf_map_desc *map, size_t size)
+{
+	void *at = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, map->map_fd, 0);
+
+	return at == MAP_FAILED ? NULL : at;
+}
+
+/* prog, loaded with a held table of mask + 1 index entries, made the program read (it takes prog): 0 or an errno */
 static int use_program(iter_t *it, iter_prog_t *prog, unsigned mask)
 {
 	size_t page = (size_t)1 << it->page_shift;
-	size_t size = (((size_t)mask + 1) * sizeof(struct iter_held) + page - 1) & ~(page - 1);
-	void *held = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, prog->held->map_fd, 0);
-
+	size_t size = ((size_t)HELD_ENTRIES(mask) * sizeof(struct iter_held) + page - 1) & ~(page - 1);
+	size_t at_size = (((size_t)mask + 1) * sizeof(struct iter_held_at) + page - 1) & ~(page - 1);
+	void *held = map_shared(prog->held, size), *at = held ? map_shared(prog->held_at, at_size) : NULL;
 	size_t ring = walk_ring_bytes(mask, page);
 	bpf_ring_t *walk;
+	int err = errno;
 
-	if (held == MAP_FAILED)
-		return errno;
+	if (!at) {
+		if (held)
+			munmap(held, size);
+		return err;
+	}
 	/* without the ring mapped, the iterator alone is read */
 	walk = *prog->walk_link > 0 ? bpf_ring_open(prog->walk_ring->map_fd, ring, walk_take, it) : NULL;
-	if (it->held.e)
-		munmap(it->held.e, it->held_size);
+	held_unmap(it);
 	bpf_ring_close(it->walk);
 	it->walk = walk;
 	it->walk_size = walk ? ring : 0;
@@ -545,10 +572,13 @@ static int use_program(iter_t *it, iter_prog_t *prog, unsigned mask)
 	it->walk_next = false;
 	prog_destroy(&it->prog);
 	it->prog = *prog;
+	/* (a new map is all 0) */
 	it->held.e = held;
+	it->held.at = at;
 	it->held.mask = mask;
-	it->held.nr = 0;	/* a new map is all 0 */
+	it->held.cap = HELD_ENTRIES(mask);
 	it->held_size = size;
+	it->held_at_size = at_size;
 	return 0;
 }
 
@@ -733,9 +763,8 @@ static int slots_grow(iter_t *it, size_t want)
  * its next records would be the same, wchan (not in the hash) "0" for as
  * long as it sleeps where /proc names the function.  Its next read sends it
  * whole, wchan read again: its entry is removed once the read is over
- * (held_unset_marked()), not now, since a removal moves the entries after
- * it and the walk's batches, read after the whole records, name entries by
- * their index (take_same()).
+ * (held_unset_marked()), where the second record of a task shown twice
+ * has the last word.
  */
 static void held_set(iter_t *it, int slot, const struct iter_rec *r)
 {
@@ -1206,7 +1235,7 @@ static int take_same(iter_t *it, const struct iter_same *e, unsigned n)
 {
 	for (unsigned k = 0; k < n; k++) {
 		/* the entry the program found names the task */
-		const struct iter_held *held = e[k].held && e[k].held - 1 <= it->held.mask ? &it->held.e[e[k].held - 1] : NULL;
+		const struct iter_held *held = e[k].held && e[k].held - 1 < it->held.end ? &it->held.e[e[k].held - 1] : NULL;
 		int slot = held && held->tid && held->tid <= INT_MAX ? slot_in_order(it, held->tid) : -1;
 
 		if (slot < 0 || held->hash != it->slot_hash[slot] || (it->slot_state[slot] & SLOT_SHOWN) ||
@@ -1438,6 +1467,7 @@ static int read_stream(iter_t *it)
 	order_begin(it);
 	if (walk_reads_next(it))
 		r = walk_read(it);
+	it->walked = r > 0;
 	if (r == 0)
 		r = stream_read(it) == 0 ? 1 : -1;
 	it->walk_next = it->stream_bytes <= it->walk_size - it->walk_size / 8 && it->nr <= WALK_TASKS_MAX;
@@ -1467,6 +1497,32 @@ static void iter_trim(iter_t *it)
 #ifdef HAVE_MALLOC_TRIM
 	malloc_trim(0);
 #endif
+}
+
+/*
+ * After a good read: the held entries put in its order when the program
+ * found more than a 32nd of them out of it, through the index (a thread
+ * started after other processes, which the walk meets beside its process,
+ * was placed after them).  Only by a read of the walk, or of the iterator
+ * where the kernel has no walk: reads that alternate would order them back
+ * and forth.  Else the free entries of tasks gone taken back, once they are
+ * a sixteenth of those in use or the room after the last is under an
+ * eighth of the table (a new task finds none there): two free entries in a
+ * row send the program through the index for the task after them.
+ */
+static void held_tidy(iter_t *it)
+{
+	held_table_t *t = &it->held;
+	unsigned jumps = *it->prog.held_jumps, gone = t->end - t->nr;
+
+	if ((it->walked || it->compat) && jumps > 8 && jumps > t->nr / 32) {
+		held_order_begin(t);
+		for (size_t k = 0; k < it->nr; k++)
+			held_order_next(t, (unsigned)it->slot_tid[it->shown[k]]);
+		held_order_end(t);
+	} else if (gone && (gone * 16 > t->nr || t->cap - t->end < t->cap / 8)) {
+		held_compact(t);
+	}
 }
 
 static int iter_read(vmon_t *vmon)
@@ -1511,6 +1567,7 @@ static int iter_read(vmon_t *vmon)
 			slot_drop(it, (int)slot);
 		}
 	}
+	held_tidy(it);
 	iter_trim(it);
 	pidmap_fit(&it->by_tid);	/* small again after a storm */
 	iter_group(it);
