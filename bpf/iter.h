@@ -92,7 +92,8 @@ struct iter_hdr {
  * last one it found, and finds it there for nearly every task, in lines
  * the processor reads ahead.  Where it is not, the index (the held_at map,
  * struct iter_held_at) says where it is.  User space alone writes both,
- * between reads (libvmon/sources/iter_held.c); the table is sized by the
+ * never while the program runs (libvmon/sources/iter_held.c: between
+ * reads, or between a read's read(2) calls); the table is sized by the
  * tasks there are, not by pid_max, and a task that finds no room gets
  * whole records.
  */

@@ -444,11 +444,12 @@ static unsigned held_entries(unsigned long tasks)
 }
 
 /*
- * The walk's ring: 4 bytes for each entry of the held table (a task that
- * did not change, struct iter_same), and WALK_RING_SPARE for the records of those that did (about 38),
- * a power of two: 128 KiB at 10,000 tasks, with room for about 85.  A
- * pass that needs more is read through the iterator, which has no such
- * bound (read_stream()).  The ring is the kernel's memory from the load
+ * The walk's ring: 4 bytes for each entry of the held table's index (a
+ * task that did not change, struct iter_same: the index is at most two
+ * thirds full), and WALK_RING_SPARE for the records of those that did
+ * (about 38), a power of two: 128 KiB at 10,000 tasks, with room for
+ * about 85.  A pass that needs more is read through the iterator, which
+ * has no such bound (read_stream()).  The ring is the kernel's memory from the load
  * on, and resident in the process from its mapping on (the kernel maps
  * it whole: smaps shows every page).  Nor is the walk tried above
  * WALK_TASKS_MAX tasks: it holds its CPU, in one RCU read section, for the
@@ -461,7 +462,7 @@ static unsigned held_entries(unsigned long tasks)
 
 static size_t walk_ring_bytes(unsigned mask, size_t page)
 {
-	size_t want = (size_t)HELD_ENTRIES(mask) * sizeof(struct iter_same) + WALK_RING_SPARE, n = page;
+	size_t want = ((size_t)mask + 1) * sizeof(struct iter_same) + WALK_RING_SPARE, n = page;
 
 	while (n < want)
 		n *= 2;
@@ -776,7 +777,7 @@ static void held_set(iter_t *it, int slot, const struct iter_rec *r)
 		return;
 	}
 	if (!e && !(e = held_place(&it->held, r->h.tid)))
-		return;		/* no room within its probes: its records come whole */
+		return;		/* no room (in its index probes, or after the last entry): its records come whole */
 	e->hash = r->h.hash;
 	e->volatile_hash = r->h.volatile_hash;
 	e->run_ns = r->run_ns;
@@ -1504,8 +1505,8 @@ static void iter_trim(iter_t *it)
  * found more than a 32nd of them out of it, through the index (a thread
  * started after other processes, which the walk meets beside its process,
  * was placed after them).  Only by a read of the walk, or of the iterator
- * where the kernel has no walk: reads that alternate would order them back
- * and forth.  Else the free entries of tasks gone taken back, once they are
+ * where there is no walk (the kernel's, or its ring): reads that alternate
+ * would order them back and forth.  Else the free entries of tasks gone taken back, once they are
  * a sixteenth of those in use or the room after the last is under an
  * eighth of the table (a new task finds none there): two free entries in a
  * row send the program through the index for the task after them.
@@ -1515,7 +1516,7 @@ static void held_tidy(iter_t *it)
 	held_table_t *t = &it->held;
 	unsigned jumps = *it->prog.held_jumps, gone = t->end - t->nr;
 
-	if ((it->walked || it->compat) && jumps > 8 && jumps > t->nr / 32) {
+	if ((it->walked || it->compat || it->walk_none || !it->walk) && jumps > 8 && jumps > t->nr / 32) {
 		held_order_begin(t);
 		for (size_t k = 0; k < it->nr; k++)
 			held_order_next(t, (unsigned)it->slot_tid[it->shown[k]]);

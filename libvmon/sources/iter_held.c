@@ -68,7 +68,7 @@ struct iter_held *held_place(held_table_t *t, unsigned tid)
 	if (!at)
 		return NULL;
 	if (at->tid)
-		return &t->e[at->entry];
+		return at->entry < t->end ? &t->e[at->entry] : NULL;
 	if (t->end == t->cap)
 		return NULL;
 	e = &t->e[t->end];
