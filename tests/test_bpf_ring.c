@@ -2,13 +2,16 @@
  * test_bpf_ring.c: the ring buffer reader (libvmon/util/bpf_ring.c) against
  * a ring this test writes itself, laid out as the kernel lays out a
  * BPF_MAP_TYPE_RINGBUF for user space (a consumer page, a producer page, the
- * data) in a memfd: records in order, a record not yet committed (BUSY) and
- * those after it, a discarded one, one that wraps at the data's end, a
- * reader that stops, and a producer that writes as fast as it is read.
+ * data, the data again) in a memfd: records in order, a record not yet
+ * committed (BUSY) and those after it, a discarded one, one that wraps at
+ * the data's end, a reader that stops, a producer that writes as fast as
+ * it is read, and a producer whose position is past what it wrote; and
+ * between reads, the reader maps the two positions' pages alone.
  */
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -32,7 +35,7 @@ struct fake_ring {
 	size_t		page, size;
 	unsigned char	*map;		/* the whole memfd, read and write */
 	unsigned long	*consumer, *producer;
-	unsigned char	*data;
+	unsigned char	*data;		/* and its copy, size bytes on */
 	bpf_ring_t	*ring;
 	/* the records read, in order: their first byte and size */
 	int		got[4096];
@@ -67,8 +70,8 @@ static void fake_open(struct fake_ring *f, size_t size)
 	f->size = size;
 	f->fd = memfd_create("test_bpf_ring", MFD_CLOEXEC);
 	assert_true(f->fd >= 0);
-	assert_int_equal(ftruncate(f->fd, (off_t)(2 * f->page + size)), 0);
-	f->map = mmap(NULL, 2 * f->page + size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
+	assert_int_equal(ftruncate(f->fd, (off_t)(2 * f->page + 2 * size)), 0);
+	f->map = mmap(NULL, 2 * f->page + 2 * size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
 	assert_true(f->map != MAP_FAILED);
 	f->consumer = (unsigned long *)f->map;
 	f->producer = (unsigned long *)(f->map + f->page);
@@ -80,8 +83,15 @@ static void fake_open(struct fake_ring *f, size_t size)
 static void fake_close(struct fake_ring *f)
 {
 	bpf_ring_close(f->ring);
-	munmap(f->map, 2 * f->page + f->size);
+	munmap(f->map, 2 * f->page + 2 * f->size);
 	close(f->fd);
+}
+
+/* byte i of the data (a position, wrapped), written in both copies, as the kernel's one page is both */
+static void put(struct fake_ring *f, unsigned long pos, unsigned char byte)
+{
+	f->data[pos & (f->size - 1)] = byte;
+	f->data[f->size + (pos & (f->size - 1))] = byte;
 }
 
 /* a record of len bytes, each tag, at the producer's position, with flags in its header; its position */
@@ -93,9 +103,9 @@ static unsigned long produce(struct fake_ring *f, int tag, uint32_t len, uint32_
 
 	assert_true(pos + total - *f->consumer <= f->size);	/* the kernel never overwrites what is unread */
 	for (size_t i = 0; i < HDR_BYTES; i++)
-		f->data[(pos + i) & (f->size - 1)] = ((unsigned char *)hdr)[i];
+		put(f, pos + i, ((unsigned char *)hdr)[i]);
 	for (size_t i = 0; i < len; i++)
-		f->data[(pos + HDR_BYTES + i) & (f->size - 1)] = (unsigned char)tag;
+		put(f, pos + HDR_BYTES + i, (unsigned char)tag);
 	__atomic_store_n(f->producer, pos + total, __ATOMIC_RELEASE);
 	return pos;
 }
@@ -106,6 +116,27 @@ static void commit(struct fake_ring *f, unsigned long pos)
 	uint32_t *hdr = (uint32_t *)(f->data + (pos & (f->size - 1)));
 
 	__atomic_store_n(hdr, *hdr & ~BUSY, __ATOMIC_RELEASE);
+	hdr = (uint32_t *)(f->data + f->size + (pos & (f->size - 1)));
+	__atomic_store_n(hdr, *hdr & ~BUSY, __ATOMIC_RELEASE);
+}
+
+/* the bytes of the memfd mapped in this process, other than the test's own mapping of it (/proc/self/maps) */
+static size_t reader_mapped(const struct fake_ring *f)
+{
+	FILE *maps = fopen("/proc/self/maps", "re");
+	char line[512];
+	size_t bytes = 0;
+
+	assert_non_null(maps);
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long from, to;
+
+		if (strstr(line, "memfd:test_bpf_ring") && sscanf(line, "%lx-%lx", &from, &to) == 2 &&
+		    from != (unsigned long)(uintptr_t)f->map)
+			bytes += to - from;
+	}
+	fclose(maps);
+	return bytes;
 }
 
 static void produce_more(struct fake_ring *f)
@@ -128,7 +159,9 @@ static void test_in_order(void **state)
 		produce(&f, i, (uint32_t)(i * 13), 0);
 	/* what waits: every record's bytes, its header and rounding included */
 	assert_int_equal(bpf_ring_waiting(f.ring), *f.producer);
+	assert_int_equal(reader_mapped(&f), 2 * f.page);	/* the positions' pages, not the data */
 	assert_int_equal(bpf_ring_consume(f.ring), 10);
+	assert_int_equal(reader_mapped(&f), 2 * f.page);	/* nor after a read */
 	assert_int_equal(bpf_ring_waiting(f.ring), 0);
 	for (int i = 1; i <= 10; i++) {
 		assert_int_equal(f.got[i - 1], i);
@@ -201,6 +234,30 @@ static void test_wraps_whole(void **state)
 	fake_close(&f);
 }
 
+/* a producer's position past a ring's worth of unread bytes: a clear error, not a read beyond the data */
+static void test_producer_past_ring(void **state)
+{
+	struct fake_ring f;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	(void)state;
+	fake_open(&f, page);
+	produce(&f, 1, 16, 0);
+	assert_int_equal(bpf_ring_consume(f.ring), 1);
+	/* a header whose length runs past the producer's position */
+	produce(&f, 2, 16, 0);
+	*(uint32_t *)(f.data + (*f.consumer & (page - 1))) = (uint32_t)page;
+	*(uint32_t *)(f.data + page + (*f.consumer & (page - 1))) = (uint32_t)page;
+	errno = 0;
+	assert_int_equal(bpf_ring_consume(f.ring), -1);
+	assert_int_equal(errno, EPROTO);
+	/* and a producer's position more than a ring's worth on */
+	__atomic_store_n(f.producer, *f.consumer + 3 * page, __ATOMIC_RELEASE);
+	assert_int_equal(bpf_ring_consume(f.ring), -1);
+	assert_int_equal(reader_mapped(&f), 2 * f.page);
+	fake_close(&f);
+}
+
 static void test_reader_stops(void **state)
 {
 	struct fake_ring f;
@@ -243,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_busy_holds_the_rest),
 		cmocka_unit_test(test_discarded_skipped),
 		cmocka_unit_test(test_wraps_whole),
+		cmocka_unit_test(test_producer_past_ring),
 		cmocka_unit_test(test_reader_stops),
 		cmocka_unit_test(test_fast_producer_bounded),
 	};

@@ -449,9 +449,9 @@ static unsigned held_entries(unsigned long tasks)
  * thirds full), and WALK_RING_SPARE for the records of those that did
  * (about 38), a power of two: 128 KiB at 10,000 tasks, with room for
  * about 85.  A pass that needs more is read through the iterator, which
- * has no such bound (read_stream()).  The ring is the kernel's memory from the load
- * on, and resident in the process from its mapping on (the kernel maps
- * it whole: smaps shows every page).  Nor is the walk tried above
+ * has no such bound (read_stream()).  The ring is the kernel's memory from
+ * the load on; in the process, only the bytes a read reads are mapped, for
+ * that read (util/bpf_ring.c).  Nor is the walk tried above
  * WALK_TASKS_MAX tasks: it holds its CPU, in one RCU read section, for the
  * whole list (about 0.8 us a task), where the iterator can give the CPU up
  * between tasks.

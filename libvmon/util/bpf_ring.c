@@ -4,20 +4,25 @@
  *
  *   page 0		the consumer's position, the only page user space writes
  *   page 1		the producer's position
- *   pages 2...		the data, size bytes (a power of two)
+ *   pages 2...		the data, size bytes (a power of two), then the same
+ *			pages again, so that any size bytes of it map as one piece
  *
  * A record is an 8-byte header (its length, with BUSY while the producer
  * has not committed it and DISCARD if it gave it up; then a page offset
  * the kernel uses) and the record's bytes, the whole rounded up to 8.
  * Positions only grow: a record is at position & (size - 1).  The reader
- * takes the producer's position, reads the committed records up to it
- * (each header's length read with acquire, as the producer commits with
- * release), and stores its own position with release, so that the kernel
- * knows the bytes are free again and whether a reader must be woken.
+ * takes the producer's position, maps the pages from its own position to
+ * that one (a window: mapped read-only, at the data's page where it
+ * starts, through the second copy where it wraps), reads the committed
+ * records in it (each header's length read with acquire, as the producer
+ * commits with release), and stores its own position with release, so
+ * that the kernel knows the bytes are free again and whether a reader
+ * must be woken; then unmaps the window.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +36,10 @@
 #define RING_DISCARD		(1u << 30)
 
 struct bpf_ring {
+	int			fd;		/* the map's, our own (a read maps its window from it); -1: none */
 	size_t			page, size;
 	unsigned long		*consumer;	/* page 0, read and write */
-	const unsigned long	*producer;	/* page 1, then the data, read only */
-	const unsigned char	*data;
-	unsigned char		*wrapped;	/* a record that wraps at the end, made whole */
-	size_t			wrapped_cap;
+	const unsigned long	*producer;	/* page 1, read only */
 	bpf_ring_record_fn	fn;
 	void			*arg;
 };
@@ -49,10 +52,14 @@ bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *
 
 	if (!r)
 		return NULL;
+	/* (the caller may close its fd once the ring is open: the feed does; at 3 or above, never a standard one) */
+	r->fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 3);
 	r->page = (size_t)sysconf(_SC_PAGESIZE);
 	r->size = size;
 	r->fn = fn;
 	r->arg = arg;
+	if (r->fd < 0)
+		goto fail;
 	if (!size || (size & (size - 1)) || size % r->page) {
 		errno = EINVAL;
 		goto fail;
@@ -61,11 +68,10 @@ bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *
 	if (p == MAP_FAILED)
 		goto fail;
 	r->consumer = p;
-	p = mmap(NULL, r->page + size, PROT_READ, MAP_SHARED, map_fd, (off_t)r->page);
+	p = mmap(NULL, r->page, PROT_READ, MAP_SHARED, map_fd, (off_t)r->page);
 	if (p == MAP_FAILED)
 		goto fail;
 	r->producer = p;
-	r->data = (const unsigned char *)p + r->page;
 	return r;
 
 fail:
@@ -75,60 +81,87 @@ fail:
 	return NULL;
 }
 
-/* a record's bytes at position pos, len of them, in one piece */
-static const void *record_at(bpf_ring_t *r, unsigned long pos, size_t len)
+/* the ring's bytes from position from to position to, mapped for a read */
+struct window {
+	void			*map;	/* NULL: none */
+	size_t			len;
+	unsigned long		from, to;
+	const unsigned char	*at;	/* position from's byte */
+};
+
+/* the window of [from, to) (to - from <= size) mapped: 0, or -1 with errno */
+static int window_map(const bpf_ring_t *r, struct window *w, unsigned long from, unsigned long to)
 {
-	size_t off = pos & (r->size - 1), first = r->size - off;
+	size_t off = from & (r->size - 1), first = off / r->page * r->page;
+	size_t end = (off + (to - from) + r->page - 1) / r->page * r->page;
+	void *p;
 
-	if (len <= first)
-		return r->data + off;
-	if (len > r->wrapped_cap) {
-		unsigned char *p = realloc(r->wrapped, len);
+	p = mmap(NULL, end - first, PROT_READ, MAP_SHARED, r->fd, (off_t)(2 * r->page + first));
+	if (p == MAP_FAILED)
+		return -1;
+	w->map = p;
+	w->len = end - first;
+	w->from = from;
+	w->to = to;
+	w->at = (const unsigned char *)p + (off - first);
+	return 0;
+}
 
-		if (!p)
-			return NULL;
-		r->wrapped = p;
-		r->wrapped_cap = len;
-	}
-	memcpy(r->wrapped, r->data + off, first);
-	memcpy(r->wrapped + first, r->data, len - first);
-	return r->wrapped;
+static void window_unmap(struct window *w)
+{
+	if (w->map)
+		munmap(w->map, w->len);
+	w->map = NULL;
 }
 
 int bpf_ring_consume(bpf_ring_t *r)
 {
 	unsigned long cons = __atomic_load_n(r->consumer, __ATOMIC_RELAXED), start = cons, prod;
+	struct window w = { 0 };
 	int n = 0, stop = 0;
 
 	prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 	while (cons < prod && !stop) {
-		const uint32_t *hdr = (const uint32_t *)(r->data + (cons & (r->size - 1)));
-		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
-		size_t bytes = (len & ~(RING_BUSY | RING_DISCARD)) + RING_HDR_BYTES;
+		const unsigned char *hdr;
+		uint32_t len;
+		size_t bytes, size;
 
+		if (!w.map || cons >= w.to) {
+			window_unmap(&w);
+			/* (never more than a ring's worth unread: a producer that says so is not believed) */
+			if (prod - cons > r->size)
+				prod = cons + r->size;	/* (a record across it: EPROTO below) */
+			if (window_map(r, &w, cons, prod) < 0)
+				return n ? n : -1;	/* the records stay for the next read */
+		}
+		hdr = w.at + (cons - w.from);
+		len = __atomic_load_n((const uint32_t *)hdr, __ATOMIC_ACQUIRE);
 		if (len & RING_BUSY)
 			break;		/* not committed yet: the records after it wait for it */
-		bytes = (bytes + 7) & ~(size_t)7;
+		size = len & ~(RING_BUSY | RING_DISCARD);
+		bytes = (size + RING_HDR_BYTES + 7) & ~(size_t)7;
+		if (bytes > w.to - cons) {
+			window_unmap(&w);
+			errno = EPROTO;	/* a record past the producer's position */
+			return -1;
+		}
 		if (!(len & RING_DISCARD)) {
-			size_t size = len & ~(RING_BUSY | RING_DISCARD);
-			const void *rec = record_at(r, cons + RING_HDR_BYTES, size);
-
-			if (!rec)
-				return -1;	/* ENOMEM: the record stays for the next read */
-			stop = r->fn(r->arg, rec, size);
+			stop = r->fn(r->arg, hdr + RING_HDR_BYTES, size);
 			n++;
 		}
 		cons += bytes;
 		/* the record's bytes free for the producer at once, as each is read */
 		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
 		/*
-		 * More may have come meanwhile: read it too, but no more than a
-		 * ring's worth in one call, so that a producer as fast as this
-		 * reader (a fork storm) cannot keep the caller here for ever.
+		 * More may have come meanwhile: read it too (in a window of its
+		 * own), but no more than a ring's worth in one call, so that a
+		 * producer as fast as this reader (a fork storm) cannot keep the
+		 * caller here for ever.
 		 */
 		if (cons >= prod && cons - start < r->size)
 			prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 	}
+	window_unmap(&w);
 	return n;
 }
 
@@ -149,7 +182,8 @@ void bpf_ring_close(bpf_ring_t *r)
 	if (r->consumer)
 		munmap(r->consumer, r->page);
 	if (r->producer)
-		munmap((void *)r->producer, r->page + r->size);
-	free(r->wrapped);
+		munmap((void *)r->producer, r->page);
+	if (r->fd >= 0)
+		close(r->fd);
 	free(r);
 }

@@ -3,11 +3,12 @@
  * the ebpf backend (feed/feed_bpf.c) and the task iterator's walk
  * (sources/iter.c).
  *
- * libbpf's reader maps the ring's data twice, one copy after the other, so
- * that a record that wraps at the end reads as one piece: both copies are
- * resident from the start (remap_vmalloc_range()), 2 MiB of RSS for a ring
- * of 1 MiB.  This one maps the data once and copies the rare record that
- * wraps into a buffer of its own.
+ * libbpf's reader maps the ring's data for as long as the ring is open,
+ * twice, one copy after the other, so that a record that wraps at the end
+ * reads as one piece: the kernel maps every page of a mapping at once
+ * (remap_vmalloc_range()), so 2 MiB of RSS for a ring of 1 MiB, whether it
+ * holds anything or not.  This one maps only the bytes a read has to read,
+ * for the read: between reads, only the two positions' pages are resident.
  */
 #ifndef VMON_BPF_RING_H
 #define VMON_BPF_RING_H
@@ -19,7 +20,7 @@ typedef struct bpf_ring bpf_ring_t;
 /* called for each record, in the order written: its bytes; non-zero stops the read there */
 typedef int (*bpf_ring_record_fn)(void *arg, const void *data, size_t size);
 
-/* the ring of map_fd (size bytes of data) mapped: NULL with errno */
+/* the ring of map_fd (size bytes of data) opened, with an fd of its own: NULL with errno */
 bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *arg);
 /*
  * every record committed so far, and those committed while it reads, up to
