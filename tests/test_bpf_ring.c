@@ -6,7 +6,8 @@
  * committed (BUSY) and those after it, a discarded one, one that wraps at
  * the data's end, a reader that stops, a producer that writes as fast as
  * it is read, and a producer whose position is past what it wrote; and
- * between reads, the reader maps the two positions' pages alone.
+ * between reads, the reader maps the two positions' pages and no more of
+ * the data than it was told to keep.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -63,7 +64,8 @@ static int on_record(void *arg, const void *data, size_t size)
 	return f->stop_after && f->got_nr >= f->stop_after;
 }
 
-static void fake_open(struct fake_ring *f, size_t size)
+/* a fake ring of size bytes of data, its reader keeping keep bytes of it mapped between reads */
+static void fake_open_keep(struct fake_ring *f, size_t size, size_t keep)
 {
 	memset(f, 0, sizeof(*f));
 	f->page = (size_t)sysconf(_SC_PAGESIZE);
@@ -76,8 +78,13 @@ static void fake_open(struct fake_ring *f, size_t size)
 	f->consumer = (unsigned long *)f->map;
 	f->producer = (unsigned long *)(f->map + f->page);
 	f->data = f->map + 2 * f->page;
-	f->ring = bpf_ring_open(f->fd, size, on_record, f);
+	f->ring = bpf_ring_open(f->fd, size, keep, on_record, f);
 	assert_non_null(f->ring);
+}
+
+static void fake_open(struct fake_ring *f, size_t size)
+{
+	fake_open_keep(f, size, 0);
 }
 
 static void fake_close(struct fake_ring *f)
@@ -258,6 +265,40 @@ static void test_producer_past_ring(void **state)
 	fake_close(&f);
 }
 
+/*
+ * A reader that keeps a page mapped: the records of many reads, across its
+ * window's end and the data's, in order and whole, while it maps no more
+ * than the page beside the positions' between reads.
+ */
+static void test_window_kept(void **state)
+{
+	struct fake_ring f;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int tag = 0;
+
+	(void)state;
+	fake_open_keep(&f, 4 * page, page);
+	for (int read = 0; read < 200; read++) {
+		int made = 1 + read % 7;
+
+		for (int i = 0; i < made; i++, tag++)
+			produce(&f, tag & 0xff, (uint32_t)(24 + (tag * 37) % 300), 0);
+		assert_int_equal(bpf_ring_consume(f.ring), made);
+		assert_true(reader_mapped(&f) <= 3 * page);
+	}
+	for (int i = 0; i < tag; i++) {
+		assert_int_equal(f.got[i], i & 0xff);
+		assert_int_equal(f.got_size[i], 24 + (i * 37) % 300);
+	}
+	assert_true(*f.consumer > 8 * page);	/* round the data twice and more */
+	/* a read larger than the page: its window goes after it */
+	for (int i = 0; i < 30; i++, tag++)
+		produce(&f, tag & 0xff, 200, 0);
+	assert_int_equal(bpf_ring_consume(f.ring), 30);
+	assert_int_equal(reader_mapped(&f), 2 * page);
+	fake_close(&f);
+}
+
 static void test_reader_stops(void **state)
 {
 	struct fake_ring f;
@@ -301,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_discarded_skipped),
 		cmocka_unit_test(test_wraps_whole),
 		cmocka_unit_test(test_producer_past_ring),
+		cmocka_unit_test(test_window_kept),
 		cmocka_unit_test(test_reader_stops),
 		cmocka_unit_test(test_fast_producer_bounded),
 	};

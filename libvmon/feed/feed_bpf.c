@@ -96,6 +96,14 @@
 #define BPF_RING_WAKE_PART	16	/* the reader is woken when this part of the ring waits */
 #define BPF_RING_LATENCY_NS	(250 * 1000000ull)	/* what the ring holds of the rate measured */
 #define BPF_RATE_WINDOW_NS	(100 * 1000000ull)
+/*
+ * The ring's data a reader keeps mapped between reads (util/bpf_ring.c):
+ * a reader woken at each few records maps the ring once in 32 KiB of them
+ * (what a sixteenth of the first ring wakes it at), not at each read (a
+ * mapping and its unmapping at each read cost about 1 us an event at 1,000
+ * lives a second: feed_bench), and the rest of the ring is not resident.
+ */
+#define BPF_RING_KEEP		(32u << 10)
 #define BPF_RATE_SPAN_LEAST_NS	(FEED_WAKEUP_INTERVAL_MS * 1000000ull)
 #define BPF_BYTES_PER_EVENT	160	/* a fork or an exit takes 128 bytes in the ring, an exec more */
 
@@ -279,7 +287,7 @@ static int ring_put(bpf_feed_t *b, size_t size)
 	fd = skel_map_create(BPF_MAP_TYPE_RINGBUF, "vmon_ring", 0, 0, (__u32)size);
 	if (fd < 0)
 		return errno;
-	r.reader = bpf_ring_open(fd, size, on_record, b);
+	r.reader = bpf_ring_open(fd, size, BPF_RING_KEEP, on_record, b);
 	ev.data.fd = fd;
 	if (!r.reader || epoll_ctl(b->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		goto fail;

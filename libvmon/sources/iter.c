@@ -564,7 +564,7 @@ static int use_program(iter_t *it, iter_prog_t *prog, unsigned mask)
 		return err;
 	}
 	/* without the ring mapped, the iterator alone is read */
-	walk = *prog->walk_link > 0 ? bpf_ring_open(prog->walk_ring->map_fd, ring, walk_take, it) : NULL;
+	walk = *prog->walk_link > 0 ? bpf_ring_open(prog->walk_ring->map_fd, ring, 0, walk_take, it) : NULL;
 	held_unmap(it);
 	bpf_ring_close(it->walk);
 	it->walk = walk;

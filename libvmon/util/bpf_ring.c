@@ -17,7 +17,10 @@
  * records in it (each header's length read with acquire, as the producer
  * commits with release), and stores its own position with release, so
  * that the kernel knows the bytes are free again and whether a reader
- * must be woken; then unmaps the window.
+ * must be woken.  A window of up to the reader's keep bytes stays mapped
+ * for the reads after, which find their bytes in it until the positions
+ * pass its end (a reader woken often, for a few records each time, maps
+ * once in many reads); a larger one is unmapped after its read.
  */
 #include "config.h"
 
@@ -35,16 +38,25 @@
 #define RING_BUSY		(1u << 31)
 #define RING_DISCARD		(1u << 30)
 
+/* the ring's bytes from position from to position to, mapped for reads */
+struct window {
+	void			*map;	/* NULL: none */
+	size_t			len;
+	unsigned long		from, to;
+	const unsigned char	*at;	/* position from's byte */
+};
+
 struct bpf_ring {
 	int			fd;		/* the map's, our own (a read maps its window from it); -1: none */
-	size_t			page, size;
+	size_t			page, size, keep;
 	unsigned long		*consumer;	/* page 0, read and write */
 	const unsigned long	*producer;	/* page 1, read only */
+	struct window		w;		/* the last read's, while it is at most keep bytes */
 	bpf_ring_record_fn	fn;
 	void			*arg;
 };
 
-bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *arg)
+bpf_ring_t *bpf_ring_open(int map_fd, size_t size, size_t keep, bpf_ring_record_fn fn, void *arg)
 {
 	bpf_ring_t *r = calloc(1, sizeof(*r));
 	void *p;
@@ -56,6 +68,7 @@ bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *
 	r->fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 3);
 	r->page = (size_t)sysconf(_SC_PAGESIZE);
 	r->size = size;
+	r->keep = keep;
 	r->fn = fn;
 	r->arg = arg;
 	if (r->fd < 0)
@@ -81,29 +94,27 @@ fail:
 	return NULL;
 }
 
-/* the ring's bytes from position from to position to, mapped for a read */
-struct window {
-	void			*map;	/* NULL: none */
-	size_t			len;
-	unsigned long		from, to;
-	const unsigned char	*at;	/* position from's byte */
-};
-
-/* the window of [from, to) (to - from <= size) mapped: 0, or -1 with errno */
+/*
+ * A window over [from, to) (to - from <= size) mapped, from from's page
+ * on, keep bytes if that is more (as far as the data's second copy goes):
+ * 0, or -1 with errno
+ */
 static int window_map(const bpf_ring_t *r, struct window *w, unsigned long from, unsigned long to)
 {
 	size_t off = from & (r->size - 1), first = off / r->page * r->page;
-	size_t end = (off + (to - from) + r->page - 1) / r->page * r->page;
+	size_t len = (off + (to - from) + r->page - 1) / r->page * r->page - first;
 	void *p;
 
-	p = mmap(NULL, end - first, PROT_READ, MAP_SHARED, r->fd, (off_t)(2 * r->page + first));
+	if (len < r->keep)
+		len = r->keep < 2 * r->size - first ? r->keep : 2 * r->size - first;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, r->fd, (off_t)(2 * r->page + first));
 	if (p == MAP_FAILED)
 		return -1;
 	w->map = p;
-	w->len = end - first;
-	w->from = from;
-	w->to = to;
-	w->at = (const unsigned char *)p + (off - first);
+	w->len = len;
+	w->from = from - (off - first);
+	w->to = w->from + len;
+	w->at = p;
 	return 0;
 }
 
@@ -117,7 +128,7 @@ static void window_unmap(struct window *w)
 int bpf_ring_consume(bpf_ring_t *r)
 {
 	unsigned long cons = __atomic_load_n(r->consumer, __ATOMIC_RELAXED), start = cons, prod;
-	struct window w = { 0 };
+	struct window *w = &r->w;
 	int n = 0, stop = 0;
 
 	prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
@@ -126,24 +137,26 @@ int bpf_ring_consume(bpf_ring_t *r)
 		uint32_t len;
 		size_t bytes, size;
 
-		if (!w.map || cons >= w.to) {
-			window_unmap(&w);
+		if (!w->map || cons < w->from || prod > w->to) {
+			window_unmap(w);
 			/* (never more than a ring's worth unread: a producer that says so is not believed) */
 			if (prod - cons > r->size)
 				prod = cons + r->size;	/* (a record across it: EPROTO below) */
-			if (window_map(r, &w, cons, prod) < 0)
-				return n ? n : -1;	/* the records stay for the next read */
+			if (window_map(r, w, cons, prod) < 0) {
+				n = n ? n : -1;	/* the records stay for the next read */
+				break;
+			}
 		}
-		hdr = w.at + (cons - w.from);
+		hdr = w->at + (cons - w->from);
 		len = __atomic_load_n((const uint32_t *)hdr, __ATOMIC_ACQUIRE);
 		if (len & RING_BUSY)
 			break;		/* not committed yet: the records after it wait for it */
 		size = len & ~(RING_BUSY | RING_DISCARD);
 		bytes = (size + RING_HDR_BYTES + 7) & ~(size_t)7;
-		if (bytes > w.to - cons) {
-			window_unmap(&w);
+		if (bytes > prod - cons) {
 			errno = EPROTO;	/* a record past the producer's position */
-			return -1;
+			n = -1;
+			break;
 		}
 		if (!(len & RING_DISCARD)) {
 			stop = r->fn(r->arg, hdr + RING_HDR_BYTES, size);
@@ -161,7 +174,8 @@ int bpf_ring_consume(bpf_ring_t *r)
 		if (cons >= prod && cons - start < r->size)
 			prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 	}
-	window_unmap(&w);
+	if (w->len > r->keep)
+		window_unmap(w);
 	return n;
 }
 
@@ -183,6 +197,7 @@ void bpf_ring_close(bpf_ring_t *r)
 		munmap(r->consumer, r->page);
 	if (r->producer)
 		munmap((void *)r->producer, r->page);
+	window_unmap(&r->w);
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r);

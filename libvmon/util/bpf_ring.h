@@ -7,8 +7,9 @@
  * twice, one copy after the other, so that a record that wraps at the end
  * reads as one piece: the kernel maps every page of a mapping at once
  * (remap_vmalloc_range()), so 2 MiB of RSS for a ring of 1 MiB, whether it
- * holds anything or not.  This one maps only the bytes a read has to read,
- * for the read: between reads, only the two positions' pages are resident.
+ * holds anything or not.  This one maps the bytes a read has to read, and
+ * keeps them mapped for the next reads only up to a bound of the caller's:
+ * between reads, the two positions' pages and at most that are resident.
  */
 #ifndef VMON_BPF_RING_H
 #define VMON_BPF_RING_H
@@ -20,8 +21,12 @@ typedef struct bpf_ring bpf_ring_t;
 /* called for each record, in the order written: its bytes; non-zero stops the read there */
 typedef int (*bpf_ring_record_fn)(void *arg, const void *data, size_t size);
 
-/* the ring of map_fd (size bytes of data) opened, with an fd of its own: NULL with errno */
-bpf_ring_t *bpf_ring_open(int map_fd, size_t size, bpf_ring_record_fn fn, void *arg);
+/*
+ * the ring of map_fd (size bytes of data) opened, with an fd of its own;
+ * keep: the bytes of data it may keep mapped between reads (bpf_ring.c):
+ * NULL with errno
+ */
+bpf_ring_t *bpf_ring_open(int map_fd, size_t size, size_t keep, bpf_ring_record_fn fn, void *arg);
 /*
  * every record committed so far, and those committed while it reads, up to
  * a ring's worth of bytes in all: how many were read, or -1 with errno
