@@ -128,22 +128,46 @@ static void commit(struct fake_ring *f, unsigned long pos)
 }
 
 /* the bytes of the memfd mapped in this process, other than the test's own mapping of it (/proc/self/maps) */
-static size_t reader_mapped(const struct fake_ring *f)
+/*
+ * The bytes the reader has mapped of the ring, its data's window's offset
+ * in the map (0: none) and its end's (if end is not NULL).  A memfd lets a mapping run past its end where
+ * the kernel's ring refuses one past the data's second copy (EINVAL): no
+ * mapping may.
+ */
+static size_t reader_mapped_at(const struct fake_ring *f, unsigned long *window, unsigned long *end)
 {
 	FILE *maps = fopen("/proc/self/maps", "re");
 	char line[512];
 	size_t bytes = 0;
 
 	assert_non_null(maps);
+	*window = 0;
 	while (fgets(line, sizeof(line), maps)) {
-		unsigned long from, to;
+		unsigned long from, to, off;
 
-		if (strstr(line, "memfd:test_bpf_ring") && sscanf(line, "%lx-%lx", &from, &to) == 2 &&
-		    from != (unsigned long)(uintptr_t)f->map)
-			bytes += to - from;
+		if (!strstr(line, "memfd:test_bpf_ring") ||
+		    sscanf(line, "%lx-%lx %*s %lx", &from, &to, &off) != 3 ||
+		    from == (unsigned long)(uintptr_t)f->map)
+			continue;
+		assert_true(off + (to - from) <= 2 * f->page + 2 * f->size);
+		/* (a window from the data's start, placed just after the producer's page, is one mapping with it) */
+		if (off + (to - from) > 2 * f->page) {
+			assert_int_equal(*window, 0);	/* one window at most */
+			*window = off > 2 * f->page ? off : 2 * f->page;
+			if (end)
+				*end = off + (to - from);
+		}
+		bytes += to - from;
 	}
 	fclose(maps);
 	return bytes;
+}
+
+static size_t reader_mapped(const struct fake_ring *f)
+{
+	unsigned long window;
+
+	return reader_mapped_at(f, &window, NULL);
 }
 
 static void produce_more(struct fake_ring *f)
@@ -266,14 +290,17 @@ static void test_producer_past_ring(void **state)
 }
 
 /*
- * A reader that keeps a page mapped: the records of many reads, across its
- * window's end and the data's, in order and whole, while it maps no more
- * than the page beside the positions' between reads.
+ * A reader told to keep a page (so a read of up to a page from anywhere in
+ * one: two pages kept): the records of many reads, across its window's end
+ * and the data's, in order and whole; between reads its window stays
+ * mapped, two pages and no more, and most reads find their records in the
+ * one the reads before mapped.  A larger read's window goes after it.
  */
 static void test_window_kept(void **state)
 {
 	struct fake_ring f;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long window;
 	int tag = 0;
 
 	(void)state;
@@ -284,18 +311,57 @@ static void test_window_kept(void **state)
 		for (int i = 0; i < made; i++, tag++)
 			produce(&f, tag & 0xff, (uint32_t)(24 + (tag * 37) % 300), 0);
 		assert_int_equal(bpf_ring_consume(f.ring), made);
-		assert_true(reader_mapped(&f) <= 3 * page);
+		assert_int_equal(reader_mapped_at(&f, &window, NULL), 4 * page);
+		assert_true(window != 0);
 	}
+	/* about 200 bytes a record, 4 a read: a window of two pages lasts several reads */
+	assert_true(bpf_ring_windows(f.ring) < 200 / 3);
 	for (int i = 0; i < tag; i++) {
 		assert_int_equal(f.got[i], i & 0xff);
 		assert_int_equal(f.got_size[i], 24 + (i * 37) % 300);
 	}
 	assert_true(*f.consumer > 8 * page);	/* round the data twice and more */
-	/* a read larger than the page: its window goes after it */
-	for (int i = 0; i < 30; i++, tag++)
+	/* a read larger than two pages: its window goes after it */
+	for (int i = 0; i < 60; i++, tag++)
 		produce(&f, tag & 0xff, 200, 0);
-	assert_int_equal(bpf_ring_consume(f.ring), 30);
+	assert_int_equal(bpf_ring_consume(f.ring), 60);
 	assert_int_equal(reader_mapped(&f), 2 * page);
+	fake_close(&f);
+}
+
+/*
+ * A reader told to keep more than the ring: its window runs from the
+ * consumer's page to the end of the data's second copy and no further
+ * (the first, from the data's start, is both copies; the next ones start
+ * in the data's last page, where the reads that passed the last one's end
+ * are), and the records across the data's end read whole from the copy.
+ */
+static void test_window_kept_to_copy_end(void **state)
+{
+	struct fake_ring f;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long window, end;
+	int tag = 0;
+
+	(void)state;
+	fake_open_keep(&f, 4 * page, 16 * page);
+	/* round the data three times and more, a record of 608 bytes a read */
+	for (; *f.consumer < 13 * page; tag++) {
+		size_t was;
+
+		produce(&f, tag & 0xff, 600, 0);
+		assert_int_equal(bpf_ring_consume(f.ring), 1);
+		was = reader_mapped_at(&f, &window, &end);
+		assert_true(window != 0);
+		assert_int_equal(end, 2 * page + 2 * f.size);
+		assert_true(was >= 2 * page + 4 * page);	/* the data's last page to the copy's end, or more */
+	}
+	/* (from the data's start, to 7 pages on, to 11: each window 4 pages or more of reads) */
+	assert_int_equal(bpf_ring_windows(f.ring), 3);
+	for (int i = 0; i < tag; i++) {
+		assert_int_equal(f.got[i], i & 0xff);
+		assert_int_equal(f.got_size[i], 600);
+	}
 	fake_close(&f);
 }
 
@@ -343,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_wraps_whole),
 		cmocka_unit_test(test_producer_past_ring),
 		cmocka_unit_test(test_window_kept),
+		cmocka_unit_test(test_window_kept_to_copy_end),
 		cmocka_unit_test(test_reader_stops),
 		cmocka_unit_test(test_fast_producer_bounded),
 	};

@@ -59,8 +59,8 @@
 #pragma GCC diagnostic pop
 
 /*
- * A ring's data is mapped once (bpf_ring.c) and resident from the start:
- * its size is the caller's memory.  512 KiB holds the lives of about 1,250
+ * A ring's data is the kernel's memory; the caller maps of it only what
+ * its reads take, and keeps BPF_RING_KEEP of that (bpf_ring.c).  512 KiB holds the lives of about 1,250
  * processes (a fork and an exit take 112 bytes each with the ring's header,
  * an exec 150 and more with its path and arguments): 170 ms of an 8,000/s
  * storm.  A pass reads the ring between nodes once it is an eighth full
@@ -97,21 +97,24 @@
 #define BPF_RING_LATENCY_NS	(250 * 1000000ull)	/* what the ring holds of the rate measured */
 #define BPF_RATE_WINDOW_NS	(100 * 1000000ull)
 /*
- * The ring's data a reader keeps mapped between reads (util/bpf_ring.c):
- * a reader woken at each few records maps the ring once in 32 KiB of them
- * (what a sixteenth of the first ring wakes it at), not at each read (a
- * mapping and its unmapping at each read cost about 1 us an event at 1,000
- * lives a second: feed_bench), and the rest of the ring is not resident.
+ * The ring's data a reader keeps mapped between reads (util/bpf_ring.c: a
+ * read of at most this many bytes, wherever it starts, keeps its window):
+ * a reader woken at each few records maps the ring once in 32 KiB of them,
+ * not at each read (a mapping and its unmapping at each read cost about
+ * 1 us an event at 1,000 lives a second: feed_bench), and the rest of the
+ * ring is not resident.  32 KiB: what a sixteenth of the first ring wakes
+ * the reader at, so that the reads of a steady rate below a storm's keep
+ * theirs; a larger ring's wakeups read more, and map once a read.
  */
 #define BPF_RING_KEEP		(32u << 10)
 #define BPF_RATE_SPAN_LEAST_NS	(FEED_WAKEUP_INTERVAL_MS * 1000000ull)
 #define BPF_BYTES_PER_EVENT	160	/* a fork or an exit takes 128 bytes in the ring, an exec more */
 
 /*
- * A ring the feed made and reads.  Its fd is closed once it is mapped and
- * in the epoll set: the mappings hold the map and keep it in the set (which
- * lets go of it with the last of them), so a ring costs the caller's fd
- * limit nothing.
+ * A ring the feed made and reads.  Its fd is closed once its reader is
+ * open and it is in the epoll set: the reader's own fd (which maps each
+ * read's window) and its mappings hold the map and keep it in the set, so
+ * a ring costs the caller's fd limit one fd, two while one is retiring.
  */
 typedef struct feed_ring {
 	bpf_ring_t		*reader;	/* NULL: none */

@@ -52,6 +52,7 @@ struct bpf_ring {
 	unsigned long		*consumer;	/* page 0, read and write */
 	const unsigned long	*producer;	/* page 1, read only */
 	struct window		w;		/* the last read's, while it is at most keep bytes */
+	unsigned long		windows;	/* mapped so far */
 	bpf_ring_record_fn	fn;
 	void			*arg;
 };
@@ -68,7 +69,8 @@ bpf_ring_t *bpf_ring_open(int map_fd, size_t size, size_t keep, bpf_ring_record_
 	r->fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 3);
 	r->page = (size_t)sysconf(_SC_PAGESIZE);
 	r->size = size;
-	r->keep = keep;
+	/* a read of keep bytes from anywhere in a page takes keep's pages and one more */
+	r->keep = keep ? (keep + r->page - 1) / r->page * r->page + r->page : 0;
 	r->fn = fn;
 	r->arg = arg;
 	if (r->fd < 0)
@@ -99,7 +101,7 @@ fail:
  * on, keep bytes if that is more (as far as the data's second copy goes):
  * 0, or -1 with errno
  */
-static int window_map(const bpf_ring_t *r, struct window *w, unsigned long from, unsigned long to)
+static int window_map(bpf_ring_t *r, struct window *w, unsigned long from, unsigned long to)
 {
 	size_t off = from & (r->size - 1), first = off / r->page * r->page;
 	size_t len = (off + (to - from) + r->page - 1) / r->page * r->page - first;
@@ -112,6 +114,7 @@ static int window_map(const bpf_ring_t *r, struct window *w, unsigned long from,
 		return -1;
 	w->map = p;
 	w->len = len;
+	r->windows++;
 	w->from = from - (off - first);
 	w->to = w->from + len;
 	w->at = p;
@@ -154,8 +157,9 @@ int bpf_ring_consume(bpf_ring_t *r)
 		size = len & ~(RING_BUSY | RING_DISCARD);
 		bytes = (size + RING_HDR_BYTES + 7) & ~(size_t)7;
 		if (bytes > prod - cons) {
-			errno = EPROTO;	/* a record past the producer's position */
-			n = -1;
+			/* a record past the producer's position: it stays, and fails every read from here on */
+			errno = EPROTO;
+			n = n ? n : -1;
 			break;
 		}
 		if (!(len & RING_DISCARD)) {
@@ -166,8 +170,8 @@ int bpf_ring_consume(bpf_ring_t *r)
 		/* the record's bytes free for the producer at once, as each is read */
 		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
 		/*
-		 * More may have come meanwhile: read it too (in a window of its
-		 * own), but no more than a ring's worth in one call, so that a
+		 * More may have come meanwhile: read it too (in the window if
+		 * it is there, else in a larger one), but no more than a ring's worth in one call, so that a
 		 * producer as fast as this reader (a fork storm) cannot keep the
 		 * caller here for ever.
 		 */
@@ -187,6 +191,11 @@ void bpf_ring_skip(bpf_ring_t *r)
 size_t bpf_ring_waiting(const bpf_ring_t *r)
 {
 	return __atomic_load_n(r->producer, __ATOMIC_ACQUIRE) - __atomic_load_n(r->consumer, __ATOMIC_RELAXED);
+}
+
+unsigned long bpf_ring_windows(const bpf_ring_t *r)
+{
+	return r->windows;
 }
 
 void bpf_ring_close(bpf_ring_t *r)
