@@ -1049,12 +1049,21 @@ int vmon_tasks_walk(struct bpf_iter__task *ctx)
 			b->h.held = i + 1;
 			if (i + 1 == ITER_SAME_BATCH_MAX)
 				err = batch_flush(b);
-		} else if (size == sizeof(r->h)) {
-			err = bpf_ringbuf_output(&walk_ring, r, sizeof(r->h), BPF_RB_NO_WAKEUP);
-		} else if (size == sizeof(*r)) {
-			err = bpf_ringbuf_output(&walk_ring, r, sizeof(*r), BPF_RB_NO_WAKEUP);
 		} else {
-			err = -1;
+			/*
+			 * The batch of the tasks before it first: the ring in the
+			 * walk's order, which the library puts the held entries
+			 * in (iter.c, held_tidy()); a task that changes at every
+			 * walk, sent ahead of the batch before it, would be put
+			 * ahead of those tasks at every reorder.
+			 */
+			err = batch_flush(b);
+			if (!err && size == sizeof(r->h))
+				err = bpf_ringbuf_output(&walk_ring, r, sizeof(r->h), BPF_RB_NO_WAKEUP);
+			else if (!err && size == sizeof(*r))
+				err = bpf_ringbuf_output(&walk_ring, r, sizeof(*r), BPF_RB_NO_WAKEUP);
+			else if (!err)
+				err = -1;
 		}
 		if (err)
 			break;

@@ -146,7 +146,8 @@ static inline __u32 iter_held_home(__u32 tid, __u32 mask)
  * instead of 32, in batches: a header with ITER_SAME_BATCH whose held is
  * the batch's count, tid and tgid 0, then that many of these.  The held
  * entry names the task (its tid): user space alone writes the table, and
- * not while the program runs.
+ * not while the program runs.  The records come in the walk's order: a
+ * task sent otherwise comes after the batch of those met before it.
  */
 struct iter_same {
 	__u32		held;		/* as iter_hdr.held: 1 + the index of the held entry */

@@ -1966,13 +1966,20 @@ static bool two_asleep(void *arg)
  * (iter.c, held_tidy()), and each thread's entry is the one after its
  * process's.  Without the new order, none would be.  User space orders
  * them when more than a 32nd of the tasks were found out of order, so the
- * children are a 16th of the system's tasks, 64 at least.
+ * children are a 16th of the system's tasks, 64 at least.  Fifteen of
+ * them, spread out, are reniced before each read, so that their records
+ * change at every walk: the walk sends each whole, and still in its place
+ * among the others (the batch of those the same before it goes first), so
+ * the children's entries are in the order they were forked in, the
+ * walk's.  Sent ahead of that batch, each would be put ahead of the
+ * children before it: 15 pairs of neighbours out of order.
  */
 #define ORDER_KIDS_MAX	512	/* (a pipe to each: within the usual 1,024 fds) */
 
 static void test_held_walk_order(void **state)
 {
-	int nr = (int)(tasks_total() / 16), *ctl, fds[2], fd, next_to = 0;
+	int nr = (int)(tasks_total() / 16), *ctl, fds[2], fd, next_to = 0, in_order = 0;
+	const struct iter_held *last = NULL;
 	vmon_stats_t before, after;
 	unsigned long entries, index;
 	size_t size, at_size;
@@ -2009,6 +2016,8 @@ static void test_held_walk_order(void **state)
 	vmon_get_stats(&vmon, &before);
 	after = before;
 	for (int pass = 0; pass < 12 && after.iter_walks < before.iter_walks + 2; pass++) {
+		for (int i = nr / 16; i < nr; i += nr / 16)
+			assert_int_equal(setpriority(PRIO_PROCESS, (id_t)kids[i], 1 + pass % 2), 0);
 		pass_through_iter(&vmon);
 		vmon_get_stats(&vmon, &after);
 	}
@@ -2032,13 +2041,16 @@ static void test_held_walk_order(void **state)
 		const struct iter_held *thread = held_find(&table, (unsigned)other_thread(kids[i]));
 
 		next_to += process && thread && thread == process + 1;
+		in_order += i && process && last && process > last;
+		last = process;
 	}
 	munmap(table.e, size);
 	munmap(table.at, at_size);
-	print_message("%d children of two threads: %d with the thread's entry after the process's, after %llu reads, "
-		      "%llu of them walks\n", nr, next_to, after.iter_reads - before.iter_reads,
-		      after.iter_walks - before.iter_walks);
+	print_message("%d children of two threads: %d with the thread's entry after the process's, %d of %d after the "
+		      "child forked before, after %llu reads, %llu of them walks\n", nr, next_to, in_order, nr - 1,
+		      after.iter_reads - before.iter_reads, after.iter_walks - before.iter_walks);
 	assert_true(next_to >= nr * 9 / 10);
+	assert_true(in_order >= nr - 1 - 4);
 	vmon_destroy(&vmon);
 }
 

@@ -1317,9 +1317,14 @@ static ssize_t take_records(iter_t *it, const char *stream, size_t len)
 		}
 		if (it->nr == it->slots_cap)
 			goto corrupt;
-		/* a task the same, as held, goes in a batch of the walk's */
+		/*
+		 * a task the same, as held, goes in a batch of the walk's; any
+		 * other, in a record of its own after the batch before it (a
+		 * batch's header more)
+		 */
 		slot_shown(it, slot, (h->flags & (ITER_SAME | ITER_VOLATILE_SAME)) == (ITER_SAME | ITER_VOLATILE_SAME) ?
-				     sizeof(struct iter_same) : size + WALK_RING_HDR);
+				     sizeof(struct iter_same) :
+				     size + 2 * WALK_RING_HDR + sizeof(struct iter_hdr));
 		off += size;
 	}
 	return (ssize_t)off;
@@ -1504,19 +1509,22 @@ static void iter_trim(iter_t *it)
  * After a good read: the held entries put in its order when the program
  * found more than a 32nd of them out of it, through the index (a thread
  * started after other processes, which the walk meets beside its process,
- * was placed after them).  Only by a read of the walk, or of the iterator
- * where there is no walk (the kernel's, or its ring): reads that alternate
- * would order them back and forth.  Else the free entries of tasks gone taken back, once they are
- * a sixteenth of those in use or the room after the last is under an
- * eighth of the table (a new task finds none there): two free entries in a
- * row send the program through the index for the task after them.
+ * was placed after them).  Only when the next read is of the same kind as
+ * this one (the walk, in the tasks' list's order, or the iterator, in the
+ * pids'): reads that alternate would order them back and forth, and a
+ * machine where the walk is not read (too many tasks, too many changing)
+ * is ordered for the iterator.  Else the free entries of tasks gone taken
+ * back, once they are a sixteenth of those in use or the room after the
+ * last is under an eighth of the table (a new task finds none there): two
+ * free entries in a row send the program through the index for the task
+ * after them.
  */
 static void held_tidy(iter_t *it)
 {
 	held_table_t *t = &it->held;
 	unsigned jumps = *it->prog.held_jumps, gone = t->end - t->nr;
 
-	if ((it->walked || it->compat || it->walk_none || !it->walk) && jumps > 8 && jumps > t->nr / 32) {
+	if (it->walked == walk_reads_next(it) && jumps > 8 && jumps > t->nr / 32) {
 		held_order_begin(t);
 		for (size_t k = 0; k < it->nr; k++)
 			held_order_next(t, (unsigned)it->slot_tid[it->shown[k]]);
