@@ -171,9 +171,9 @@ int bpf_ring_consume(bpf_ring_t *r)
 		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
 		/*
 		 * More may have come meanwhile: read it too (in the window if
-		 * it is there, else in a larger one), but no more than a ring's worth in one call, so that a
-		 * producer as fast as this reader (a fork storm) cannot keep the
-		 * caller here for ever.
+		 * it is there, else in a larger one), but no more than a
+		 * ring's worth in one call, so that a producer as fast as this
+		 * reader (a fork storm) cannot keep the caller here for ever.
 		 */
 		if (cons >= prod && cons - start < r->size)
 			prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
