@@ -1253,42 +1253,87 @@ static size_t bpf_maps_mapped(size_t *largest)
 }
 
 /*
- * The BPF ring buffers (BPF_MAP_TYPE_RINGBUF) this process holds an fd of,
- * from their fdinfo: how many, and *largest the largest's data bytes.
+ * Each fd of a BPF object (map, program, link) this process has open:
+ * fn(arg, its number, what it links to, its fdinfo or NULL); how many.
  */
-#define MAP_TYPE_RINGBUF	27
+typedef void (*bpf_fd_fn)(void *arg, const char *fd, const char *target, FILE *fdinfo);
 
-static int rings_open(size_t *largest)
+static int bpf_fds_each(bpf_fd_fn fn, void *arg)
 {
-	DIR *d = opendir("/proc/self/fdinfo");
+	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
 	int n = 0;
 
-	*largest = 0;
 	assert_non_null(d);
 	while ((de = readdir(d))) {
-		unsigned long type = 0, max = 0;
-		char path[300], line[128];
+		char path[300], target[128];
+		ssize_t len;
 		FILE *f;
 
-		if (de->d_name[0] == '.')
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", de->d_name);
-		if (!(f = fopen(path, "re")))
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			sscanf(line, "map_type: %lu", &type);
-			sscanf(line, "max_entries: %lu", &max);
-		}
-		fclose(f);
-		if (type != MAP_TYPE_RINGBUF)
+		target[len] = '\0';
+		if (strncmp(target, "anon_inode:bpf", 14))
 			continue;
 		n++;
-		if (max > *largest)
-			*largest = max;
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", de->d_name);
+		f = fopen(path, "re");
+		fn(arg, de->d_name, target, f);
+		if (f)
+			fclose(f);
 	}
 	closedir(d);
 	return n;
+}
+
+/* a bpf_fd_fn that does nothing: bpf_fds_each() alone counts */
+static void bpf_fd_ignored(void *arg, const char *fd, const char *target, FILE *fdinfo)
+{
+	(void)arg;
+	(void)fd;
+	(void)target;
+	(void)fdinfo;
+}
+
+/*
+ * The BPF ring buffers (BPF_MAP_TYPE_RINGBUF) this process holds an fd of,
+ * from their fdinfo: how many, and the largest's data bytes.
+ */
+#define MAP_TYPE_RINGBUF	27
+
+struct rings {
+	int	n;
+	size_t	largest;
+};
+
+static void ring_seen(void *arg, const char *fd, const char *target, FILE *fdinfo)
+{
+	struct rings *r = arg;
+	unsigned long type = 0, max = 0;
+	char line[128];
+
+	(void)fd;
+	(void)target;
+	while (fdinfo && fgets(line, sizeof(line), fdinfo)) {
+		sscanf(line, "map_type: %lu", &type);
+		sscanf(line, "max_entries: %lu", &max);
+	}
+	if (type != MAP_TYPE_RINGBUF)
+		return;
+	r->n++;
+	if (max > r->largest)
+		r->largest = max;
+}
+
+static int rings_open(size_t *largest)
+{
+	struct rings r = { 0, 0 };
+
+	bpf_fds_each(ring_seen, &r);
+	*largest = r.largest;
+	return r.n;
 }
 
 /*
@@ -1788,50 +1833,27 @@ static void test_load_reads_no_btf(void **state)
 	vmon_destroy(&vmon);
 }
 
-/* the fds of BPF objects (maps, programs, links) this process has open, each said when say */
-static int bpf_fds_open_say(bool say)
+/* a BPF fd said, with the fdinfo lines that tell its kind */
+static void bpf_fd_say(void *arg, const char *fd, const char *target, FILE *fdinfo)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
+	char line[128];
 
-	assert_non_null(d);
-	while ((de = readdir(d))) {
-		char path[300], target[128], line[128];
-		ssize_t len;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
-		len = readlink(path, target, sizeof(target) - 1);
-		if (len <= 0)
-			continue;
-		target[len] = '\0';
-		if (strncmp(target, "anon_inode:bpf", 14))
-			continue;
-		n++;
-		if (!say)
-			continue;
-		print_message("fd %s: %s", de->d_name, target);
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", de->d_name);
-		if ((f = fopen(path, "re"))) {
-			while (fgets(line, sizeof(line), f))
-				if (!strncmp(line, "map_type", 8) || !strncmp(line, "max_entries", 11) ||
-				    !strncmp(line, "prog_tag", 8) || !strncmp(line, "link_type", 9))
-					print_message(" %.*s", (int)strcspn(line, "\n"), line);
-			fclose(f);
-		}
-		print_message("\n");
-	}
-	closedir(d);
-	return n;
+	(void)arg;
+	print_message("fd %s: %s", fd, target);
+	while (fdinfo && fgets(line, sizeof(line), fdinfo))
+		if (!strncmp(line, "map_type", 8) || !strncmp(line, "max_entries", 11) ||
+		    !strncmp(line, "prog_tag", 8) || !strncmp(line, "link_type", 9))
+			print_message(" %.*s", (int)strcspn(line, "\n"), line);
+	print_message("\n");
 }
 
+/* the fds of BPF objects this process has open, each said if there are any */
 static int bpf_fds_open(void)
 {
-	int n = bpf_fds_open_say(false);
+	int n = bpf_fds_each(bpf_fd_ignored, NULL);
 
 	if (n)
-		bpf_fds_open_say(true);	/* which: a leak is found by its kind */
+		bpf_fds_each(bpf_fd_say, NULL);	/* which: a leak is found by its kind */
 	return n;
 }
 
@@ -1867,7 +1889,7 @@ static void test_stdin_closed(void **state)
 		SKIP_IF(true, "the task iterator cannot be used here: %s", vmon_sampler_reason(&vmon));
 	}
 	assert_true(vmon_sample(&vmon));
-	assert_true(bpf_fds_open_say(false) > 0);
+	assert_true(bpf_fds_each(bpf_fd_ignored, NULL) > 0);
 	vmon_destroy(&vmon);
 	assert_int_equal(bpf_fds_open(), 0);
 	assert_true(fcntl(0, F_GETFD) < 0);	/* closed, as the caller left it */

@@ -1698,6 +1698,29 @@ static void *map_read(int fd, unsigned long entries, size_t value_size, size_t *
 	return at;
 }
 
+/* the held table as the program has it, through mappings of its two maps of our own (held_table_unmap() after) */
+static void held_table_map(held_table_t *t)
+{
+	unsigned long entries, index;
+	int fd = held_map_fd("held", sizeof(struct iter_held), &entries);
+	int at_fd = held_map_fd("held_at", sizeof(struct iter_held_at), &index);
+	size_t size;
+
+	memset(t, 0, sizeof(*t));
+	t->e = map_read(fd, entries, sizeof(struct iter_held), &size);
+	t->at = map_read(at_fd, index, sizeof(struct iter_held_at), &size);
+	t->mask = (unsigned)index - 1;
+	t->cap = t->end = (unsigned)entries;
+}
+
+static void held_table_unmap(held_table_t *t)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	munmap(t->e, ((size_t)t->cap * sizeof(struct iter_held) + page - 1) & ~(page - 1));
+	munmap(t->at, (((size_t)t->mask + 1) * sizeof(struct iter_held_at) + page - 1) & ~(page - 1));
+}
+
 /*
  * How many of the children have an entry in the held table, read through
  * mappings of its maps of our own: those the program sends a header alone
@@ -1712,16 +1735,11 @@ static void *map_read(int fd, unsigned long entries, size_t value_size, size_t *
  */
 static int children_held(const pid_t *pids, int nr, int *in_order)
 {
-	unsigned long entries, index;
-	int fd = held_map_fd("held", sizeof(struct iter_held), &entries);
-	int at_fd = held_map_fd("held_at", sizeof(struct iter_held_at), &index);
 	int held = 0;
-	size_t size, at_size;
-	held_table_t table = { .mask = (unsigned)index - 1, .cap = (unsigned)entries, .end = (unsigned)entries };
+	held_table_t table;
 	const struct iter_held *last = NULL;
 
-	table.e = map_read(fd, entries, sizeof(struct iter_held), &size);
-	table.at = map_read(at_fd, index, sizeof(struct iter_held_at), &at_size);
+	held_table_map(&table);
 	*in_order = 0;
 	for (int i = 0; i < nr; i++) {
 		const struct iter_held *e = held_find(&table, (unsigned)pids[i]);
@@ -1730,8 +1748,7 @@ static int children_held(const pid_t *pids, int nr, int *in_order)
 		*in_order += e && last && e > last;
 		last = e;
 	}
-	munmap(table.e, size);
-	munmap(table.at, at_size);
+	held_table_unmap(&table);
 	return held;
 }
 
@@ -1978,11 +1995,8 @@ static bool two_asleep(void *arg)
 
 static void test_held_walk_order(void **state)
 {
-	int nr = (int)(tasks_total() / 16), *ctl, fds[2], fd, next_to = 0, in_order = 0;
-	const struct iter_held *last = NULL;
+	int nr = (int)(tasks_total() / 16), *ctl, fds[2], next_to = 0, in_order;
 	vmon_stats_t before, after;
-	unsigned long entries, index;
-	size_t size, at_size;
 	held_table_t table;
 	vmon_t vmon;
 
@@ -2030,22 +2044,15 @@ static void test_held_walk_order(void **state)
 	SKIP_IF(after.iter_walks < before.iter_walks + 2, "%llu reads, %llu of them walks: the machine is too busy",
 		after.iter_reads - before.iter_reads, after.iter_walks - before.iter_walks);
 
-	fd = held_map_fd("held", sizeof(struct iter_held), &entries);
-	table.e = map_read(fd, entries, sizeof(struct iter_held), &size);
-	fd = held_map_fd("held_at", sizeof(struct iter_held_at), &index);
-	table.at = map_read(fd, index, sizeof(struct iter_held_at), &at_size);
-	table.mask = (unsigned)index - 1;
-	table.cap = table.end = (unsigned)entries;
+	children_held(kids, nr, &in_order);
+	held_table_map(&table);
 	for (int i = 0; i < nr; i++) {
 		const struct iter_held *process = held_find(&table, (unsigned)kids[i]);
 		const struct iter_held *thread = held_find(&table, (unsigned)other_thread(kids[i]));
 
 		next_to += process && thread && thread == process + 1;
-		in_order += i && process && last && process > last;
-		last = process;
 	}
-	munmap(table.e, size);
-	munmap(table.at, at_size);
+	held_table_unmap(&table);
 	print_message("%d children of two threads: %d with the thread's entry after the process's, %d of %d after the "
 		      "child forked before, after %llu reads, %llu of them walks\n", nr, next_to, in_order, nr - 1,
 		      after.iter_reads - before.iter_reads, after.iter_walks - before.iter_walks);

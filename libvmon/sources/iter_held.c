@@ -149,7 +149,7 @@ void held_order_end(held_table_t *t)
 		}
 	}
 	/* the entries after the last in use are free: the program takes any entry with a tid for the task's */
-	t->end = t->order;
+	t->end = t->nr = t->order;
 }
 
 void held_compact(held_table_t *t)
